@@ -1,0 +1,11 @@
+/**
+ * @file cuprim.h
+ * @brief Everything in cuprim: include this one header.
+ */
+#ifndef CUPRIM_CUPRIM_H
+#define CUPRIM_CUPRIM_H
+
+#include "core.h"
+#include "reduce.h"
+
+#endif /* CUPRIM_CUPRIM_H */

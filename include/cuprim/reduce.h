@@ -1,0 +1,77 @@
+/**
+ * @file reduce.h
+ * @brief Device-wide reduction: one value from n elements.
+ *
+ * @code
+ *   // d_in: n floats in device memory; d_sum: one float in device memory.
+ *   cuprim_status s = cuprim_reduce(ctx, d_in, d_sum, n, CUPRIM_F32, CUPRIM_SUM, stream);
+ *   if (s != CUPRIM_SUCCESS) fprintf(stderr, "reduce: %s\n", cuprim_status_string(s));
+ *   cudaMemcpyAsync(&h_sum, d_sum, sizeof h_sum, cudaMemcpyDeviceToHost, stream);
+ *   cudaStreamSynchronize(stream);
+ * @endcode
+ */
+#ifndef CUPRIM_REDUCE_H
+#define CUPRIM_REDUCE_H
+
+#include "core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Reduction algorithms. ::CUPRIM_REDUCE_AUTO is the tuned default; the others are the classic
+ *  textbook kernels (the "ladder", see docs/ladder.md), kept so each step can be measured.
+ *  Values are pinned. */
+typedef enum cuprim_reduce_alg {
+  CUPRIM_REDUCE_AUTO = 0,                 /**< the tuned default; deterministic */
+  CUPRIM_REDUCE_GLOBAL_TREE = 1,          /**< tree in global memory on a scratch copy */
+  CUPRIM_REDUCE_NEIGHBORED_DIVERGENT = 2, /**< shared memory, tid % (2*s) == 0 */
+  CUPRIM_REDUCE_NEIGHBORED_STRIDED = 3,   /**< shared memory, index = 2*s*tid: bank conflicts */
+  CUPRIM_REDUCE_SEQUENTIAL = 4,           /**< shared memory, stride halving: conflict-free */
+  CUPRIM_REDUCE_FIRST_ADD_ON_LOAD = 5,    /**< each thread adds two elements while loading */
+  CUPRIM_REDUCE_UNROLLED = 6,             /**< block size as template parameter, last warp unrolled */
+  CUPRIM_REDUCE_WARP_SHUFFLE = 7,         /**< warp shuffles instead of shared memory in a warp */
+  CUPRIM_REDUCE_COARSENED = 8,            /**< many elements per thread, grid sized to the GPU */
+  CUPRIM_REDUCE_ATOMIC = 9                /**< block results combined with atomics, one launch */
+} cuprim_reduce_alg;
+
+/** *d_out = op over d_in[0..n).
+ *
+ * @param ctx    a context from cuprim_ctx_create (NULL: ::CUPRIM_ERROR_INVALID_ARGUMENT).
+ * @param d_in   device memory, n elements of @p dtype, element-aligned; may be NULL if n == 0.
+ * @param d_out  device memory, one element of @p dtype; always written, also when n == 0, when
+ *               it receives the identity of @p op (SUM 0, PROD 1, MIN/MAX the type's largest /
+ *               lowest value or +inf/-inf, AND all ones, OR/XOR 0). Must not lie inside d_in.
+ * @param n      number of elements; any value (inputs past 2^32 elements are supported).
+ * @param dtype  I32, U32, I64, U64, F32 or F64 (the 8- and 16-bit dtypes: UNSUPPORTED).
+ * @param op     any ::cuprim_op; AND/OR/XOR on F32/F64: ::CUPRIM_ERROR_UNSUPPORTED.
+ * @param stream the CUDA stream the work is enqueued on (0: the legacy default stream).
+ *
+ * Asynchronous: returns once the work is enqueued; temporary memory is taken from the context's
+ * allocator on @p stream. Capturable into a CUDA graph.
+ *
+ * Deterministic: the same input gives the same bits on every run and on every GPU (a fixed
+ * decomposition into chunks that depends on neither the grid nor the device; no float atomics).
+ * Float sums are accurate to about log2(n) * eps * sum|x|.
+ *
+ * @return ::CUPRIM_SUCCESS, or an error, having enqueued and written nothing when the arguments
+ *         are invalid (see ::cuprim_status). Equivalent to cuprim_reduce_ex with
+ *         ::CUPRIM_REDUCE_AUTO. */
+cuprim_status cuprim_reduce(cuprim_ctx *ctx, const void *d_in, void *d_out, uint64_t n,
+                            cuprim_dtype dtype, cuprim_op op, cudaStream_t stream);
+
+/** cuprim_reduce with a chosen algorithm @p alg (see ::cuprim_reduce_alg). All algorithms take
+ *  the same dtypes, ops and sizes and give exact integer results. For floats, only
+ *  ::CUPRIM_REDUCE_AUTO is guaranteed to give the same bits on every GPU; the ladder kernels are
+ *  deterministic on one GPU except ::CUPRIM_REDUCE_ATOMIC, whose float SUM and PROD depend on
+ *  the order in which blocks finish (docs/determinism.md). Out-of-range @p alg:
+ *  ::CUPRIM_ERROR_INVALID_ARGUMENT. */
+cuprim_status cuprim_reduce_ex(cuprim_ctx *ctx, cuprim_reduce_alg alg, const void *d_in,
+                               void *d_out, uint64_t n, cuprim_dtype dtype, cuprim_op op,
+                               cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CUPRIM_REDUCE_H */

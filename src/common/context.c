@@ -1,0 +1,228 @@
+/* Context creation: device attributes read once, the default stream-ordered pool allocator, and
+ * the identity table. */
+#include "context.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+/* ---------------------------------------------------------------- default allocator */
+
+static void *cuprim__pool_alloc(void *user, size_t bytes, cudaStream_t stream) {
+  void *p = NULL;
+  if (cudaMallocFromPoolAsync(&p, bytes, (cudaMemPool_t)user, stream) != cudaSuccess) {
+    (void)cudaGetLastError(); /* an allocation failure is reported as OUT_OF_MEMORY */
+    return NULL;
+  }
+  return p;
+}
+
+static void cuprim__pool_free(void *user, void *ptr, size_t bytes, cudaStream_t stream) {
+  (void)user;
+  (void)bytes;
+  if (cudaFreeAsync(ptr, stream) != cudaSuccess)
+    (void)cudaGetLastError();
+}
+
+/* ---------------------------------------------------------------- identities */
+
+void cuprim__identity_host(cuprim_dtype dtype, cuprim_op op, void *out8) {
+  unsigned char b[8];
+  memset(b, 0, sizeof b);
+#define CUPRIM__PUT(T, v)                                                                          \
+  do {                                                                                             \
+    T x_ = (v);                                                                                    \
+    memcpy(b, &x_, sizeof x_);                                                                     \
+  } while (0)
+  switch (op) {
+  case CUPRIM_SUM:
+  case CUPRIM_OR:
+  case CUPRIM_XOR:
+    break; /* zero bits: 0, 0.0 */
+  case CUPRIM_AND:
+    memset(b, 0xff, cuprim_dtype_size(dtype));
+    break;
+  case CUPRIM_PROD:
+    switch (dtype) {
+    case CUPRIM_F32: CUPRIM__PUT(float, 1.0f); break;
+    case CUPRIM_F64: CUPRIM__PUT(double, 1.0); break;
+    default: b[0] = 1; break; /* little-endian 1 for every integer width */
+    }
+    break;
+  case CUPRIM_MIN:
+  case CUPRIM_MAX: {
+    const int mx = op == CUPRIM_MIN; /* MIN's identity is the largest value */
+    switch (dtype) {
+    case CUPRIM_I8: CUPRIM__PUT(int8_t, mx ? INT8_MAX : INT8_MIN); break;
+    case CUPRIM_U8: CUPRIM__PUT(uint8_t, mx ? UINT8_MAX : 0); break;
+    case CUPRIM_I16: CUPRIM__PUT(int16_t, mx ? INT16_MAX : INT16_MIN); break;
+    case CUPRIM_U16: CUPRIM__PUT(uint16_t, mx ? UINT16_MAX : 0); break;
+    case CUPRIM_I32: CUPRIM__PUT(int32_t, mx ? INT32_MAX : INT32_MIN); break;
+    case CUPRIM_U32: CUPRIM__PUT(uint32_t, mx ? UINT32_MAX : 0); break;
+    case CUPRIM_I64: CUPRIM__PUT(int64_t, mx ? INT64_MAX : INT64_MIN); break;
+    case CUPRIM_U64: CUPRIM__PUT(uint64_t, mx ? UINT64_MAX : 0); break;
+    case CUPRIM_F32: CUPRIM__PUT(float, mx ? INFINITY : -INFINITY); break;
+    case CUPRIM_F64: CUPRIM__PUT(double, mx ? (double)INFINITY : -(double)INFINITY); break;
+    }
+    break;
+  }
+  }
+#undef CUPRIM__PUT
+  memcpy(out8, b, 8);
+}
+
+const void *cuprim__identity_ptr(const cuprim_ctx *ctx, cuprim_dtype dtype, cuprim_op op) {
+  return (const unsigned char *)ctx->d_identity + ((size_t)dtype * CUPRIM__NUM_OPS + op) * 8;
+}
+
+/* ---------------------------------------------------------------- device scope */
+
+cuprim_status cuprim__device_enter(const cuprim_ctx *ctx, cuprim__device_scope *scope) {
+  scope->switched = 0;
+  scope->previous = ctx->device;
+  if (ctx->device < 0)
+    return CUPRIM_ERROR_NO_DEVICE;
+  CUPRIM__CUDA_CHECK(cudaGetDevice(&scope->previous));
+  if (scope->previous != ctx->device) {
+    CUPRIM__CUDA_CHECK(cudaSetDevice(ctx->device));
+    scope->switched = 1;
+  }
+  return CUPRIM_SUCCESS;
+}
+
+void cuprim__device_leave(const cuprim__device_scope *scope) {
+  if (scope->switched)
+    (void)cudaSetDevice(scope->previous);
+}
+
+cuprim_status cuprim__temp_alloc(const cuprim_ctx *ctx, size_t bytes, cudaStream_t stream,
+                                 void **ptr) {
+  *ptr = NULL;
+  if (bytes == 0)
+    return CUPRIM_SUCCESS;
+  *ptr = ctx->alloc.alloc(ctx->alloc.user, bytes, stream);
+  return *ptr ? CUPRIM_SUCCESS : CUPRIM_ERROR_OUT_OF_MEMORY;
+}
+
+void cuprim__temp_free(const cuprim_ctx *ctx, void *ptr, size_t bytes, cudaStream_t stream) {
+  if (ptr)
+    ctx->alloc.free(ctx->alloc.user, ptr, bytes, stream);
+}
+
+/* ---------------------------------------------------------------- create / destroy */
+
+static cuprim_status cuprim__read_attrs(int device, cuprim__device_attrs *a) {
+  struct {
+    enum cudaDeviceAttr attr;
+    int *out;
+  } const want[] = {
+      {cudaDevAttrComputeCapabilityMajor, &a->cc_major},
+      {cudaDevAttrComputeCapabilityMinor, &a->cc_minor},
+      {cudaDevAttrMultiProcessorCount, &a->sm_count},
+      {cudaDevAttrMaxThreadsPerMultiProcessor, &a->max_threads_per_sm},
+      {cudaDevAttrMaxBlocksPerMultiprocessor, &a->max_blocks_per_sm},
+      {cudaDevAttrMaxSharedMemoryPerBlockOptin, &a->smem_per_block_optin},
+      {cudaDevAttrMaxSharedMemoryPerMultiprocessor, &a->smem_per_sm},
+      {cudaDevAttrL2CacheSize, &a->l2_bytes},
+      {cudaDevAttrMaxGridDimX, &a->max_grid_x},
+  };
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; ++i)
+    CUPRIM__CUDA_CHECK(cudaDeviceGetAttribute(want[i].out, want[i].attr, device));
+  return CUPRIM_SUCCESS;
+}
+
+static cuprim_status cuprim__ctx_init(cuprim_ctx *c, const cuprim_allocator *alloc) {
+  cuprim_status st = cuprim__read_attrs(c->device, &c->attrs);
+  if (st != CUPRIM_SUCCESS)
+    return st;
+  if (alloc) {
+    c->alloc = *alloc;
+  } else {
+    struct cudaMemPoolProps props;
+    memset(&props, 0, sizeof props);
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = c->device;
+    CUPRIM__CUDA_CHECK(cudaMemPoolCreate(&c->pool, &props));
+    /* Keep freed memory in the pool: repeated calls then reuse it instead of paying for fresh
+     * device allocations at every stream synchronization. */
+    uint64_t keep = UINT64_MAX;
+    CUPRIM__CUDA_CHECK(cudaMemPoolSetAttribute(c->pool, cudaMemPoolAttrReleaseThreshold, &keep));
+    c->alloc.alloc = cuprim__pool_alloc;
+    c->alloc.free = cuprim__pool_free;
+    c->alloc.user = c->pool;
+  }
+  unsigned char table[CUPRIM__NUM_DTYPES * CUPRIM__NUM_OPS * 8];
+  for (int t = 0; t < CUPRIM__NUM_DTYPES; ++t)
+    for (int o = 0; o < CUPRIM__NUM_OPS; ++o)
+      cuprim__identity_host((cuprim_dtype)t, (cuprim_op)o, table + (t * CUPRIM__NUM_OPS + o) * 8);
+  /* A plain allocation, not the context's allocator: it lives as long as the context. */
+  CUPRIM__CUDA_CHECK(cudaMalloc(&c->d_identity, sizeof table));
+  CUPRIM__CUDA_CHECK(cudaMemcpy(c->d_identity, table, sizeof table, cudaMemcpyHostToDevice));
+  return CUPRIM_SUCCESS;
+}
+
+static void cuprim__ctx_release(cuprim_ctx *c) {
+  if (c->d_identity)
+    (void)cudaFree(c->d_identity);
+  if (c->pool)
+    (void)cudaMemPoolDestroy(c->pool);
+  free(c);
+}
+
+cuprim_status cuprim_ctx_create(cuprim_ctx **ctx, int device, const cuprim_allocator *alloc) {
+  CUPRIM__CHECK_ARG(ctx != NULL);
+  CUPRIM__CHECK_ARG(device >= 0);
+  CUPRIM__CHECK_ARG(alloc == NULL || (alloc->alloc != NULL && alloc->free != NULL));
+
+  int count = 0;
+  CUPRIM__CUDA_CHECK(cudaGetDeviceCount(&count));
+  if (count == 0)
+    return CUPRIM_ERROR_NO_DEVICE;
+  CUPRIM__CHECK_ARG(device < count);
+
+  cuprim_ctx *c = (cuprim_ctx *)calloc(1, sizeof *c);
+  if (!c)
+    return CUPRIM_ERROR_OUT_OF_MEMORY;
+  c->device = device;
+  cuprim__device_scope scope;
+  cuprim_status st = cuprim__device_enter(c, &scope);
+  if (st == CUPRIM_SUCCESS) {
+    st = cuprim__ctx_init(c, alloc);
+    cuprim__device_leave(&scope);
+  }
+  if (st != CUPRIM_SUCCESS) {
+    cuprim__ctx_release(c);
+    return st;
+  }
+  *ctx = c;
+  return CUPRIM_SUCCESS;
+}
+
+cuprim_status cuprim_ctx_destroy(cuprim_ctx *ctx) {
+  if (!ctx)
+    return CUPRIM_SUCCESS;
+  if (ctx->device < 0) {
+    free(ctx);
+    return CUPRIM_SUCCESS;
+  }
+  cuprim__device_scope scope;
+  cuprim_status st = cuprim__device_enter(ctx, &scope);
+  cuprim__ctx_release(ctx);
+  if (st == CUPRIM_SUCCESS)
+    cuprim__device_leave(&scope);
+  return st;
+}
+
+cuprim_status cuprim__ctx_create_host_only(cuprim_ctx **ctx) {
+  CUPRIM__CHECK_ARG(ctx != NULL);
+  cuprim_ctx *c = (cuprim_ctx *)calloc(1, sizeof *c);
+  if (!c)
+    return CUPRIM_ERROR_OUT_OF_MEMORY;
+  c->device = -1;
+  *ctx = c;
+  return CUPRIM_SUCCESS;
+}

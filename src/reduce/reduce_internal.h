@@ -1,0 +1,27 @@
+/* Between reduce's C entry point (reduce.cu) and its dispatch layers. Arguments reaching these
+ * functions are validated; the context's device is current. */
+#ifndef CUPRIM_REDUCE_INTERNAL_H
+#define CUPRIM_REDUCE_INTERNAL_H
+
+#include <cuprim/reduce.h>
+
+#include "common/context.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The tuned, deterministic path (reduce_auto.cu). n may be 0. */
+cuprim_status cuprim__reduce_auto(const cuprim_ctx *ctx, const void *d_in, void *d_out, uint64_t n,
+                                  cuprim_dtype dtype, cuprim_op op, cudaStream_t stream);
+
+/* The ladder kernels (reduce_ladder.cu). alg != AUTO; n > 0. */
+cuprim_status cuprim__reduce_ladder(const cuprim_ctx *ctx, cuprim_reduce_alg alg, const void *d_in,
+                                    void *d_out, uint64_t n, cuprim_dtype dtype, cuprim_op op,
+                                    cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
