@@ -15,6 +15,12 @@ extern "C" {
 cuprim_status cuprim__reduce_auto(const cuprim_ctx *ctx, const void *d_in, void *d_out, uint64_t n,
                                   cuprim_dtype dtype, cuprim_op op, cudaStream_t stream);
 
+/* cuprim__reduce_auto with the single-block threshold given instead of taken from the tuning table
+ * (bench/ sweeps it to set the table; the result's bits do not depend on it). */
+cuprim_status cuprim__reduce_auto_tuned(const cuprim_ctx *ctx, const void *d_in, void *d_out,
+                                        uint64_t n, cuprim_dtype dtype, cuprim_op op,
+                                        cudaStream_t stream, unsigned single_block_max_chunks);
+
 /* The ladder kernels (reduce_ladder.cu). alg != AUTO; n > 0. */
 cuprim_status cuprim__reduce_ladder(const cuprim_ctx *ctx, cuprim_reduce_alg alg, const void *d_in,
                                     void *d_out, uint64_t n, cuprim_dtype dtype, cuprim_op op,

@@ -1,5 +1,351 @@
+/* The reduce ladder: the classic kernels (Harris, "Optimizing Parallel Reduction in CUDA"; PMPP
+ * chapter 10; the seeds), each done right: bounds-checked, any n, any element-aligned pointer,
+ * 64-bit indices. Each per-block kernel turns m values into ceil(m / per_block) block results and
+ * is applied again to those until one is left (the last pass writes d_out); COARSENED needs two
+ * passes, ATOMIC one launch. The textbook block size is 256 threads (reduce_tuning.h).
+ *
+ * Every kernel below says in two lines what it improves over the previous rung and what it still
+ * wastes; docs/ladder.md has the measured numbers. */
+#include "common/check.h"
+#include "common/launch.h"
+#include "cta/atomic.cuh"
+#include "cta/ops.cuh"
+#include "cta/warp_reduce.cuh"
 #include "reduce_internal.h"
-cuprim_status cuprim__reduce_ladder(const cuprim_ctx *, cuprim_reduce_alg, const void *, void *,
-                                    uint64_t, cuprim_dtype, cuprim_op, cudaStream_t) {
-  return CUPRIM_ERROR_INTERNAL; /* WIP placeholder, replaced before this lands */
+#include "reduce_tuning.h"
+
+namespace cuprim {
+namespace reduce {
+namespace {
+
+constexpr int BLOCK = 256;
+
+template <class T, class Op> __device__ __forceinline__ T load_or_identity(const T *p, uint64_t i,
+                                                                            uint64_t m) {
+  return i < m ? p[i] : Op::identity();
+}
+
+/* GLOBAL_TREE: stride-halving tree directly in global memory, on a scratch copy of the input.
+ * Improves: nothing yet (the baseline). Wastes: every step reads and writes global memory, log2(256)
+ * round trips to DRAM/L2 per element, plus the copy. */
+template <class T, class Op>
+__global__ void __launch_bounds__(BLOCK) global_tree_kernel(T *buf, uint64_t m, T *out) {
+  const Op op;
+  const uint64_t base = (uint64_t)blockIdx.x * BLOCK;
+  const unsigned len = m - base < (uint64_t)BLOCK ? (unsigned)(m - base) : BLOCK;
+  T *seg = buf + base;
+  for (unsigned s = BLOCK / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s && threadIdx.x + s < len)
+      seg[threadIdx.x] = op(seg[threadIdx.x], seg[threadIdx.x + s]);
+    __syncthreads(); /* orders the block's global writes before the next step's reads */
+  }
+  if (threadIdx.x == 0)
+    out[blockIdx.x] = seg[0];
+}
+
+/* NEIGHBORED_DIVERGENT: the tree in shared memory, neighbours paired by tid % (2*s) == 0.
+ * Improves: one global read per element; the tree runs in shared memory. Wastes: the modulo and
+ * the branch pick scattered threads, so every warp stays busy with few active lanes (divergence). */
+template <class T, class Op>
+__global__ void __launch_bounds__(BLOCK) neighbored_divergent_kernel(const T *__restrict__ in,
+                                                                     uint64_t m, T *out) {
+  const Op op;
+  __shared__ T sdata[BLOCK];
+  const unsigned tid = threadIdx.x;
+  sdata[tid] = load_or_identity<T, Op>(in, (uint64_t)blockIdx.x * BLOCK + tid, m);
+  __syncthreads();
+  for (unsigned s = 1; s < BLOCK; s *= 2) {
+    if (tid % (2 * s) == 0)
+      sdata[tid] = op(sdata[tid], sdata[tid + s]);
+    __syncthreads();
+  }
+  if (tid == 0)
+    out[blockIdx.x] = sdata[0];
+}
+
+/* NEIGHBORED_STRIDED: the same pairs, computed by the first threads: index = 2*s*tid.
+ * Improves: active threads are contiguous, so whole warps retire (no divergence). Wastes: the
+ * strided index makes lanes of a warp hit the same shared-memory bank (2-way and worse). */
+template <class T, class Op>
+__global__ void __launch_bounds__(BLOCK) neighbored_strided_kernel(const T *__restrict__ in,
+                                                                   uint64_t m, T *out) {
+  const Op op;
+  __shared__ T sdata[BLOCK];
+  const unsigned tid = threadIdx.x;
+  sdata[tid] = load_or_identity<T, Op>(in, (uint64_t)blockIdx.x * BLOCK + tid, m);
+  __syncthreads();
+  for (unsigned s = 1; s < BLOCK; s *= 2) {
+    const unsigned index = 2 * s * tid;
+    if (index < BLOCK)
+      sdata[index] = op(sdata[index], sdata[index + s]);
+    __syncthreads();
+  }
+  if (tid == 0)
+    out[blockIdx.x] = sdata[0];
+}
+
+/* SEQUENTIAL: stride halving, thread tid combines tid and tid + s.
+ * Improves: contiguous threads read contiguous words: convergent and bank-conflict free. Wastes:
+ * half the threads are idle from the first step on, and each thread loads only one element. */
+template <class T, class Op>
+__global__ void __launch_bounds__(BLOCK) sequential_kernel(const T *__restrict__ in, uint64_t m,
+                                                           T *out) {
+  const Op op;
+  __shared__ T sdata[BLOCK];
+  const unsigned tid = threadIdx.x;
+  sdata[tid] = load_or_identity<T, Op>(in, (uint64_t)blockIdx.x * BLOCK + tid, m);
+  __syncthreads();
+  for (unsigned s = BLOCK / 2; s > 0; s >>= 1) {
+    if (tid < s)
+      sdata[tid] = op(sdata[tid], sdata[tid + s]);
+    __syncthreads();
+  }
+  if (tid == 0)
+    out[blockIdx.x] = sdata[0];
+}
+
+/* FIRST_ADD_ON_LOAD: each block covers 2*BLOCK elements; each thread combines two while loading.
+ * Improves: no idle half at the first step; half the blocks. Wastes: a barrier per step even when
+ * only one warp is left working, and loop overhead. */
+template <class T, class Op>
+__global__ void __launch_bounds__(BLOCK) first_add_kernel(const T *__restrict__ in, uint64_t m,
+                                                          T *out) {
+  const Op op;
+  __shared__ T sdata[BLOCK];
+  const unsigned tid = threadIdx.x;
+  const uint64_t i = (uint64_t)blockIdx.x * (2 * BLOCK) + tid;
+  sdata[tid] = op(load_or_identity<T, Op>(in, i, m), load_or_identity<T, Op>(in, i + BLOCK, m));
+  __syncthreads();
+  for (unsigned s = BLOCK / 2; s > 0; s >>= 1) {
+    if (tid < s)
+      sdata[tid] = op(sdata[tid], sdata[tid + s]);
+    __syncthreads();
+  }
+  if (tid == 0)
+    out[blockIdx.x] = sdata[0];
+}
+
+/* UNROLLED: the block size is a template parameter, the loop is unrolled, and the last warp
+ * finishes warp-synchronously. Done right for Volta and later (independent thread scheduling):
+ * __syncwarp between a step's reads and writes instead of Harris's bare volatile.
+ * Improves: no loop counter and no block barrier for the last six steps. Wastes: the last warp
+ * still goes through shared memory, with a warp barrier per step. */
+template <int THREADS, class T, class Op>
+__global__ void __launch_bounds__(THREADS) unrolled_kernel(const T *__restrict__ in, uint64_t m,
+                                                           T *out) {
+  const Op op;
+  __shared__ T sdata[THREADS];
+  const unsigned tid = threadIdx.x;
+  const uint64_t i = (uint64_t)blockIdx.x * (2 * THREADS) + tid;
+  sdata[tid] = op(load_or_identity<T, Op>(in, i, m), load_or_identity<T, Op>(in, i + THREADS, m));
+  __syncthreads();
+#pragma unroll
+  for (unsigned s = THREADS / 2; s > 32; s >>= 1) {
+    if (tid < s)
+      sdata[tid] = op(sdata[tid], sdata[tid + s]);
+    __syncthreads();
+  }
+  if (tid < 32) {
+    T v = sdata[tid];
+#pragma unroll
+    for (unsigned s = 32; s > 0; s >>= 1) {
+      if (THREADS >= 2 * s) {
+        v = op(v, sdata[tid + s]);
+        __syncwarp();
+        sdata[tid] = v;
+        __syncwarp();
+      }
+    }
+    if (tid == 0)
+      out[blockIdx.x] = v;
+  }
+}
+
+/* WARP_SHUFFLE: two elements per thread on load, then shuffles inside each warp; only the eight
+ * warp results go through shared memory.
+ * Improves: no shared-memory round trips or warp barriers within a warp. Wastes: each thread
+ * still loads only two elements, so blocks are short-lived and the launch is huge. */
+template <class T, class Op>
+__global__ void __launch_bounds__(BLOCK) warp_shuffle_kernel(const T *__restrict__ in, uint64_t m,
+                                                             T *out) {
+  const Op op;
+  __shared__ T warp_smem[BLOCK / 32];
+  const uint64_t i = (uint64_t)blockIdx.x * (2 * BLOCK) + threadIdx.x;
+  T v = op(load_or_identity<T, Op>(in, i, m), load_or_identity<T, Op>(in, i + BLOCK, m));
+  v = cta::block_reduce<BLOCK>(v, op, warp_smem);
+  if (threadIdx.x == 0)
+    out[blockIdx.x] = v;
+}
+
+/* COARSENED: a grid sized to fill the GPU once; each thread walks the input with a grid-wide
+ * stride, combining many elements in registers before the block shuffle reduction.
+ * Improves: far fewer blocks and block results; the per-block overhead is paid once per SM slot.
+ * Wastes: scalar loads (4 or 8 bytes) and a second launch for the block results. */
+template <class T, class Op>
+__global__ void __launch_bounds__(BLOCK) coarsened_kernel(const T *__restrict__ in, uint64_t m,
+                                                          T *out) {
+  const Op op;
+  __shared__ T warp_smem[BLOCK / 32];
+  const uint64_t stride = (uint64_t)gridDim.x * (2 * BLOCK);
+  T v = Op::identity();
+  for (uint64_t i = (uint64_t)blockIdx.x * (2 * BLOCK) + threadIdx.x; i < m; i += stride)
+    v = op(v, op(in[i], load_or_identity<T, Op>(in, i + BLOCK, m)));
+  v = cta::block_reduce<BLOCK>(v, op, warp_smem);
+  if (threadIdx.x == 0)
+    out[blockIdx.x] = v;
+}
+
+/* ATOMIC: the coarsened kernel, with block results combined into d_out by one atomic per block
+ * (d_out starts as the identity, copied from the context's table). One launch.
+ * Improves: no second pass and no temporary memory. Wastes: float SUM and PROD results depend on
+ * the order blocks finish (not deterministic), and PROD and float MIN/MAX need CAS loops. */
+template <class T, class Op>
+__global__ void __launch_bounds__(BLOCK) atomic_kernel(const T *__restrict__ in, uint64_t m,
+                                                       T *out) {
+  const Op op;
+  __shared__ T warp_smem[BLOCK / 32];
+  const uint64_t stride = (uint64_t)gridDim.x * (2 * BLOCK);
+  T v = Op::identity();
+  for (uint64_t i = (uint64_t)blockIdx.x * (2 * BLOCK) + threadIdx.x; i < m; i += stride)
+    v = op(v, op(in[i], load_or_identity<T, Op>(in, i + BLOCK, m)));
+  v = cta::block_reduce<BLOCK>(v, op, warp_smem);
+  if (threadIdx.x == 0)
+    cta::atomic_combine<T, Op>(out, v);
+}
+
+/* ---------------------------------------------------------------- dispatch */
+
+template <class T, class Op>
+cuprim_status launch_pass(cuprim_reduce_alg alg, unsigned grid, const T *src, uint64_t m, T *dst,
+                          cudaStream_t stream) {
+  switch (alg) {
+  case CUPRIM_REDUCE_GLOBAL_TREE:
+    /* src is a writable scratch buffer for this rung (see per_block_passes). */
+    global_tree_kernel<T, Op><<<grid, BLOCK, 0, stream>>>(const_cast<T *>(src), m, dst);
+    break;
+  case CUPRIM_REDUCE_NEIGHBORED_DIVERGENT:
+    neighbored_divergent_kernel<T, Op><<<grid, BLOCK, 0, stream>>>(src, m, dst);
+    break;
+  case CUPRIM_REDUCE_NEIGHBORED_STRIDED:
+    neighbored_strided_kernel<T, Op><<<grid, BLOCK, 0, stream>>>(src, m, dst);
+    break;
+  case CUPRIM_REDUCE_SEQUENTIAL:
+    sequential_kernel<T, Op><<<grid, BLOCK, 0, stream>>>(src, m, dst);
+    break;
+  case CUPRIM_REDUCE_FIRST_ADD_ON_LOAD:
+    first_add_kernel<T, Op><<<grid, BLOCK, 0, stream>>>(src, m, dst);
+    break;
+  case CUPRIM_REDUCE_UNROLLED:
+    unrolled_kernel<BLOCK, T, Op><<<grid, BLOCK, 0, stream>>>(src, m, dst);
+    break;
+  case CUPRIM_REDUCE_WARP_SHUFFLE:
+    warp_shuffle_kernel<T, Op><<<grid, BLOCK, 0, stream>>>(src, m, dst);
+    break;
+  case CUPRIM_REDUCE_COARSENED:
+    coarsened_kernel<T, Op><<<grid, BLOCK, 0, stream>>>(src, m, dst);
+    break;
+  default:
+    return CUPRIM_ERROR_INTERNAL;
+  }
+  cudaError_t e = cudaPeekAtLastError();
+  return e == cudaSuccess ? CUPRIM_SUCCESS : cuprim__record_cuda_error(e);
+}
+
+uint64_t per_block_elems(cuprim_reduce_alg alg) {
+  return alg >= CUPRIM_REDUCE_FIRST_ADD_ON_LOAD ? 2 * BLOCK : BLOCK;
+}
+
+/* The per-block rungs: passes over block results until one value is left. Temporary memory: two
+ * ping-pong buffers of block results (and, for GLOBAL_TREE, the scratch copy of the input). */
+template <class T, class Op>
+cuprim_status per_block_passes(const cuprim_ctx *ctx, cuprim_reduce_alg alg, const T *in, T *out,
+                               uint64_t n, cudaStream_t stream) {
+  const uint64_t pb = per_block_elems(alg);
+  const uint64_t p1 = (n + pb - 1) / pb, p2 = (p1 + pb - 1) / pb;
+  if (p1 > (uint64_t)ctx->attrs.max_grid_x)
+    return CUPRIM_ERROR_UNSUPPORTED; /* past 2^31 blocks: beyond any current GPU's memory */
+  const size_t copy_bytes = alg == CUPRIM_REDUCE_GLOBAL_TREE ? (size_t)n * sizeof(T) : 0;
+  const size_t ping_bytes = p1 > 1 ? (size_t)p1 * sizeof(T) : 0;
+  const size_t pong_bytes = p2 > 1 ? (size_t)p2 * sizeof(T) : 0;
+  void *copy = NULL, *ping = NULL, *pong = NULL;
+  cuprim_status st = cuprim__temp_alloc(ctx, copy_bytes, stream, &copy);
+  if (st == CUPRIM_SUCCESS)
+    st = cuprim__temp_alloc(ctx, ping_bytes, stream, &ping);
+  if (st == CUPRIM_SUCCESS)
+    st = cuprim__temp_alloc(ctx, pong_bytes, stream, &pong);
+  if (st != CUPRIM_SUCCESS)
+    goto release;
+  {
+    const T *src = in;
+    if (copy) {
+      CUPRIM__CUDA_GOTO(cudaMemcpyAsync(copy, in, copy_bytes, cudaMemcpyDeviceToDevice, stream),
+                        st, release);
+      src = static_cast<const T *>(copy);
+    }
+    T *bufs[2] = {static_cast<T *>(ping), static_cast<T *>(pong)};
+    uint64_t m = n;
+    for (int pass = 0;; ++pass) {
+      const uint64_t blocks = (m + pb - 1) / pb;
+      T *dst = blocks == 1 ? out : bufs[pass % 2];
+      st = launch_pass<T, Op>(alg, (unsigned)blocks, src, m, dst, stream);
+      if (st != CUPRIM_SUCCESS || blocks == 1)
+        break;
+      src = dst;
+      m = blocks;
+    }
+  }
+release:
+  cuprim__temp_free(ctx, pong, pong_bytes, stream);
+  cuprim__temp_free(ctx, ping, ping_bytes, stream);
+  cuprim__temp_free(ctx, copy, copy_bytes, stream);
+  return st;
+}
+
+template <class T, class Op>
+cuprim_status ladder_impl(const cuprim_ctx *ctx, cuprim_reduce_alg alg, const void *d_in,
+                          void *d_out, uint64_t n, cudaStream_t stream) {
+  const T *in = static_cast<const T *>(d_in);
+  T *out = static_cast<T *>(d_out);
+  if (alg != CUPRIM_REDUCE_COARSENED && alg != CUPRIM_REDUCE_ATOMIC)
+    return per_block_passes<T, Op>(ctx, alg, in, out, n, stream);
+
+  /* Grid sized to fill the GPU once (the context's cached attributes), never more blocks than
+   * there are 2*BLOCK-element tiles. */
+  const uint64_t tiles = (n + 2 * BLOCK - 1) / (2 * BLOCK);
+  const unsigned grid = (unsigned)cuprim__grid_1d(ctx, tiles, BLOCK, 1, 0);
+  cuprim_status st = CUPRIM_SUCCESS;
+  if (alg == CUPRIM_REDUCE_ATOMIC) {
+    CUPRIM__CUDA_CHECK(cudaMemcpyAsync(out, cuprim__identity_ptr(ctx, traits<T>::dtype, Op::id),
+                                       sizeof(T), cudaMemcpyDeviceToDevice, stream));
+    atomic_kernel<T, Op><<<grid, BLOCK, 0, stream>>>(in, n, out);
+    CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
+    return CUPRIM_SUCCESS;
+  }
+  if (grid == 1)
+    return launch_pass<T, Op>(alg, 1, in, n, out, stream);
+  void *partials = NULL;
+  CUPRIM__FORWARD(cuprim__temp_alloc(ctx, (size_t)grid * sizeof(T), stream, &partials));
+  st = launch_pass<T, Op>(alg, grid, in, n, static_cast<T *>(partials), stream);
+  if (st == CUPRIM_SUCCESS)
+    st = launch_pass<T, Op>(alg, 1, static_cast<const T *>(partials), grid, out, stream);
+  cuprim__temp_free(ctx, partials, (size_t)grid * sizeof(T), stream);
+  return st;
+}
+
+template <class T>
+cuprim_status ladder_for_type(const cuprim_ctx *ctx, cuprim_reduce_alg alg, const void *d_in,
+                              void *d_out, uint64_t n, cuprim_op op, cudaStream_t stream) {
+  CUPRIM__DISPATCH_OP(T, ladder_impl, op, ctx, alg, d_in, d_out, n, stream)
+}
+
+} // namespace
+} // namespace reduce
+} // namespace cuprim
+
+extern "C" cuprim_status cuprim__reduce_ladder(const cuprim_ctx *ctx, cuprim_reduce_alg alg,
+                                               const void *d_in, void *d_out, uint64_t n,
+                                               cuprim_dtype dtype, cuprim_op op,
+                                               cudaStream_t stream) {
+  using cuprim::reduce::ladder_for_type;
+  CUPRIM__DISPATCH_TYPE(dtype, ladder_for_type, ctx, alg, d_in, d_out, n, op, stream)
 }
