@@ -1,0 +1,228 @@
+/* core.h without a GPU: version, status strings, dtype sizes, the last CUDA error, and the
+ * context's argument checks. On a machine with a device the context is also created for real. */
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "test_util.h"
+
+/* Must run first: nothing in this process has called into cuprim yet. */
+static void test_last_cuda_error_initially_success(void **state) {
+  (void)state;
+  assert_int_equal(cuprim_last_cuda_error(), cudaSuccess);
+}
+
+static void test_version(void **state) {
+  (void)state;
+  assert_int_equal(cuprim_version_number(), CUPRIM_VERSION_NUMBER);
+  assert_int_equal(CUPRIM_VERSION_NUMBER, CUPRIM_VERSION_MAJOR * 10000 +
+                                              CUPRIM_VERSION_MINOR * 100 + CUPRIM_VERSION_PATCH);
+  char want[64];
+  snprintf(want, sizeof want, "%d.%d.%d", CUPRIM_VERSION_MAJOR, CUPRIM_VERSION_MINOR,
+           CUPRIM_VERSION_PATCH);
+  assert_non_null(cuprim_version_string());
+  assert_string_equal(cuprim_version_string(), want);
+}
+
+static void test_status_strings(void **state) {
+  (void)state;
+  const cuprim_status all[] = {CUPRIM_SUCCESS,           CUPRIM_ERROR_INVALID_ARGUMENT,
+                               CUPRIM_ERROR_UNSUPPORTED, CUPRIM_ERROR_OUT_OF_MEMORY,
+                               CUPRIM_ERROR_NO_DEVICE,   CUPRIM_ERROR_CUDA,
+                               CUPRIM_ERROR_INTERNAL};
+  const size_t count = sizeof all / sizeof all[0];
+  /* Values are pinned by API.md. */
+  for (size_t i = 0; i < count; ++i)
+    assert_int_equal((int)all[i], (int)i);
+  for (size_t i = 0; i < count; ++i) {
+    const char *s = cuprim_status_string(all[i]);
+    assert_non_null(s);
+    assert_true(strlen(s) > 0);
+    for (size_t j = 0; j < i; ++j)
+      if (strcmp(s, cuprim_status_string(all[j])) == 0)
+        fail_msg("%s and %s share the string \"%s\"", tu_status_name(all[i]),
+                 tu_status_name(all[j]), s);
+  }
+  const int unknown[] = {7, 999, -1, INT_MAX, INT_MIN};
+  for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; ++i) {
+    const char *s = cuprim_status_string((cuprim_status)unknown[i]);
+    assert_non_null(s);
+    assert_true(strlen(s) > 0);
+  }
+}
+
+static void test_dtype_size(void **state) {
+  (void)state;
+  const struct {
+    cuprim_dtype t;
+    size_t size;
+  } want[] = {{CUPRIM_I8, 1},  {CUPRIM_U8, 1},  {CUPRIM_I16, 2}, {CUPRIM_U16, 2}, {CUPRIM_I32, 4},
+              {CUPRIM_U32, 4}, {CUPRIM_I64, 8}, {CUPRIM_U64, 8}, {CUPRIM_F32, 4}, {CUPRIM_F64, 8}};
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; ++i) {
+    assert_int_equal((int)want[i].t, (int)i); /* values are pinned */
+    assert_int_equal(cuprim_dtype_size(want[i].t), want[i].size);
+  }
+  const int invalid[] = {10, 11, 255, -1, INT_MAX, INT_MIN};
+  for (size_t i = 0; i < sizeof invalid / sizeof invalid[0]; ++i)
+    assert_int_equal(cuprim_dtype_size((cuprim_dtype)invalid[i]), 0);
+}
+
+static void test_pinned_enums(void **state) {
+  (void)state;
+  assert_int_equal(CUPRIM_SUM, 0);
+  assert_int_equal(CUPRIM_PROD, 1);
+  assert_int_equal(CUPRIM_MIN, 2);
+  assert_int_equal(CUPRIM_MAX, 3);
+  assert_int_equal(CUPRIM_AND, 4);
+  assert_int_equal(CUPRIM_OR, 5);
+  assert_int_equal(CUPRIM_XOR, 6);
+  assert_int_equal(CUPRIM_REDUCE_AUTO, 0);
+  assert_int_equal(CUPRIM_REDUCE_GLOBAL_TREE, 1);
+  assert_int_equal(CUPRIM_REDUCE_NEIGHBORED_DIVERGENT, 2);
+  assert_int_equal(CUPRIM_REDUCE_NEIGHBORED_STRIDED, 3);
+  assert_int_equal(CUPRIM_REDUCE_SEQUENTIAL, 4);
+  assert_int_equal(CUPRIM_REDUCE_FIRST_ADD_ON_LOAD, 5);
+  assert_int_equal(CUPRIM_REDUCE_UNROLLED, 6);
+  assert_int_equal(CUPRIM_REDUCE_WARP_SHUFFLE, 7);
+  assert_int_equal(CUPRIM_REDUCE_COARSENED, 8);
+  assert_int_equal(CUPRIM_REDUCE_ATOMIC, 9);
+}
+
+static void *dummy_alloc(void *user, size_t bytes, cudaStream_t stream) {
+  (void)user;
+  (void)bytes;
+  (void)stream;
+  return NULL;
+}
+static void dummy_free(void *user, void *ptr, size_t bytes, cudaStream_t stream) {
+  (void)user;
+  (void)ptr;
+  (void)bytes;
+  (void)stream;
+}
+
+/* A pointer value the context must not be written over with on error. */
+#define SENTINEL ((cuprim_ctx *)(uintptr_t)0x5E47111E)
+
+static void test_ctx_invalid_arguments(void **state) {
+  (void)state;
+  assert_int_equal(cuprim_ctx_create(NULL, 0, NULL), CUPRIM_ERROR_INVALID_ARGUMENT);
+  assert_int_equal(cuprim_ctx_create(NULL, -1, NULL), CUPRIM_ERROR_INVALID_ARGUMENT);
+
+  cuprim_ctx *ctx = SENTINEL;
+  assert_int_equal(cuprim_ctx_create(&ctx, -1, NULL), CUPRIM_ERROR_INVALID_ARGUMENT);
+  assert_ptr_equal(ctx, SENTINEL);
+  assert_int_equal(cuprim_ctx_create(&ctx, INT_MIN, NULL), CUPRIM_ERROR_INVALID_ARGUMENT);
+  assert_ptr_equal(ctx, SENTINEL);
+
+  const cuprim_allocator no_alloc = {NULL, dummy_free, NULL};
+  const cuprim_allocator no_free = {dummy_alloc, NULL, NULL};
+  const cuprim_allocator neither = {NULL, NULL, NULL};
+  assert_int_equal(cuprim_ctx_create(&ctx, 0, &no_alloc), CUPRIM_ERROR_INVALID_ARGUMENT);
+  assert_int_equal(cuprim_ctx_create(&ctx, 0, &no_free), CUPRIM_ERROR_INVALID_ARGUMENT);
+  assert_int_equal(cuprim_ctx_create(&ctx, 0, &neither), CUPRIM_ERROR_INVALID_ARGUMENT);
+  assert_ptr_equal(ctx, SENTINEL);
+
+  assert_int_equal(cuprim_ctx_destroy(NULL), CUPRIM_SUCCESS);
+  /* None of these needed CUDA. */
+  assert_int_equal(cuprim_last_cuda_error(), cudaSuccess);
+}
+
+/* Whether cuprim_ctx_create should find a device, as cudaGetDeviceCount says: 1 yes, 0 no (the
+ * driver or device is missing: NO_DEVICE), -1 CUDA fails otherwise (NO_DEVICE or CUDA). */
+static int expect_device(int *count, char *why, size_t len) {
+  *count = 0;
+  const cudaError_t e = cudaGetDeviceCount(count);
+  (void)cudaGetLastError();
+  if (e == cudaSuccess && *count > 0) {
+    snprintf(why, len, "%d CUDA device(s)", *count);
+    return 1;
+  }
+  if (e == cudaSuccess) {
+    *count = 0;
+    snprintf(why, len, "cudaGetDeviceCount reports no device");
+    return 0;
+  }
+  *count = 0;
+  snprintf(why, len, "cudaGetDeviceCount: %s (%s)", cudaGetErrorString(e), cudaGetErrorName(e));
+  return (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver) ? 0 : -1;
+}
+
+static void test_ctx_create(void **state) {
+  (void)state;
+  int count;
+  char why[256];
+  const int expect = expect_device(&count, why, sizeof why);
+  print_message("cuprim_ctx_create: %s\n", why);
+
+  cuprim_ctx *ctx = SENTINEL;
+  const cuprim_status s = cuprim_ctx_create(&ctx, 0, NULL);
+  if (expect == 1) {
+    if (s != CUPRIM_SUCCESS)
+      fail_msg("cuprim_ctx_create(device 0): %s (%s), last CUDA error %s", tu_status_name(s),
+               cuprim_status_string(s), cudaGetErrorName(cuprim_last_cuda_error()));
+    assert_non_null(ctx);
+    assert_ptr_not_equal(ctx, SENTINEL);
+    assert_int_equal(cuprim_ctx_destroy(ctx), CUPRIM_SUCCESS);
+
+    /* A user allocator is accepted (and not called by creation alone). */
+    const cuprim_allocator a = {dummy_alloc, dummy_free, NULL};
+    ctx = SENTINEL;
+    assert_int_equal(cuprim_ctx_create(&ctx, 0, &a), CUPRIM_SUCCESS);
+    assert_int_equal(cuprim_ctx_destroy(ctx), CUPRIM_SUCCESS);
+
+    /* A device ordinal past the last one. */
+    ctx = SENTINEL;
+    assert_int_equal(cuprim_ctx_create(&ctx, count, NULL), CUPRIM_ERROR_INVALID_ARGUMENT);
+    assert_ptr_equal(ctx, SENTINEL);
+    assert_int_equal(cuprim_ctx_create(&ctx, INT_MAX, NULL), CUPRIM_ERROR_INVALID_ARGUMENT);
+    assert_ptr_equal(ctx, SENTINEL);
+    /* No CUDA error is left behind for the caller's next cudaGetLastError(). (Without a driver
+     * the runtime reports its initialization error on every call, so this is checked here only.) */
+    assert_int_equal(cudaGetLastError(), cudaSuccess);
+  } else {
+    if (expect == 0 && s != CUPRIM_ERROR_NO_DEVICE)
+      fail_msg("without a device (%s): expected CUPRIM_ERROR_NO_DEVICE, got %s", why,
+               tu_status_name(s));
+    if (expect == -1 && s != CUPRIM_ERROR_NO_DEVICE && s != CUPRIM_ERROR_CUDA)
+      fail_msg("with CUDA failing (%s): expected NO_DEVICE or CUDA, got %s", why,
+               tu_status_name(s));
+    assert_ptr_equal(ctx, SENTINEL);
+    /* Out-of-range ordinals: either error, never success. */
+    assert_int_not_equal(cuprim_ctx_create(&ctx, INT_MAX, NULL), CUPRIM_SUCCESS);
+    assert_ptr_equal(ctx, SENTINEL);
+  }
+}
+
+/* cuprim_last_cuda_error() is per thread: a new thread starts with cudaSuccess whatever this
+ * thread recorded. */
+static void *read_last_error(void *arg) {
+  *(cudaError_t *)arg = cuprim_last_cuda_error();
+  return NULL;
+}
+
+static void test_last_cuda_error_per_thread(void **state) {
+  (void)state;
+  cudaError_t other = cudaErrorUnknown;
+  pthread_t t;
+  assert_int_equal(pthread_create(&t, NULL, read_last_error, &other), 0);
+  assert_int_equal(pthread_join(t, NULL), 0);
+  assert_int_equal(other, cudaSuccess);
+  print_message("this thread's cuprim_last_cuda_error(): %s\n",
+                cudaGetErrorName(cuprim_last_cuda_error()));
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_last_cuda_error_initially_success),
+      cmocka_unit_test(test_version),
+      cmocka_unit_test(test_status_strings),
+      cmocka_unit_test(test_dtype_size),
+      cmocka_unit_test(test_pinned_enums),
+      cmocka_unit_test(test_ctx_invalid_arguments),
+      cmocka_unit_test(test_ctx_create),
+      cmocka_unit_test(test_last_cuda_error_per_thread),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

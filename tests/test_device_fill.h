@@ -1,0 +1,38 @@
+/* Device-side fills for inputs too large to build on the host (the case past 2^31 elements).
+ * Each fill is a formula of the index, so the host computes the reference from the same formula
+ * without an 8 GB copy. Enqueued on `stream`; returns the launch's error. */
+#ifndef CUPRIM_TEST_DEVICE_FILL_H
+#define CUPRIM_TEST_DEVICE_FILL_H
+
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifdef __CUDACC__
+#define TU_HOST_DEVICE __host__ __device__
+#else
+#define TU_HOST_DEVICE
+#endif
+
+/* The formulas, shared by the kernels and the host references (both exact: no rounding). */
+static inline TU_HOST_DEVICE uint32_t tu_fill_u32_formula(uint64_t i) {
+  return ((uint32_t)i * 2654435761u) >> 7; /* Knuth's multiplicative hash, 25 bits */
+}
+static inline TU_HOST_DEVICE float tu_fill_f32_formula(uint64_t i) {
+  return (float)(uint32_t)(i % 1000u) * 0.25f; /* 0, 0.25, ..., 249.75: exact in float */
+}
+
+/* d[i] = tu_fill_u32_formula(i) for i < n. */
+cudaError_t tu_device_fill_u32(uint32_t *d, uint64_t n, cudaStream_t stream);
+/* d[i] = tu_fill_f32_formula(i) for i < n. */
+cudaError_t tu_device_fill_f32(float *d, uint64_t n, cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
