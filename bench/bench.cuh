@@ -1,0 +1,190 @@
+/* cuprim-bench's harness, shared by its suites: run state, the cold-L2 timer, result rows and the
+ * reference helpers (seeded fills and exact sums).
+ *
+ * Method (docs and STYLE.md "Benchmarks"): every sample is preceded by an L2 flush; CUDA events
+ * are recorded on a non-blocking stream around only the call being timed; warm-up calls come
+ * first; the reported time is the median of the samples. A suite owns its buffers, times cuprim
+ * and CUB on the same input in the same process, checks every timed result once, appends rows
+ * (CSV) and a human-readable table (printed at the end, so that it survives output truncation).
+ *
+ * The bench is a program, not the library: a failing CUDA call prints file:line and exits. */
+#ifndef CUPRIM_BENCH_CUH
+#define CUPRIM_BENCH_CUH
+
+#include <cuprim/cuprim.h>
+
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+/* ---------------------------------------------------------------- errors */
+
+/* Prints "file:line: what", the tables and rows gathered so far, and exits with status 1. */
+[[noreturn]] void bench_fatal(const char *file, int line, const std::string &what);
+
+#define BENCH_CHECK(call)                                                                          \
+  do {                                                                                             \
+    const cudaError_t bench_err_ = (call);                                                         \
+    if (bench_err_ != cudaSuccess)                                                                 \
+      bench_fatal(__FILE__, __LINE__,                                                              \
+                  std::string(#call) + ": " + cudaGetErrorName(bench_err_) + ": " +                \
+                      cudaGetErrorString(bench_err_));                                             \
+  } while (0)
+
+/* "CUPRIM_ERROR_CUDA (cudaErrorX: ...)" and the like: the text of a failed cuprim call. Static
+ * storage, valid until the next call (the bench runs on one thread). */
+const char *cuprim_error_text(cuprim_status s);
+
+/* ---------------------------------------------------------------- run state */
+
+struct Options {
+  const char *csv_path = nullptr; /* --csv FILE */
+  bool quick = false;             /* --quick: a reduced set, for a smoke test */
+  const char *only = nullptr;     /* --only SUITE */
+  int samples = 51;               /* --samples N: timed samples per measurement */
+  int warmup = 3;                 /* untimed calls before the samples */
+  double timeout_s = 60.0;        /* one batch of samples longer than this is treated as a hang */
+};
+
+/* One result: a CSV row. NaN in a number means "not applicable" (an empty CSV field). */
+struct Row {
+  std::string suite;     /* "ceiling", "reduce", "reduce_ladder", ... */
+  std::string primitive; /* "reduce_sum", "copy", "read" */
+  std::string alg;       /* cuprim algorithm name, or what the reference is */
+  std::string dtype;     /* "f32", "i32" */
+  uint64_t n = 0;
+  std::string impl; /* "cuprim", "cub", "cuda", "bench" */
+  int samples = 0;
+  double median_us = NAN, min_us = NAN;
+  double gbps = NAN;         /* bytes moved / median time */
+  double pct_read_bw = NAN;  /* gbps / measured read-only-kernel bandwidth (2^28 f32) */
+  double pct_copy_bw = NAN;  /* gbps / measured D2D copy bandwidth (2^28 f32, read + write) */
+  double ratio_vs_cub = NAN; /* cub_us / this row's us: > 1 means faster than CUB */
+  double rel_err = NAN;      /* |result - exact| / |exact|, the exact sum computed in integers */
+  std::string check;         /* "ok", "FAIL", "ERROR: ...", or "-" */
+};
+
+struct Bench {
+  Options opt;
+  int device = 0;
+  cudaDeviceProp prop{};
+  cudaStream_t stream = nullptr; /* non-blocking: every timed call runs here */
+  cuprim_ctx *ctx = nullptr;     /* created once; its pool stays warm between calls */
+
+  void *d_flush = nullptr; /* 2x the L2 size, read before every sample */
+  size_t flush_bytes = 0;
+  float *d_sink = nullptr; /* the never-taken store of the read-only kernel */
+  int read_blocks = 0;     /* resident blocks of the read-only kernel on the whole GPU */
+  std::vector<cudaEvent_t> ev_start, ev_stop;
+  cudaEvent_t ev_done = nullptr;
+
+  double read_gbps = NAN; /* the ceilings, measured before the suites */
+  double copy_gbps = NAN;
+
+  std::vector<Row> rows;
+  std::string report;  /* finished tables, printed last */
+  std::string pending; /* the table being filled; printed as incomplete if the run stops */
+  int failures = 0;    /* failed checks and failed cuprim calls */
+};
+
+/* The suites: a name for --only and a function that runs it. Add scan and histogram here. */
+struct Suite {
+  const char *name;
+  const char *what;
+  void (*run)(Bench &b);
+};
+void run_reduce_suite(Bench &b);
+
+/* ---------------------------------------------------------------- timing */
+
+struct Timing {
+  int samples = 0;
+  double median_us = NAN, min_us = NAN;
+  std::string error; /* non-empty: a call failed and nothing was timed */
+  bool ok() const { return error.empty() && samples > 0; }
+};
+
+/* Evicts the input of the next call from L2: reads a buffer twice the L2 size. Reading (rather
+ * than writing) leaves L2 full of clean lines, so the timed call pays no write-backs of the
+ * flush's own data; whatever the previous call left dirty is written back here, untimed. */
+void flush_l2(Bench &b);
+
+/* Waits for everything enqueued on b.stream, polling, and treats more than opt.timeout_s as a
+ * hang (bench_fatal). Reports asynchronous errors. */
+void wait_stream(Bench &b);
+
+/* Median of the samples in microseconds. */
+Timing summarize(std::vector<float> ms);
+
+/* Times `call` (a callable returning nullptr on success or the text of an error): opt.warmup
+ * untimed calls, then opt.samples samples of [flush L2, record start, call, record stop], all on
+ * b.stream. Only the call lies between the events. */
+template <class Call> Timing time_call(Bench &b, Call &&call) {
+  Timing t;
+  for (int i = 0; i < b.opt.warmup; ++i) {
+    flush_l2(b);
+    if (const char *e = call()) {
+      t.error = e;
+      wait_stream(b);
+      return t;
+    }
+  }
+  wait_stream(b);
+  int recorded = 0;
+  for (int s = 0; s < b.opt.samples; ++s) {
+    flush_l2(b);
+    BENCH_CHECK(cudaEventRecord(b.ev_start[s], b.stream));
+    const char *e = call();
+    BENCH_CHECK(cudaEventRecord(b.ev_stop[s], b.stream));
+    if (e) {
+      t.error = e;
+      break;
+    }
+    ++recorded;
+  }
+  wait_stream(b);
+  if (!t.error.empty())
+    return t;
+  std::vector<float> ms((size_t)recorded);
+  for (int s = 0; s < recorded; ++s)
+    BENCH_CHECK(cudaEventElapsedTime(&ms[(size_t)s], b.ev_start[s], b.ev_stop[s]));
+  return summarize(ms);
+}
+
+/* The plain read-only kernel (16-byte loads, grid-stride, a never-taken store) over `bytes`
+ * bytes at d (16-byte aligned, bytes a multiple of 16), timed like everything else. */
+Timing time_read_only(Bench &b, const void *d, size_t bytes);
+
+/* ---------------------------------------------------------------- data and references */
+
+/* Seeded random fills on b.stream: f32 uniform in [0, 1) with 24 random bits (k * 2^-24), i32
+ * uniform in [-8, 8). Element i depends only on (seed, i), so a prefix is the same data. */
+void fill_random(Bench &b, float *d, uint64_t n, uint64_t seed);
+void fill_random(Bench &b, int32_t *d, uint64_t n, uint64_t seed);
+
+/* The exact sum of d[0..n), computed in 64-bit integers on the device (order cannot matter), as
+ * a double. Exact for fill_random's data: f32 values are k * 2^-24, so every partial sum below
+ * 2^29 elements fits a double's 53 bits; i32 sums are returned wrapped to 32 bits, as the
+ * primitives compute them. */
+double exact_sum(Bench &b, const float *d, uint64_t n);
+double exact_sum(Bench &b, const int32_t *d, uint64_t n);
+
+/* ---------------------------------------------------------------- rows and formatting */
+
+constexpr uint64_t kSeed = 20261105;
+
+inline double gbps_of(double bytes, double us) { return bytes / (us * 1e3); }
+inline double pct_of(double x, double ceiling) { return 100.0 * x / ceiling; }
+
+/* "2^22" for a power of two, else the number. */
+std::string fmt_n(uint64_t n);
+/* "%.*f" of x, or "-" for NaN. */
+std::string fmt_num(double x, int decimals);
+/* printf into a std::string. */
+std::string strprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif /* CUPRIM_BENCH_CUH */

@@ -1,0 +1,489 @@
+/* cuprim-bench: times cuprim against NVIDIA CUB on one GPU.
+ *
+ *   cuprim-bench [--csv FILE] [--quick] [--only SUITE] [--samples N]
+ *
+ * Measures two ceilings first (device-to-device copy and a plain read-only kernel, both on 2^28
+ * f32), then runs the suites, then prints the tables. Exit status: 0 all checks passed, 1 a check
+ * or a call failed, 2 bad usage or no CUDA device. */
+#include "bench.cuh"
+
+#include <cub/version.cuh>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdarg>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <thread>
+#include <unistd.h>
+
+namespace {
+
+Bench *g_bench = nullptr; /* for bench_fatal: what to print before exiting */
+FILE *g_csv = nullptr;
+std::string g_header; /* GPU, versions, date, ceilings: printed before the tables */
+
+const Suite kSuites[] = {
+    {"reduce", "cuprim_reduce vs cub::DeviceReduce::Sum (f32, i32), and the reduce ladder",
+     run_reduce_suite},
+};
+
+constexpr int kReadThreads = 256;
+constexpr uint64_t kCeilingN = uint64_t(1) << 28; /* f32 elements of the ceiling measurements */
+
+/* ---------------------------------------------------------------- kernels */
+
+/* Reads n4 16-byte vectors and adds them up; four independent loads in flight per thread. The
+ * store never happens (`never` is -1 and the sums of the data read are not), but the compiler
+ * cannot know, so it keeps every load. */
+__global__ void __launch_bounds__(kReadThreads)
+    read_only_kernel(const float4 *__restrict__ in, uint64_t n4, float never,
+                     float *__restrict__ sink) {
+  const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+  uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  float acc = 0.0f;
+  for (; i + 3 * stride < n4; i += 4 * stride) {
+    const float4 a = __ldg(in + i), b = __ldg(in + i + stride);
+    const float4 c = __ldg(in + i + 2 * stride), d = __ldg(in + i + 3 * stride);
+    acc += ((a.x + a.y) + (a.z + a.w)) + ((b.x + b.y) + (b.z + b.w)) + ((c.x + c.y) + (c.z + c.w)) +
+           ((d.x + d.y) + (d.z + d.w));
+  }
+  for (; i < n4; i += stride) {
+    const float4 a = __ldg(in + i);
+    acc += (a.x + a.y) + (a.z + a.w);
+  }
+  if (acc == never)
+    sink[blockIdx.x] = acc;
+}
+
+/* splitmix64 of (seed, i): element i of a fill depends on nothing else. */
+__host__ __device__ inline uint64_t mix64(uint64_t seed, uint64_t i) {
+  uint64_t z = seed + (i + 1) * 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+__global__ void fill_f32_kernel(float *d, uint64_t n, uint64_t seed) {
+  const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+  for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+    d[i] = (float)(mix64(seed, i) >> 40) * 0x1p-24f; /* k * 2^-24, k < 2^24: exact */
+}
+
+__global__ void fill_i32_kernel(int32_t *d, uint64_t n, uint64_t seed) {
+  const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+  for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+    d[i] = (int32_t)(mix64(seed, i) >> 60) - 8; /* [-8, 8) */
+}
+
+/* Integer sums are exact and independent of order, so atomics are fine here. */
+__device__ inline void add_warp_total(unsigned long long acc, unsigned long long *total) {
+  for (int off = 16; off > 0; off /= 2)
+    acc += __shfl_down_sync(0xffffffffu, acc, off);
+  if ((threadIdx.x & 31) == 0)
+    atomicAdd(total, acc);
+}
+
+__global__ void exact_sum_f32_kernel(const float *d, uint64_t n, unsigned long long *total) {
+  const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+  unsigned long long acc = 0;
+  for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+    acc += (unsigned long long)(d[i] * 0x1p24f); /* back to k: exact */
+  add_warp_total(acc, total);
+}
+
+__global__ void exact_sum_i32_kernel(const int32_t *d, uint64_t n, unsigned long long *total) {
+  const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+  unsigned long long acc = 0;
+  for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+    acc += (unsigned long long)(long long)d[i]; /* two's complement: wraps like int64 */
+  add_warp_total(acc, total);
+}
+
+unsigned helper_blocks(const Bench &b) { return (unsigned)b.prop.multiProcessorCount * 8; }
+
+template <class T, class Kernel>
+unsigned long long run_exact_sum(Bench &b, Kernel kernel, const T *d, uint64_t n) {
+  unsigned long long *d_total = nullptr, h_total = 0;
+  BENCH_CHECK(cudaMallocAsync(&d_total, sizeof *d_total, b.stream));
+  BENCH_CHECK(cudaMemsetAsync(d_total, 0, sizeof *d_total, b.stream));
+  kernel<<<helper_blocks(b), 256, 0, b.stream>>>(d, n, d_total);
+  BENCH_CHECK(cudaPeekAtLastError());
+  BENCH_CHECK(cudaMemcpyAsync(&h_total, d_total, sizeof h_total, cudaMemcpyDeviceToHost, b.stream));
+  BENCH_CHECK(cudaFreeAsync(d_total, b.stream));
+  wait_stream(b);
+  return h_total;
+}
+
+/* ---------------------------------------------------------------- output */
+
+void write_csv(const Bench &b) {
+  if (!g_csv)
+    return;
+  std::fprintf(g_csv, "%s", g_header.c_str()); /* every line starts with "# " */
+  std::fprintf(g_csv, "suite,primitive,alg,dtype,n,impl,samples,median_us,min_us,gbps,"
+                      "pct_read_bw,pct_copy_bw,ratio_vs_cub,rel_err,check\n");
+  auto num = [](double x, const char *f) {
+    return std::isnan(x) ? std::string() : strprintf(f, x);
+  };
+  for (const Row &r : b.rows) {
+    std::string check = r.check;
+    std::replace(check.begin(), check.end(), ',', ';');
+    std::replace(check.begin(), check.end(), '"', '\'');
+    std::fprintf(g_csv, "%s,%s,%s,%s,%llu,%s,%d,%s,%s,%s,%s,%s,%s,%s,%s\n", r.suite.c_str(),
+                 r.primitive.c_str(), r.alg.c_str(), r.dtype.c_str(), (unsigned long long)r.n,
+                 r.impl.c_str(), r.samples, num(r.median_us, "%.3f").c_str(),
+                 num(r.min_us, "%.3f").c_str(), num(r.gbps, "%.2f").c_str(),
+                 num(r.pct_read_bw, "%.2f").c_str(), num(r.pct_copy_bw, "%.2f").c_str(),
+                 num(r.ratio_vs_cub, "%.4f").c_str(), num(r.rel_err, "%.3e").c_str(),
+                 check.c_str());
+  }
+  std::fclose(g_csv);
+  g_csv = nullptr;
+}
+
+/* The header, every table finished so far, and a last line with the verdict. */
+void print_summary(const Bench &b, const char *verdict) {
+  std::fflush(stderr);
+  std::printf("\n%s%s", g_header.c_str(), b.report.c_str());
+  if (!b.pending.empty())
+    std::printf("%s(incomplete: the run stopped here)\n", b.pending.c_str());
+  std::printf("\n%s\n", verdict);
+  std::fflush(stdout);
+}
+
+/* ---------------------------------------------------------------- setup */
+
+void usage(FILE *f) {
+  std::fprintf(f, "usage: cuprim-bench [--csv FILE] [--quick] [--only SUITE] [--samples N]\n"
+                  "  --csv FILE   write every measurement as a CSV row to FILE\n"
+                  "  --quick      a reduced set of sizes (smoke test)\n"
+                  "  --only SUITE run one suite:");
+  for (const Suite &s : kSuites)
+    std::fprintf(f, " %s", s.name);
+  std::fprintf(f, "\n  --samples N  timed samples per measurement, median reported (default 51)\n");
+}
+
+/* Returns 0 to go on, or the exit status. */
+int parse_args(int argc, char **argv, Options *opt) {
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (!std::strcmp(a, "--quick")) {
+      opt->quick = true;
+    } else if (!std::strcmp(a, "--csv") && has_value) {
+      opt->csv_path = argv[++i];
+    } else if (!std::strcmp(a, "--only") && has_value) {
+      opt->only = argv[++i];
+      bool known = false;
+      for (const Suite &s : kSuites)
+        known = known || !std::strcmp(s.name, opt->only);
+      if (!known) {
+        std::fprintf(stderr, "cuprim-bench: unknown suite '%s'\n", opt->only);
+        usage(stderr);
+        return 2;
+      }
+    } else if (!std::strcmp(a, "--samples") && has_value) {
+      char *end = nullptr;
+      const long v = std::strtol(argv[++i], &end, 10);
+      if (*end != '\0' || v < 1 || v > 10000) {
+        std::fprintf(stderr, "cuprim-bench: --samples wants an integer in 1..10000\n");
+        return 2;
+      }
+      opt->samples = (int)v;
+    } else if (!std::strcmp(a, "--help") || !std::strcmp(a, "-h")) {
+      usage(stdout);
+      std::exit(0);
+    } else {
+      std::fprintf(stderr, "cuprim-bench: bad argument '%s'\n", a);
+      usage(stderr);
+      return 2;
+    }
+  }
+  return 0;
+}
+
+std::string version_text(int v) { return strprintf("%d.%d", v / 1000, (v % 1000) / 10); }
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char s[32];
+  std::strftime(s, sizeof s, "%Y-%m-%d %H:%M:%S UTC", &tm);
+  return s;
+}
+
+void setup(Bench &b) {
+  BENCH_CHECK(cudaSetDevice(b.device));
+  BENCH_CHECK(cudaGetDeviceProperties(&b.prop, b.device));
+  BENCH_CHECK(cudaStreamCreateWithFlags(&b.stream, cudaStreamNonBlocking));
+  const cuprim_status s = cuprim_ctx_create(&b.ctx, b.device, nullptr);
+  if (s != CUPRIM_SUCCESS)
+    bench_fatal(__FILE__, __LINE__, std::string("cuprim_ctx_create: ") + cuprim_error_text(s));
+
+  int l2 = 0;
+  BENCH_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, b.device));
+  b.flush_bytes = std::max<size_t>(2 * (size_t)l2, size_t(64) << 20);
+  b.flush_bytes = (b.flush_bytes + 15) / 16 * 16;
+  BENCH_CHECK(cudaMalloc(&b.d_flush, b.flush_bytes));
+  BENCH_CHECK(cudaMemset(b.d_flush, 0, b.flush_bytes));
+
+  int per_sm = 0;
+  BENCH_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, read_only_kernel, kReadThreads, 0));
+  b.read_blocks = std::max(1, per_sm) * b.prop.multiProcessorCount;
+  BENCH_CHECK(cudaMalloc(&b.d_sink, sizeof(float) * (size_t)b.read_blocks));
+
+  b.ev_start.resize((size_t)b.opt.samples);
+  b.ev_stop.resize((size_t)b.opt.samples);
+  for (int i = 0; i < b.opt.samples; ++i) {
+    BENCH_CHECK(cudaEventCreate(&b.ev_start[(size_t)i]));
+    BENCH_CHECK(cudaEventCreate(&b.ev_stop[(size_t)i]));
+  }
+  BENCH_CHECK(cudaEventCreateWithFlags(&b.ev_done, cudaEventDisableTiming));
+  BENCH_CHECK(cudaDeviceSynchronize());
+}
+
+/* The two ceilings at 2^28 f32: D2D copy (bytes read + written) and the read-only kernel. */
+void measure_ceilings(Bench &b) {
+  const size_t bytes = kCeilingN * sizeof(float);
+  float *d_a = nullptr, *d_b = nullptr;
+  BENCH_CHECK(cudaMalloc(&d_a, bytes));
+  BENCH_CHECK(cudaMalloc(&d_b, bytes));
+  fill_random(b, d_a, kCeilingN, kSeed);
+
+  const Timing copy = time_call(b, [&]() -> const char * {
+    const cudaError_t e = cudaMemcpyAsync(d_b, d_a, bytes, cudaMemcpyDeviceToDevice, b.stream);
+    return e == cudaSuccess ? nullptr : cudaGetErrorString(e);
+  });
+  if (!copy.ok())
+    bench_fatal(__FILE__, __LINE__, "device-to-device copy: " + copy.error);
+  const Timing read = time_read_only(b, d_a, bytes);
+  b.copy_gbps = gbps_of(2.0 * (double)bytes, copy.median_us);
+  b.read_gbps = gbps_of((double)bytes, read.median_us);
+
+  Row r;
+  r.suite = "ceiling";
+  r.dtype = "f32";
+  r.n = kCeilingN;
+  r.check = "-";
+  r.primitive = "copy";
+  r.alg = "memcpy_d2d_read+write";
+  r.impl = "cuda";
+  r.samples = copy.samples;
+  r.median_us = copy.median_us;
+  r.min_us = copy.min_us;
+  r.gbps = b.copy_gbps;
+  r.pct_read_bw = pct_of(r.gbps, b.read_gbps);
+  r.pct_copy_bw = 100.0;
+  b.rows.push_back(r);
+  r.primitive = "read";
+  r.alg = "read_only_kernel";
+  r.impl = "bench";
+  r.samples = read.samples;
+  r.median_us = read.median_us;
+  r.min_us = read.min_us;
+  r.gbps = b.read_gbps;
+  r.pct_read_bw = 100.0;
+  r.pct_copy_bw = pct_of(r.gbps, b.copy_gbps);
+  b.rows.push_back(r);
+
+  BENCH_CHECK(cudaFree(d_a));
+  BENCH_CHECK(cudaFree(d_b));
+}
+
+void build_header(const Bench &b) {
+  int driver = 0, runtime = 0, mem_khz = 0, bus_bits = 0;
+  BENCH_CHECK(cudaDriverGetVersion(&driver));
+  BENCH_CHECK(cudaRuntimeGetVersion(&runtime));
+  /* Not every device reports these; the theoretical bandwidth is then left out. */
+  if (cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, b.device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, b.device) != cudaSuccess)
+    mem_khz = bus_bits = 0;
+  (void)cudaGetLastError();
+  const double peak_gbps = 2.0 * mem_khz * 1e3 * (bus_bits / 8.0) / 1e9;
+  g_header = strprintf(
+      "# cuprim-bench | cuprim %s | %s | sm_%d%d, %d SMs, L2 %.1f MiB, %.1f GiB | driver %s, "
+      "runtime %s, CUB %d.%d.%d | %s\n",
+      cuprim_version_string(), b.prop.name, b.prop.major, b.prop.minor, b.prop.multiProcessorCount,
+      b.prop.l2CacheSize / 1048576.0, (double)b.prop.totalGlobalMem / 1073741824.0,
+      version_text(driver).c_str(), version_text(runtime).c_str(), CUB_MAJOR_VERSION,
+      CUB_MINOR_VERSION, CUB_SUBMINOR_VERSION, utc_now().c_str());
+  g_header +=
+      strprintf("# ceilings at 2^28 f32: read-only kernel %.0f GB/s, D2D copy %.0f GB/s "
+                "(read + write)%s\n",
+                b.read_gbps, b.copy_gbps,
+                peak_gbps > 0 ? strprintf("; DRAM theoretical %.0f GB/s", peak_gbps).c_str() : "");
+  g_header += strprintf("# method: L2 flushed before every sample (read %.0f MiB), CUDA events on "
+                        "a non-blocking stream around the call only, %d warm-up calls, median of "
+                        "%d samples, seed %llu%s\n",
+                        b.flush_bytes / 1048576.0, b.opt.warmup, b.opt.samples,
+                        (unsigned long long)kSeed, b.opt.quick ? ", --quick" : "");
+}
+
+} // namespace
+
+/* ---------------------------------------------------------------- harness (bench.cuh) */
+
+void bench_fatal(const char *file, int line, const std::string &what) {
+  std::fprintf(stderr, "cuprim-bench: %s:%d: %s\n", file, line, what.c_str());
+  if (g_bench) {
+    write_csv(*g_bench);
+    print_summary(*g_bench, strprintf("cuprim-bench: STOPPED at %s:%d: %s (tables above are "
+                                      "the complete ones; the CSV holds every row so far)",
+                                      file, line, what.c_str())
+                                .c_str());
+  }
+  std::fflush(stdout);
+  std::fflush(stderr);
+  /* _exit: with a faulted or hung context, the runtime's teardown must not run. */
+  _exit(1);
+}
+
+const char *cuprim_error_text(cuprim_status s) {
+  static std::string text;
+  text = cuprim_status_string(s);
+  if (s == CUPRIM_ERROR_CUDA)
+    text += std::string(" (") + cudaGetErrorName(cuprim_last_cuda_error()) + ")";
+  return text.c_str();
+}
+
+void flush_l2(Bench &b) {
+  read_only_kernel<<<b.read_blocks, kReadThreads, 0, b.stream>>>(
+      (const float4 *)b.d_flush, b.flush_bytes / 16, -1.0f, b.d_sink);
+  BENCH_CHECK(cudaPeekAtLastError());
+}
+
+void wait_stream(Bench &b) {
+  BENCH_CHECK(cudaEventRecord(b.ev_done, b.stream));
+  const auto t0 = std::chrono::steady_clock::now();
+  for (;;) {
+    const cudaError_t e = cudaEventQuery(b.ev_done);
+    if (e == cudaSuccess)
+      return;
+    if (e != cudaErrorNotReady)
+      BENCH_CHECK(e);
+    const double waited =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (waited > b.opt.timeout_s)
+      bench_fatal(__FILE__, __LINE__,
+                  strprintf("the GPU did not finish within %.0f s: a hung kernel?", waited));
+    std::this_thread::sleep_for(std::chrono::microseconds(waited < 0.01 ? 20 : 500));
+  }
+}
+
+Timing summarize(std::vector<float> ms) {
+  Timing t;
+  t.samples = (int)ms.size();
+  if (ms.empty())
+    return t;
+  std::sort(ms.begin(), ms.end());
+  const size_t m = ms.size();
+  const double med = m % 2 ? ms[m / 2] : 0.5 * ((double)ms[m / 2 - 1] + (double)ms[m / 2]);
+  t.median_us = 1e3 * med;
+  t.min_us = 1e3 * (double)ms[0];
+  return t;
+}
+
+Timing time_read_only(Bench &b, const void *d, size_t bytes) {
+  const uint64_t n4 = bytes / 16;
+  const unsigned blocks =
+      (unsigned)std::min<uint64_t>((uint64_t)b.read_blocks, (n4 + kReadThreads - 1) / kReadThreads);
+  return time_call(b, [&]() -> const char * {
+    read_only_kernel<<<std::max(1u, blocks), kReadThreads, 0, b.stream>>>((const float4 *)d, n4,
+                                                                          -1.0f, b.d_sink);
+    const cudaError_t e = cudaPeekAtLastError();
+    return e == cudaSuccess ? nullptr : cudaGetErrorString(e);
+  });
+}
+
+void fill_random(Bench &b, float *d, uint64_t n, uint64_t seed) {
+  fill_f32_kernel<<<helper_blocks(b), 256, 0, b.stream>>>(d, n, seed);
+  BENCH_CHECK(cudaPeekAtLastError());
+  wait_stream(b);
+}
+
+void fill_random(Bench &b, int32_t *d, uint64_t n, uint64_t seed) {
+  fill_i32_kernel<<<helper_blocks(b), 256, 0, b.stream>>>(d, n, seed);
+  BENCH_CHECK(cudaPeekAtLastError());
+  wait_stream(b);
+}
+
+double exact_sum(Bench &b, const float *d, uint64_t n) {
+  return std::ldexp((double)run_exact_sum(b, exact_sum_f32_kernel, d, n), -24);
+}
+
+double exact_sum(Bench &b, const int32_t *d, uint64_t n) {
+  return (double)(int32_t)(uint32_t)run_exact_sum(b, exact_sum_i32_kernel, d, n);
+}
+
+std::string fmt_n(uint64_t n) {
+  if (n && !(n & (n - 1)))
+    return strprintf("2^%d", __builtin_ctzll(n));
+  return strprintf("%llu", (unsigned long long)n);
+}
+
+std::string fmt_num(double x, int decimals) {
+  return std::isnan(x) ? std::string("-") : strprintf("%.*f", decimals, x);
+}
+
+std::string strprintf(const char *fmt, ...) {
+  va_list ap, ap2;
+  va_start(ap, fmt);
+  va_copy(ap2, ap);
+  const int len = std::vsnprintf(nullptr, 0, fmt, ap);
+  va_end(ap);
+  std::string s(len > 0 ? (size_t)len : 0, '\0');
+  if (len > 0)
+    std::vsnprintf(&s[0], (size_t)len + 1, fmt, ap2);
+  va_end(ap2);
+  return s;
+}
+
+/* ---------------------------------------------------------------- main */
+
+int main(int argc, char **argv) {
+  Bench b;
+  if (const int rc = parse_args(argc, argv, &b.opt))
+    return rc;
+
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0) {
+    std::fprintf(stderr, "cuprim-bench: no CUDA device available (%s)\n",
+                 e != cudaSuccess ? cudaGetErrorString(e) : "device count is 0");
+    return 2;
+  }
+  if (b.opt.csv_path && !(g_csv = std::fopen(b.opt.csv_path, "w"))) {
+    std::fprintf(stderr, "cuprim-bench: cannot write %s: %s\n", b.opt.csv_path,
+                 std::strerror(errno));
+    return 2;
+  }
+
+  g_bench = &b;
+  setup(b);
+  std::fprintf(stderr, "cuprim-bench: %s, measuring ceilings...\n", b.prop.name);
+  measure_ceilings(b);
+  build_header(b);
+  std::fprintf(stderr, "%s", g_header.c_str());
+
+  for (const Suite &s : kSuites) {
+    if (b.opt.only && std::strcmp(b.opt.only, s.name))
+      continue;
+    std::fprintf(stderr, "cuprim-bench: suite %s: %s\n", s.name, s.what);
+    s.run(b);
+  }
+
+  write_csv(b);
+  const std::string verdict =
+      b.failures ? strprintf("cuprim-bench: %d FAILED check(s) or call(s): see the check column",
+                             b.failures)
+                 : std::string("cuprim-bench: all checks ok");
+  print_summary(b, verdict.c_str());
+  g_bench = nullptr;
+  cuprim_ctx_destroy(b.ctx);
+  return b.failures ? 1 : 0;
+}

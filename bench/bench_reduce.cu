@@ -1,0 +1,355 @@
+/* The reduce suite: cuprim_reduce (AUTO) against cub::DeviceReduce::Sum over sizes 2^10..2^28,
+ * and the ladder (every cuprim_reduce_alg, Harris's table) at 2^22 and 2^26, for f32 and i32 SUM.
+ *
+ * Every timed result is checked once: cuprim against CUB (integers equal, floats within a
+ * relative tolerance), CUB against the exact sum; rel_err gives each one's error against it. */
+#include "bench.cuh"
+#include "reduce/reduce_internal.h" /* cuprim__reduce_auto_tuned: the threshold sweep */
+
+#include <cub/device/device_reduce.cuh>
+
+#include <algorithm>
+#include <cstring>
+
+namespace {
+
+/* Relative tolerances for f32 results (values in [0,1), so sum|x| = |sum|). AUTO and CUB add in
+ * trees of partial sums: error of order log2(n) * 2^-24 (2e-6 at 2^28, typically far less). A
+ * ladder kernel may chain up to n/512 block results one after another (atomics): rounding then
+ * grows like sqrt(n/512) * 2^-24 / 3, about 7e-6 at 2^26, hence the looser bound. Elements
+ * dropped or added twice show exactly in the i32 rows; rel_err shows each result's real error. */
+constexpr double kF32Tolerance = 1e-5;
+constexpr double kF32LadderTolerance = 1e-4;
+
+/* The ladder in Harris's order, then the tuned default. */
+struct AlgName {
+  cuprim_reduce_alg alg;
+  const char *name;
+};
+const AlgName kLadder[] = {
+    {CUPRIM_REDUCE_GLOBAL_TREE, "global_tree"},
+    {CUPRIM_REDUCE_NEIGHBORED_DIVERGENT, "neighbored_divergent"},
+    {CUPRIM_REDUCE_NEIGHBORED_STRIDED, "neighbored_strided"},
+    {CUPRIM_REDUCE_SEQUENTIAL, "sequential"},
+    {CUPRIM_REDUCE_FIRST_ADD_ON_LOAD, "first_add_on_load"},
+    {CUPRIM_REDUCE_UNROLLED, "unrolled"},
+    {CUPRIM_REDUCE_WARP_SHUFFLE, "warp_shuffle"},
+    {CUPRIM_REDUCE_COARSENED, "coarsened"},
+    {CUPRIM_REDUCE_ATOMIC, "atomic"},
+    {CUPRIM_REDUCE_AUTO, "auto"},
+};
+
+template <class T> struct DType;
+template <> struct DType<float> {
+  static constexpr cuprim_dtype id = CUPRIM_F32;
+  static constexpr const char *name = "f32";
+  static constexpr bool is_float = true;
+};
+template <> struct DType<int32_t> {
+  static constexpr cuprim_dtype id = CUPRIM_I32;
+  static constexpr const char *name = "i32";
+  static constexpr bool is_float = false;
+};
+
+/* One timed implementation: its timing and the result its last call left in d_out. */
+struct Measured {
+  Timing t;
+  double value = NAN;
+};
+
+/* The buffers of the suite: the input (prefixes of one filled array) and one output each. */
+template <class T> struct Buffers {
+  T *d_in = nullptr;
+  T *d_out_cuprim = nullptr;
+  T *d_out_cub = nullptr;
+};
+
+/* Fills d_out with all-ones bits (NaN, or -1) so that a call that writes nothing cannot pass. */
+template <class T> void poison(Bench &b, T *d_out) {
+  BENCH_CHECK(cudaMemsetAsync(d_out, 0xff, sizeof(T), b.stream));
+}
+
+template <class T> double read_back(Bench &b, const T *d_out) {
+  T h = T();
+  BENCH_CHECK(cudaMemcpyAsync(&h, d_out, sizeof h, cudaMemcpyDeviceToHost, b.stream));
+  wait_stream(b);
+  return (double)h;
+}
+
+/* cuprim with `alg`; AUTO goes through the plain entry point cuprim_reduce. */
+template <class T>
+Measured time_cuprim(Bench &b, cuprim_reduce_alg alg, const T *d_in, T *d_out, uint64_t n) {
+  Measured m;
+  poison(b, d_out);
+  m.t = time_call(b, [&]() -> const char * {
+    const cuprim_status s =
+        alg == CUPRIM_REDUCE_AUTO
+            ? cuprim_reduce(b.ctx, d_in, d_out, n, DType<T>::id, CUPRIM_SUM, b.stream)
+            : cuprim_reduce_ex(b.ctx, alg, d_in, d_out, n, DType<T>::id, CUPRIM_SUM, b.stream);
+    return s == CUPRIM_SUCCESS ? nullptr : cuprim_error_text(s);
+  });
+  if (m.t.ok())
+    m.value = read_back(b, d_out);
+  return m;
+}
+
+/* cub::DeviceReduce::Sum with its temporary storage sized and allocated outside the timing, and
+ * an int item count, as CUB's own examples call it. */
+template <class T> Measured time_cub(Bench &b, const T *d_in, T *d_out, uint64_t n) {
+  if (n > (uint64_t)INT32_MAX)
+    bench_fatal(__FILE__, __LINE__, "time_cub: n past INT32_MAX needs a 64-bit item count");
+  const int num_items = (int)n;
+  size_t temp_bytes = 0;
+  BENCH_CHECK(cub::DeviceReduce::Sum(nullptr, temp_bytes, d_in, d_out, num_items, b.stream));
+  void *d_temp = nullptr;
+  BENCH_CHECK(cudaMalloc(&d_temp, std::max<size_t>(temp_bytes, 16)));
+  Measured m;
+  poison(b, d_out);
+  m.t = time_call(b, [&]() -> const char * {
+    const cudaError_t e =
+        cub::DeviceReduce::Sum(d_temp, temp_bytes, d_in, d_out, num_items, b.stream);
+    return e == cudaSuccess ? nullptr : cudaGetErrorString(e);
+  });
+  if (!m.t.ok())
+    bench_fatal(__FILE__, __LINE__, "cub::DeviceReduce::Sum: " + m.t.error);
+  m.value = read_back(b, d_out);
+  BENCH_CHECK(cudaFree(d_temp));
+  return m;
+}
+
+template <class T> bool agrees(double got, double want, double f32_tolerance) {
+  if (std::isnan(got) || std::isnan(want))
+    return false;
+  if (!DType<T>::is_float)
+    return got == want;
+  return std::fabs(got - want) <= f32_tolerance * std::fabs(want);
+}
+
+double rel_err(double got, double exact) {
+  return std::fabs(got - exact) / std::max(std::fabs(exact), 1.0);
+}
+
+/* The check text of a measured result against `want`, counting failures. */
+template <class T>
+std::string check_text(Bench &b, const Measured &m, double want,
+                       double f32_tolerance = kF32Tolerance) {
+  if (!m.t.ok()) {
+    ++b.failures;
+    return "ERROR: " + m.t.error;
+  }
+  if (agrees<T>(m.value, want, f32_tolerance))
+    return "ok";
+  ++b.failures;
+  return strprintf("FAIL got %.9g want %.9g", m.value, want);
+}
+
+/* A CSV row for one measurement of `bytes` bytes. */
+Row make_row(const Bench &b, const char *suite, const char *alg, const char *dtype, uint64_t n,
+             const char *impl, const Timing &t, double bytes) {
+  Row r;
+  r.suite = suite;
+  r.primitive = "reduce_sum";
+  r.alg = alg;
+  r.dtype = dtype;
+  r.n = n;
+  r.impl = impl;
+  r.samples = t.samples;
+  r.median_us = t.median_us;
+  r.min_us = t.min_us;
+  r.gbps = gbps_of(bytes, t.median_us);
+  r.pct_read_bw = pct_of(r.gbps, b.read_gbps);
+  r.pct_copy_bw = pct_of(r.gbps, b.copy_gbps);
+  return r;
+}
+
+/* ---------------------------------------------------------------- the size sweep */
+
+template <class T> void sweep(Bench &b, const Buffers<T> &buf, const std::vector<int> &log2_sizes) {
+  const char *dt = DType<T>::name;
+  std::fprintf(stderr, "  reduce %s: sizes", dt);
+  std::string &table = b.pending;
+  table = strprintf(
+      "\nreduce SUM %s: cuprim_reduce (AUTO) vs cub::DeviceReduce::Sum. ratio = cub_us / "
+      "cuprim_us (> 1: cuprim faster); %%read, %%copy: of the 2^28 ceilings; read_us: the "
+      "read-only kernel over the same bytes\n",
+      dt);
+  table += strprintf("%6s %10s %10s %7s %12s %10s %14s %14s %9s  %s\n", "n", "cuprim_us", "cub_us",
+                     "ratio", "cuprim_GB/s", "cub_GB/s", "%read cp/cub", "%copy cp/cub", "read_us",
+                     "check");
+  for (const int k : log2_sizes) {
+    const uint64_t n = uint64_t(1) << k;
+    const double bytes = (double)n * sizeof(T);
+    std::fprintf(stderr, " 2^%d", k);
+    const double exact = exact_sum(b, buf.d_in, n);
+    const Measured cp = time_cuprim(b, CUPRIM_REDUCE_AUTO, buf.d_in, buf.d_out_cuprim, n);
+    const Measured cub = time_cub(b, buf.d_in, buf.d_out_cub, n);
+    const Timing rd = time_read_only(b, buf.d_in, (size_t)bytes);
+
+    Row rc = make_row(b, "reduce", "auto", dt, n, "cuprim", cp.t, bytes);
+    rc.ratio_vs_cub = cub.t.median_us / cp.t.median_us;
+    rc.rel_err = rel_err(cp.value, exact);
+    rc.check = check_text<T>(b, cp, cub.value); /* cuprim against CUB */
+    Row rb = make_row(b, "reduce", "DeviceReduce::Sum", dt, n, "cub", cub.t, bytes);
+    rb.ratio_vs_cub = 1.0;
+    rb.rel_err = rel_err(cub.value, exact);
+    rb.check = check_text<T>(b, cub, exact); /* CUB against the exact sum: the harness itself */
+    Row rr = make_row(b, "reduce", "read_only_kernel", dt, n, "bench", rd, bytes);
+    rr.ratio_vs_cub = cub.t.median_us / rd.median_us;
+    rr.check = "-";
+    b.rows.push_back(rc);
+    b.rows.push_back(rb);
+    b.rows.push_back(rr);
+
+    std::string check = rc.check;
+    if (rb.check != "ok")
+      check += " | cub vs exact: " + rb.check;
+    table += strprintf(
+        "%6s %10s %10.2f %7s %12s %10.1f %6s / %5.1f %6s / %5.1f %9.2f  %s\n", fmt_n(n).c_str(),
+        fmt_num(cp.t.median_us, 2).c_str(), cub.t.median_us, fmt_num(rc.ratio_vs_cub, 3).c_str(),
+        fmt_num(rc.gbps, 1).c_str(), rb.gbps, fmt_num(rc.pct_read_bw, 1).c_str(), rb.pct_read_bw,
+        fmt_num(rc.pct_copy_bw, 1).c_str(), rb.pct_copy_bw, rd.median_us, check.c_str());
+  }
+  std::fprintf(stderr, "\n");
+  b.report += table;
+  table.clear();
+}
+
+/* ---------------------------------------------------------------- the ladder */
+
+template <class T> void ladder(Bench &b, const Buffers<T> &buf, int log2_n) {
+  const char *dt = DType<T>::name;
+  const uint64_t n = uint64_t(1) << log2_n;
+  const double bytes = (double)n * sizeof(T);
+  std::fprintf(stderr, "  reduce ladder %s 2^%d:", dt, log2_n);
+  const double exact = exact_sum(b, buf.d_in, n);
+  const Measured cub = time_cub(b, buf.d_in, buf.d_out_cub, n);
+
+  std::string &table = b.pending;
+  table = strprintf(
+      "\nreduce ladder SUM %s, n = 2^%d (%.1f MB). step = previous row's us / this row's; cumul = "
+      "global_tree's us / this row's; vs_cub = cub_us / this row's\n",
+      dt, log2_n, bytes / 1e6);
+  table += strprintf("%2s  %-21s %10s %9s %6s %7s %8s %7s  %s\n", "#", "algorithm", "time_us",
+                     "GB/s", "%read", "step", "cumul", "vs_cub", "check");
+  double first_us = NAN, prev_us = NAN;
+  auto add_line = [&](const char *num, const char *name, const Row &r) {
+    const double step = prev_us / r.median_us, cumul = first_us / r.median_us;
+    table += strprintf("%2s  %-21s %10s %9s %6s %7s %8s %7s  %s\n", num, name,
+                       fmt_num(r.median_us, 2).c_str(), fmt_num(r.gbps, 1).c_str(),
+                       fmt_num(r.pct_read_bw, 1).c_str(),
+                       std::isnan(step) ? "-" : strprintf("%.2fx", step).c_str(),
+                       std::isnan(cumul) ? "-" : strprintf("%.2fx", cumul).c_str(),
+                       fmt_num(r.ratio_vs_cub, 3).c_str(), r.check.c_str());
+    if (!std::isnan(r.median_us))
+      prev_us = r.median_us;
+  };
+  for (const AlgName &a : kLadder) {
+    std::fprintf(stderr, " %s", a.name);
+    const Measured m = time_cuprim(b, a.alg, buf.d_in, buf.d_out_cuprim, n);
+    Row r = make_row(b, "reduce_ladder", a.name, dt, n, "cuprim", m.t, bytes);
+    r.ratio_vs_cub = cub.t.median_us / m.t.median_us;
+    r.rel_err = rel_err(m.value, exact);
+    r.check = check_text<T>(b, m, cub.value,
+                            a.alg == CUPRIM_REDUCE_AUTO ? kF32Tolerance : kF32LadderTolerance);
+    b.rows.push_back(r);
+    if (a.alg == CUPRIM_REDUCE_GLOBAL_TREE)
+      first_us = r.median_us;
+    add_line(strprintf("%d", (int)a.alg).c_str(), a.name, r);
+  }
+  Row rb = make_row(b, "reduce_ladder", "DeviceReduce::Sum", dt, n, "cub", cub.t, bytes);
+  rb.ratio_vs_cub = 1.0;
+  rb.rel_err = rel_err(cub.value, exact);
+  rb.check = check_text<T>(b, cub, exact);
+  b.rows.push_back(rb);
+  add_line("-", "cub DeviceReduce::Sum", rb);
+  std::fprintf(stderr, "\n");
+  b.report += table;
+  table.clear();
+}
+
+/* ---------------------------------------------------------------- tuning sweep */
+
+/* The single-block threshold of AUTO (reduce_tuning.h): time AUTO at sizes around the crossover
+ * with the threshold forced through the internal entry point, to set the table from data. The
+ * result's bits do not depend on the threshold; each result is still checked against CUB. */
+template <class T> void tune_single_block(Bench &b, const Buffers<T> &buf) {
+  const unsigned thresholds[] = {0, 2, 4, 8, 16, 64};
+  const int log2s[] = {12, 13, 14, 15, 16, 17, 18};
+  std::string &table = b.pending;
+  table = strprintf("\nreduce AUTO %s single-block threshold sweep (us; columns: max chunks of %d "
+                    "elements for the single-block kernel)\n%6s",
+                    DType<T>::name, (int)(16 / sizeof(T) * 4 * 256), "n");
+  for (unsigned th : thresholds)
+    table += strprintf(" %9u", th);
+  table += "\n";
+  for (int k : log2s) {
+    const uint64_t n = uint64_t(1) << k;
+    const Measured cub = time_cub(b, buf.d_in, buf.d_out_cub, n);
+    table += strprintf("%6s", fmt_n(n).c_str());
+    for (unsigned th : thresholds) {
+      Measured m;
+      poison(b, buf.d_out_cuprim);
+      m.t = time_call(b, [&]() -> const char * {
+        const cuprim_status s = cuprim__reduce_auto_tuned(b.ctx, buf.d_in, buf.d_out_cuprim, n,
+                                                          DType<T>::id, CUPRIM_SUM, b.stream, th);
+        return s == CUPRIM_SUCCESS ? nullptr : cuprim_error_text(s);
+      });
+      if (m.t.ok())
+        m.value = read_back(b, buf.d_out_cuprim);
+      const std::string c = check_text<T>(b, m, cub.value);
+      table += strprintf(" %9s", c == "ok" ? fmt_num(m.t.median_us, 2).c_str() : "FAIL");
+    }
+    table += strprintf("   cub %.2f\n", cub.t.median_us);
+  }
+  b.report += table;
+  table.clear();
+}
+
+/* ---------------------------------------------------------------- the suite */
+
+template <class T>
+void run_dtype(Bench &b, const Buffers<T> &buf, uint64_t max_n, const std::vector<int> &sizes,
+               const std::vector<int> &ladder_sizes) {
+  fill_random(b, buf.d_in, max_n, kSeed);
+  sweep(b, buf, sizes);
+  for (const int k : ladder_sizes)
+    ladder(b, buf, k);
+  if (!b.opt.quick)
+    tune_single_block(b, buf);
+}
+
+} // namespace
+
+void run_reduce_suite(Bench &b) {
+  std::vector<int> sizes, ladder_sizes;
+  if (b.opt.quick) {
+    sizes = {10, 20, 28};
+    ladder_sizes = {22};
+  } else {
+    for (int k = 10; k <= 28; k += 2)
+      sizes.push_back(k);
+    ladder_sizes = {22, 26};
+  }
+  const uint64_t max_n = uint64_t(1) << std::max(sizes.back(), ladder_sizes.back());
+
+  /* One allocation of 4-byte elements serves both dtypes, filled anew for each. */
+  static_assert(sizeof(float) == sizeof(int32_t), "f32 and i32 share the input buffer");
+  void *d_in = nullptr, *d_out = nullptr;
+  BENCH_CHECK(cudaMalloc(&d_in, max_n * sizeof(float)));
+  BENCH_CHECK(cudaMalloc(&d_out, 2 * 256)); /* two outputs, 256 bytes apart */
+
+  Buffers<float> f;
+  f.d_in = (float *)d_in;
+  f.d_out_cuprim = (float *)d_out;
+  f.d_out_cub = (float *)((char *)d_out + 256);
+  run_dtype(b, f, max_n, sizes, ladder_sizes);
+
+  Buffers<int32_t> i;
+  i.d_in = (int32_t *)d_in;
+  i.d_out_cuprim = (int32_t *)d_out;
+  i.d_out_cub = (int32_t *)((char *)d_out + 256);
+  run_dtype(b, i, max_n, sizes, ladder_sizes);
+
+  BENCH_CHECK(cudaFree(d_in));
+  BENCH_CHECK(cudaFree(d_out));
+}
