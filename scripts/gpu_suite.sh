@@ -1,0 +1,292 @@
+#!/usr/bin/env bash
+# The checks that CI (no GPU) cannot make, for a machine with an NVIDIA GPU. Run it from the
+# repository root:
+#
+#   scripts/gpu_suite.sh [options]
+#
+# Steps, all on by default, each with its log in the log directory:
+#   build      configure (Release, CMAKE_CUDA_ARCHITECTURES=90) and build into build-gpu
+#   ctest      ctest --output-on-failure: every test
+#   memcheck   compute-sanitizer --tool memcheck over each test labelled `gpu` (ctest -L '^gpu$'),
+#              with CUPRIM_TEST_QUICK=1
+#   racecheck  compute-sanitizer --tool racecheck over the same
+#   bench      build-gpu/bench/cuprim-bench --csv $OUT/bench.csv (without OUT: build-gpu/bench.csv)
+#   demo       build-gpu/tools/cuprim demo
+# and at the end a SUMMARY block, one line per step with PASS/FAIL/SKIP and its key line. The
+# block is also written, step by step, to <log dir>/summary.txt, so that it survives a run that
+# is cut short.
+#
+# Options:
+#   --no-build --no-ctest --no-sanitize --no-memcheck --no-racecheck --no-bench --no-demo
+#                       leave out a step (--no-build reuses build-gpu as it is)
+#   --only STEP[,STEP]  run only these steps (names as above; `sanitize` = memcheck,racecheck)
+#   --bench-only        same as --only build,bench
+#   --quick-bench       pass --quick to cuprim-bench (a reduced set of sizes)
+#   --bench-args "..."  more arguments for cuprim-bench (e.g. "--only reduce --samples 21")
+#   --ctest-args "..."  more arguments for both ctest runs (e.g. "-R reduce")
+#   --build-dir DIR     default build-gpu
+#   --jobs N            build parallelism (default: the number of CPUs)
+#   --step-timeout S    stop any one step (one program under a sanitizer) after S seconds
+#   -h, --help
+# Environment: OUT, if set, is the log directory (else build-gpu/gpu-suite); CUDA_ARCHS
+# overrides the architectures (default 90).
+# Exit status: 0 every step that ran passed; 1 otherwise; 2 bad usage or missing prerequisites.
+#
+# cmocka: if the system has no cmocka, the suite unpacks the Debian packages found in .deps/
+# (libcmocka0_*.deb and libcmocka-dev_*.deb, git-ignored) into /tmp/cuprim-cmocka and points
+# CMake (CMAKE_PREFIX_PATH), pkg-config and the dynamic loader (LD_LIBRARY_PATH) at them. Fetch
+# them on a machine with network access and the same distribution (Ubuntu 24.04) with
+#   mkdir -p .deps && cd .deps && apt-get download libcmocka0 libcmocka-dev
+set -uo pipefail
+
+usage() { sed -n '2,/^set -uo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }
+
+# ---------------------------------------------------------------- options
+all_steps=(build ctest memcheck racecheck bench demo)
+declare -A want=([build]=1 [ctest]=1 [memcheck]=1 [racecheck]=1 [bench]=1 [demo]=1)
+build_dir=build-gpu
+jobs=$(nproc 2>/dev/null || echo 16)
+bench_args=()
+ctest_args=()
+step_timeout=0
+
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --no-build | --no-ctest | --no-memcheck | --no-racecheck | --no-bench | --no-demo)
+      want[${1#--no-}]=0 ;;
+    --no-sanitize) want[memcheck]=0; want[racecheck]=0 ;;
+    --only | --bench-only)
+      if [[ $1 == --bench-only ]]; then list=build,bench; else list=${2:?--only needs a list}; shift; fi
+      for s in "${all_steps[@]}"; do want[$s]=0; done
+      IFS=, read -r -a picked <<<"${list//sanitize/memcheck,racecheck}"
+      for s in "${picked[@]}"; do
+        [[ -n ${want[$s]+x} ]] || { echo "gpu_suite: unknown step '$s'" >&2; exit 2; }
+        want[$s]=1
+      done ;;
+    --quick-bench) bench_args+=(--quick) ;;
+    --bench-args) read -r -a more <<<"${2:?}"; bench_args+=("${more[@]}"); shift ;;
+    --ctest-args) read -r -a more <<<"${2:?}"; ctest_args+=("${more[@]}"); shift ;;
+    --build-dir) build_dir=${2:?}; shift ;;
+    --jobs) jobs=${2:?}; shift ;;
+    --step-timeout) step_timeout=${2:?}; shift ;;
+    -h | --help) usage; exit 0 ;;
+    *) echo "gpu_suite: unknown option '$1' (--help lists them)" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+[[ -f CMakeLists.txt && -d include/cuprim ]] || {
+  echo "gpu_suite: run me from the repository root" >&2; exit 2; }
+root=$(pwd)
+case $build_dir in /*) ;; *) build_dir=$root/$build_dir ;; esac
+log_dir=${OUT:-$build_dir/gpu-suite}
+mkdir -p "$log_dir"
+summary_file=$log_dir/summary.txt
+: >"$summary_file"
+
+# ---------------------------------------------------------------- bookkeeping
+summary=()
+failed=0
+# record STEP STATUS KEYLINE: one SUMMARY line, also appended to summary.txt at once.
+record() {
+  local line
+  line=$(printf '%-10s %-4s %s' "$1" "$2" "$3")
+  summary+=("$line")
+  echo "$line" >>"$summary_file"
+  [[ $2 == FAIL ]] && failed=1
+  echo "gpu_suite: $line"
+}
+# run_logged LOG CMD...: runs CMD with its output in LOG (and the step timeout, if any).
+run_logged() {
+  local log=$1
+  shift
+  if [[ $step_timeout -gt 0 ]]; then
+    timeout --kill-after=10 "$step_timeout" "$@" >"$log" 2>&1
+  else
+    "$@" >"$log" 2>&1
+  fi
+}
+# show_tail LOG: the end of a failed step's log, so that the reason comes back with the output.
+show_tail() { echo "---- last lines of $1"; tail -n "${2:-25}" "$1"; echo "----"; }
+
+# ---------------------------------------------------------------- environment
+if command -v nvidia-smi >/dev/null 2>&1; then
+  device=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1)
+fi
+device=${device:-unknown (no nvidia-smi)}
+echo "gpu_suite: device: $device; logs in $log_dir"
+echo "device     $device" >>"$summary_file"
+
+nvcc_path=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+sanitizer=$(command -v compute-sanitizer || echo "$(dirname "$nvcc_path")/compute-sanitizer")
+
+cmocka_prefix=
+if ! { [[ -f /usr/include/cmocka.h ]] || pkg-config --exists cmocka 2>/dev/null; }; then
+  shopt -s nullglob
+  debs=("$root"/.deps/libcmocka0_*.deb "$root"/.deps/libcmocka-dev_*.deb)
+  shopt -u nullglob
+  if [[ ${#debs[@]} -lt 2 ]]; then
+    echo "gpu_suite: no cmocka on this machine and no .deps/libcmocka{0,-dev}_*.deb to unpack;" >&2
+    echo "  get them with: mkdir -p .deps && cd .deps && apt-get download libcmocka0 libcmocka-dev" >&2
+    exit 2
+  fi
+  cmocka_prefix=/tmp/cuprim-cmocka
+  rm -rf "$cmocka_prefix"
+  for deb in "${debs[@]}"; do dpkg -x "$deb" "$cmocka_prefix" || exit 2; done
+  usr=$cmocka_prefix/usr
+  # cmocka's CMake config finds its prefix from its own location; its .pc file names /usr.
+  for pc in "$usr"/lib/*/pkgconfig/cmocka.pc; do sed -i "s|/usr|$usr|g" "$pc"; done
+  libdir=$(dirname "$(find "$usr/lib" -name 'libcmocka.so*' | head -n 1)")
+  export CMAKE_PREFIX_PATH=$usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}
+  export PKG_CONFIG_PATH=$libdir/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
+  export LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  echo "gpu_suite: cmocka unpacked from .deps into $usr"
+fi
+
+# ---------------------------------------------------------------- build
+built=1
+if [[ ${want[build]} == 1 ]]; then
+  echo "gpu_suite: build: configure and build $build_dir (-j$jobs)"
+  log=$log_dir/build.log
+  # shellcheck disable=SC2016 # $1.. are bash -c's positional parameters
+  if run_logged "$log" bash -c '
+      cmake -S . -B "$1" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$2" &&
+      cmake --build "$1" -j "$3"' _ "$build_dir" "${CUDA_ARCHS:-90}" "$jobs"; then
+    record build PASS "$(grep -c 'Building' "$log") objects compiled, $(grep -ci 'warning' "$log") warning lines"
+  else
+    built=0
+    show_tail "$log" 40
+    record build FAIL "$(grep -m1 -iE 'error' "$log" || tail -n 1 "$log")"
+  fi
+elif [[ ! -d $build_dir ]]; then
+  built=0
+  record build FAIL "--no-build, and there is no $build_dir"
+fi
+skip_unbuilt() { [[ $built == 1 ]] && return 1; record "$1" SKIP "the build failed"; }
+
+# ---------------------------------------------------------------- ctest
+if [[ ${want[ctest]} == 1 ]] && ! skip_unbuilt ctest; then
+  echo "gpu_suite: ctest: every test"
+  log=$log_dir/ctest.log
+  run_logged "$log" ctest --test-dir "$build_dir" --output-on-failure "${ctest_args[@]}"
+  rc=$?
+  key=$(grep -E 'tests passed|No tests were found' "$log" | tail -n 1)
+  notrun=$(grep -cE '^[[:space:]]+[0-9]+ - .*\((Skipped|Disabled|Not Run)\)' "$log")
+  [[ $notrun -gt 0 ]] && key+=" ($notrun did not run: see ctest.log)"
+  if [[ $rc -eq 0 ]]; then
+    record ctest PASS "$key"
+  else
+    show_tail "$log" 40
+    record ctest FAIL "${key:-ctest exited with $rc} $(sed -n '/tests FAILED:/,$p' "$log" |
+      grep -oE '[0-9]+ - [^ ]+' | cut -d' ' -f3 | head -n 8 | tr '\n' ' ')"
+  fi
+fi
+
+# ---------------------------------------------------------------- compute-sanitizer
+# The `gpu` tests, one line each: name, working directory, ENVIRONMENT property and command,
+# separated by $'\x1f' (not a tab: `read` would merge an empty field), the last two as shell
+# words (printf %q). Read from `ctest -N -V`, which prints
+#   N: Test command: /path/exe "arg" "arg"
+#   N: Working Directory: /path
+#   N: Environment variables:
+#   N:  NAME=value
+#     Test #N: name
+gpu_tests() {
+  local line rest wd env=() cmd=()
+  while IFS= read -r line; do
+    if [[ $line =~ ^[0-9]+:\ Test\ command:\ (.*)$ ]]; then
+      rest=${BASH_REMATCH[1]}
+      cmd=("${rest%% \"*}")
+      rest=${rest:${#cmd[0]}}
+      while [[ $rest =~ ^\ \"([^\"]*)\"(.*)$ ]]; do
+        cmd+=("${BASH_REMATCH[1]}")
+        rest=${BASH_REMATCH[2]}
+      done
+      wd=.
+      env=()
+    elif [[ $line =~ ^[0-9]+:\ Working\ Directory:\ (.*)$ ]]; then
+      wd=${BASH_REMATCH[1]}
+    elif [[ $line =~ ^[0-9]+:\ \ ([A-Za-z_][A-Za-z0-9_]*=.*)$ ]]; then
+      env+=("${BASH_REMATCH[1]}")
+    elif [[ $line =~ ^\ +Test\ +#[0-9]+:\ (.*)$ ]]; then
+      printf '%s\x1f%s\x1f%s\x1f%s\n' "${BASH_REMATCH[1]}" "$wd" \
+        "$([[ ${#env[@]} -gt 0 ]] && printf '%q ' "${env[@]}")" "$(printf '%q ' "${cmd[@]}")"
+    fi
+  done < <(ctest --test-dir "$build_dir" -N -V -L '^gpu$' "${ctest_args[@]}")
+}
+
+# sanitize TOOL: every `gpu` test under compute-sanitizer --tool TOOL, with CUPRIM_TEST_QUICK=1.
+sanitize() {
+  local tool=$1 n=0 bad=() list name wd env cmd log rc
+  list=$(gpu_tests)
+  if [[ -z $list ]]; then
+    record "$tool" FAIL "no tests labelled gpu (ctest --test-dir $build_dir -N -L '^gpu\$')"
+    return
+  fi
+  echo "gpu_suite: $tool: $(wc -l <<<"$list") programs under compute-sanitizer"
+  while IFS=$'\x1f' read -r name wd env cmd; do
+    n=$((n + 1))
+    log=$log_dir/$tool-$name.log
+    rc=0
+    (
+      cd "$wd" || exit 1
+      export CUPRIM_TEST_QUICK=1
+      eval "run_logged \"\$log\" env $env \"\$sanitizer\" --tool $tool --error-exitcode 1 \
+            --target-processes all $cmd"
+    ) || rc=$?
+    if [[ $rc -ne 0 ]] || ! grep -q 'ERROR SUMMARY: 0 errors' "$log"; then
+      bad+=("$name: exit $rc, $(grep -m1 -o 'ERROR SUMMARY: .*' "$log" || echo 'no ERROR SUMMARY')")
+      show_tail "$log" 30
+    fi
+  done <<<"$list"
+  if [[ ${#bad[@]} -eq 0 ]]; then
+    record "$tool" PASS "$n/$n programs: ERROR SUMMARY: 0 errors"
+  else
+    record "$tool" FAIL "${#bad[@]}/$n programs: $(IFS=';'; echo "${bad[*]}")"
+  fi
+}
+
+for tool in memcheck racecheck; do
+  if [[ ${want[$tool]} == 1 ]] && ! skip_unbuilt "$tool"; then
+    if [[ -x $sanitizer ]]; then
+      sanitize "$tool"
+    else
+      record "$tool" FAIL "compute-sanitizer not found (looked for $sanitizer)"
+    fi
+  fi
+done
+
+# ---------------------------------------------------------------- bench
+if [[ ${want[bench]} == 1 ]] && ! skip_unbuilt bench; then
+  bench=$build_dir/bench/cuprim-bench
+  csv=${OUT:-$build_dir}/bench.csv
+  log=$log_dir/bench.log
+  if [[ ! -x $bench ]]; then
+    record bench FAIL "$bench was not built (CUPRIM_BUILD_BENCH=OFF?)"
+  else
+    echo "gpu_suite: bench: $bench --csv $csv ${bench_args[*]}"
+    run_logged "$log" "$bench" --csv "$csv" "${bench_args[@]}"
+    rc=$?
+    key="$(grep 'cuprim-bench:' "$log" | tail -n 1); $( [[ -f $csv ]] && wc -l <"$csv" || echo 0) CSV lines in $csv"
+    if [[ $rc -eq 0 ]]; then record bench PASS "$key"; else show_tail "$log"; record bench FAIL "exit $rc: $key"; fi
+  fi
+fi
+
+# ---------------------------------------------------------------- demo
+if [[ ${want[demo]} == 1 ]] && ! skip_unbuilt demo; then
+  log=$log_dir/demo.log
+  echo "gpu_suite: demo: $build_dir/tools/cuprim demo"
+  run_logged "$log" "$build_dir/tools/cuprim" demo
+  rc=$?
+  cat "$log"
+  key="$(grep -o 'rel. error.*' "$log" | head -n 1); $(grep -o '[0-9.]* GB/s' "$log" | head -n 1)"
+  if [[ $rc -eq 0 ]]; then record demo PASS "$key"; else record demo FAIL "exit $rc: $(tail -n 1 "$log")"; fi
+fi
+
+# ---------------------------------------------------------------- summary
+echo
+echo "==================== SUMMARY ($device)"
+printf '%s\n' "${summary[@]}"
+echo "logs: $log_dir"
+echo "===================="
+exit $failed

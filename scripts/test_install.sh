@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Installs a cuprim build tree into a fresh prefix and links examples/reduce.c against it the two
+# ways API.md promises, with the C compiler only:
+#   (a) CMake: examples/consumer (project(... LANGUAGES C), find_package(cuprim), cuprim::cuprim);
+#   (b) pkg-config: $CC reduce.c $(pkg-config --cflags --libs cuprim).
+# The prefix is moved after installing, so both also prove the installed files relocatable. Each
+# program is then run: exit status 0, or 77 where there is no CUDA device, passes (that also
+# checks that the CUDA runtime is found at run time).
+#
+# usage: scripts/test_install.sh BUILD_DIR [VERSION]
+#   VERSION: ask find_package for it (checks cuprimConfigVersion.cmake).
+# Environment: CMAKE, CC, PKG_CONFIG (default: cmake, cc, pkg-config from PATH).
+# Exit status: 0 pass; 1 fail; 77 (a) passed but there is no pkg-config to run (b).
+# Registered as the CTest test install_and_link (examples/CMakeLists.txt).
+set -euo pipefail
+
+if [[ $# -lt 1 || $# -gt 2 ]]; then
+  echo "usage: $0 BUILD_DIR [VERSION]" >&2
+  exit 2
+fi
+build=$(cd "$1" && pwd)
+version=${2:-}
+src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cmake=${CMAKE:-cmake}
+cc=${CC:-cc}
+pkg_config=${PKG_CONFIG:-$(command -v pkg-config || true)}
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/cuprim-install.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+step() { printf '\n== install_and_link: %s\n' "$*"; }
+
+# Runs a linked program; 0 and 77 (no CUDA device) pass.
+run_program() {
+  local rc=0
+  "$1" || rc=$?
+  if [[ $rc -ne 0 && $rc -ne 77 ]]; then
+    echo "install_and_link: FAIL: $1 exited with $rc" >&2
+    exit 1
+  fi
+}
+
+step "install $build into a temporary prefix, then move it"
+"$cmake" --install "$build" --prefix "$work/staging"
+mv "$work/staging" "$work/prefix"
+prefix=$work/prefix
+(cd "$prefix" && find . -type f | sort)
+pc_file=$(find "$prefix" -path '*/pkgconfig/cuprim.pc' | head -n 1)
+[[ -n $pc_file ]] || { echo "install_and_link: FAIL: no cuprim.pc installed" >&2; exit 1; }
+
+step "(a) find_package(cuprim${version:+ $version}) from a C-only project"
+# A C-only consumer: the compiler is named explicitly, and no CUDA compiler is involved.
+"$cmake" -S "$src/examples/consumer" -B "$work/consumer" \
+  -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_C_COMPILER="$cc" -DCUPRIM_VERSION_WANTED="$version"
+"$cmake" --build "$work/consumer" --verbose
+run_program "$work/consumer/reduce"
+
+if [[ -z $pkg_config ]]; then
+  echo "install_and_link: SKIP (b): pkg-config not found (apt-get install pkg-config)" >&2
+  exit 77
+fi
+step "(b) $cc reduce.c \$(pkg-config --cflags --libs cuprim)"
+PKG_CONFIG_PATH=$(dirname "$pc_file")
+export PKG_CONFIG_PATH
+flags=$("$pkg_config" --cflags --libs cuprim)
+echo "pkg-config --cflags --libs cuprim: $flags"
+# shellcheck disable=SC2086 # the flags are meant to split into words
+"$cc" -std=c11 -Wall -Wextra -o "$work/reduce-pc" "$src/examples/reduce.c" $flags -lm
+run_program "$work/reduce-pc"
+
+step "PASS"
