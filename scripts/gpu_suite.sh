@@ -10,6 +10,7 @@
 #   memcheck   compute-sanitizer --tool memcheck over each test labelled `gpu` (ctest -L '^gpu$'),
 #              with CUPRIM_TEST_QUICK=1
 #   racecheck  compute-sanitizer --tool racecheck over the same
+#   synccheck  compute-sanitizer --tool synccheck over the same
 #   bench      build-gpu/bench/cuprim-bench --csv $OUT/bench.csv (without OUT: build-gpu/bench.csv)
 #   demo       build-gpu/tools/cuprim demo
 # and at the end a SUMMARY block, one line per step with PASS/FAIL/SKIP and its key line. The
@@ -17,9 +18,10 @@
 # is cut short.
 #
 # Options:
-#   --no-build --no-ctest --no-sanitize --no-memcheck --no-racecheck --no-bench --no-demo
+#   --no-build --no-ctest --no-sanitize --no-memcheck --no-racecheck --no-synccheck --no-bench
+#   --no-demo
 #                       leave out a step (--no-build reuses build-gpu as it is)
-#   --only STEP[,STEP]  run only these steps (names as above; `sanitize` = memcheck,racecheck)
+#   --only STEP[,STEP]  run only these steps (names as above; `sanitize` = memcheck,racecheck,synccheck)
 #   --bench-only        same as --only build,bench
 #   --quick-bench       pass --quick to cuprim-bench (a reduced set of sizes)
 #   --bench-args "..."  more arguments for cuprim-bench (e.g. "--only reduce --samples 21")
@@ -42,8 +44,8 @@ set -uo pipefail
 usage() { sed -n '2,/^set -uo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }
 
 # ---------------------------------------------------------------- options
-all_steps=(build ctest memcheck racecheck bench demo)
-declare -A want=([build]=1 [ctest]=1 [memcheck]=1 [racecheck]=1 [bench]=1 [demo]=1)
+all_steps=(build ctest memcheck racecheck synccheck bench demo)
+declare -A want=([build]=1 [ctest]=1 [memcheck]=1 [racecheck]=1 [synccheck]=1 [bench]=1 [demo]=1)
 build_dir=build-gpu
 jobs=$(nproc 2>/dev/null || echo 16)
 bench_args=()
@@ -52,13 +54,13 @@ step_timeout=0
 
 while [[ $# -gt 0 ]]; do
   case $1 in
-    --no-build | --no-ctest | --no-memcheck | --no-racecheck | --no-bench | --no-demo)
+    --no-build | --no-ctest | --no-memcheck | --no-racecheck | --no-synccheck | --no-bench | --no-demo)
       want[${1#--no-}]=0 ;;
-    --no-sanitize) want[memcheck]=0; want[racecheck]=0 ;;
+    --no-sanitize) want[memcheck]=0; want[racecheck]=0; want[synccheck]=0 ;;
     --only | --bench-only)
       if [[ $1 == --bench-only ]]; then list=build,bench; else list=${2:?--only needs a list}; shift; fi
       for s in "${all_steps[@]}"; do want[$s]=0; done
-      IFS=, read -r -a picked <<<"${list//sanitize/memcheck,racecheck}"
+      IFS=, read -r -a picked <<<"${list//sanitize/memcheck,racecheck,synccheck}"
       for s in "${picked[@]}"; do
         [[ -n ${want[$s]+x} ]] || { echo "gpu_suite: unknown step '$s'" >&2; exit 2; }
         want[$s]=1
@@ -234,19 +236,21 @@ sanitize() {
       eval "run_logged \"\$log\" env $env \"\$sanitizer\" --tool $tool --error-exitcode 1 \
             --target-processes all $cmd"
     ) || rc=$?
-    if [[ $rc -ne 0 ]] || ! grep -q 'ERROR SUMMARY: 0 errors' "$log"; then
-      bad+=("$name: exit $rc, $(grep -m1 -o 'ERROR SUMMARY: .*' "$log" || echo 'no ERROR SUMMARY')")
+    # memcheck and synccheck end with "ERROR SUMMARY: 0 errors", racecheck with
+    # "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)".
+    if [[ $rc -ne 0 ]] || ! grep -qE '(ERROR SUMMARY: 0 errors|SUMMARY: 0 hazards displayed \(0 errors, 0 warnings\))' "$log"; then
+      bad+=("$name: exit $rc, $(grep -m1 -oE '[A-Z]+ SUMMARY: .*' "$log" || echo 'no SUMMARY line')")
       show_tail "$log" 30
     fi
   done <<<"$list"
   if [[ ${#bad[@]} -eq 0 ]]; then
-    record "$tool" PASS "$n/$n programs: ERROR SUMMARY: 0 errors"
+    record "$tool" PASS "$n/$n programs: $(grep -h -m1 -oE '[A-Z]+ SUMMARY: .*' "$log_dir/$tool-"*.log | sort -u | tr '\n' ' ')"
   else
     record "$tool" FAIL "${#bad[@]}/$n programs: $(IFS=';'; echo "${bad[*]}")"
   fi
 }
 
-for tool in memcheck racecheck; do
+for tool in memcheck racecheck synccheck; do
   if [[ ${want[$tool]} == 1 ]] && ! skip_unbuilt "$tool"; then
     if [[ -x $sanitizer ]]; then
       sanitize "$tool"

@@ -50,14 +50,20 @@ template <class T, class Op> __device__ void atomic_combine(T *addr, T v) {
   } else if constexpr ((id == CUPRIM_MIN || id == CUPRIM_MAX) && !traits<T>::is_float) {
     /* Signedness matters: use the signed or unsigned overload of the same width. */
     if constexpr (is32 && (T)-1 < (T)0) {
-      if constexpr (id == CUPRIM_MIN) atomicMin(reinterpret_cast<int *>(addr), (int)v);
-      else atomicMax(reinterpret_cast<int *>(addr), (int)v);
+      if constexpr (id == CUPRIM_MIN)
+        atomicMin(reinterpret_cast<int *>(addr), (int)v);
+      else
+        atomicMax(reinterpret_cast<int *>(addr), (int)v);
     } else if constexpr (is32) {
-      if constexpr (id == CUPRIM_MIN) atomicMin(reinterpret_cast<unsigned int *>(addr), (unsigned int)v);
-      else atomicMax(reinterpret_cast<unsigned int *>(addr), (unsigned int)v);
+      if constexpr (id == CUPRIM_MIN)
+        atomicMin(reinterpret_cast<unsigned int *>(addr), (unsigned int)v);
+      else
+        atomicMax(reinterpret_cast<unsigned int *>(addr), (unsigned int)v);
     } else if constexpr ((T)-1 < (T)0) {
-      if constexpr (id == CUPRIM_MIN) atomicMin(reinterpret_cast<long long *>(addr), (long long)v);
-      else atomicMax(reinterpret_cast<long long *>(addr), (long long)v);
+      if constexpr (id == CUPRIM_MIN)
+        atomicMin(reinterpret_cast<long long *>(addr), (long long)v);
+      else
+        atomicMax(reinterpret_cast<long long *>(addr), (long long)v);
     } else {
       if constexpr (id == CUPRIM_MIN)
         atomicMin(reinterpret_cast<unsigned long long *>(addr), (unsigned long long)v);
@@ -67,9 +73,12 @@ template <class T, class Op> __device__ void atomic_combine(T *addr, T v) {
   } else if constexpr (id == CUPRIM_AND || id == CUPRIM_OR || id == CUPRIM_XOR) {
     typedef typename atomic_word<T>::type W;
     W *w = reinterpret_cast<W *>(addr);
-    if constexpr (id == CUPRIM_AND) atomicAnd(w, (W)v);
-    else if constexpr (id == CUPRIM_OR) atomicOr(w, (W)v);
-    else atomicXor(w, (W)v);
+    if constexpr (id == CUPRIM_AND)
+      atomicAnd(w, (W)v);
+    else if constexpr (id == CUPRIM_OR)
+      atomicOr(w, (W)v);
+    else
+      atomicXor(w, (W)v);
   } else {
     atomic_combine_cas<T, Op>(addr, v);
   }

@@ -89,17 +89,25 @@ template <class T> struct op<T, CUPRIM_XOR> {
  * is why this must expand inside a template). The caller validated the (dtype, op) pair. */
 #define CUPRIM__DISPATCH_OP(T, FN, op_, ...)                                                       \
   switch (op_) {                                                                                   \
-  case CUPRIM_SUM: return FN<T, ::cuprim::op<T, CUPRIM_SUM>>(__VA_ARGS__);                          \
-  case CUPRIM_PROD: return FN<T, ::cuprim::op<T, CUPRIM_PROD>>(__VA_ARGS__);                        \
-  case CUPRIM_MIN: return FN<T, ::cuprim::op<T, CUPRIM_MIN>>(__VA_ARGS__);                          \
-  case CUPRIM_MAX: return FN<T, ::cuprim::op<T, CUPRIM_MAX>>(__VA_ARGS__);                          \
+  case CUPRIM_SUM:                                                                                 \
+    return FN<T, ::cuprim::op<T, CUPRIM_SUM>>(__VA_ARGS__);                                        \
+  case CUPRIM_PROD:                                                                                \
+    return FN<T, ::cuprim::op<T, CUPRIM_PROD>>(__VA_ARGS__);                                       \
+  case CUPRIM_MIN:                                                                                 \
+    return FN<T, ::cuprim::op<T, CUPRIM_MIN>>(__VA_ARGS__);                                        \
+  case CUPRIM_MAX:                                                                                 \
+    return FN<T, ::cuprim::op<T, CUPRIM_MAX>>(__VA_ARGS__);                                        \
   default:                                                                                         \
     if constexpr (!::cuprim::traits<T>::is_float) {                                                \
       switch (op_) {                                                                               \
-      case CUPRIM_AND: return FN<T, ::cuprim::op<T, CUPRIM_AND>>(__VA_ARGS__);                      \
-      case CUPRIM_OR: return FN<T, ::cuprim::op<T, CUPRIM_OR>>(__VA_ARGS__);                        \
-      case CUPRIM_XOR: return FN<T, ::cuprim::op<T, CUPRIM_XOR>>(__VA_ARGS__);                      \
-      default: break;                                                                              \
+      case CUPRIM_AND:                                                                             \
+        return FN<T, ::cuprim::op<T, CUPRIM_AND>>(__VA_ARGS__);                                    \
+      case CUPRIM_OR:                                                                              \
+        return FN<T, ::cuprim::op<T, CUPRIM_OR>>(__VA_ARGS__);                                     \
+      case CUPRIM_XOR:                                                                             \
+        return FN<T, ::cuprim::op<T, CUPRIM_XOR>>(__VA_ARGS__);                                    \
+      default:                                                                                     \
+        break;                                                                                     \
       }                                                                                            \
     }                                                                                              \
     return CUPRIM_ERROR_INTERNAL;                                                                  \
@@ -108,13 +116,20 @@ template <class T> struct op<T, CUPRIM_XOR> {
 /* `return FN<T>(args...)` for the runtime dtype, over the dtypes reduce and scan take. */
 #define CUPRIM__DISPATCH_TYPE(dtype_, FN, ...)                                                     \
   switch (dtype_) {                                                                                \
-  case CUPRIM_I32: return FN<int32_t>(__VA_ARGS__);                                                \
-  case CUPRIM_U32: return FN<uint32_t>(__VA_ARGS__);                                               \
-  case CUPRIM_I64: return FN<int64_t>(__VA_ARGS__);                                                \
-  case CUPRIM_U64: return FN<uint64_t>(__VA_ARGS__);                                               \
-  case CUPRIM_F32: return FN<float>(__VA_ARGS__);                                                  \
-  case CUPRIM_F64: return FN<double>(__VA_ARGS__);                                                 \
-  default: return CUPRIM_ERROR_INTERNAL;                                                           \
+  case CUPRIM_I32:                                                                                 \
+    return FN<int32_t>(__VA_ARGS__);                                                               \
+  case CUPRIM_U32:                                                                                 \
+    return FN<uint32_t>(__VA_ARGS__);                                                              \
+  case CUPRIM_I64:                                                                                 \
+    return FN<int64_t>(__VA_ARGS__);                                                               \
+  case CUPRIM_U64:                                                                                 \
+    return FN<uint64_t>(__VA_ARGS__);                                                              \
+  case CUPRIM_F32:                                                                                 \
+    return FN<float>(__VA_ARGS__);                                                                 \
+  case CUPRIM_F64:                                                                                 \
+    return FN<double>(__VA_ARGS__);                                                                \
+  default:                                                                                         \
+    return CUPRIM_ERROR_INTERNAL;                                                                  \
   }
 
 #endif

@@ -1,14 +1,19 @@
 /* CUPRIM_REDUCE_AUTO: the tuned, deterministic reduction.
  *
  * Both kernels compute the canonical tree of reduce_chunk.cuh, so which one runs never changes
- * the bits of the result:
- *  - small inputs (a few chunks): one block of four 256-thread groups reduces four chunks at a
- *    time, keeps the chunk results in shared memory and reduces them: one launch, no temporary
- *    memory, no atomics.
- *  - larger inputs: one block per chunk writes the chunk's result. Chunks are grouped CHUNK at a
- *    time; the last block to finish a group (an atomic ticket per group) reduces that group's
- *    results, and the last group to finish reduces the group results. One launch after a memset
- *    of the tickets; the tail after the last chunk is one chunk-sized reduction read from L2. */
+ * the bits of the result. A block holds four groups of 256 threads; each group reduces whole
+ * chunks on its own, synchronizing on its own named barrier.
+ *  - small inputs (a few chunks): one block; the chunk results stay in shared memory and one
+ *    group reduces them. One launch, no temporary memory.
+ *  - larger inputs: a persistent grid of one block per SM, launched cooperatively. Each group
+ *    walks its share of the chunks (loading the next chunk while it reduces the current one) and
+ *    writes each chunk's result to its own slot; a grid-wide barrier; then the chunk results are
+ *    reduced (by all groups, a chunk of results each, then one more barrier, when there are more
+ *    than CHUNK of them). One launch and no initialised memory: the grid barrier, whose state
+ *    CUDA keeps per launch, replaces the atomic tickets (and their memset, ~3 us on an H100)
+ *    of a "last block" scheme. */
+#include <cooperative_groups.h>
+
 #include "common/check.h"
 #include "common/launch.h"
 #include "cta/ops.cuh"
@@ -20,64 +25,69 @@ namespace cuprim {
 namespace reduce {
 namespace {
 
-constexpr int SMALL_GROUPS = 4;            /* chunk-groups in the single-block kernel */
-constexpr unsigned SMALL_MAX_CHUNKS = 64;  /* bound on the tuning value: shared-memory slots */
+constexpr int GROUPS = 4; /* chunk-groups of 256 threads per block */
+constexpr int BLOCK_THREADS = GROUPS * 256;
+constexpr unsigned SMALL_MAX_CHUNKS = 64; /* bound on the tuning value: shared-memory slots */
 
 template <class T> __host__ __device__ constexpr uint64_t chunk_elems() {
   return (uint64_t)chunk_geometry<T>::CHUNK;
 }
 
+template <class T> __device__ __forceinline__ uint64_t chunk_len(uint64_t n, uint64_t c) {
+  const uint64_t C = chunk_elems<T>();
+  return n - c * C < C ? n - c * C : C;
+}
+
+typedef cta::group_barrier<256> group_sync;
+
 template <class T, class Op>
-__global__ void __launch_bounds__(SMALL_GROUPS * 256)
+__global__ void __launch_bounds__(BLOCK_THREADS)
     single_block_kernel(const T *__restrict__ in, uint64_t n, T *__restrict__ out) {
   typedef chunk_geometry<T> G;
   static_assert(G::THREADS == 256, "one group is 256 threads");
-  __shared__ T warp_smem[SMALL_GROUPS][G::THREADS / 32];
+  __shared__ T warp_smem[GROUPS][G::THREADS / 32];
   __shared__ T parts[SMALL_MAX_CHUNKS];
   const int g = threadIdx.x / G::THREADS, t = threadIdx.x % G::THREADS;
+  const group_sync sync{1 + g};
   const uint64_t C = chunk_elems<T>(), P = (n + C - 1) / C;
   if (P == 0) {
     if (threadIdx.x == 0)
       *out = Op::identity();
     return;
   }
-  /* Every group calls chunk_reduce the same number of times (an empty chunk where it has none),
-   * because chunk_reduce synchronizes the whole block. */
-  for (uint64_t r = 0; r < P; r += SMALL_GROUPS) {
-    const uint64_t c = r + g;
-    const uint64_t m = c < P ? (n - c * C < C ? n - c * C : C) : 0;
-    const T v = chunk_reduce<T, Op, cta::LOAD_LDG>(in + (c < P ? c * C : 0), m, t, warp_smem[g]);
-    if (t == 0 && c < P)
+  for (uint64_t c = g; c < P; c += GROUPS) {
+    const T v =
+        chunk_reduce<T, Op, cta::LOAD_LDG>(in + c * C, chunk_len<T>(n, c), t, warp_smem[g], sync);
+    if (t == 0)
       parts[c] = v;
   }
   __syncthreads();
-  if (P == 1) {
-    if (threadIdx.x == 0)
-      *out = parts[0];
+  if (g != 0)
     return;
-  }
-  const T v = chunk_reduce<T, Op, cta::LOAD_PLAIN>(parts, g == 0 ? P : 0, t, warp_smem[g]);
-  if (threadIdx.x == 0)
+  const T v =
+      P == 1 ? parts[0] : chunk_reduce<T, Op, cta::LOAD_PLAIN>(parts, P, t, warp_smem[0], sync);
+  if (t == 0)
     *out = v;
 }
 
-/* Reduces src[0..m) (m >= 1, written by other blocks of this launch) level by level inside one
- * block; `scratch` holds 2 * ceil(m / CHUNK) elements. The result goes to thread 0. */
+/* Reduces src[0..m) (m >= 1, written before a grid barrier) level by level within one group;
+ * `scratch` holds 2 * ceil(m / CHUNK) elements. The result goes to rank 0. */
 template <class T, class Op>
-__device__ T reduce_levels(const T *src, uint64_t m, T *scratch, T *warp_smem) {
+__device__ T reduce_levels(const T *src, uint64_t m, T *scratch, int t, T *warp_smem,
+                           group_sync sync) {
   const uint64_t C = chunk_elems<T>();
   T *dst = scratch, *other = scratch + (m + C - 1) / C;
   for (;;) {
     const uint64_t mm = (m + C - 1) / C;
     if (mm == 1)
-      return chunk_reduce<T, Op, cta::LOAD_CG>(src, m, threadIdx.x, warp_smem);
+      return chunk_reduce<T, Op, cta::LOAD_CG>(src, m, t, warp_smem, sync);
     for (uint64_t i = 0; i < mm; ++i) {
-      const T v = chunk_reduce<T, Op, cta::LOAD_CG>(src + i * C, m - i * C < C ? m - i * C : C,
-                                                    threadIdx.x, warp_smem);
-      if (threadIdx.x == 0)
+      const T v =
+          chunk_reduce<T, Op, cta::LOAD_CG>(src + i * C, chunk_len<T>(m, i), t, warp_smem, sync);
+      if (t == 0)
         dst[i] = v;
     }
-    __syncthreads();
+    sync(); /* bar.sync orders rank 0's stores before the group's next loads */
     src = dst;
     T *tmp = dst;
     dst = other;
@@ -86,56 +96,78 @@ __device__ T reduce_levels(const T *src, uint64_t m, T *scratch, T *warp_smem) {
   }
 }
 
-template <class T> struct multi_block_args {
+template <class T> struct grid_args {
   const T *in;
   uint64_t n;
   T *out;
-  T *partials;        /* P chunk results */
-  T *group_partials;  /* P2 group results */
-  T *scratch;         /* for more than CHUNK groups (inputs of over CHUNK^3 elements) */
-  unsigned *tickets;  /* P2 group tickets, then one for the whole grid; zeroed before launch */
+  T *partials; /* P chunk results */
+  T *level2;   /* P2 = ceil(P / CHUNK) results of chunks of chunk results (when P > CHUNK) */
+  T *scratch;  /* for more than CHUNK level-2 results (inputs of over CHUNK^3 elements) */
   uint64_t P, P2;
 };
 
-template <class T, class Op>
-__global__ void __launch_bounds__(256) multi_block_kernel(const multi_block_args<T> a) {
+template <class T, class Op, bool ALIGNED>
+__global__ void __launch_bounds__(BLOCK_THREADS, 1) grid_kernel(const grid_args<T> a) {
   typedef chunk_geometry<T> G;
-  __shared__ T warp_smem[G::THREADS / 32];
-  __shared__ int last;
+  __shared__ T warp_smem[GROUPS][G::THREADS / 32];
+  const int g = threadIdx.x / G::THREADS, t = threadIdx.x % G::THREADS;
+  const group_sync sync{1 + g};
   const uint64_t C = chunk_elems<T>();
-  for (uint64_t c = blockIdx.x; c < a.P; c += gridDim.x) {
-    const uint64_t m = a.n - c * C < C ? a.n - c * C : C;
-    const T v = chunk_reduce<T, Op, cta::LOAD_LDG>(a.in + c * C, m, threadIdx.x, warp_smem);
-    const uint64_t g = c / C, group_size = a.P - g * C < C ? a.P - g * C : C;
-    if (threadIdx.x == 0) {
-      a.partials[c] = v;
-      __threadfence(); /* publish the chunk result before taking the ticket */
-      last = atomicAdd(&a.tickets[g], 1u) == (unsigned)(group_size - 1);
-      __threadfence();
-    }
-    __syncthreads();
-    if (last) { /* this block finished group g last: reduce the group's chunk results */
-      const T w = chunk_reduce<T, Op, cta::LOAD_CG>(a.partials + g * C, group_size, threadIdx.x,
-                                                    warp_smem);
-      if (a.P2 == 1) {
-        if (threadIdx.x == 0)
-          *a.out = w;
-      } else {
-        if (threadIdx.x == 0) {
-          a.group_partials[g] = w;
-          __threadfence();
-          last = atomicAdd(&a.tickets[a.P2], 1u) == (unsigned)(a.P2 - 1);
-          __threadfence();
-        }
-        __syncthreads();
-        if (last) {
-          const T f = reduce_levels<T, Op>(a.group_partials, a.P2, a.scratch, warp_smem);
-          if (threadIdx.x == 0)
-            *a.out = f;
-        }
+  const uint64_t groups = (uint64_t)gridDim.x * GROUPS, gid = (uint64_t)blockIdx.x * GROUPS + g;
+
+  /* Level 1: chunk results. Whole chunks of an aligned input take the vector-load loop; the last,
+   * partial chunk and every chunk of a misaligned input take scalar loads (same elements, same
+   * order). In the vector loop the thread's items are folded to one value first; then the next
+   * chunk's loads are issued into the same registers and are in flight while the group's shuffle
+   * tree (barriers, shuffles) finishes the current chunk. */
+  uint64_t c = gid;
+  if constexpr (ALIGNED) {
+    const uint64_t full = a.n / C;
+    if (c < full) {
+      T items[G::ITEMS];
+      chunk_load_vec<T, cta::LOAD_LDG>(a.in + c * C, t, items);
+      for (;;) {
+        const uint64_t next = c + groups;
+        T v = chunk_thread_tree<T, Op>(items);
+        if (next < full)
+          chunk_load_vec<T, cta::LOAD_LDG>(a.in + next * C, t, items);
+        v = chunk_group_tree<T, Op>(v, t, warp_smem[g], sync);
+        if (t == 0)
+          a.partials[c] = v;
+        c = next;
+        if (c >= full)
+          break;
       }
     }
-    __syncthreads(); /* `last` is rewritten by the next chunk */
+  }
+  for (; c < a.P; c += groups) {
+    T items[G::ITEMS];
+    chunk_load_scalar<T, Op, cta::LOAD_LDG>(a.in + c * C, chunk_len<T>(a.n, c), t, items);
+    const T v = chunk_group_tree<T, Op>(chunk_thread_tree<T, Op>(items), t, warp_smem[g], sync);
+    if (t == 0)
+      a.partials[c] = v;
+  }
+  cooperative_groups::this_grid().sync();
+
+  if (a.P2 == 1) { /* one chunk of chunk results: one group finishes */
+    if (gid == 0) {
+      const T v = chunk_reduce<T, Op, cta::LOAD_CG>(a.partials, a.P, t, warp_smem[g], sync);
+      if (t == 0)
+        *a.out = v;
+    }
+    return;
+  }
+  for (uint64_t j = gid; j < a.P2; j += groups) {
+    const T v = chunk_reduce<T, Op, cta::LOAD_CG>(a.partials + j * C, chunk_len<T>(a.P, j), t,
+                                                  warp_smem[g], sync);
+    if (t == 0)
+      a.level2[j] = v;
+  }
+  cooperative_groups::this_grid().sync();
+  if (gid == 0) {
+    const T v = reduce_levels<T, Op>(a.level2, a.P2, a.scratch, t, warp_smem[g], sync);
+    if (t == 0)
+      *a.out = v;
   }
 }
 
@@ -147,45 +179,43 @@ cuprim_status auto_impl(const cuprim_ctx *ctx, const void *d_in, void *d_out, ui
   const T *in = static_cast<const T *>(d_in);
   T *out = static_cast<T *>(d_out);
   const uint64_t C = chunk_elems<T>(), P = (n + C - 1) / C;
-  cuprim_status st = CUPRIM_SUCCESS;
 
   if (P <= single_block_max_chunks && P <= SMALL_MAX_CHUNKS) {
-    single_block_kernel<T, Op><<<1, SMALL_GROUPS * 256, 0, stream>>>(in, n, out);
-    CUPRIM__LAUNCH_GOTO(st, done);
+    single_block_kernel<T, Op><<<1, BLOCK_THREADS, 0, stream>>>(in, n, out);
+    CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
     return CUPRIM_SUCCESS;
   }
 
-  {
-    const uint64_t P2 = (P + C - 1) / C;
-    const uint64_t scratch_elems = P2 > 1 ? 2 * ((P2 + C - 1) / C) : 0;
-    const size_t tickets_bytes = round16((size_t)(P2 + 1) * sizeof(unsigned));
-    const size_t partials_bytes = round16((size_t)P * sizeof(T));
-    const size_t groups_bytes = round16((size_t)P2 * sizeof(T));
-    const size_t bytes =
-        tickets_bytes + partials_bytes + groups_bytes + (size_t)scratch_elems * sizeof(T);
-    void *temp = NULL;
-    CUPRIM__FORWARD(cuprim__temp_alloc(ctx, bytes, stream, &temp));
-    char *base = static_cast<char *>(temp);
-    multi_block_args<T> a;
-    a.in = in;
-    a.n = n;
-    a.out = out;
-    a.tickets = reinterpret_cast<unsigned *>(base);
-    a.partials = reinterpret_cast<T *>(base + tickets_bytes);
-    a.group_partials = reinterpret_cast<T *>(base + tickets_bytes + partials_bytes);
-    a.scratch = reinterpret_cast<T *>(base + tickets_bytes + partials_bytes + groups_bytes);
-    a.P = P;
-    a.P2 = P2;
-    /* One block per chunk while the grid allows it; past that, blocks loop over chunks. */
-    const uint64_t grid = P <= (uint64_t)ctx->attrs.max_grid_x ? P : (uint64_t)ctx->attrs.max_grid_x;
-    CUPRIM__CUDA_GOTO(cudaMemsetAsync(a.tickets, 0, (size_t)(P2 + 1) * sizeof(unsigned), stream),
-                      st, release);
-    multi_block_kernel<T, Op><<<(unsigned)grid, chunk_geometry<T>::THREADS, 0, stream>>>(a);
-    CUPRIM__LAUNCH_GOTO(st, release);
-  release:
-    cuprim__temp_free(ctx, temp, bytes, stream);
-  }
-done:
+  const uint64_t P2 = (P + C - 1) / C;
+  const uint64_t scratch_elems = P2 > C ? 2 * ((P2 + C - 1) / C) : 0;
+  const size_t partials_bytes = round16((size_t)P * sizeof(T));
+  const size_t level2_bytes = P2 > 1 ? round16((size_t)P2 * sizeof(T)) : 0;
+  const size_t bytes = partials_bytes + level2_bytes + (size_t)scratch_elems * sizeof(T);
+  void *temp = NULL;
+  CUPRIM__FORWARD(cuprim__temp_alloc(ctx, bytes, stream, &temp));
+  char *base = static_cast<char *>(temp);
+  grid_args<T> a;
+  a.in = in;
+  a.n = n;
+  a.out = out;
+  a.partials = reinterpret_cast<T *>(base);
+  a.level2 = reinterpret_cast<T *>(base + partials_bytes);
+  a.scratch = reinterpret_cast<T *>(base + partials_bytes + level2_bytes);
+  a.P = P;
+  a.P2 = P2;
+  /* One block per SM (the kernel's launch bounds guarantee that one fits), never more groups
+   * than chunks: all blocks are co-resident, as the grid barrier requires. */
+  const uint64_t grid = cuprim__grid_1d(ctx, (P + GROUPS - 1) / GROUPS, BLOCK_THREADS, 1, 1);
+  void *args[] = {&a};
+  cuprim_status st = CUPRIM_SUCCESS;
+  /* 16-byte aligned inputs take vector loads; others the scalar-load instantiation. */
+  const void *kernel = (uintptr_t)in % 16 == 0 ? (const void *)grid_kernel<T, Op, true>
+                                               : (const void *)grid_kernel<T, Op, false>;
+  CUPRIM__CUDA_GOTO(cudaLaunchCooperativeKernel(kernel, dim3((unsigned)grid), dim3(BLOCK_THREADS),
+                                                args, 0, stream),
+                    st, release);
+release:
+  cuprim__temp_free(ctx, temp, bytes, stream);
   return st;
 }
 

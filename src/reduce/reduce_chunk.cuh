@@ -30,41 +30,81 @@ template <class T> struct chunk_geometry {
   static constexpr int CHUNK = THREADS * ITEMS;
 };
 
-/* Reduces the chunk at `base` holding `m` valid elements (m <= CHUNK; m == 0
- * gives the identity) in the canonical order.
- * Called by a group of chunk_geometry<T>::THREADS threads whose rank in the group is `t` (see
- * cta::block_reduce for blocks holding several groups). The result is returned to the thread with t == 0. `warp_smem` holds
- * THREADS/32 elements, private to the group. Vector loads are used when the whole chunk is present
- * and 16-byte aligned, else scalar loads of the same elements: same values, same order. */
+/* Loads a whole chunk at `base` (16-byte aligned, CHUNK valid elements) into this thread's items,
+ * in the canonical positions, with 16-byte vector loads. `t` is the thread's rank in its group of
+ * THREADS threads. */
+template <class T, cta::load_mode M>
+__device__ __forceinline__ void chunk_load_vec(const T *base, int t,
+                                               T (&items)[chunk_geometry<T>::ITEMS]) {
+  typedef chunk_geometry<T> G;
+#pragma unroll
+  for (int k = 0; k < G::LOADS; ++k) {
+    T v[G::VEC];
+    cta::load_vec16<M>(base + ((uint64_t)k * G::THREADS + t) * G::VEC, v);
+#pragma unroll
+    for (int j = 0; j < G::VEC; ++j)
+      items[k * G::VEC + j] = v[j];
+  }
+}
+
+/* The same elements as chunk_load_vec, with scalar loads, for any alignment and `m` <= CHUNK valid
+ * elements (missing ones are the identity): same values in the same positions. */
 template <class T, class Op, cta::load_mode M>
-__device__ __forceinline__ T chunk_reduce(const T *base, uint64_t m, int t, T *warp_smem) {
+__device__ __forceinline__ void chunk_load_scalar(const T *base, uint64_t m, int t,
+                                                  T (&items)[chunk_geometry<T>::ITEMS]) {
+  typedef chunk_geometry<T> G;
+#pragma unroll
+  for (int k = 0; k < G::LOADS; ++k)
+#pragma unroll
+    for (int j = 0; j < G::VEC; ++j) {
+      const uint64_t i = ((uint64_t)k * G::THREADS + t) * G::VEC + j;
+      items[k * G::VEC + j] = i < m ? cta::load<M>(base + i) : Op::identity();
+    }
+}
+
+/* Loads the chunk at `base` holding `m` <= CHUNK valid elements: vector loads when the whole chunk
+ * is present and 16-byte aligned, else scalar loads. */
+template <class T, class Op, cta::load_mode M>
+__device__ __forceinline__ void chunk_load(const T *base, uint64_t m, int t,
+                                           T (&items)[chunk_geometry<T>::ITEMS]) {
+  if (m == (uint64_t)chunk_geometry<T>::CHUNK && cta::aligned16(base))
+    chunk_load_vec<T, M>(base, t, items);
+  else
+    chunk_load_scalar<T, Op, M>(base, m, t, items);
+}
+
+/* The thread's part of the canonical order: its items pairwise, in index order. */
+template <class T, class Op>
+__device__ __forceinline__ T chunk_thread_tree(const T (&items)[chunk_geometry<T>::ITEMS]) {
   typedef chunk_geometry<T> G;
   const Op op;
-  T items[G::ITEMS];
-  if (m == (uint64_t)G::CHUNK && cta::aligned16(base)) {
+  T v[G::ITEMS];
 #pragma unroll
-    for (int k = 0; k < G::LOADS; ++k) {
-      T v[G::VEC];
-      cta::load_vec16<M>(base + ((uint64_t)k * G::THREADS + t) * G::VEC, v);
-#pragma unroll
-      for (int j = 0; j < G::VEC; ++j)
-        items[k * G::VEC + j] = v[j];
-    }
-  } else {
-#pragma unroll
-    for (int k = 0; k < G::LOADS; ++k)
-#pragma unroll
-      for (int j = 0; j < G::VEC; ++j) {
-        const uint64_t i = ((uint64_t)k * G::THREADS + t) * G::VEC + j;
-        items[k * G::VEC + j] = i < m ? cta::load<M>(base + i) : Op::identity();
-      }
-  }
+  for (int i = 0; i < G::ITEMS; ++i)
+    v[i] = items[i];
 #pragma unroll
   for (int s = 1; s < G::ITEMS; s *= 2)
 #pragma unroll
     for (int i = 0; i + s < G::ITEMS; i += 2 * s)
-      items[i] = op(items[i], items[i + s]);
-  return cta::block_reduce<G::THREADS>(items[0], op, warp_smem, t);
+      v[i] = op(v[i], v[i + s]);
+  return v[0];
+}
+
+/* The group's part: the shuffle tree over the threads' values (cta::block_reduce with the group's
+ * barrier `sync`). Rank 0 gets the result; `warp_smem` holds THREADS/32 elements private to the
+ * group. */
+template <class T, class Op, class Sync>
+__device__ __forceinline__ T chunk_group_tree(T v, int t, T *warp_smem, Sync sync) {
+  return cta::block_reduce<chunk_geometry<T>::THREADS>(v, Op(), warp_smem, t, sync);
+}
+
+/* The whole canonical reduction of one chunk: load, thread tree, group tree. */
+template <class T, class Op, cta::load_mode M, class Sync>
+__device__ __forceinline__ T chunk_reduce(const T *base, uint64_t m, int t, T *warp_smem,
+                                          Sync sync) {
+  T items[chunk_geometry<T>::ITEMS];
+  chunk_load<T, Op, M>(base, m, t, items);
+  return chunk_group_tree<T, Op>(chunk_thread_tree<T, Op>(items), t, warp_smem, sync);
 }
 
 } // namespace reduce

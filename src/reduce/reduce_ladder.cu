@@ -20,14 +20,14 @@ namespace {
 
 constexpr int BLOCK = 256;
 
-template <class T, class Op> __device__ __forceinline__ T load_or_identity(const T *p, uint64_t i,
-                                                                            uint64_t m) {
+template <class T, class Op>
+__device__ __forceinline__ T load_or_identity(const T *p, uint64_t i, uint64_t m) {
   return i < m ? p[i] : Op::identity();
 }
 
 /* GLOBAL_TREE: stride-halving tree directly in global memory, on a scratch copy of the input.
- * Improves: nothing yet (the baseline). Wastes: every step reads and writes global memory, log2(256)
- * round trips to DRAM/L2 per element, plus the copy. */
+ * Improves: nothing yet (the baseline). Wastes: every step reads and writes global memory,
+ * log2(256) round trips to DRAM/L2 per element, plus the copy. */
 template <class T, class Op>
 __global__ void __launch_bounds__(BLOCK) global_tree_kernel(T *buf, uint64_t m, T *out) {
   const Op op;
@@ -45,10 +45,11 @@ __global__ void __launch_bounds__(BLOCK) global_tree_kernel(T *buf, uint64_t m, 
 
 /* NEIGHBORED_DIVERGENT: the tree in shared memory, neighbours paired by tid % (2*s) == 0.
  * Improves: one global read per element; the tree runs in shared memory. Wastes: the modulo and
- * the branch pick scattered threads, so every warp stays busy with few active lanes (divergence). */
+ * the branch pick scattered threads, so every warp stays busy with few active lanes (divergence).
+ */
 template <class T, class Op>
-__global__ void __launch_bounds__(BLOCK) neighbored_divergent_kernel(const T *__restrict__ in,
-                                                                     uint64_t m, T *out) {
+__global__ void __launch_bounds__(BLOCK)
+    neighbored_divergent_kernel(const T *__restrict__ in, uint64_t m, T *out) {
   const Op op;
   __shared__ T sdata[BLOCK];
   const unsigned tid = threadIdx.x;
@@ -67,8 +68,8 @@ __global__ void __launch_bounds__(BLOCK) neighbored_divergent_kernel(const T *__
  * Improves: active threads are contiguous, so whole warps retire (no divergence). Wastes: the
  * strided index makes lanes of a warp hit the same shared-memory bank (2-way and worse). */
 template <class T, class Op>
-__global__ void __launch_bounds__(BLOCK) neighbored_strided_kernel(const T *__restrict__ in,
-                                                                   uint64_t m, T *out) {
+__global__ void __launch_bounds__(BLOCK)
+    neighbored_strided_kernel(const T *__restrict__ in, uint64_t m, T *out) {
   const Op op;
   __shared__ T sdata[BLOCK];
   const unsigned tid = threadIdx.x;
@@ -88,8 +89,8 @@ __global__ void __launch_bounds__(BLOCK) neighbored_strided_kernel(const T *__re
  * Improves: contiguous threads read contiguous words: convergent and bank-conflict free. Wastes:
  * half the threads are idle from the first step on, and each thread loads only one element. */
 template <class T, class Op>
-__global__ void __launch_bounds__(BLOCK) sequential_kernel(const T *__restrict__ in, uint64_t m,
-                                                           T *out) {
+__global__ void __launch_bounds__(BLOCK)
+    sequential_kernel(const T *__restrict__ in, uint64_t m, T *out) {
   const Op op;
   __shared__ T sdata[BLOCK];
   const unsigned tid = threadIdx.x;
@@ -108,8 +109,8 @@ __global__ void __launch_bounds__(BLOCK) sequential_kernel(const T *__restrict__
  * Improves: no idle half at the first step; half the blocks. Wastes: a barrier per step even when
  * only one warp is left working, and loop overhead. */
 template <class T, class Op>
-__global__ void __launch_bounds__(BLOCK) first_add_kernel(const T *__restrict__ in, uint64_t m,
-                                                          T *out) {
+__global__ void __launch_bounds__(BLOCK)
+    first_add_kernel(const T *__restrict__ in, uint64_t m, T *out) {
   const Op op;
   __shared__ T sdata[BLOCK];
   const unsigned tid = threadIdx.x;
@@ -131,8 +132,8 @@ __global__ void __launch_bounds__(BLOCK) first_add_kernel(const T *__restrict__ 
  * Improves: no loop counter and no block barrier for the last six steps. Wastes: the last warp
  * still goes through shared memory, with a warp barrier per step. */
 template <int THREADS, class T, class Op>
-__global__ void __launch_bounds__(THREADS) unrolled_kernel(const T *__restrict__ in, uint64_t m,
-                                                           T *out) {
+__global__ void __launch_bounds__(THREADS)
+    unrolled_kernel(const T *__restrict__ in, uint64_t m, T *out) {
   const Op op;
   __shared__ T sdata[THREADS];
   const unsigned tid = threadIdx.x;
@@ -166,8 +167,8 @@ __global__ void __launch_bounds__(THREADS) unrolled_kernel(const T *__restrict__
  * Improves: no shared-memory round trips or warp barriers within a warp. Wastes: each thread
  * still loads only two elements, so blocks are short-lived and the launch is huge. */
 template <class T, class Op>
-__global__ void __launch_bounds__(BLOCK) warp_shuffle_kernel(const T *__restrict__ in, uint64_t m,
-                                                             T *out) {
+__global__ void __launch_bounds__(BLOCK)
+    warp_shuffle_kernel(const T *__restrict__ in, uint64_t m, T *out) {
   const Op op;
   __shared__ T warp_smem[BLOCK / 32];
   const uint64_t i = (uint64_t)blockIdx.x * (2 * BLOCK) + threadIdx.x;
@@ -182,8 +183,8 @@ __global__ void __launch_bounds__(BLOCK) warp_shuffle_kernel(const T *__restrict
  * Improves: far fewer blocks and block results; the per-block overhead is paid once per SM slot.
  * Wastes: scalar loads (4 or 8 bytes) and a second launch for the block results. */
 template <class T, class Op>
-__global__ void __launch_bounds__(BLOCK) coarsened_kernel(const T *__restrict__ in, uint64_t m,
-                                                          T *out) {
+__global__ void __launch_bounds__(BLOCK)
+    coarsened_kernel(const T *__restrict__ in, uint64_t m, T *out) {
   const Op op;
   __shared__ T warp_smem[BLOCK / 32];
   const uint64_t stride = (uint64_t)gridDim.x * (2 * BLOCK);
@@ -200,8 +201,8 @@ __global__ void __launch_bounds__(BLOCK) coarsened_kernel(const T *__restrict__ 
  * Improves: no second pass and no temporary memory. Wastes: float SUM and PROD results depend on
  * the order blocks finish (not deterministic), and PROD and float MIN/MAX need CAS loops. */
 template <class T, class Op>
-__global__ void __launch_bounds__(BLOCK) atomic_kernel(const T *__restrict__ in, uint64_t m,
-                                                       T *out) {
+__global__ void __launch_bounds__(BLOCK)
+    atomic_kernel(const T *__restrict__ in, uint64_t m, T *out) {
   const Op op;
   __shared__ T warp_smem[BLOCK / 32];
   const uint64_t stride = (uint64_t)gridDim.x * (2 * BLOCK);
@@ -278,8 +279,8 @@ cuprim_status per_block_passes(const cuprim_ctx *ctx, cuprim_reduce_alg alg, con
   {
     const T *src = in;
     if (copy) {
-      CUPRIM__CUDA_GOTO(cudaMemcpyAsync(copy, in, copy_bytes, cudaMemcpyDeviceToDevice, stream),
-                        st, release);
+      CUPRIM__CUDA_GOTO(cudaMemcpyAsync(copy, in, copy_bytes, cudaMemcpyDeviceToDevice, stream), st,
+                        release);
       src = static_cast<const T *>(copy);
     }
     T *bufs[2] = {static_cast<T *>(ping), static_cast<T *>(pong)};
