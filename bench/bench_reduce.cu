@@ -4,7 +4,7 @@
  * Every timed result is checked once: cuprim against CUB (integers equal, floats within a
  * relative tolerance), CUB against the exact sum; rel_err gives each one's error against it. */
 #include "bench.cuh"
-#include "reduce/reduce_internal.h" /* cuprim__reduce_auto_tuned: the threshold sweep */
+#include "reduce/reduce_internal.h" /* cuprim__reduce_auto_tuned: the kernel-choice sweep */
 
 #include <cub/device/device_reduce.cuh>
 
@@ -269,29 +269,39 @@ template <class T> void ladder(Bench &b, const Buffers<T> &buf, int log2_n) {
 
 /* ---------------------------------------------------------------- tuning sweep */
 
-/* The single-block threshold of AUTO (reduce_tuning.h): time AUTO at sizes around the crossover
- * with the threshold forced through the internal entry point, to set the table from data. The
- * result's bits do not depend on the threshold; each result is still checked against CUB. */
-template <class T> void tune_single_block(Bench &b, const Buffers<T> &buf) {
-  const unsigned thresholds[] = {0, 2, 4, 8, 16, 64};
-  const int log2s[] = {12, 13, 14, 15, 16, 17, 18};
+/* AUTO's kernel choice (reduce_tuning.h): time AUTO with each kernel forced through the internal
+ * entry point, to set the thresholds from data. The result's bits do not depend on the choice;
+ * each result is still checked against CUB. Columns: one block (up to 64 chunks), a plain grid
+ * chained to a finishing block by programmatic dependent launch, the cooperative grid. */
+template <class T> void tune_kernel_choice(Bench &b, const Buffers<T> &buf) {
+  const int log2s[] = {12, 13, 14, 15, 16, 17, 18, 20, 22, 24, 26, 28};
+  const char *names[] = {"single", "pdl", "coop", "pdl+pf", "coop+pf"};
   std::string &table = b.pending;
-  table = strprintf("\nreduce AUTO %s single-block threshold sweep (us; columns: max chunks of %d "
-                    "elements for the single-block kernel)\n%6s",
-                    DType<T>::name, (int)(16 / sizeof(T) * 4 * 256), "n");
-  for (unsigned th : thresholds)
-    table += strprintf(" %9u", th);
-  table += "\n";
+  const uint64_t chunk = 16 / sizeof(T) * 4 * 256;
+  table = strprintf("\nreduce AUTO %s kernel choice (us; chunk = %llu elements; single only up to "
+                    "64 chunks; +pf: L2::256B prefetch hint)\n%6s %9s %9s %9s %9s %9s %9s\n",
+                    DType<T>::name, (unsigned long long)chunk, "n", names[0], names[1], names[2],
+                    names[3], names[4], "cub");
   for (int k : log2s) {
     const uint64_t n = uint64_t(1) << k;
     const Measured cub = time_cub(b, buf.d_in, buf.d_out_cub, n);
     table += strprintf("%6s", fmt_n(n).c_str());
-    for (unsigned th : thresholds) {
+    for (int choice = 0; choice < 5; ++choice) {
+      if (choice == 0 && n > 64 * chunk) {
+        table += strprintf(" %9s", "-");
+        continue;
+      }
+      cuprim__reduce_tuning tune;
+      tune.ladder_threads = 256;
+      tune.single_block_max_chunks = choice == 0 ? 64 : 0;
+      tune.grid_sync_min_chunks = choice == 2 || choice == 4 ? 0 : UINT32_MAX;
+      tune.l2_prefetch = choice >= 3;
       Measured m;
       poison(b, buf.d_out_cuprim);
       m.t = time_call(b, [&]() -> const char * {
         const cuprim_status s = cuprim__reduce_auto_tuned(b.ctx, buf.d_in, buf.d_out_cuprim, n,
-                                                          DType<T>::id, CUPRIM_SUM, b.stream, th);
+                                                          DType<T>::id, CUPRIM_SUM, b.stream,
+                                                          &tune);
         return s == CUPRIM_SUCCESS ? nullptr : cuprim_error_text(s);
       });
       if (m.t.ok())
@@ -299,7 +309,7 @@ template <class T> void tune_single_block(Bench &b, const Buffers<T> &buf) {
       const std::string c = check_text<T>(b, m, cub.value);
       table += strprintf(" %9s", c == "ok" ? fmt_num(m.t.median_us, 2).c_str() : "FAIL");
     }
-    table += strprintf("   cub %.2f\n", cub.t.median_us);
+    table += strprintf(" %9.2f\n", cub.t.median_us);
   }
   b.report += table;
   table.clear();
@@ -315,7 +325,7 @@ void run_dtype(Bench &b, const Buffers<T> &buf, uint64_t max_n, const std::vecto
   for (const int k : ladder_sizes)
     ladder(b, buf, k);
   if (!b.opt.quick)
-    tune_single_block(b, buf);
+    tune_kernel_choice(b, buf);
 }
 
 } // namespace

@@ -37,7 +37,7 @@
 /* Input capacity: the largest sweep size (2^24 + 2*4096 + 3 four-byte elements), the failing
  * allocator's 2^24 elements and the determinism input (2^22 + 3 eight-byte elements), plus room
  * for misaligned offsets. */
-#define IN_CAP_BYTES ((size_t)65 << 20)
+#define IN_CAP_BYTES ((size_t)212 << 20) /* 3 * 4096^2 + 7 * 4096 + 1 floats */
 
 /* The output element's offset in its slot: element-aligned but not 16-byte aligned (36 for
  * 4-byte dtypes, 40 for 8-byte ones), with guards on both sides. */
@@ -164,7 +164,7 @@ static uint64_t case_seed(uint64_t a, uint64_t b, uint64_t c, uint64_t d) {
 /* ---------------------------------------------------------------- calls and checks */
 
 #define SHORTHAND (-1) /* call.alg: cuprim_reduce instead of cuprim_reduce_ex */
-#define TUNED (-2)     /* call.alg: cuprim__reduce_auto_tuned with call.single_block_max */
+#define TUNED (-2)     /* call.alg: cuprim__reduce_auto_tuned with call.tune */
 
 typedef struct call {
   int alg; /* a cuprim_reduce_alg, SHORTHAND or TUNED */
@@ -172,7 +172,7 @@ typedef struct call {
   uint64_t n;
   cuprim_dtype dtype;
   cuprim_op op;
-  unsigned single_block_max; /* TUNED only */
+  cuprim__reduce_tuning tune; /* TUNED only */
 } call;
 
 static call make_call(int alg, const void *d_in, uint64_t n, cuprim_dtype t, cuprim_op op) {
@@ -191,7 +191,8 @@ static const char *call_name(const call *c) {
   if (c->alg == SHORTHAND)
     return "cuprim_reduce";
   if (c->alg == TUNED) {
-    snprintf(buf, sizeof buf, "AUTO(single_block_max_chunks=%u)", c->single_block_max);
+    snprintf(buf, sizeof buf, "AUTO(single_block_max_chunks=%u, grid_sync_min_chunks=%u)",
+             c->tune.single_block_max_chunks, c->tune.grid_sync_min_chunks);
     return buf;
   }
   return tu_alg_name((cuprim_reduce_alg)c->alg);
@@ -212,7 +213,7 @@ static cuprim_status issue(cuprim_ctx *ctx, const call *c, void *d_out, cudaStre
     return cuprim_reduce(ctx, c->d_in, d_out, c->n, c->dtype, c->op, stream);
   case TUNED:
     return cuprim__reduce_auto_tuned(ctx, c->d_in, d_out, c->n, c->dtype, c->op, stream,
-                                     c->single_block_max);
+                                     &c->tune);
   default:
     return cuprim_reduce_ex(ctx, (cuprim_reduce_alg)c->alg, c->d_in, d_out, c->n, c->dtype, c->op,
                             stream);
@@ -830,18 +831,23 @@ static void test_graph_capture(void **state) {
   const cuprim_op op = CUPRIM_SUM;
   const size_t bytes = n * cuprim_dtype_size(t);
 
-  call calls[NUM_ALGS + 2];
+  call calls[NUM_ALGS + 3];
   calls[0] = make_call(SHORTHAND, g.d_in, n, t, op);
   for (int a = 1; a < NUM_ALGS; ++a)
     calls[a] = make_call(a, g.d_in, n, t, op);
   calls[NUM_ALGS] = make_call(SHORTHAND, g.d_in, n_small, t, op);
   calls[NUM_ALGS + 1] = make_call(CUPRIM_REDUCE_AUTO, g.d_in, n_small, t, op);
-  const int count = NUM_ALGS + 2;
+  /* AUTO's cooperative grid (a grid barrier) under capture too: the table picks it only for
+   * larger inputs. */
+  calls[NUM_ALGS + 2] = make_call(TUNED, g.d_in, n, t, op);
+  calls[NUM_ALGS + 2].tune.single_block_max_chunks = 0;
+  calls[NUM_ALGS + 2].tune.grid_sync_min_chunks = 0;
+  const int count = NUM_ALGS + 3;
 
   TU_CUDA(cudaMemsetAsync(g.d_out, POISON, (size_t)count * SLOT_BYTES, g.stream));
   finish(g.stream);
   cudaGraph_t graph = NULL;
-  cuprim_status st[NUM_ALGS + 2];
+  cuprim_status st[NUM_ALGS + 3];
   TU_CUDA(cudaStreamBeginCapture(g.stream, cudaStreamCaptureModeGlobal));
   for (int i = 0; i < count; ++i)
     st[i] = issue(g.ctx, &calls[i], slot_out(g.d_out, i, t), g.stream);
@@ -883,7 +889,7 @@ static void test_graph_capture(void **state) {
     char data[64];
     snprintf(data, sizeof data, "random, graph replay %d", round);
     for (int i = 0; i < count; ++i)
-      check_slot(g.h_out, i, &calls[i], CUPRIM_SUCCESS, i < NUM_ALGS ? &ref : &ref_small, data,
+      check_slot(g.h_out, i, &calls[i], CUPRIM_SUCCESS, calls[i].n == n ? &ref : &ref_small, data,
                  seed);
   }
   TU_CUDA(cudaGraphExecDestroy(exec));
@@ -940,10 +946,11 @@ static void test_determinism(void **state) {
   end_gpu_test();
 }
 
-/* Which AUTO kernel runs (one block for small inputs, one block per chunk with tickets for larger
- * ones) never changes the bits: the internal entry point forces either split for the same input.
- * Sizes around AUTO's chunk (4096 four-byte or 2048 eight-byte elements) up to 64 chunks, the
- * single-block kernel's limit. */
+/* Which AUTO kernel runs (one block for small inputs; a plain grid chained to a finishing block by
+ * programmatic dependent launch; a cooperative grid with a grid barrier) never changes the bits:
+ * the internal entry point forces each for the same input. Sizes around AUTO's chunk (4096
+ * four-byte or 2048 eight-byte elements) up to 64 chunks, the single-block kernel's limit, and
+ * (not in quick mode) past CHUNK chunks, where the chunk results take a second level. */
 static void test_auto_kernel_choice_same_bits(void **state) {
   (void)state;
   begin_gpu_test();
@@ -953,30 +960,41 @@ static void test_auto_kernel_choice_same_bits(void **state) {
     for (size_t o = 0; o < sizeof ops / sizeof ops[0]; ++o) {
       const cuprim_dtype t = dtypes[d];
       const uint64_t C = cuprim_dtype_size(t) == 4 ? 4096 : 2048;
-      const uint64_t sizes[] = {1,     C - 1,     C,          C + 1,      2 * C + 3,
-                                4 * C, 4 * C + 1, 17 * C + 5, 63 * C + 7, 64 * C};
+      const uint64_t sizes[] = {1,          C - 1,      C,          C + 1,         2 * C + 3,
+                                4 * C,      4 * C + 1,  17 * C + 5, 63 * C + 7,    64 * C,
+                                C * C - 1, C * C + 5, 3 * C * C + 7 * C + 1};
+      const size_t nsizes = g.quick ? 10 : sizeof sizes / sizeof sizes[0];
+      const uint64_t max_n = g.quick ? 64 * C : 3 * C * C + 7 * C + 1;
       const uint64_t seed = case_seed(0xA07, t, ops[o], 0);
-      tu_reduce_fill(t, ops[o], TU_DATA_RANDOM, seed, g.h_in, 64 * C);
-      upload(g.d_in, g.h_in, 64 * C * cuprim_dtype_size(t), g.stream);
-      for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k) {
+      tu_reduce_fill(t, ops[o], TU_DATA_RANDOM, seed, g.h_in, max_n);
+      upload(g.d_in, g.h_in, max_n * cuprim_dtype_size(t), g.stream);
+      for (size_t k = 0; k < nsizes; ++k) {
         const uint64_t n = sizes[k];
         tu_reduce_ref ref;
         tu_reduce_reference(t, ops[o], g.h_in, n, &ref);
-        call calls[3];
+        call calls[6];
         calls[0] = make_call(TUNED, g.d_in, n, t, ops[o]);
-        calls[0].single_block_max = 0; /* always one block per chunk */
+        calls[0].tune.single_block_max_chunks = 64; /* one block up to 64 chunks */
+        calls[0].tune.grid_sync_min_chunks = UINT32_MAX;
         calls[1] = make_call(TUNED, g.d_in, n, t, ops[o]);
-        calls[1].single_block_max = 64; /* one block up to 64 chunks */
-        calls[2] = make_call(SHORTHAND, g.d_in, n, t, ops[o]);
-        cuprim_status st[3];
-        run_calls(calls, 3, g.stream, st);
+        calls[1].tune.single_block_max_chunks = 0; /* plain grid + finishing block (PDL) */
+        calls[1].tune.grid_sync_min_chunks = UINT32_MAX;
+        calls[2] = make_call(TUNED, g.d_in, n, t, ops[o]);
+        calls[2].tune.single_block_max_chunks = 0; /* cooperative grid */
+        calls[2].tune.grid_sync_min_chunks = 0;
+        calls[3] = make_call(SHORTHAND, g.d_in, n, t, ops[o]);
+        calls[4] = calls[1]; /* the same two kernels with prefetching loads */
+        calls[4].tune.l2_prefetch = 1;
+        calls[5] = calls[2];
+        calls[5].tune.l2_prefetch = 1;
+        cuprim_status st[6];
+        run_calls(calls, 6, g.stream, st);
         int ok = 1;
-        for (int i = 0; i < 3; ++i)
+        for (int i = 0; i < 6; ++i)
           ok &= check_slot(g.h_out, i, &calls[i], st[i], &ref, "random", seed);
-        if (ok) {
-          check_same_bits(g.h_out, 0, 1, &calls[0], &calls[1], "AUTO's kernel split", seed);
-          check_same_bits(g.h_out, 0, 2, &calls[0], &calls[2], "AUTO's kernel split", seed);
-        }
+        if (ok)
+          for (int i = 1; i < 6; ++i)
+            check_same_bits(g.h_out, 0, i, &calls[0], &calls[i], "AUTO's kernel choice", seed);
       }
     }
   end_gpu_test();

@@ -11,13 +11,15 @@ namespace cta {
 /* LDG: through the read-only path (inputs that no block of the launch writes).
  * CG: cached in L2 only (data written earlier in the same launch by other blocks, read after a
  * fence and an atomic that ordered it).
- * PLAIN: an ordinary load (shared memory, or data this block wrote). */
-enum load_mode { LOAD_LDG, LOAD_CG, LOAD_PLAIN };
+ * PLAIN: an ordinary load (shared memory, or data this block wrote).
+ * STREAM_PF: read-only, not kept in L1, with a hint to fetch the surrounding 256 bytes into L2
+ * (vector loads only; scalar loads fall back to LDG). */
+enum load_mode { LOAD_LDG, LOAD_CG, LOAD_PLAIN, LOAD_STREAM_PF };
 
 template <load_mode M, class T> __device__ __forceinline__ T load(const T *p) {
   if constexpr (M == LOAD_CG)
     return __ldcg(p);
-  else if constexpr (M == LOAD_LDG)
+  else if constexpr (M == LOAD_LDG || M == LOAD_STREAM_PF)
     return __ldg(p);
   else
     return *p;
@@ -32,6 +34,10 @@ __device__ __forceinline__ void load_vec16(const T *p, T (&v)[VEC]) {
     raw = __ldcg(reinterpret_cast<const uint4 *>(p));
   else if constexpr (M == LOAD_LDG)
     raw = __ldg(reinterpret_cast<const uint4 *>(p));
+  else if constexpr (M == LOAD_STREAM_PF)
+    asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(raw.x), "=r"(raw.y), "=r"(raw.z), "=r"(raw.w)
+                 : "l"(p));
   else
     raw = *reinterpret_cast<const uint4 *>(p);
   memcpy(v, &raw, 16);

@@ -106,32 +106,29 @@ template <class T> struct grid_args {
   uint64_t P, P2;
 };
 
-template <class T, class Op, bool ALIGNED>
-__global__ void __launch_bounds__(BLOCK_THREADS, 1) grid_kernel(const grid_args<T> a) {
+/* Level 1 of the tree: the results of the chunks gid, gid + groups, ... into a.partials.
+ * Whole chunks of an aligned input take the vector-load loop; the last, partial chunk and every
+ * chunk of a misaligned input take scalar loads (same elements, same order). In the vector loop
+ * the thread's items are folded to one value first; then the next chunk's loads are issued into
+ * the same registers and are in flight while the group's shuffle tree (barriers, shuffles)
+ * finishes the current chunk. */
+template <class T, class Op, bool ALIGNED, cta::load_mode LM>
+__device__ __forceinline__ void level1(const grid_args<T> &a, uint64_t gid, uint64_t groups, int t,
+                                       T *warp_smem, group_sync sync) {
   typedef chunk_geometry<T> G;
-  __shared__ T warp_smem[GROUPS][G::THREADS / 32];
-  const int g = threadIdx.x / G::THREADS, t = threadIdx.x % G::THREADS;
-  const group_sync sync{1 + g};
   const uint64_t C = chunk_elems<T>();
-  const uint64_t groups = (uint64_t)gridDim.x * GROUPS, gid = (uint64_t)blockIdx.x * GROUPS + g;
-
-  /* Level 1: chunk results. Whole chunks of an aligned input take the vector-load loop; the last,
-   * partial chunk and every chunk of a misaligned input take scalar loads (same elements, same
-   * order). In the vector loop the thread's items are folded to one value first; then the next
-   * chunk's loads are issued into the same registers and are in flight while the group's shuffle
-   * tree (barriers, shuffles) finishes the current chunk. */
   uint64_t c = gid;
   if constexpr (ALIGNED) {
     const uint64_t full = a.n / C;
     if (c < full) {
       T items[G::ITEMS];
-      chunk_load_vec<T, cta::LOAD_LDG>(a.in + c * C, t, items);
+      chunk_load_vec<T, LM>(a.in + c * C, t, items);
       for (;;) {
         const uint64_t next = c + groups;
         T v = chunk_thread_tree<T, Op>(items);
         if (next < full)
-          chunk_load_vec<T, cta::LOAD_LDG>(a.in + next * C, t, items);
-        v = chunk_group_tree<T, Op>(v, t, warp_smem[g], sync);
+          chunk_load_vec<T, LM>(a.in + next * C, t, items);
+        v = chunk_group_tree<T, Op>(v, t, warp_smem, sync);
         if (t == 0)
           a.partials[c] = v;
         c = next;
@@ -143,10 +140,22 @@ __global__ void __launch_bounds__(BLOCK_THREADS, 1) grid_kernel(const grid_args<
   for (; c < a.P; c += groups) {
     T items[G::ITEMS];
     chunk_load_scalar<T, Op, cta::LOAD_LDG>(a.in + c * C, chunk_len<T>(a.n, c), t, items);
-    const T v = chunk_group_tree<T, Op>(chunk_thread_tree<T, Op>(items), t, warp_smem[g], sync);
+    const T v = chunk_group_tree<T, Op>(chunk_thread_tree<T, Op>(items), t, warp_smem, sync);
     if (t == 0)
       a.partials[c] = v;
   }
+}
+
+template <class T, class Op, bool ALIGNED, cta::load_mode LM>
+__global__ void __launch_bounds__(BLOCK_THREADS, 1) grid_kernel(const grid_args<T> a) {
+  typedef chunk_geometry<T> G;
+  __shared__ T warp_smem[GROUPS][G::THREADS / 32];
+  const int g = threadIdx.x / G::THREADS, t = threadIdx.x % G::THREADS;
+  const group_sync sync{1 + g};
+  const uint64_t C = chunk_elems<T>();
+  const uint64_t groups = (uint64_t)gridDim.x * GROUPS, gid = (uint64_t)blockIdx.x * GROUPS + g;
+
+  level1<T, Op, ALIGNED, LM>(a, gid, groups, t, warp_smem[g], sync);
   cooperative_groups::this_grid().sync();
 
   if (a.P2 == 1) { /* one chunk of chunk results: one group finishes */
@@ -171,23 +180,66 @@ __global__ void __launch_bounds__(BLOCK_THREADS, 1) grid_kernel(const grid_args<
   }
 }
 
+/* The mid-size path, two plain launches chained by programmatic dependent launch (Hopper):
+ * chunks_kernel writes the chunk results and at once lets finish_kernel launch; finish_kernel's
+ * launch then overlaps the chunks' loads, and it waits (griddepcontrol.wait) until chunks_kernel
+ * has finished and its writes are visible. A cooperative launch costs ~3 us more than a plain one
+ * on an H100, which is the whole budget at these sizes. */
+template <class T, class Op, bool ALIGNED, cta::load_mode LM>
+__global__ void __launch_bounds__(BLOCK_THREADS, 1) chunks_kernel(const grid_args<T> a) {
+  typedef chunk_geometry<T> G;
+  __shared__ T warp_smem[GROUPS][G::THREADS / 32];
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  const int g = threadIdx.x / G::THREADS, t = threadIdx.x % G::THREADS;
+  const uint64_t groups = (uint64_t)gridDim.x * GROUPS, gid = (uint64_t)blockIdx.x * GROUPS + g;
+  level1<T, Op, ALIGNED, LM>(a, gid, groups, t, warp_smem[g], group_sync{1 + g});
+}
+
+template <class T, class Op>
+__global__ void __launch_bounds__(BLOCK_THREADS, 1) finish_kernel(const grid_args<T> a) {
+  typedef chunk_geometry<T> G;
+  __shared__ T warp_smem[GROUPS][G::THREADS / 32];
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  const int g = threadIdx.x / G::THREADS, t = threadIdx.x % G::THREADS;
+  const group_sync sync{1 + g};
+  const uint64_t C = chunk_elems<T>();
+  if (a.P2 > 1) { /* level 2 by the four groups, then level 3 and up by group 0 */
+    for (uint64_t j = g; j < a.P2; j += GROUPS) {
+      const T v = chunk_reduce<T, Op, cta::LOAD_CG>(a.partials + j * C, chunk_len<T>(a.P, j), t,
+                                                    warp_smem[g], sync);
+      if (t == 0)
+        a.level2[j] = v;
+    }
+    __syncthreads();
+  }
+  if (g != 0)
+    return;
+  const T v = a.P2 > 1 ? reduce_levels<T, Op>(a.level2, a.P2, a.scratch, t, warp_smem[0], sync)
+                       : chunk_reduce<T, Op, cta::LOAD_CG>(a.partials, a.P, t, warp_smem[0], sync);
+  if (t == 0)
+    *a.out = v;
+}
+
 inline size_t round16(size_t b) { return (b + 15) / 16 * 16; }
 
 template <class T, class Op>
 cuprim_status auto_impl(const cuprim_ctx *ctx, const void *d_in, void *d_out, uint64_t n,
-                        cudaStream_t stream, unsigned single_block_max_chunks) {
+                        cudaStream_t stream, const cuprim__reduce_tuning *tune) {
+  const unsigned single_block_max_chunks = tune->single_block_max_chunks;
   const T *in = static_cast<const T *>(d_in);
   T *out = static_cast<T *>(d_out);
   const uint64_t C = chunk_elems<T>(), P = (n + C - 1) / C;
 
   if (P <= single_block_max_chunks && P <= SMALL_MAX_CHUNKS) {
-    single_block_kernel<T, Op><<<1, BLOCK_THREADS, 0, stream>>>(in, n, out);
+    /* As many 256-thread groups as there are chunks, up to four. */
+    const unsigned groups = P < (uint64_t)GROUPS ? (P ? (unsigned)P : 1u) : (unsigned)GROUPS;
+    single_block_kernel<T, Op><<<1, groups * 256, 0, stream>>>(in, n, out);
     CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
     return CUPRIM_SUCCESS;
   }
 
   const uint64_t P2 = (P + C - 1) / C;
-  const uint64_t scratch_elems = P2 > C ? 2 * ((P2 + C - 1) / C) : 0;
+  const uint64_t scratch_elems = P2 > C ? 2 * ((P2 + C - 1) / C) : 0; /* past CHUNK^3 elements */
   const size_t partials_bytes = round16((size_t)P * sizeof(T));
   const size_t level2_bytes = P2 > 1 ? round16((size_t)P2 * sizeof(T)) : 0;
   const size_t bytes = partials_bytes + level2_bytes + (size_t)scratch_elems * sizeof(T);
@@ -209,11 +261,35 @@ cuprim_status auto_impl(const cuprim_ctx *ctx, const void *d_in, void *d_out, ui
   void *args[] = {&a};
   cuprim_status st = CUPRIM_SUCCESS;
   /* 16-byte aligned inputs take vector loads; others the scalar-load instantiation. */
-  const void *kernel = (uintptr_t)in % 16 == 0 ? (const void *)grid_kernel<T, Op, true>
-                                               : (const void *)grid_kernel<T, Op, false>;
-  CUPRIM__CUDA_GOTO(cudaLaunchCooperativeKernel(kernel, dim3((unsigned)grid), dim3(BLOCK_THREADS),
-                                                args, 0, stream),
-                    st, release);
+  const bool aligned = (uintptr_t)in % 16 == 0, pf = tune->l2_prefetch != 0;
+  if (P >= tune->grid_sync_min_chunks) {
+    const void *kernel =
+        aligned ? (pf ? (const void *)grid_kernel<T, Op, true, cta::LOAD_STREAM_PF>
+                      : (const void *)grid_kernel<T, Op, true, cta::LOAD_LDG>)
+                : (const void *)grid_kernel<T, Op, false, cta::LOAD_LDG>;
+    CUPRIM__CUDA_GOTO(cudaLaunchCooperativeKernel(kernel, dim3((unsigned)grid),
+                                                  dim3(BLOCK_THREADS), args, 0, stream),
+                      st, release);
+  } else {
+    const unsigned gr = (unsigned)grid;
+    if (!aligned)
+      chunks_kernel<T, Op, false, cta::LOAD_LDG><<<gr, BLOCK_THREADS, 0, stream>>>(a);
+    else if (pf)
+      chunks_kernel<T, Op, true, cta::LOAD_STREAM_PF><<<gr, BLOCK_THREADS, 0, stream>>>(a);
+    else
+      chunks_kernel<T, Op, true, cta::LOAD_LDG><<<gr, BLOCK_THREADS, 0, stream>>>(a);
+    CUPRIM__CUDA_GOTO(cudaPeekAtLastError(), st, release);
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(1);
+    cfg.blockDim = dim3(BLOCK_THREADS);
+    cfg.stream = stream;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    CUPRIM__CUDA_GOTO(cudaLaunchKernelEx(&cfg, finish_kernel<T, Op>, a), st, release);
+  }
 release:
   cuprim__temp_free(ctx, temp, bytes, stream);
   return st;
@@ -221,8 +297,8 @@ release:
 
 template <class T>
 cuprim_status auto_for_type(const cuprim_ctx *ctx, const void *d_in, void *d_out, uint64_t n,
-                            cuprim_op op, cudaStream_t stream, unsigned single_max) {
-  CUPRIM__DISPATCH_OP(T, auto_impl, op, ctx, d_in, d_out, n, stream, single_max)
+                            cuprim_op op, cudaStream_t stream, const cuprim__reduce_tuning *tune) {
+  CUPRIM__DISPATCH_OP(T, auto_impl, op, ctx, d_in, d_out, n, stream, tune)
 }
 
 } // namespace
@@ -232,10 +308,9 @@ cuprim_status auto_for_type(const cuprim_ctx *ctx, const void *d_in, void *d_out
 extern "C" cuprim_status cuprim__reduce_auto_tuned(const cuprim_ctx *ctx, const void *d_in,
                                                    void *d_out, uint64_t n, cuprim_dtype dtype,
                                                    cuprim_op op, cudaStream_t stream,
-                                                   unsigned single_block_max_chunks) {
+                                                   const cuprim__reduce_tuning *tune) {
   using cuprim::reduce::auto_for_type;
-  CUPRIM__DISPATCH_TYPE(dtype, auto_for_type, ctx, d_in, d_out, n, op, stream,
-                        single_block_max_chunks)
+  CUPRIM__DISPATCH_TYPE(dtype, auto_for_type, ctx, d_in, d_out, n, op, stream, tune)
 }
 
 extern "C" cuprim_status cuprim__reduce_auto(const cuprim_ctx *ctx, const void *d_in, void *d_out,
@@ -243,6 +318,5 @@ extern "C" cuprim_status cuprim__reduce_auto(const cuprim_ctx *ctx, const void *
                                              cudaStream_t stream) {
   const cuprim__reduce_tuning tune =
       cuprim__reduce_tuning_for(ctx->attrs.cc_major, ctx->attrs.cc_minor);
-  return cuprim__reduce_auto_tuned(ctx, d_in, d_out, n, dtype, op, stream,
-                                   tune.single_block_max_chunks);
+  return cuprim__reduce_auto_tuned(ctx, d_in, d_out, n, dtype, op, stream, &tune);
 }

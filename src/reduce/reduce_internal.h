@@ -6,6 +6,7 @@
 #include <cuprim/reduce.h>
 
 #include "common/context.h"
+#include "reduce_tuning.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -15,11 +16,11 @@ extern "C" {
 cuprim_status cuprim__reduce_auto(const cuprim_ctx *ctx, const void *d_in, void *d_out, uint64_t n,
                                   cuprim_dtype dtype, cuprim_op op, cudaStream_t stream);
 
-/* cuprim__reduce_auto with the single-block threshold given instead of taken from the tuning table
- * (bench/ sweeps it to set the table; the result's bits do not depend on it). */
+/* cuprim__reduce_auto with the tuning given instead of taken from the table (bench/ sweeps it to
+ * set the table, tests force each kernel; the result's bits do not depend on it). */
 cuprim_status cuprim__reduce_auto_tuned(const cuprim_ctx *ctx, const void *d_in, void *d_out,
                                         uint64_t n, cuprim_dtype dtype, cuprim_op op,
-                                        cudaStream_t stream, unsigned single_block_max_chunks);
+                                        cudaStream_t stream, const cuprim__reduce_tuning *tune);
 
 /* The ladder kernels (reduce_ladder.cu). alg != AUTO; n > 0. */
 cuprim_status cuprim__reduce_ladder(const cuprim_ctx *ctx, cuprim_reduce_alg alg, const void *d_in,

@@ -8,6 +8,12 @@ typedef struct cuprim__reduce_tuning {
   /* Inputs of at most this many chunks are reduced by one block of 4 chunk-groups (1024 threads)
    * in one launch with no temporary memory; larger ones by one block per chunk. */
   unsigned single_block_max_chunks;
+  /* Inputs of at least this many chunks take the cooperative persistent grid (one launch, a grid
+   * barrier); inputs between the two thresholds take two plain launches chained by programmatic
+   * dependent launch. */
+  unsigned grid_sync_min_chunks;
+  /* Non-zero: the streaming loads of aligned inputs carry an L2::256B prefetch hint. */
+  unsigned l2_prefetch;
   /* Threads per block of the per-block ladder kernels. */
   unsigned ladder_threads;
 } cuprim__reduce_tuning;
@@ -15,10 +21,18 @@ typedef struct cuprim__reduce_tuning {
 static inline cuprim__reduce_tuning cuprim__reduce_tuning_for(int cc_major, int cc_minor) {
   (void)cc_minor;
   cuprim__reduce_tuning t;
-  t.single_block_max_chunks = 4; /* provisional: to be set from bench/ on the H100 */
-  t.ladder_threads = 256;        /* the textbook size (Harris); kept for the ladder's tables */
-  if (cc_major >= 9) {
-    t.single_block_max_chunks = 4;
+  t.ladder_threads = 256; /* the textbook size (Harris); kept for the ladder's tables */
+  /* Defaults for GPUs not measured yet: the H100's values. */
+  t.single_block_max_chunks = 8;
+  t.grid_sync_min_chunks = 32768;
+  t.l2_prefetch = 0;
+  if (cc_major == 9) {
+    /* H100, f32, bench/ kernel-choice table 2026-11-21: one block 6.40 us at 2^15 (8 chunks) vs
+     * 7.33 us for the two-launch path; 8.38 vs 7.46 us at 2^16. */
+    t.single_block_max_chunks = 8;
+    /* H100, f32: two launches (PDL) 93.6 vs 94.7 us cooperative at 2^26 (16384 chunks);
+     * cooperative 350.4 vs 352.3 us at 2^28 (65536 chunks). */
+    t.grid_sync_min_chunks = 32768;
   }
   return t;
 }
