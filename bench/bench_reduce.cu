@@ -274,28 +274,30 @@ template <class T> void ladder(Bench &b, const Buffers<T> &buf, int log2_n) {
  * each result is still checked against CUB. Columns: one block (up to 64 chunks), a plain grid
  * chained to a finishing block by programmatic dependent launch, the cooperative grid. */
 template <class T> void tune_kernel_choice(Bench &b, const Buffers<T> &buf) {
-  const int log2s[] = {12, 13, 14, 15, 16, 17, 18, 20, 22, 24, 26, 28};
-  const char *names[] = {"single", "pdl", "coop", "pdl+pf", "coop+pf"};
+  const int log2s[] = {12, 13, 14, 15, 16, 17, 18, 19, 20, 22, 24, 26, 28};
+  const char *names[] = {"single", "cluster8", "cluster16", "pdl", "coop", "coop-pf"};
   std::string &table = b.pending;
   const uint64_t chunk = 16 / sizeof(T) * 4 * 256;
   table = strprintf("\nreduce AUTO %s kernel choice (us; chunk = %llu elements; single only up to "
-                    "64 chunks; +pf: L2::256B prefetch hint)\n%6s %9s %9s %9s %9s %9s %9s\n",
+                    "64 chunks, clusters up to 256; -pf: without the L2::256B prefetch hint)\n%6s %9s %9s %9s %9s %9s %9s %9s\n",
                     DType<T>::name, (unsigned long long)chunk, "n", names[0], names[1], names[2],
-                    names[3], names[4], "cub");
+                    names[3], names[4], names[5], "cub");
   for (int k : log2s) {
     const uint64_t n = uint64_t(1) << k;
     const Measured cub = time_cub(b, buf.d_in, buf.d_out_cub, n);
     table += strprintf("%6s", fmt_n(n).c_str());
-    for (int choice = 0; choice < 5; ++choice) {
-      if (choice == 0 && n > 64 * chunk) {
+    for (int choice = 0; choice < 6; ++choice) {
+      if ((choice == 0 && n > 64 * chunk) || (choice <= 2 && n > 256 * chunk)) {
         table += strprintf(" %9s", "-");
         continue;
       }
       cuprim__reduce_tuning tune;
       tune.ladder_threads = 256;
       tune.single_block_max_chunks = choice == 0 ? 64 : 0;
-      tune.grid_sync_min_chunks = choice == 2 || choice == 4 ? 0 : UINT32_MAX;
-      tune.l2_prefetch = choice >= 3;
+      tune.cluster_max_chunks = choice == 1 || choice == 2 ? 256 : 0;
+      tune.cluster_max_blocks = choice == 2 ? 16 : 8;
+      tune.grid_sync_min_chunks = choice == 4 || choice == 5 ? 0 : UINT32_MAX;
+      tune.l2_prefetch = choice != 5;
       Measured m;
       poison(b, buf.d_out_cuprim);
       m.t = time_call(b, [&]() -> const char * {

@@ -831,7 +831,7 @@ static void test_graph_capture(void **state) {
   const cuprim_op op = CUPRIM_SUM;
   const size_t bytes = n * cuprim_dtype_size(t);
 
-  call calls[NUM_ALGS + 3];
+  call calls[NUM_ALGS + 4];
   calls[0] = make_call(SHORTHAND, g.d_in, n, t, op);
   for (int a = 1; a < NUM_ALGS; ++a)
     calls[a] = make_call(a, g.d_in, n, t, op);
@@ -842,12 +842,16 @@ static void test_graph_capture(void **state) {
   calls[NUM_ALGS + 2] = make_call(TUNED, g.d_in, n, t, op);
   calls[NUM_ALGS + 2].tune.single_block_max_chunks = 0;
   calls[NUM_ALGS + 2].tune.grid_sync_min_chunks = 0;
-  const int count = NUM_ALGS + 3;
+  /* And the cluster kernel (a cluster launch) on an input it takes (up to 64 chunks). */
+  calls[NUM_ALGS + 3] = make_call(TUNED, g.d_in, n_small * 60, t, op);
+  calls[NUM_ALGS + 3].tune.cluster_max_chunks = 64;
+  calls[NUM_ALGS + 3].tune.grid_sync_min_chunks = UINT32_MAX;
+  const int count = NUM_ALGS + 4;
 
   TU_CUDA(cudaMemsetAsync(g.d_out, POISON, (size_t)count * SLOT_BYTES, g.stream));
   finish(g.stream);
   cudaGraph_t graph = NULL;
-  cuprim_status st[NUM_ALGS + 3];
+  cuprim_status st[NUM_ALGS + 4];
   TU_CUDA(cudaStreamBeginCapture(g.stream, cudaStreamCaptureModeGlobal));
   for (int i = 0; i < count; ++i)
     st[i] = issue(g.ctx, &calls[i], slot_out(g.d_out, i, t), g.stream);
@@ -877,9 +881,10 @@ static void test_graph_capture(void **state) {
     /* New data in the same buffer before rounds 0 and 1; round 2 replays on round 1's data. */
     const uint64_t seed = case_seed(0x6A9, (uint64_t)(round < 2 ? round : 1), 0, n);
     tu_reduce_fill(t, op, TU_DATA_RANDOM, seed, g.h_in, n);
-    tu_reduce_ref ref, ref_small;
+    tu_reduce_ref ref, ref_small, ref_cluster;
     tu_reduce_reference(t, op, g.h_in, n, &ref);
     tu_reduce_reference(t, op, g.h_in, n_small, &ref_small);
+    tu_reduce_reference(t, op, g.h_in, n_small * 60, &ref_cluster);
     upload(g.d_in, g.h_in, bytes, g.stream);
     TU_CUDA(cudaMemsetAsync(g.d_out, POISON, (size_t)count * SLOT_BYTES, g.stream));
     TU_CUDA(cudaGraphLaunch(exec, g.stream));
@@ -889,7 +894,8 @@ static void test_graph_capture(void **state) {
     char data[64];
     snprintf(data, sizeof data, "random, graph replay %d", round);
     for (int i = 0; i < count; ++i)
-      check_slot(g.h_out, i, &calls[i], CUPRIM_SUCCESS, calls[i].n == n ? &ref : &ref_small, data,
+      check_slot(g.h_out, i, &calls[i], CUPRIM_SUCCESS,
+                 calls[i].n == n ? &ref : calls[i].n == n_small ? &ref_small : &ref_cluster, data,
                  seed);
   }
   TU_CUDA(cudaGraphExecDestroy(exec));
@@ -962,7 +968,7 @@ static void test_auto_kernel_choice_same_bits(void **state) {
       const uint64_t C = cuprim_dtype_size(t) == 4 ? 4096 : 2048;
       const uint64_t sizes[] = {1,          C - 1,      C,          C + 1,         2 * C + 3,
                                 4 * C,      4 * C + 1,  17 * C + 5, 63 * C + 7,    64 * C,
-                                C * C - 1, C * C + 5, 3 * C * C + 7 * C + 1};
+                                200 * C + 3, C * C - 1, C * C + 5, 3 * C * C + 7 * C + 1};
       const size_t nsizes = g.quick ? 10 : sizeof sizes / sizeof sizes[0];
       const uint64_t max_n = g.quick ? 64 * C : 3 * C * C + 7 * C + 1;
       const uint64_t seed = case_seed(0xA07, t, ops[o], 0);
@@ -972,7 +978,7 @@ static void test_auto_kernel_choice_same_bits(void **state) {
         const uint64_t n = sizes[k];
         tu_reduce_ref ref;
         tu_reduce_reference(t, ops[o], g.h_in, n, &ref);
-        call calls[6];
+        call calls[7];
         calls[0] = make_call(TUNED, g.d_in, n, t, ops[o]);
         calls[0].tune.single_block_max_chunks = 64; /* one block up to 64 chunks */
         calls[0].tune.grid_sync_min_chunks = UINT32_MAX;
@@ -987,13 +993,19 @@ static void test_auto_kernel_choice_same_bits(void **state) {
         calls[4].tune.l2_prefetch = 1;
         calls[5] = calls[2];
         calls[5].tune.l2_prefetch = 1;
-        cuprim_status st[6];
-        run_calls(calls, 6, g.stream, st);
+        calls[6] = make_call(TUNED, g.d_in, n, t, ops[o]); /* one thread-block cluster */
+        calls[6].tune.single_block_max_chunks = 0;
+        calls[6].tune.cluster_max_chunks = 256;
+        calls[6].tune.cluster_max_blocks = 16;
+        calls[6].tune.grid_sync_min_chunks = UINT32_MAX;
+        const int count = n <= 256 * C ? 7 : 6; /* the cluster kernel takes up to 256 chunks */
+        cuprim_status st[7];
+        run_calls(calls, count, g.stream, st);
         int ok = 1;
-        for (int i = 0; i < 6; ++i)
+        for (int i = 0; i < count; ++i)
           ok &= check_slot(g.h_out, i, &calls[i], st[i], &ref, "random", seed);
         if (ok)
-          for (int i = 1; i < 6; ++i)
+          for (int i = 1; i < count; ++i)
             check_same_bits(g.h_out, 0, i, &calls[0], &calls[i], "AUTO's kernel choice", seed);
       }
     }

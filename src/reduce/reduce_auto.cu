@@ -27,7 +27,8 @@ namespace {
 
 constexpr int GROUPS = 4; /* chunk-groups of 256 threads per block */
 constexpr int BLOCK_THREADS = GROUPS * 256;
-constexpr unsigned SMALL_MAX_CHUNKS = 64; /* bound on the tuning value: shared-memory slots */
+constexpr unsigned SMALL_MAX_CHUNKS = 64;    /* single-block kernel: shared-memory slots */
+constexpr unsigned CLUSTER_MAX_CHUNKS = 256; /* cluster kernel: slots in block 0 */
 
 template <class T> __host__ __device__ constexpr uint64_t chunk_elems() {
   return (uint64_t)chunk_geometry<T>::CHUNK;
@@ -66,6 +67,36 @@ __global__ void __launch_bounds__(BLOCK_THREADS)
     return;
   const T v =
       P == 1 ? parts[0] : chunk_reduce<T, Op, cta::LOAD_PLAIN>(parts, P, t, warp_smem[0], sync);
+  if (t == 0)
+    *out = v;
+}
+
+/* Mid-small inputs (up to 256 chunks): one thread-block cluster of up to 16 blocks (Hopper).
+ * Every group reduces its chunks and stores each result straight into block 0's shared memory
+ * (distributed shared memory); after one cluster barrier, a group of block 0 reduces them. One
+ * plain launch, no temporary memory, no initialised memory, no atomics. */
+template <class T, class Op>
+__global__ void __launch_bounds__(BLOCK_THREADS)
+    cluster_kernel(const T *__restrict__ in, uint64_t n, T *__restrict__ out) {
+  typedef chunk_geometry<T> G;
+  __shared__ T warp_smem[GROUPS][G::THREADS / 32];
+  __shared__ T parts[CLUSTER_MAX_CHUNKS];
+  cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+  const int g = threadIdx.x / G::THREADS, t = threadIdx.x % G::THREADS;
+  const group_sync sync{1 + g};
+  const uint64_t C = chunk_elems<T>(), P = (n + C - 1) / C;
+  const uint64_t groups = (uint64_t)gridDim.x * GROUPS, gid = (uint64_t)blockIdx.x * GROUPS + g;
+  T *parts0 = cluster.map_shared_rank(parts, 0);
+  for (uint64_t c = gid; c < P; c += groups) {
+    const T v = chunk_reduce<T, Op, cta::LOAD_LDG>(in + c * C, chunk_len<T>(n, c), t,
+                                                   warp_smem[g], sync);
+    if (t == 0)
+      parts0[c] = v;
+  }
+  cluster.sync(); /* orders the remote stores before block 0 reads them */
+  if (blockIdx.x != 0 || g != 0)
+    return;
+  const T v = chunk_reduce<T, Op, cta::LOAD_PLAIN>(parts, P, t, warp_smem[0], sync);
   if (t == 0)
     *out = v;
 }
@@ -220,6 +251,36 @@ __global__ void __launch_bounds__(BLOCK_THREADS, 1) finish_kernel(const grid_arg
     *a.out = v;
 }
 
+/* Clusters of more than 8 blocks need cudaFuncAttributeNonPortableClusterSizeAllowed on the
+ * kernel; set once per device (it is a property of the module loaded on that device). */
+template <class T, class Op> bool allow_cluster16(int device) {
+  static int state[64]; /* 0 unknown, 1 allowed, 2 refused; racing writers store the same value */
+  if (device < 0 || device >= 64)
+    return false;
+  if (state[device] == 0) {
+    bool ok = cudaFuncSetAttribute(cluster_kernel<T, Op>,
+                                   cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess;
+    if (ok) { /* and a cluster of 16 such blocks fits on this device (MIG slices may be smaller) */
+      cudaLaunchConfig_t cfg = {};
+      cfg.gridDim = dim3(16);
+      cfg.blockDim = dim3(BLOCK_THREADS);
+      cudaLaunchAttribute attr[1];
+      attr[0].id = cudaLaunchAttributeClusterDimension;
+      attr[0].val.clusterDim.x = 16;
+      attr[0].val.clusterDim.y = 1;
+      attr[0].val.clusterDim.z = 1;
+      cfg.attrs = attr;
+      cfg.numAttrs = 1;
+      int clusters = 0;
+      ok = cudaOccupancyMaxActiveClusters(&clusters, cluster_kernel<T, Op>, &cfg) == cudaSuccess &&
+           clusters >= 1;
+    }
+    (void)cudaGetLastError();
+    state[device] = ok ? 1 : 2;
+  }
+  return state[device] == 1;
+}
+
 inline size_t round16(size_t b) { return (b + 15) / 16 * 16; }
 
 template <class T, class Op>
@@ -235,6 +296,28 @@ cuprim_status auto_impl(const cuprim_ctx *ctx, const void *d_in, void *d_out, ui
     const unsigned groups = P < (uint64_t)GROUPS ? (P ? (unsigned)P : 1u) : (unsigned)GROUPS;
     single_block_kernel<T, Op><<<1, groups * 256, 0, stream>>>(in, n, out);
     CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
+    return CUPRIM_SUCCESS;
+  }
+  if (P <= tune->cluster_max_chunks && P <= CLUSTER_MAX_CHUNKS) {
+    /* Enough blocks that each group has about one chunk, at most the tuned cluster size (8 is
+     * portable; 16 needs the non-portable attribute, set once per device). */
+    uint64_t want = (P + GROUPS - 1) / GROUPS;
+    const unsigned max_blocks = tune->cluster_max_blocks > 8 && allow_cluster16<T, Op>(ctx->device)
+                                    ? tune->cluster_max_blocks
+                                    : 8;
+    const unsigned blocks = (unsigned)(want < max_blocks ? want : max_blocks);
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(blocks);
+    cfg.blockDim = dim3(BLOCK_THREADS);
+    cfg.stream = stream;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = blocks;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    CUPRIM__CUDA_CHECK(cudaLaunchKernelEx(&cfg, cluster_kernel<T, Op>, in, n, out));
     return CUPRIM_SUCCESS;
   }
 

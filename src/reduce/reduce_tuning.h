@@ -8,6 +8,11 @@ typedef struct cuprim__reduce_tuning {
   /* Inputs of at most this many chunks are reduced by one block of 4 chunk-groups (1024 threads)
    * in one launch with no temporary memory; larger ones by one block per chunk. */
   unsigned single_block_max_chunks;
+  /* Inputs of at most this many chunks (and more than single_block_max_chunks) are reduced by one
+   * thread-block cluster (Hopper and later; 0 disables). At most 256. */
+  unsigned cluster_max_chunks;
+  /* Blocks per cluster at most: 8 (portable) or 16 (non-portable, H100). */
+  unsigned cluster_max_blocks;
   /* Inputs of at least this many chunks take the cooperative persistent grid (one launch, a grid
    * barrier); inputs between the two thresholds take two plain launches chained by programmatic
    * dependent launch. */
@@ -24,12 +29,20 @@ static inline cuprim__reduce_tuning cuprim__reduce_tuning_for(int cc_major, int 
   t.ladder_threads = 256; /* the textbook size (Harris); kept for the ladder's tables */
   /* Defaults for GPUs not measured yet: the H100's values. */
   t.single_block_max_chunks = 8;
+  t.cluster_max_chunks = 0; /* clusters need compute capability 9.0 */
+  t.cluster_max_blocks = 8;
   t.grid_sync_min_chunks = 32768;
   t.l2_prefetch = 0;
-  if (cc_major == 9) {
+  if (cc_major >= 9) {
     /* H100, f32, bench/ kernel-choice table 2026-11-21: one block 6.40 us at 2^15 (8 chunks) vs
      * 7.33 us for the two-launch path; 8.38 vs 7.46 us at 2^16. */
-    t.single_block_max_chunks = 8;
+    /* H100, f32, bench/ kernel-choice table 2026-11-21: one block 5.31 us at 2^14 (4 chunks) vs
+     * 5.98 us for a cluster; a cluster 5.98 us at 2^15 vs 6.46 for one block, 6.11 vs 7.33 us
+     * (two launches) at 2^16; at 2^18 (64 chunks) 16 blocks 6.69 us, 8 blocks 7.46, two launches
+     * 7.71; at 2^19 two launches win (7.90 vs 8.22). */
+    t.single_block_max_chunks = 4;
+    t.cluster_max_chunks = 64;
+    t.cluster_max_blocks = 16;
     /* H100, f32: two launches (PDL) 93.6 vs 94.7 us cooperative at 2^26 (16384 chunks);
      * cooperative 350.4 vs 352.3 us at 2^28 (65536 chunks). */
     t.grid_sync_min_chunks = 32768;
