@@ -14,6 +14,24 @@ __global__ void fill_f32_kernel(float *d, uint64_t n) {
     d[i] = tu_fill_f32_formula(i);
 }
 
+__global__ void check_scan_sum_u32_kernel(const uint32_t *out, uint64_t n, int exclusive,
+                                          unsigned long long *counters) {
+  const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+  unsigned long long wrong = 0, first = ~0ull;
+  for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const bool ok = i == 0 ? out[0] == (exclusive ? 0u : tu_fill_u32_formula(0))
+                           : out[i] - out[i - 1] == tu_fill_u32_formula(exclusive ? i - 1 : i);
+    if (!ok) {
+      ++wrong;
+      first = first < i ? first : i;
+    }
+  }
+  if (wrong) {
+    atomicAdd(&counters[0], wrong);
+    atomicMin(&counters[1], first);
+  }
+}
+
 unsigned grid_for(uint64_t n) {
   const uint64_t blocks = (n + 255) / 256;
   return blocks < 65536 ? (unsigned)(blocks ? blocks : 1) : 65536u; /* grid-stride past that */
@@ -29,4 +47,29 @@ extern "C" cudaError_t tu_device_fill_u32(uint32_t *d, uint64_t n, cudaStream_t 
 extern "C" cudaError_t tu_device_fill_f32(float *d, uint64_t n, cudaStream_t stream) {
   fill_f32_kernel<<<grid_for(n), 256, 0, stream>>>(d, n);
   return cudaPeekAtLastError();
+}
+
+extern "C" cudaError_t tu_device_check_scan_sum_u32(const uint32_t *d_out, uint64_t n,
+                                                    int exclusive, uint64_t *wrong,
+                                                    uint64_t *first, cudaStream_t stream) {
+  unsigned long long *d_counters = nullptr, h_counters[2] = {0, 0};
+  cudaError_t e = cudaMallocAsync(&d_counters, sizeof h_counters, stream);
+  if (e != cudaSuccess)
+    return e;
+  e = cudaMemsetAsync(d_counters, 0, sizeof *d_counters, stream); /* wrong = 0 */
+  if (e == cudaSuccess)
+    e = cudaMemsetAsync(d_counters + 1, 0xff, sizeof *d_counters, stream); /* first = ~0 */
+  if (e == cudaSuccess) {
+    check_scan_sum_u32_kernel<<<grid_for(n), 256, 0, stream>>>(d_out, n, exclusive, d_counters);
+    e = cudaPeekAtLastError();
+  }
+  if (e == cudaSuccess)
+    e = cudaMemcpyAsync(h_counters, d_counters, sizeof h_counters, cudaMemcpyDeviceToHost, stream);
+  const cudaError_t f = cudaFreeAsync(d_counters, stream);
+  const cudaError_t s = cudaStreamSynchronize(stream);
+  if (e == cudaSuccess)
+    e = f != cudaSuccess ? f : s;
+  *wrong = h_counters[0];
+  *first = h_counters[1] == ~0ull ? n : h_counters[1];
+  return e;
 }

@@ -1,4 +1,5 @@
-/* Device-side fills for inputs too large to build on the host (the case past 2^31 elements).
+/* Device-side fills for inputs too large to build on the host (the case past 2^31 elements), and
+ * a device-side check of a scan of them.
  * Each fill is a formula of the index, so the host computes the reference from the same formula
  * without an 8 GB copy. Enqueued on `stream`; returns the launch's error. */
 #ifndef CUPRIM_TEST_DEVICE_FILL_H
@@ -30,6 +31,15 @@ static inline TU_HOST_DEVICE float tu_fill_f32_formula(uint64_t i) {
 cudaError_t tu_device_fill_u32(uint32_t *d, uint64_t n, cudaStream_t stream);
 /* d[i] = tu_fill_f32_formula(i) for i < n. */
 cudaError_t tu_device_fill_f32(float *d, uint64_t n, cudaStream_t stream);
+
+/* Checks d_out[0..n) as the wrapping SUM scan of tu_fill_u32_formula (inclusive, or exclusive if
+ * `exclusive`) without a reference array: d_out[0] must be f(0) (inclusive) or 0 (exclusive), and
+ * d_out[i] - d_out[i-1] must be f(i) (inclusive) or f(i-1) (exclusive) for every i > 0, which by
+ * induction is the same as every element being right. *wrong = the number of indices failing
+ * that, *first = the lowest (n if none): a wrong element at j fails at j (and usually j + 1).
+ * Enqueued on `stream` and waited for; returns the first CUDA error. */
+cudaError_t tu_device_check_scan_sum_u32(const uint32_t *d_out, uint64_t n, int exclusive,
+                                         uint64_t *wrong, uint64_t *first, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

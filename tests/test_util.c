@@ -99,6 +99,26 @@ const char *tu_alg_name(cuprim_reduce_alg alg) {
   return other;
 }
 
+const char *tu_scan_alg_name(cuprim_scan_alg alg) {
+  static const char *const names[] = {"AUTO", "HILLIS_STEELE", "BLELLOCH", "WARP_SHUFFLE",
+                                      "DECOUPLED_LOOKBACK"};
+  static char other[32];
+  if ((unsigned)alg < sizeof names / sizeof names[0])
+    return names[alg];
+  snprintf(other, sizeof other, "scan_alg(%d)", (int)alg);
+  return other;
+}
+
+const char *tu_scan_kind_name(cuprim_scan_kind k) {
+  static char other[32];
+  if (k == CUPRIM_INCLUSIVE)
+    return "INCLUSIVE";
+  if (k == CUPRIM_EXCLUSIVE)
+    return "EXCLUSIVE";
+  snprintf(other, sizeof other, "kind(%d)", (int)k);
+  return other;
+}
+
 const char *tu_status_name(cuprim_status s) {
   static const char *const names[] = {"CUPRIM_SUCCESS",           "CUPRIM_ERROR_INVALID_ARGUMENT",
                                       "CUPRIM_ERROR_UNSUPPORTED", "CUPRIM_ERROR_OUT_OF_MEMORY",

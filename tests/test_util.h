@@ -83,6 +83,8 @@ static inline double tu_unit(uint64_t *state) {
 const char *tu_dtype_name(cuprim_dtype t);      /* "I32", ...; "dtype(<n>)" if out of range */
 const char *tu_op_name(cuprim_op op);           /* "SUM", ... */
 const char *tu_alg_name(cuprim_reduce_alg alg); /* "AUTO", "GLOBAL_TREE", ... */
+const char *tu_scan_alg_name(cuprim_scan_alg alg); /* "AUTO", "HILLIS_STEELE", ... */
+const char *tu_scan_kind_name(cuprim_scan_kind k); /* "INCLUSIVE", "EXCLUSIVE" */
 const char *tu_status_name(cuprim_status s);    /* "CUPRIM_SUCCESS", ... */
 
 /* The value of one element of dtype t at p, for messages: "-5 (0xfffffffb)", "0.1 (0x3dcccccd)". */

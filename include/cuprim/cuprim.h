@@ -7,5 +7,6 @@
 
 #include "core.h"
 #include "reduce.h"
+#include "scan.h"
 
 #endif /* CUPRIM_CUPRIM_H */

@@ -1,0 +1,66 @@
+/**
+ * @file scan.h
+ * @brief Device-wide prefix scan (prefix sum and friends), inclusive or exclusive.
+ *
+ * @code
+ *   // d_in, d_out: n floats in device memory (d_out == d_in scans in place).
+ *   cuprim_status s = cuprim_scan(ctx, d_in, d_out, n, CUPRIM_F32, CUPRIM_SUM, CUPRIM_INCLUSIVE,
+ *                                 stream);
+ *   if (s != CUPRIM_SUCCESS) fprintf(stderr, "scan: %s\n", cuprim_status_string(s));
+ * @endcode
+ */
+#ifndef CUPRIM_SCAN_H
+#define CUPRIM_SCAN_H
+
+#include "core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Inclusive: d_out[i] = d_in[0] op ... op d_in[i]. Exclusive: d_out[0] = identity,
+ *  d_out[i] = d_in[0] op ... op d_in[i-1]. Values are pinned. */
+typedef enum cuprim_scan_kind { CUPRIM_INCLUSIVE = 0, CUPRIM_EXCLUSIVE = 1 } cuprim_scan_kind;
+
+/** Scan algorithms. ::CUPRIM_SCAN_AUTO is the tuned default; the others are the classic block
+ *  scans (docs/ladder.md). Values are pinned. */
+typedef enum cuprim_scan_alg {
+  CUPRIM_SCAN_AUTO = 0,          /**< the tuned default: single-pass decoupled look-back */
+  CUPRIM_SCAN_HILLIS_STEELE = 1, /**< step-efficient block scan; tiles joined by reduce-then-scan */
+  CUPRIM_SCAN_BLELLOCH =
+      2, /**< work-efficient upsweep/downsweep, conflict-free; reduce-then-scan */
+  CUPRIM_SCAN_WARP_SHUFFLE = 3, /**< shuffle-up warp scans inside the block; reduce-then-scan */
+  CUPRIM_SCAN_DECOUPLED_LOOKBACK = 4 /**< single pass, tiles chained by decoupled look-back */
+} cuprim_scan_alg;
+
+/** Prefix scan of d_in[0..n) into d_out[0..n).
+ *
+ * @param ctx    a context (NULL: ::CUPRIM_ERROR_INVALID_ARGUMENT).
+ * @param d_in   device memory, n elements of @p dtype, element-aligned; may be NULL if n == 0.
+ * @param d_out  device memory, n elements; may be NULL if n == 0. d_out == d_in scans in place;
+ *               any other overlap of the two ranges: ::CUPRIM_ERROR_INVALID_ARGUMENT.
+ * @param n      number of elements; n == 0 does nothing and succeeds.
+ * @param dtype  I32, U32, I64, U64, F32 or F64 (others: ::CUPRIM_ERROR_UNSUPPORTED).
+ * @param op     any ::cuprim_op; AND/OR/XOR on floats: ::CUPRIM_ERROR_UNSUPPORTED.
+ * @param kind   ::CUPRIM_INCLUSIVE or ::CUPRIM_EXCLUSIVE.
+ * @param stream the CUDA stream the work is enqueued on.
+ *
+ * Asynchronous; temporary memory comes from the context's allocator on @p stream; capturable
+ * into a CUDA graph. Integer results are exact (wrapping); for integer dtypes and for MIN/MAX
+ * every algorithm gives the same bits on every run. Float SUM/PROD are accurate to about
+ * n * eps * sum|x|; their bits can vary between runs for the look-back algorithms
+ * (docs/determinism.md). Equivalent to cuprim_scan_ex with ::CUPRIM_SCAN_AUTO. */
+cuprim_status cuprim_scan(cuprim_ctx *ctx, const void *d_in, void *d_out, uint64_t n,
+                          cuprim_dtype dtype, cuprim_op op, cuprim_scan_kind kind,
+                          cudaStream_t stream);
+
+/** cuprim_scan with a chosen algorithm @p alg (out of range: ::CUPRIM_ERROR_INVALID_ARGUMENT). */
+cuprim_status cuprim_scan_ex(cuprim_ctx *ctx, cuprim_scan_alg alg, const void *d_in, void *d_out,
+                             uint64_t n, cuprim_dtype dtype, cuprim_op op, cuprim_scan_kind kind,
+                             cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CUPRIM_SCAN_H */

@@ -1,0 +1,68 @@
+/* Scan's C entry points: validate everything that needs no device, make the context's device
+ * current, and forward to the look-back path (AUTO, DECOUPLED_LOOKBACK) or the ladder. */
+#include <cuprim/scan.h>
+
+#include "common/check.h"
+#include "common/context.h"
+#include "scan_internal.h"
+
+namespace {
+
+bool is_float(cuprim_dtype t) { return t == CUPRIM_F32 || t == CUPRIM_F64; }
+
+bool scan_dtype_supported(cuprim_dtype t) {
+  return t == CUPRIM_I32 || t == CUPRIM_U32 || t == CUPRIM_I64 || t == CUPRIM_U64 ||
+         t == CUPRIM_F32 || t == CUPRIM_F64;
+}
+
+cuprim_status validate(const cuprim_ctx *ctx, cuprim_scan_alg alg, const void *d_in,
+                       const void *d_out, uint64_t n, cuprim_dtype dtype, cuprim_op op,
+                       cuprim_scan_kind kind) {
+  CUPRIM__CHECK_ARG(ctx != NULL);
+  CUPRIM__CHECK_ARG((unsigned)alg <= (unsigned)CUPRIM_SCAN_DECOUPLED_LOOKBACK);
+  CUPRIM__CHECK_ARG((unsigned)dtype <= (unsigned)CUPRIM_F64);
+  CUPRIM__CHECK_ARG((unsigned)op <= (unsigned)CUPRIM_XOR);
+  CUPRIM__CHECK_ARG((unsigned)kind <= (unsigned)CUPRIM_EXCLUSIVE);
+  if (n > 0) {
+    CUPRIM__CHECK_ARG(d_in != NULL && d_out != NULL);
+    const size_t size = cuprim_dtype_size(dtype);
+    CUPRIM__CHECK_ARG((uintptr_t)d_in % size == 0 && (uintptr_t)d_out % size == 0);
+    CUPRIM__CHECK_ARG(n <= (uint64_t)UINTPTR_MAX / size);
+    const uintptr_t in = (uintptr_t)d_in, out = (uintptr_t)d_out, bytes = (uintptr_t)(n * size);
+    CUPRIM__CHECK_ARG(in <= UINTPTR_MAX - bytes && out <= UINTPTR_MAX - bytes);
+    /* In place is allowed; any other overlap is not. */
+    CUPRIM__CHECK_ARG(in == out || out + bytes <= in || out >= in + bytes);
+  }
+  CUPRIM__CHECK(scan_dtype_supported(dtype), CUPRIM_ERROR_UNSUPPORTED);
+  CUPRIM__CHECK(!(is_float(dtype) && op >= CUPRIM_AND), CUPRIM_ERROR_UNSUPPORTED);
+  return CUPRIM_SUCCESS;
+}
+
+} // namespace
+
+extern "C" cuprim_status cuprim_scan_ex(cuprim_ctx *ctx, cuprim_scan_alg alg, const void *d_in,
+                                        void *d_out, uint64_t n, cuprim_dtype dtype, cuprim_op op,
+                                        cuprim_scan_kind kind, cudaStream_t stream) {
+  CUPRIM__FORWARD(validate(ctx, alg, d_in, d_out, n, dtype, op, kind));
+  if (n == 0)
+    return CUPRIM_SUCCESS; /* nothing to write */
+  cuprim__device_scope scope;
+  CUPRIM__FORWARD(cuprim__device_enter(ctx, &scope));
+  cuprim_status st;
+  if (alg == CUPRIM_SCAN_AUTO || alg == CUPRIM_SCAN_DECOUPLED_LOOKBACK) {
+    cuprim__scan_tuning tune = cuprim__scan_tuning_for(ctx->attrs.cc_major, ctx->attrs.cc_minor);
+    if (alg == CUPRIM_SCAN_DECOUPLED_LOOKBACK)
+      tune.single_block_max_tiles = 0;
+    st = cuprim__scan_lookback(ctx, d_in, d_out, n, dtype, op, kind, stream, &tune);
+  } else {
+    st = cuprim__scan_ladder(ctx, alg, d_in, d_out, n, dtype, op, kind, stream);
+  }
+  cuprim__device_leave(&scope);
+  return st;
+}
+
+extern "C" cuprim_status cuprim_scan(cuprim_ctx *ctx, const void *d_in, void *d_out, uint64_t n,
+                                     cuprim_dtype dtype, cuprim_op op, cuprim_scan_kind kind,
+                                     cudaStream_t stream) {
+  return cuprim_scan_ex(ctx, CUPRIM_SCAN_AUTO, d_in, d_out, n, dtype, op, kind, stream);
+}

@@ -1,0 +1,33 @@
+/* Between scan's C entry point (scan.cu) and its dispatch layers. Arguments reaching these
+ * functions are validated (n > 0); the context's device is current. */
+#ifndef CUPRIM_SCAN_INTERNAL_H
+#define CUPRIM_SCAN_INTERNAL_H
+
+#include <cuprim/scan.h>
+
+#include "common/context.h"
+#include "scan_tuning.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* AUTO and DECOUPLED_LOOKBACK (scan_lookback.cu). `tune` chooses between the single-block kernel
+ * and the look-back kernel: AUTO passes the table's values, the DECOUPLED_LOOKBACK rung passes
+ * single_block_max_tiles = 0 (always the look-back kernel). Tests and bench/ force either. */
+cuprim_status cuprim__scan_lookback(const cuprim_ctx *ctx, const void *d_in, void *d_out,
+                                    uint64_t n, cuprim_dtype dtype, cuprim_op op,
+                                    cuprim_scan_kind kind, cudaStream_t stream,
+                                    const cuprim__scan_tuning *tune);
+
+/* HILLIS_STEELE, BLELLOCH, WARP_SHUFFLE: block scans joined by reduce-then-scan
+ * (scan_ladder.cu). */
+cuprim_status cuprim__scan_ladder(const cuprim_ctx *ctx, cuprim_scan_alg alg, const void *d_in,
+                                  void *d_out, uint64_t n, cuprim_dtype dtype, cuprim_op op,
+                                  cuprim_scan_kind kind, cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,232 @@
+/* The scan ladder: three classic block scans (seed 002; PMPP chapter 11; GPU Gems 3 ch. 39), each
+ * joined across tiles by reduce-then-scan:
+ *   1. reduce: each block reduces its tile to one total, with cta::block_reduce (the block-level
+ *      piece reduce is built on);
+ *   2. the tile totals are scanned (exclusive) by the same rung, recursively, in place;
+ *   3. each block scans its tile again, seeded with its tile's exclusive prefix.
+ * Two reads and one write of the data, plus the totals. In place (d_out == d_in) works: each block
+ * reads its whole tile before writing it. For floats every rung here is deterministic: the tree
+ * depends only on n. */
+#include "common/check.h"
+#include "cta/ops.cuh"
+#include "cta/warp_reduce.cuh"
+#include "cta/warp_scan.cuh"
+#include "scan_internal.h"
+
+namespace cuprim {
+namespace scan {
+namespace {
+
+constexpr int BLOCK = 256;
+
+template <class T, class Op>
+__device__ __forceinline__ T at_or_identity(const T *p, uint64_t i, uint64_t m) {
+  return i < m ? p[i] : Op::identity();
+}
+
+/* Writes a tile's results: `incl` is the inclusive scan of element i within the whole input;
+ * exclusive results are the inclusive ones shifted by one, computed by the caller as `excl`. */
+template <class T>
+__device__ __forceinline__ void put(T *out, uint64_t i, uint64_t m, T incl, T excl,
+                                    cuprim_scan_kind kind) {
+  if (i < m)
+    out[i] = kind == CUPRIM_INCLUSIVE ? incl : excl;
+}
+
+/* Pass 1: tile totals. TILE elements per block, TILE/BLOCK per thread, combined in registers,
+ * then cta::block_reduce. */
+template <int TILE, class T, class Op>
+__global__ void __launch_bounds__(BLOCK)
+    tile_reduce_kernel(const T *__restrict__ in, uint64_t m, T *totals) {
+  const Op op;
+  __shared__ T warp_smem[BLOCK / 32];
+  const uint64_t base = (uint64_t)blockIdx.x * TILE;
+  T v = Op::identity();
+#pragma unroll
+  for (int k = 0; k < TILE / BLOCK; ++k)
+    v = op(v, at_or_identity<T, Op>(in, base + k * BLOCK + threadIdx.x, m));
+  v = cta::block_reduce<BLOCK>(v, op, warp_smem);
+  if (threadIdx.x == 0)
+    totals[blockIdx.x] = v;
+}
+
+/* HILLIS_STEELE: log2(256) steps over a double buffer; at step d every element adds the one
+ * 2^d to its left. Improves: the fewest steps (step-efficient). Wastes: n log n work, a barrier
+ * per step, and one element per thread. */
+template <class T, class Op>
+__global__ void __launch_bounds__(BLOCK)
+    hillis_steele_kernel(const T *in, T *out, uint64_t m, const T *prefix, cuprim_scan_kind kind) {
+  const Op op;
+  __shared__ T buf[2][BLOCK];
+  const int t = threadIdx.x;
+  const uint64_t i = (uint64_t)blockIdx.x * BLOCK + t;
+  int cur = 0;
+  buf[cur][t] = at_or_identity<T, Op>(in, i, m);
+  __syncthreads();
+  for (int offset = 1; offset < BLOCK; offset <<= 1) {
+    const int nxt = cur ^ 1;
+    buf[nxt][t] = t >= offset ? op(buf[cur][t - offset], buf[cur][t]) : buf[cur][t];
+    cur = nxt;
+    __syncthreads();
+  }
+  const T p = prefix ? prefix[blockIdx.x] : Op::identity();
+  const T incl = op(p, buf[cur][t]);
+  const T excl = t == 0 ? p : op(p, buf[cur][t - 1]);
+  put(out, i, m, incl, excl, kind);
+}
+
+/* BLELLOCH: the work-efficient scan: an upsweep (a reduction tree) and a downsweep that pushes
+ * prefixes back down, 2 elements per thread, shared memory padded by one slot per 32 so that the
+ * tree's strided accesses fall in different banks. Improves: O(n) work and no bank conflicts.
+ * Wastes: 2 log n barrier steps with ever fewer active threads. */
+constexpr int LOG_BANKS = 5;
+__device__ __forceinline__ int padded(int i) { return i + (i >> LOG_BANKS); }
+
+template <class T, class Op>
+__global__ void __launch_bounds__(BLOCK)
+    blelloch_kernel(const T *in, T *out, uint64_t m, const T *prefix, cuprim_scan_kind kind) {
+  const Op op;
+  constexpr int N = 2 * BLOCK;
+  __shared__ T temp[N + N / 32];
+  const int t = threadIdx.x;
+  const uint64_t base = (uint64_t)blockIdx.x * N;
+  const int a = t, b = t + BLOCK;
+  const T xa = at_or_identity<T, Op>(in, base + a, m), xb = at_or_identity<T, Op>(in, base + b, m);
+  temp[padded(a)] = xa;
+  temp[padded(b)] = xb;
+  int offset = 1;
+  for (int d = N >> 1; d > 0; d >>= 1) { /* upsweep */
+    __syncthreads();
+    if (t < d) {
+      const int ai = padded(offset * (2 * t + 1) - 1), bi = padded(offset * (2 * t + 2) - 1);
+      temp[bi] = op(temp[ai], temp[bi]);
+    }
+    offset <<= 1;
+  }
+  if (t == 0)
+    temp[padded(N - 1)] = Op::identity(); /* the root's prefix */
+  for (int d = 1; d < N; d <<= 1) {       /* downsweep */
+    offset >>= 1;
+    __syncthreads();
+    if (t < d) {
+      const int ai = padded(offset * (2 * t + 1) - 1), bi = padded(offset * (2 * t + 2) - 1);
+      const T left = temp[ai];
+      temp[ai] = temp[bi];
+      temp[bi] = op(temp[bi], left);
+    }
+  }
+  __syncthreads();
+  const T p = prefix ? prefix[blockIdx.x] : Op::identity();
+  const T ea = op(p, temp[padded(a)]), eb = op(p, temp[padded(b)]);
+  put(out, base + a, m, op(ea, xa), ea, kind);
+  put(out, base + b, m, op(eb, xb), eb, kind);
+}
+
+/* WARP_SHUFFLE: each warp scans its 32 elements with __shfl_up_sync in registers; one warp scans
+ * the eight warp totals. Improves: no shared-memory tree and two barriers instead of 2 log n.
+ * Wastes: still one element per thread and two passes over the data (reduce-then-scan). */
+template <class T, class Op>
+__global__ void __launch_bounds__(BLOCK)
+    warp_shuffle_kernel(const T *in, T *out, uint64_t m, const T *prefix, cuprim_scan_kind kind) {
+  const Op op;
+  __shared__ T warp_smem[BLOCK / 32 + 1];
+  const uint64_t i = (uint64_t)blockIdx.x * BLOCK + threadIdx.x;
+  const T x = at_or_identity<T, Op>(in, i, m);
+  T aggregate;
+  const T e = cta::block_exclusive_scan<BLOCK>(x, op, warp_smem, (int)threadIdx.x,
+                                               cta::block_barrier(), aggregate);
+  const T p = prefix ? prefix[blockIdx.x] : Op::identity();
+  const T excl = op(p, e);
+  put(out, i, m, op(excl, x), excl, kind);
+}
+
+/* ---------------------------------------------------------------- dispatch */
+
+uint64_t tile_of(cuprim_scan_alg alg) { return alg == CUPRIM_SCAN_BLELLOCH ? 2 * BLOCK : BLOCK; }
+
+template <class T, class Op>
+cuprim_status launch_scan(cuprim_scan_alg alg, const T *in, T *out, uint64_t m, const T *prefix,
+                          cuprim_scan_kind kind, cudaStream_t stream) {
+  const unsigned grid = (unsigned)((m + tile_of(alg) - 1) / tile_of(alg));
+  switch (alg) {
+  case CUPRIM_SCAN_HILLIS_STEELE:
+    hillis_steele_kernel<T, Op><<<grid, BLOCK, 0, stream>>>(in, out, m, prefix, kind);
+    break;
+  case CUPRIM_SCAN_BLELLOCH:
+    blelloch_kernel<T, Op><<<grid, BLOCK, 0, stream>>>(in, out, m, prefix, kind);
+    break;
+  case CUPRIM_SCAN_WARP_SHUFFLE:
+    warp_shuffle_kernel<T, Op><<<grid, BLOCK, 0, stream>>>(in, out, m, prefix, kind);
+    break;
+  default:
+    return CUPRIM_ERROR_INTERNAL;
+  }
+  const cudaError_t e = cudaPeekAtLastError();
+  return e == cudaSuccess ? CUPRIM_SUCCESS : cuprim__record_cuda_error(e);
+}
+
+template <class T, class Op>
+cuprim_status launch_reduce(cuprim_scan_alg alg, const T *in, uint64_t m, T *totals,
+                            cudaStream_t stream) {
+  const uint64_t tile = tile_of(alg);
+  const unsigned grid = (unsigned)((m + tile - 1) / tile);
+  if (tile == 2 * BLOCK)
+    tile_reduce_kernel<2 * BLOCK, T, Op><<<grid, BLOCK, 0, stream>>>(in, m, totals);
+  else
+    tile_reduce_kernel<BLOCK, T, Op><<<grid, BLOCK, 0, stream>>>(in, m, totals);
+  const cudaError_t e = cudaPeekAtLastError();
+  return e == cudaSuccess ? CUPRIM_SUCCESS : cuprim__record_cuda_error(e);
+}
+
+/* Reduce-then-scan of in[0..m) into out, with `levels` holding the totals of every level below. */
+template <class T, class Op>
+cuprim_status reduce_then_scan(cuprim_scan_alg alg, const T *in, T *out, uint64_t m,
+                               cuprim_scan_kind kind, T *levels, cudaStream_t stream) {
+  const uint64_t tile = tile_of(alg);
+  if (m <= tile)
+    return launch_scan<T, Op>(alg, in, out, m, nullptr, kind, stream);
+  const uint64_t tiles = (m + tile - 1) / tile;
+  T *totals = levels;
+  CUPRIM__FORWARD((launch_reduce<T, Op>(alg, in, m, totals, stream)));
+  CUPRIM__FORWARD((reduce_then_scan<T, Op>(alg, totals, totals, tiles, CUPRIM_EXCLUSIVE,
+                                           levels + tiles, stream)));
+  return launch_scan<T, Op>(alg, in, out, m, totals, kind, stream);
+}
+
+template <class T, class Op>
+cuprim_status ladder_impl(const cuprim_ctx *ctx, cuprim_scan_alg alg, const void *d_in, void *d_out,
+                          uint64_t n, cuprim_scan_kind kind, cudaStream_t stream) {
+  const uint64_t tile = tile_of(alg);
+  if ((n + tile - 1) / tile > (uint64_t)ctx->attrs.max_grid_x)
+    return CUPRIM_ERROR_UNSUPPORTED; /* past 2^31 blocks: beyond any current GPU's memory */
+  uint64_t level_elems = 0;          /* the totals of every level, summed */
+  for (uint64_t m = n; m > tile; m = (m + tile - 1) / tile)
+    level_elems += (m + tile - 1) / tile;
+  const size_t bytes = (size_t)level_elems * sizeof(T);
+  void *levels = NULL;
+  CUPRIM__FORWARD(cuprim__temp_alloc(ctx, bytes, stream, &levels));
+  const cuprim_status st =
+      reduce_then_scan<T, Op>(alg, static_cast<const T *>(d_in), static_cast<T *>(d_out), n, kind,
+                              static_cast<T *>(levels), stream);
+  cuprim__temp_free(ctx, levels, bytes, stream);
+  return st;
+}
+
+template <class T>
+cuprim_status ladder_for_type(const cuprim_ctx *ctx, cuprim_scan_alg alg, const void *d_in,
+                              void *d_out, uint64_t n, cuprim_op op, cuprim_scan_kind kind,
+                              cudaStream_t stream) {
+  CUPRIM__DISPATCH_OP(T, ladder_impl, op, ctx, alg, d_in, d_out, n, kind, stream)
+}
+
+} // namespace
+} // namespace scan
+} // namespace cuprim
+
+extern "C" cuprim_status cuprim__scan_ladder(const cuprim_ctx *ctx, cuprim_scan_alg alg,
+                                             const void *d_in, void *d_out, uint64_t n,
+                                             cuprim_dtype dtype, cuprim_op op,
+                                             cuprim_scan_kind kind, cudaStream_t stream) {
+  using cuprim::scan::ladder_for_type;
+  CUPRIM__DISPATCH_TYPE(dtype, ladder_for_type, ctx, alg, d_in, d_out, n, op, kind, stream)
+}
