@@ -8,5 +8,6 @@
 #include "core.h"
 #include "reduce.h"
 #include "scan.h"
+#include "histogram.h"
 
 #endif /* CUPRIM_CUPRIM_H */
