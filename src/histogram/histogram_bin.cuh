@@ -1,0 +1,188 @@
+/* The bin of a sample, on the device: the binners every histogram kernel is templated on, and
+ * the traversal of the samples that they share.
+ *
+ * Binners (KIND):
+ *   BIN_EVEN          the formula of histogram.h in double, per sample
+ *   BIN_SHIFT         8- to 32-bit integer samples and whole bins 2^shift wide from a whole
+ *                     number (cuprim__bins.shift): a subtraction and a shift, the same bins
+ *   BIN_LUT8          8-bit samples: the formula evaluated once for each of the 256 values into
+ *                     a table in shared memory, then one table read per sample (same bins)
+ *   BIN_EDGES_SMEM    binary search over the edges, copied to shared memory
+ *   BIN_EDGES_GLOBAL  binary search over the edges in global memory (too many for shared)
+ * Each takes `smem_bytes` of the kernel's dynamic shared memory, filled by `setup` (the caller
+ * synchronizes the block before the first lookup). */
+#ifndef CUPRIM_HISTOGRAM_BIN_CUH
+#define CUPRIM_HISTOGRAM_BIN_CUH
+
+#include <stdint.h>
+#include <string.h>
+
+#include <type_traits>
+
+#include "cta/load.cuh"
+#include "histogram_internal.h"
+
+namespace cuprim {
+namespace histogram {
+
+constexpr uint32_t NO_BIN = 0xffffffffu; /* not counted; num_bins - 1 is at most 0xfffffffe */
+
+enum bin_kind { BIN_EVEN, BIN_LUT8, BIN_EDGES_SMEM, BIN_EDGES_GLOBAL, BIN_SHIFT };
+
+/* histogram.h's formula: (uint64_t)((x - lower) * scale), clamped to num_bins - 1; x outside
+ * [lower, upper) or NaN (both comparisons false) is not counted. __dsub_rn and __dmul_rn are
+ * never contracted into an fma, so the device rounds exactly as the formula (and the host) does. */
+__device__ __forceinline__ uint32_t even_bin(double x, const cuprim__bins &b) {
+  if (!(x >= b.lower && x < b.upper))
+    return NO_BIN;
+  const uint64_t i = (uint64_t)__dmul_rn(__dsub_rn(x, b.lower), b.scale);
+  return i < b.num_bins ? (uint32_t)i : b.num_bins - 1;
+}
+
+/* Bin i holds [e[i], e[i+1]). Edges out of order give some bin in [0, num_bins) (the search
+ * always ends there), never a read outside e[0..num_bins]. */
+template <bool GLOBAL>
+__device__ __forceinline__ uint32_t edges_bin(double x, const double *e, uint32_t num_bins) {
+  auto at = [e](uint32_t i) { return GLOBAL ? __ldg(e + i) : e[i]; };
+  if (!(x >= at(0) && x < at(num_bins)))
+    return NO_BIN;
+  uint32_t lo = 0, hi = num_bins; /* e[lo] <= x < e[hi] */
+  while (hi - lo > 1) {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    if (at(mid) <= x)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* 8-, 16- and 32-bit integers: the sample types BIN_SHIFT takes. */
+template <class T> struct traits_int_upto32 {
+  static constexpr bool value = (T(0.5) == T(0)) && sizeof(T) <= 4;
+};
+
+inline __host__ __device__ size_t round16(size_t b) { return (b + 15) / 16 * 16; }
+
+template <class T, int KIND> struct binner;
+
+template <class T> struct binner<T, BIN_EVEN> {
+  cuprim__bins b;
+  static __host__ __device__ size_t smem_bytes(const cuprim__bins &) { return 0; }
+  __device__ binner(const cuprim__bins &bins, void *) : b(bins) {}
+  __device__ __forceinline__ uint32_t operator()(T x) const { return even_bin((double)x, b); }
+};
+
+template <class T> struct binner<T, BIN_SHIFT> {
+  static_assert(sizeof(T) <= 4, "64-bit integers do not convert to double exactly");
+  /* 8- and 16-bit samples: 32-bit arithmetic (the dispatch ensures |lower|, |upper| <= 2^30, so
+   * x - lower fits); 32-bit samples: 64-bit. */
+  typedef typename std::conditional<sizeof(T) <= 2, int32_t, int64_t>::type S;
+  typedef typename std::conditional<sizeof(T) <= 2, uint32_t, uint64_t>::type U;
+  S lo;
+  U width; /* upper_ceil - lower_int */
+  uint32_t last; /* num_bins - 1 */
+  int shift;
+  static __host__ __device__ size_t smem_bytes(const cuprim__bins &) { return 0; }
+  __device__ binner(const cuprim__bins &b, void *)
+      : lo((S)b.lower_int), width((U)(b.upper_ceil - b.lower_int)), last(b.num_bins - 1),
+        shift(b.shift) {}
+  __device__ __forceinline__ uint32_t operator()(T x) const {
+    const U d = (U)((S)x - lo); /* x < lo wraps past width */
+    if (d >= width)
+      return NO_BIN;
+    const U i = d >> shift;
+    return i < (U)last ? (uint32_t)i : last;
+  }
+};
+
+template <class T> struct binner<T, BIN_LUT8> {
+  static_assert(sizeof(T) == 1, "the table covers 8-bit samples");
+  const uint32_t *lut;
+  static __host__ __device__ size_t smem_bytes(const cuprim__bins &) { return 256 * 4; }
+  __device__ binner(const cuprim__bins &bins, void *smem) : lut(static_cast<uint32_t *>(smem)) {
+    uint32_t *t = static_cast<uint32_t *>(smem);
+    for (unsigned v = threadIdx.x; v < 256; v += blockDim.x) {
+      const uint8_t bits = (uint8_t)v;
+      T x;
+      memcpy(&x, &bits, 1);
+      t[v] = even_bin((double)x, bins);
+    }
+  }
+  __device__ __forceinline__ uint32_t operator()(T x) const {
+    uint8_t bits;
+    memcpy(&bits, &x, 1);
+    return lut[bits];
+  }
+};
+
+template <class T> struct binner<T, BIN_EDGES_SMEM> {
+  const double *e;
+  uint32_t num_bins;
+  static __host__ __device__ size_t smem_bytes(const cuprim__bins &b) {
+    return round16(((size_t)b.num_bins + 1) * sizeof(double));
+  }
+  __device__ binner(const cuprim__bins &bins, void *smem)
+      : e(static_cast<const double *>(smem)), num_bins(bins.num_bins) {
+    double *s = static_cast<double *>(smem);
+    for (uint32_t i = threadIdx.x; i <= bins.num_bins; i += blockDim.x)
+      s[i] = __ldg(bins.d_edges + i);
+  }
+  __device__ __forceinline__ uint32_t operator()(T x) const {
+    return edges_bin<false>((double)x, e, num_bins);
+  }
+};
+
+template <class T> struct binner<T, BIN_EDGES_GLOBAL> {
+  const double *e;
+  uint32_t num_bins;
+  static __host__ __device__ size_t smem_bytes(const cuprim__bins &) { return 0; }
+  __device__ binner(const cuprim__bins &bins, void *) : e(bins.d_edges), num_bins(bins.num_bins) {}
+  __device__ __forceinline__ uint32_t operator()(T x) const {
+    return edges_bin<true>((double)x, e, num_bins);
+  }
+};
+
+/* Calls f.one(x) or f.vec(v) for every sample of in[0..n), spread over the grid: 16-byte vector
+ * loads (VPT of them in flight per thread, warp-striped: coalesced) over the 16-byte-aligned body,
+ * each handed over whole (f.vec: 16 / sizeof(T) contiguous samples, which is what lets a vector of
+ * one bin be counted with one add), and single elements (f.one) for the unaligned head and the
+ * tail (fewer than 16 bytes each). */
+template <class T, int VPT, class F>
+__device__ __forceinline__ void for_each_sample(const T *in, uint64_t n, F &f) {
+  constexpr int VEC = 16 / (int)sizeof(T);
+  const uint64_t threads = (uint64_t)gridDim.x * blockDim.x;
+  const uint64_t gtid = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  const uint64_t mis = ((uintptr_t)in % 16) / sizeof(T);
+  const uint64_t head = mis == 0 ? 0 : ((uint64_t)VEC - mis < n ? (uint64_t)VEC - mis : n);
+  const uint64_t nvec = (n - head) / VEC;
+  const uint64_t tail_at = head + nvec * VEC;
+  if (gtid < head)
+    f.one(in[gtid]);
+  if (gtid < n - tail_at)
+    f.one(in[tail_at + gtid]);
+
+  const uint4 *v = reinterpret_cast<const uint4 *>(in + head);
+  const uint64_t tile = (uint64_t)blockDim.x * VPT;
+  const uint64_t full_tiles = nvec / tile;
+  for (uint64_t t = blockIdx.x; t < full_tiles; t += gridDim.x) {
+    T x[VPT][VEC];
+#pragma unroll
+    for (int k = 0; k < VPT; ++k)
+      cta::load_vec16<cta::LOAD_STREAM_PF>(
+          reinterpret_cast<const T *>(v + t * tile + (uint64_t)k * blockDim.x + threadIdx.x), x[k]);
+#pragma unroll
+    for (int k = 0; k < VPT; ++k)
+      f.vec(x[k]);
+  }
+  for (uint64_t i = full_tiles * tile + gtid; i < nvec; i += threads) {
+    T x[VEC];
+    cta::load_vec16<cta::LOAD_LDG>(reinterpret_cast<const T *>(v + i), x);
+    f.vec(x);
+  }
+}
+
+} // namespace histogram
+} // namespace cuprim
+
+#endif

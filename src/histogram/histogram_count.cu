@@ -1,0 +1,419 @@
+/* Histograms counted with atomics: GLOBAL_ATOMIC, BLOCK_PRIVATE and AUTO (seed 002; PMPP
+ * chapter 9).
+ *
+ *   GLOBAL_ATOMIC  zero the output, then one 64-bit atomic add per sample on it. Every add goes to
+ *                  L2, and samples of one bin serialize there.
+ *   BLOCK_PRIVATE  each block counts into its own copy of the bins in shared memory (32-bit
+ *                  counters: up to ~56K bins in an H100's 227 KB), coarsened (a persistent grid;
+ *                  each thread reads 16-byte vectors, several in flight) and with runs of equal
+ *                  bins added once (a thread adds a bin's count when its bin changes, and a warp
+ *                  whose threads end on one bin adds once). The copies are then summed into the
+ *                  output by a second kernel chained by programmatic dependent launch, which
+ *                  overwrites it: no zeroing pass. Bins that do not fit in shared memory: private
+ *                  64-bit copies in global memory (as many as 64 MiB hold, shared round-robin by
+ *                  the blocks), summed the same way.
+ *   AUTO           BLOCK_PRIVATE's kernel while the bins fit in shared memory, one block writing
+ *                  the output directly (one launch) for small inputs; past shared memory, the
+ *                  run-aggregated adds straight into the zeroed output (no copies to sum).
+ * 8-bit samples look their bin up in a 256-entry table (histogram_bin.cuh); bins given by edges
+ * are found by binary search over the edges in shared memory when they fit beside the counters. */
+#include "common/check.h"
+#include "cta/warp_reduce.cuh"
+#include "histogram_bin.cuh"
+#include "histogram_internal.h"
+
+namespace cuprim {
+namespace histogram {
+namespace {
+
+constexpr int THREADS = 512;
+constexpr int VPT = 4; /* 16-byte vectors in flight per thread */
+
+/* How a kernel adds counts. */
+enum count_mode {
+  COUNT_SMEM,       /* runs into the block's shared-memory copy (32-bit) */
+  COUNT_GLOBAL_RUN, /* runs into a 64-bit copy in global memory */
+  COUNT_GLOBAL_ONE  /* one add of 1 per sample into global memory (GLOBAL_ATOMIC) */
+};
+
+/* Counts samples into `base`: bin b's counter is base[b * copies + slot] (copies > 1: several
+ * interleaved copies in shared memory, lane l of a warp using copy l % copies, so that the lanes'
+ * adds fall in different banks; with 32 copies no two lanes of a warp ever touch one counter or
+ * one bank). A vector whose samples all fall in one bin is not added at once: it extends the
+ * thread's pending run, added when the run's bin changes (and at the end, once per warp when the
+ * whole warp ends on one bin). Other vectors add each sample. GLOBAL_ONE adds every sample. */
+template <class T, int KIND, int MODE> struct counter {
+  static constexpr int VEC = 16 / (int)sizeof(T);
+  const binner<T, KIND> &bin;
+  void *base;
+  uint32_t copies, slot;
+  uint32_t run_bin = NO_BIN, run_count = 0;
+
+  __device__ __forceinline__ void add(uint32_t b, uint32_t c) const {
+    if constexpr (MODE == COUNT_SMEM)
+      atomicAdd(static_cast<uint32_t *>(base) + (size_t)b * copies + slot, c);
+    else
+      atomicAdd(reinterpret_cast<unsigned long long *>(base) + b, (unsigned long long)c);
+  }
+  __device__ __forceinline__ void one(T x) {
+    const uint32_t b = bin(x);
+    if (b != NO_BIN)
+      add(b, 1);
+  }
+  /* 1 if the vector's samples are all the same bits: a cheap test on the raw words (for 8- and
+   * 16-bit samples, cheaper than comparing their 16 or 8 bins). */
+  static __device__ __forceinline__ bool same_bits(const T (&x)[VEC]) {
+    uint4 w;
+    memcpy(&w, x, 16);
+    uint32_t first = w.x;
+    if constexpr (sizeof(T) == 1)
+      first = __byte_perm(w.x, 0, 0x0000);
+    else if constexpr (sizeof(T) == 2)
+      first = __byte_perm(w.x, 0, 0x1010);
+    if constexpr (sizeof(T) == 8)
+      return w.x == w.z && w.y == w.w;
+    return w.x == first && w.y == first && w.z == first && w.w == first;
+  }
+  __device__ __forceinline__ void vec(const T (&x)[VEC]) {
+    if constexpr (MODE == COUNT_GLOBAL_ONE) {
+#pragma unroll
+      for (int j = 0; j < VEC; ++j)
+        one(x[j]);
+      return;
+    }
+    uint32_t b[VEC];
+    bool same;
+    if constexpr (sizeof(T) <= 2) { /* many samples a vector: test the bits, bin once if equal */
+      same = same_bits(x);
+      if (same) {
+        b[0] = bin(x[0]);
+      } else {
+#pragma unroll
+        for (int j = 0; j < VEC; ++j)
+          b[j] = bin(x[j]);
+      }
+    } else { /* few samples a vector, costly bins: compare the bins */
+      same = true;
+#pragma unroll
+      for (int j = 0; j < VEC; ++j) {
+        b[j] = bin(x[j]);
+        same = same && b[j] == b[0];
+      }
+    }
+    if (same) {
+      if (b[0] == run_bin) {
+        run_count += VEC;
+      } else {
+        if (run_bin != NO_BIN)
+          add(run_bin, run_count);
+        run_bin = b[0];
+        run_count = VEC;
+      }
+      return;
+    }
+#pragma unroll
+    for (int j = 0; j < VEC; ++j)
+      if (b[j] != NO_BIN)
+        add(b[j], 1);
+  }
+  /* The pending runs, with the whole warp present. */
+  __device__ __forceinline__ void flush() {
+    if constexpr (MODE != COUNT_GLOBAL_ONE) {
+      const uint32_t b0 = __shfl_sync(cta::full_mask, run_bin, 0);
+      if (__all_sync(cta::full_mask, run_bin == b0)) {
+        uint32_t c = run_count;
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1)
+          c += __shfl_xor_sync(cta::full_mask, c, o);
+        if (threadIdx.x % 32 == 0 && b0 != NO_BIN)
+          add(b0, c);
+      } else if (run_bin != NO_BIN) {
+        add(run_bin, run_count);
+      }
+    }
+  }
+};
+
+/* BLOCK_PRIVATE (and AUTO): counts into `copies` interleaved copies in shared memory, then the
+ * block's counts (summed over the copies) go to partials[blockIdx.x] (32-bit), or straight to
+ * `out` when the grid is one block. */
+template <class T, int KIND>
+__global__ void __launch_bounds__(THREADS)
+    private_kernel(const T *in, uint64_t n, const cuprim__bins bins, uint32_t copies,
+                   uint32_t *partials, uint64_t *out) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  const size_t table = round16(binner<T, KIND>::smem_bytes(bins));
+  uint32_t *counts = reinterpret_cast<uint32_t *>(smem + table);
+  const uint32_t slots = bins.num_bins * copies;
+  for (uint32_t i = threadIdx.x; i < slots; i += THREADS)
+    counts[i] = 0;
+  const binner<T, KIND> bin(bins, smem);
+  __syncthreads();
+  counter<T, KIND, COUNT_SMEM> f{bin, counts, copies, (threadIdx.x % 32) % copies};
+  for_each_sample<T, VPT>(in, n, f);
+  f.flush();
+  __syncthreads();
+  uint32_t *mine = partials + (size_t)blockIdx.x * bins.num_bins;
+  for (uint32_t b = threadIdx.x; b < bins.num_bins; b += THREADS) {
+    uint32_t c = 0;
+    for (uint32_t k = 0; k < copies; ++k)
+      c += counts[(size_t)b * copies + (k + b) % copies]; /* rotated: fewer bank conflicts */
+    if (gridDim.x == 1)
+      out[b] = c;
+    else
+      mine[b] = c;
+  }
+  if (gridDim.x > 1)
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+}
+
+/* GLOBAL_ATOMIC, and past shared memory: adds into 64-bit counters in global memory, copy
+ * blockIdx.x % copies of `base` (the output itself when copies == 1). */
+template <class T, int KIND, int MODE>
+__global__ void __launch_bounds__(THREADS)
+    global_kernel(const T *in, uint64_t n, const cuprim__bins bins, uint64_t *base,
+                  uint32_t copies) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  const binner<T, KIND> bin(bins, smem);
+  __syncthreads();
+  counter<T, KIND, MODE> f{bin, base + (size_t)(blockIdx.x % copies) * bins.num_bins, 1, 0};
+  for_each_sample<T, VPT>(in, n, f);
+  f.flush();
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+}
+
+/* out[b] = the sum over `copies` copies of the counts (partials[k * num_bins + b]). A block
+ * takes 32 bins; its 8 warps take every 8th copy (a warp reads 32 consecutive counters of a copy:
+ * coalesced), then one warp adds the 8 sums. Waits for the counting kernel (programmatic
+ * dependent launch) before reading. */
+template <class P>
+__global__ void __launch_bounds__(256)
+    sum_copies_kernel(const P *partials, uint32_t copies, uint32_t num_bins, uint64_t *out) {
+  __shared__ uint64_t part[8][32];
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const uint64_t b = (uint64_t)blockIdx.x * 32 + lane;
+  uint64_t s = 0;
+  if (b < num_bins) {
+    uint32_t k = warp;
+    for (; k + 24 < copies; k += 32) { /* four loads in flight */
+      const P a0 = __ldcg(partials + (size_t)k * num_bins + b);
+      const P a1 = __ldcg(partials + (size_t)(k + 8) * num_bins + b);
+      const P a2 = __ldcg(partials + (size_t)(k + 16) * num_bins + b);
+      const P a3 = __ldcg(partials + (size_t)(k + 24) * num_bins + b);
+      s += (uint64_t)a0 + (uint64_t)a1 + (uint64_t)a2 + (uint64_t)a3;
+    }
+    for (; k < copies; k += 8)
+      s += __ldcg(partials + (size_t)k * num_bins + b);
+  }
+  part[warp][lane] = s;
+  __syncthreads();
+  if (warp == 0 && b < num_bins) {
+    uint64_t t = 0;
+#pragma unroll
+    for (int w = 0; w < 8; ++w)
+      t += part[w][lane];
+    out[b] = t;
+  }
+}
+
+/* ---------------------------------------------------------------- dispatch */
+
+/* Launches sum_copies_kernel after the counting kernel on `stream`, overlapping its launch. */
+template <class P>
+cuprim_status launch_sum(const P *partials, uint32_t copies, uint32_t num_bins, uint64_t *out,
+                         cudaStream_t stream) {
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3((unsigned)(((uint64_t)num_bins + 31) / 32));
+  cfg.blockDim = dim3(256);
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  CUPRIM__CUDA_CHECK(cudaLaunchKernelEx(&cfg, sum_copies_kernel<P>, partials, copies, num_bins, out));
+  return CUPRIM_SUCCESS;
+}
+
+/* Dynamic shared memory past the default 48 KB must be asked for, per kernel. */
+template <class K> cuprim_status allow_smem(K *kernel, size_t bytes) {
+  if (bytes > 48 * 1024)
+    CUPRIM__CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            (int)bytes));
+  return CUPRIM_SUCCESS;
+}
+
+/* The blocks of `kernel` (THREADS threads, `smem` bytes of dynamic shared memory) that fit on the
+ * GPU at once, by its registers as well as its shared memory: a grid of exactly that many runs
+ * in one wave (one more block per SM would make a second, mostly idle one). */
+template <class K> cuprim_status resident_blocks(const cuprim_ctx *ctx, K *kernel, size_t smem,
+                                                 uint64_t *blocks) {
+  int per_sm = 0;
+  CUPRIM__CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, THREADS, smem));
+  *blocks = (uint64_t)(per_sm > 0 ? per_sm : 1) * (uint64_t)ctx->attrs.sm_count;
+  return CUPRIM_SUCCESS;
+}
+
+/* The grid of a counting kernel: enough blocks that each has at least `min_per_block` samples
+ * (so that summing the copies stays small beside the counting), at most what is resident at
+ * once, and at least enough that no block counts 2^31 samples (32-bit counters). */
+uint64_t count_grid(uint64_t n, uint64_t resident, uint64_t min_per_block) {
+  uint64_t g = (n + min_per_block - 1) / min_per_block;
+  if (g > resident)
+    g = resident;
+  const uint64_t floor32 = (n >> 31) + 1;
+  if (g < floor32)
+    g = floor32;
+  return g ? g : 1;
+}
+
+/* The interleaved copies of BLOCK_PRIVATE's shared-memory counters: the most (a power of two, up
+ * to one per lane) that keep a block within 48 KB, so that four blocks of 512 threads still fit
+ * on an SM; at least one. */
+uint32_t smem_copies(size_t table, uint32_t num_bins) {
+  uint32_t c = 32;
+  while (c > 1 && table + (size_t)num_bins * c * sizeof(uint32_t) > 48 * 1024)
+    c /= 2;
+  return c;
+}
+
+template <class T, int KIND>
+cuprim_status count_private(const cuprim_ctx *ctx, const T *in, uint64_t n, uint64_t *out,
+                            const cuprim__bins &bins, size_t table, cudaStream_t stream) {
+  const uint32_t copies = smem_copies(table, bins.num_bins);
+  const size_t smem = table + (size_t)bins.num_bins * copies * sizeof(uint32_t);
+  /* At least a tile of vectors per block, and 8 samples per bin (copies cost 8 bytes a bin to
+   * write and read back). */
+  const uint64_t tile = (uint64_t)THREADS * VPT * (16 / sizeof(T));
+  const uint64_t min_per_block = tile > 8 * (uint64_t)bins.num_bins ? tile : 8 * (uint64_t)bins.num_bins;
+  CUPRIM__FORWARD(allow_smem(private_kernel<T, KIND>, smem));
+  uint64_t resident = 0;
+  CUPRIM__FORWARD(resident_blocks(ctx, private_kernel<T, KIND>, smem, &resident));
+  const uint64_t grid = count_grid(n, resident, min_per_block);
+  if (grid == 1) {
+    private_kernel<T, KIND><<<1, THREADS, smem, stream>>>(in, n, bins, copies, nullptr, out);
+    CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
+    return CUPRIM_SUCCESS;
+  }
+  const size_t bytes = (size_t)grid * bins.num_bins * sizeof(uint32_t);
+  void *temp = NULL;
+  CUPRIM__FORWARD(cuprim__temp_alloc(ctx, bytes, stream, &temp));
+  uint32_t *partials = static_cast<uint32_t *>(temp);
+  cuprim_status st = CUPRIM_SUCCESS;
+  private_kernel<T, KIND><<<(unsigned)grid, THREADS, smem, stream>>>(in, n, bins, copies, partials,
+                                                                      out);
+  CUPRIM__LAUNCH_GOTO(st, release);
+  st = launch_sum<uint32_t>(partials, (uint32_t)grid, bins.num_bins, out, stream);
+release:
+  cuprim__temp_free(ctx, temp, bytes, stream);
+  return st;
+}
+
+/* Counts into `copies` 64-bit copies in global memory (copies == 1 and base == out: the output
+ * itself), zeroed first; copies > 1 are then summed into out. */
+template <class T, int KIND, int MODE>
+cuprim_status count_global(const cuprim_ctx *ctx, const T *in, uint64_t n, uint64_t *out,
+                           const cuprim__bins &bins, uint32_t copies, cudaStream_t stream) {
+  const size_t smem = round16(binner<T, KIND>::smem_bytes(bins));
+  auto *kernel = global_kernel<T, KIND, MODE>;
+  CUPRIM__FORWARD(allow_smem(kernel, smem));
+  uint64_t resident = 0;
+  CUPRIM__FORWARD(resident_blocks(ctx, kernel, smem, &resident));
+  const uint64_t grid = count_grid(n, resident, (uint64_t)THREADS * VPT * (16 / sizeof(T)));
+  if (copies > grid)
+    copies = (uint32_t)grid;
+  const size_t bytes = copies > 1 ? (size_t)copies * bins.num_bins * sizeof(uint64_t) : 0;
+  void *temp = NULL;
+  if (bytes)
+    CUPRIM__FORWARD(cuprim__temp_alloc(ctx, bytes, stream, &temp));
+  uint64_t *base = bytes ? static_cast<uint64_t *>(temp) : out;
+  cuprim_status st = CUPRIM_SUCCESS;
+  CUPRIM__CUDA_GOTO(cudaMemsetAsync(base, 0, (size_t)copies * bins.num_bins * sizeof(uint64_t),
+                                    stream),
+                    st, release);
+  kernel<<<(unsigned)grid, THREADS, smem, stream>>>(in, n, bins, base, copies);
+  CUPRIM__LAUNCH_GOTO(st, release);
+  if (bytes)
+    st = launch_sum<uint64_t>(base, copies, bins.num_bins, out, stream);
+release:
+  if (temp)
+    cuprim__temp_free(ctx, temp, bytes, stream);
+  return st;
+}
+
+template <class T, int KIND>
+cuprim_status count_with(const cuprim_ctx *ctx, cuprim_histogram_alg alg, const T *in, uint64_t n,
+                         uint64_t *out, const cuprim__bins &bins, cudaStream_t stream) {
+  if (alg == CUPRIM_HISTOGRAM_GLOBAL_ATOMIC)
+    return count_global<T, KIND, COUNT_GLOBAL_ONE>(ctx, in, n, out, bins, 1, stream);
+  const size_t table = round16(binner<T, KIND>::smem_bytes(bins));
+  if (table + (size_t)bins.num_bins * sizeof(uint32_t) <= (size_t)ctx->attrs.smem_per_block_optin)
+    return count_private<T, KIND>(ctx, in, n, out, bins, table, stream);
+  if (alg == CUPRIM_HISTOGRAM_AUTO)
+    return count_global<T, KIND, COUNT_GLOBAL_RUN>(ctx, in, n, out, bins, 1, stream);
+  /* BLOCK_PRIVATE past shared memory: private copies in global memory, up to 64 MiB of them. */
+  const uint64_t fit = ((uint64_t)64 << 20) / ((uint64_t)bins.num_bins * sizeof(uint64_t));
+  const uint32_t copies = fit > 1024 ? 1024u : fit < 2 ? 2u : (uint32_t)fit;
+  return count_global<T, KIND, COUNT_GLOBAL_RUN>(ctx, in, n, out, bins, copies, stream);
+}
+
+template <class T>
+cuprim_status count_for_type(const cuprim_ctx *ctx, cuprim_histogram_alg alg, const void *d_in,
+                             uint64_t n, uint64_t *out, const cuprim__bins &bins,
+                             cudaStream_t stream) {
+  const T *in = static_cast<const T *>(d_in);
+  if (!bins.by_edges) {
+    if constexpr (traits_int_upto32<T>::value)
+      if (bins.shift >= 0 && (sizeof(T) == 4 || (bins.lower_int >= -(INT64_C(1) << 30) &&
+                                                  bins.upper_ceil <= (INT64_C(1) << 30))))
+        return count_with<T, BIN_SHIFT>(ctx, alg, in, n, out, bins, stream);
+    if constexpr (sizeof(T) == 1)
+      return count_with<T, BIN_LUT8>(ctx, alg, in, n, out, bins, stream);
+    else
+      return count_with<T, BIN_EVEN>(ctx, alg, in, n, out, bins, stream);
+  }
+  /* Edges in shared memory when they fit beside the counters (or, past the counters' room, on
+   * their own); otherwise searched in global memory (through L1). */
+  const size_t edges = binner<T, BIN_EDGES_SMEM>::smem_bytes(bins);
+  const size_t counters = (size_t)bins.num_bins * sizeof(uint32_t);
+  const size_t optin = (size_t)ctx->attrs.smem_per_block_optin;
+  const bool counters_fit = counters <= optin;
+  if ((counters_fit && edges + counters <= optin) || (!counters_fit && edges <= optin / 2))
+    return count_with<T, BIN_EDGES_SMEM>(ctx, alg, in, n, out, bins, stream);
+  return count_with<T, BIN_EDGES_GLOBAL>(ctx, alg, in, n, out, bins, stream);
+}
+
+} // namespace
+} // namespace histogram
+} // namespace cuprim
+
+extern "C" cuprim_status cuprim__histogram_count(const cuprim_ctx *ctx, cuprim_histogram_alg alg,
+                                                 const void *d_samples, uint64_t n,
+                                                 cuprim_dtype dtype, uint64_t *d_counts,
+                                                 const cuprim__bins *bins, cudaStream_t stream) {
+  using cuprim::histogram::count_for_type;
+  switch (dtype) {
+  case CUPRIM_I8:
+    return count_for_type<int8_t>(ctx, alg, d_samples, n, d_counts, *bins, stream);
+  case CUPRIM_U8:
+    return count_for_type<uint8_t>(ctx, alg, d_samples, n, d_counts, *bins, stream);
+  case CUPRIM_I16:
+    return count_for_type<int16_t>(ctx, alg, d_samples, n, d_counts, *bins, stream);
+  case CUPRIM_U16:
+    return count_for_type<uint16_t>(ctx, alg, d_samples, n, d_counts, *bins, stream);
+  case CUPRIM_I32:
+    return count_for_type<int32_t>(ctx, alg, d_samples, n, d_counts, *bins, stream);
+  case CUPRIM_U32:
+    return count_for_type<uint32_t>(ctx, alg, d_samples, n, d_counts, *bins, stream);
+  case CUPRIM_I64:
+    return count_for_type<int64_t>(ctx, alg, d_samples, n, d_counts, *bins, stream);
+  case CUPRIM_U64:
+    return count_for_type<uint64_t>(ctx, alg, d_samples, n, d_counts, *bins, stream);
+  case CUPRIM_F32:
+    return count_for_type<float>(ctx, alg, d_samples, n, d_counts, *bins, stream);
+  case CUPRIM_F64:
+    return count_for_type<double>(ctx, alg, d_samples, n, d_counts, *bins, stream);
+  }
+  return CUPRIM_ERROR_INTERNAL;
+}

@@ -1,0 +1,46 @@
+/* Between histogram's C entry points (histogram.cu) and its dispatch layers. Arguments reaching
+ * these functions are validated (n > 0, num_bins > 0, a finite scale); the context's device is
+ * current. */
+#ifndef CUPRIM_HISTOGRAM_INTERNAL_H
+#define CUPRIM_HISTOGRAM_INTERNAL_H
+
+#include <cuprim/histogram.h>
+
+#include "common/context.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* How samples map to bins: equal-width bins (the formula of histogram.h, with the scale computed
+ * on the host), or a binary search over num_bins + 1 edges in device memory. */
+typedef struct cuprim__bins {
+  uint32_t num_bins;
+  int by_edges;           /* 0: even; 1: d_edges */
+  double lower, upper;    /* even */
+  double scale;           /* even: (double)num_bins / (upper - lower) */
+  const double *d_edges;  /* by_edges */
+  /* Even bins that are whole numbers 2^shift wide starting at a whole number (shift >= 0, else
+   * -1): for 8- to 32-bit integer samples the formula is then exactly
+   * x in [lower_int, upper_ceil) ? (x - lower_int) >> shift : not counted (clamped as usual). */
+  int shift;
+  int64_t lower_int, upper_ceil;
+} cuprim__bins;
+
+/* AUTO, GLOBAL_ATOMIC and BLOCK_PRIVATE (histogram_count.cu). */
+cuprim_status cuprim__histogram_count(const cuprim_ctx *ctx, cuprim_histogram_alg alg,
+                                      const void *d_samples, uint64_t n, cuprim_dtype dtype,
+                                      uint64_t *d_counts, const cuprim__bins *bins,
+                                      cudaStream_t stream);
+
+/* SORT_REDUCE_BY_KEY (histogram_sort.cu): bin indices, an LSD radix sort built on cuprim's scan
+ * (only the bits num_bins needs), then each bin's run found by binary search. */
+cuprim_status cuprim__histogram_sort(const cuprim_ctx *ctx, const void *d_samples, uint64_t n,
+                                     cuprim_dtype dtype, uint64_t *d_counts,
+                                     const cuprim__bins *bins, cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
