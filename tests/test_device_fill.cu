@@ -14,6 +14,24 @@ __global__ void fill_f32_kernel(float *d, uint64_t n) {
     d[i] = tu_fill_f32_formula(i);
 }
 
+/* Four bytes a thread per step (one 32-bit store), the tail byte by byte. */
+__global__ void fill_u8_kernel(uint8_t *d, uint64_t n) {
+  const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+  const uint64_t head = (4 - (uintptr_t)d % 4) % 4 < n ? (4 - (uintptr_t)d % 4) % 4 : n;
+  const uint64_t words = (n - head) / 4;
+  const uint64_t gtid = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (gtid < head)
+    d[gtid] = tu_fill_u8_formula(gtid);
+  uint32_t *w = reinterpret_cast<uint32_t *>(d + head);
+  for (uint64_t j = gtid; j < words; j += stride) {
+    const uint64_t i = head + 4 * j;
+    w[j] = (uint32_t)tu_fill_u8_formula(i) | (uint32_t)tu_fill_u8_formula(i + 1) << 8 |
+           (uint32_t)tu_fill_u8_formula(i + 2) << 16 | (uint32_t)tu_fill_u8_formula(i + 3) << 24;
+  }
+  for (uint64_t i = head + 4 * words + gtid; i < n; i += stride)
+    d[i] = tu_fill_u8_formula(i);
+}
+
 __global__ void check_scan_sum_u32_kernel(const uint32_t *out, uint64_t n, int exclusive,
                                           unsigned long long *counters) {
   const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
@@ -46,6 +64,11 @@ extern "C" cudaError_t tu_device_fill_u32(uint32_t *d, uint64_t n, cudaStream_t 
 
 extern "C" cudaError_t tu_device_fill_f32(float *d, uint64_t n, cudaStream_t stream) {
   fill_f32_kernel<<<grid_for(n), 256, 0, stream>>>(d, n);
+  return cudaPeekAtLastError();
+}
+
+extern "C" cudaError_t tu_device_fill_u8(uint8_t *d, uint64_t n, cudaStream_t stream) {
+  fill_u8_kernel<<<grid_for(n / 4 + 1), 256, 0, stream>>>(d, n);
   return cudaPeekAtLastError();
 }
 

@@ -1,5 +1,5 @@
-/* Device-side fills for inputs too large to build on the host (the case past 2^31 elements), and
- * a device-side check of a scan of them.
+/* Device-side fills for inputs too large to build on the host (the cases past 2^31 elements and
+ * 2^32 samples), and a device-side check of a scan of them.
  * Each fill is a formula of the index, so the host computes the reference from the same formula
  * without an 8 GB copy. Enqueued on `stream`; returns the launch's error. */
 #ifndef CUPRIM_TEST_DEVICE_FILL_H
@@ -27,10 +27,20 @@ static inline TU_HOST_DEVICE float tu_fill_f32_formula(uint64_t i) {
   return (float)(uint32_t)(i % 1000u) * 0.25f; /* 0, 0.25, ..., 249.75: exact in float */
 }
 
+/* Bytes for the histogram input past 2^32 samples: a function of i mod 65537 only, so the host
+ * counts one period and multiplies. 2^32 mod 65537 == 1, so sample 2^32 + j differs from sample
+ * j: an index cut to 32 bits reads other values and moves counts between bins. */
+#define TU_FILL_U8_PERIOD 65537u
+static inline TU_HOST_DEVICE uint8_t tu_fill_u8_formula(uint64_t i) {
+  return (uint8_t)(((uint32_t)(i % TU_FILL_U8_PERIOD) * 2654435761u) >> 24);
+}
+
 /* d[i] = tu_fill_u32_formula(i) for i < n. */
 cudaError_t tu_device_fill_u32(uint32_t *d, uint64_t n, cudaStream_t stream);
 /* d[i] = tu_fill_f32_formula(i) for i < n. */
 cudaError_t tu_device_fill_f32(float *d, uint64_t n, cudaStream_t stream);
+/* d[i] = tu_fill_u8_formula(i) for i < n. */
+cudaError_t tu_device_fill_u8(uint8_t *d, uint64_t n, cudaStream_t stream);
 
 /* Checks d_out[0..n) as the wrapping SUM scan of tu_fill_u32_formula (inclusive, or exclusive if
  * `exclusive`) without a reference array: d_out[0] must be f(0) (inclusive) or 0 (exclusive), and

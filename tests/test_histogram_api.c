@@ -1,0 +1,919 @@
+/* Histogram's argument checking, with no GPU, and a self-check of the histogram test reference.
+ *
+ * The internal host-only context (bound to no device) makes every call whose arguments are valid
+ * return CUPRIM_ERROR_NO_DEVICE at the point where it would first touch CUDA, so each check below
+ * sees exactly what validation decided. Unlike scan, a valid histogram call with n == 0 still has
+ * work to do (it writes num_bins zeros), so it too stops at NO_DEVICE. Host buffers stand in for
+ * device pointers; they are filled with a guard pattern and must come back untouched (a call that
+ * fails validation or stops at NO_DEVICE writes nothing). Ranges too large for the host buffer use
+ * addresses that no call ever dereferences here. */
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/context.h" /* cuprim__ctx_create_host_only */
+#include "test_histogram_ref.h"
+#include "test_util.h"
+
+#define GUARD 0xA5
+
+/* Fake device memory: the counts at byte 256 (at most 64 bins of 8 bytes are named, so they end
+ * before byte 768), the samples at byte 2048 (at most 64 elements of 8 bytes) and the edges at
+ * byte 4096 (at most 65 doubles). */
+static _Alignas(64) unsigned char g_mem[8192];
+#define OUT_OFFSET 256
+#define IN_OFFSET 2048
+#define EDGES_OFFSET 4096
+
+/* Addresses for ranges past the host buffer: 2^45, 2^46, and the top 4096 bytes of the address
+ * space. */
+#define FAR_IN ((uintptr_t)1 << 45)
+#define FAR_OUT ((uintptr_t)1 << 46)
+#define TOP ((uintptr_t)0 - 4096)
+
+static cuprim_ctx *g_ctx;
+
+static int setup(void **state) {
+  (void)state;
+  return cuprim__ctx_create_host_only(&g_ctx) == CUPRIM_SUCCESS ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  return cuprim_ctx_destroy(g_ctx) == CUPRIM_SUCCESS ? 0 : -1;
+}
+
+typedef enum ptr_kind {
+  P_NULL,
+  P_IN,           /* the samples, 64-byte aligned */
+  P_IN_B1,        /* samples + 1 byte: misaligned for every dtype wider than a byte */
+  P_IN_B4,        /* samples + 4 bytes: aligned for dtypes of 4 bytes or less */
+  P_OUT,          /* the counts */
+  P_OUT_B4,       /* counts + 4 bytes: not 8-byte aligned */
+  P_OUT_B8,       /* counts + 8 bytes: 8-byte aligned, not 16 */
+  P_EDGES,        /* the edges */
+  P_EDGES_B4,     /* edges + 4 bytes: not 8-byte aligned */
+  P_IN_MID,       /* samples + size * (n / 2): inside the samples */
+  P_IN_END,       /* samples + size * n: just past the samples */
+  P_IN_BEFORE,    /* samples - 8 * num_bins: counts that end where the samples begin */
+  P_IN_TOUCH,     /* samples - 8 * num_bins + 8: counts whose last bin covers the first sample */
+  P_OUT_MID,      /* counts + 8 * (num_bins / 2): inside the counts */
+  P_EDGES_MID,    /* edges + 8 * (num_bins / 2): inside the edges */
+  P_EDGES_END,    /* edges + 8 * (num_bins + 1): just past the edges */
+  P_EDGES_BEFORE, /* edges - 8 * num_bins: counts that end where the edges begin */
+  P_EDGES_TOUCH,  /* edges - 8 * num_bins + 8: counts whose last bin is the first edge */
+  P_FAR_IN,       /* 2^45 */
+  P_FAR_IN_MID,   /* 2^45 + size * (n / 2) rounded down to 8 bytes */
+  P_FAR_OUT,      /* 2^46 */
+  P_TOP,          /* 4096 bytes below the end of the address space */
+} ptr_kind;
+
+static void *pointer(ptr_kind k, cuprim_dtype t, uint64_t n, uint32_t num_bins) {
+  size_t size = cuprim_dtype_size(t);
+  if (size == 0)
+    size = 1; /* invalid dtypes: any placement */
+  unsigned char *in = g_mem + IN_OFFSET, *out = g_mem + OUT_OFFSET, *e = g_mem + EDGES_OFFSET;
+  const size_t nb = num_bins;
+  switch (k) {
+  case P_NULL:
+    return NULL;
+  case P_IN:
+    return in;
+  case P_IN_B1:
+    return in + 1;
+  case P_IN_B4:
+    return in + 4;
+  case P_OUT:
+    return out;
+  case P_OUT_B4:
+    return out + 4;
+  case P_OUT_B8:
+    return out + 8;
+  case P_EDGES:
+    return e;
+  case P_EDGES_B4:
+    return e + 4;
+  case P_IN_MID:
+    return in + size * (n / 2);
+  case P_IN_END:
+    return in + size * n;
+  case P_IN_BEFORE:
+    return in - 8 * nb;
+  case P_IN_TOUCH:
+    return in - 8 * nb + 8;
+  case P_OUT_MID:
+    return out + 8 * (nb / 2);
+  case P_EDGES_MID:
+    return e + 8 * (nb / 2);
+  case P_EDGES_END:
+    return e + 8 * (nb + 1);
+  case P_EDGES_BEFORE:
+    return e - 8 * nb;
+  case P_EDGES_TOUCH:
+    return e - 8 * nb + 8;
+  case P_FAR_IN:
+    return (void *)FAR_IN;
+  case P_FAR_IN_MID:
+    return (void *)((FAR_IN + (uintptr_t)(size * (n / 2))) & ~(uintptr_t)7);
+  case P_FAR_OUT:
+    return (void *)FAR_OUT;
+  case P_TOP:
+    return (void *)TOP;
+  }
+  return NULL;
+}
+
+enum { NULL_CTX = 0, HOST_CTX = 1 };
+enum { EVEN = 0, RANGE = 1 };
+#define OK CUPRIM_SUCCESS
+#define INVALID CUPRIM_ERROR_INVALID_ARGUMENT
+#define NO_DEVICE CUPRIM_ERROR_NO_DEVICE
+
+typedef struct api_case {
+  const char *what;
+  int fn; /* EVEN: cuprim_histogram_even_ex (and cuprim_histogram_even when alg is AUTO);
+             RANGE: cuprim_histogram_range (alg, lower, upper unused) */
+  int ctx;
+  int alg; /* int: out-of-range values on purpose */
+  int dtype;
+  ptr_kind samples, counts, edges;
+  uint64_t n;
+  uint32_t num_bins;
+  double lower, upper;
+  cuprim_status expect;
+} api_case;
+
+static const char *fn_name(const api_case *c, int shorthand) {
+  return c->fn == RANGE ? "cuprim_histogram_range"
+         : shorthand    ? "cuprim_histogram_even"
+                        : "cuprim_histogram_even_ex";
+}
+
+/* Runs one call on guarded fake memory; on a mismatch returns 0 with a message. */
+static int run_case(const api_case *c, int shorthand, char *why, size_t len) {
+  memset(g_mem, GUARD, sizeof g_mem);
+  cuprim_ctx *ctx = c->ctx == HOST_CTX ? g_ctx : NULL;
+  const cuprim_dtype t = (cuprim_dtype)c->dtype;
+  const void *samples = pointer(c->samples, t, c->n, c->num_bins);
+  uint64_t *counts = (uint64_t *)pointer(c->counts, t, c->n, c->num_bins);
+  const double *edges = (const double *)pointer(c->edges, t, c->n, c->num_bins);
+  cuprim_status s;
+  if (c->fn == RANGE)
+    s = cuprim_histogram_range(ctx, samples, c->n, t, counts, c->num_bins, edges, 0);
+  else if (shorthand)
+    s = cuprim_histogram_even(ctx, samples, c->n, t, counts, c->num_bins, c->lower, c->upper, 0);
+  else
+    s = cuprim_histogram_even_ex(ctx, (cuprim_histogram_alg)c->alg, samples, c->n, t, counts,
+                                 c->num_bins, c->lower, c->upper, 0);
+  if (s != c->expect) {
+    snprintf(why, len,
+             "%s: %s: alg %d dtype %s n %llu num_bins %lu range [%.17g, %.17g): expected %s, "
+             "got %s",
+             fn_name(c, shorthand), c->what, c->alg, tu_dtype_name(t), (unsigned long long)c->n,
+             (unsigned long)c->num_bins, c->lower, c->upper, tu_status_name(c->expect),
+             tu_status_name(s));
+    return 0;
+  }
+  const size_t bad = tu_pattern_mismatch(g_mem, sizeof g_mem, GUARD);
+  if (bad != sizeof g_mem) {
+    snprintf(why, len, "%s: %s: returned %s but wrote fake device memory at byte %zu",
+             fn_name(c, shorthand), c->what, tu_status_name(s), bad);
+    return 0;
+  }
+  return 1;
+}
+
+static void run_table(const api_case *cases, size_t count) {
+  int failures = 0;
+  char why[512];
+  for (size_t i = 0; i < count; ++i) {
+    if (!run_case(&cases[i], 0, why, sizeof why)) {
+      print_error("%s\n", why);
+      ++failures;
+    }
+    if (cases[i].fn == EVEN && cases[i].alg == CUPRIM_HISTOGRAM_AUTO &&
+        !run_case(&cases[i], 1, why, sizeof why)) {
+      print_error("%s\n", why);
+      ++failures;
+    }
+  }
+  assert_int_equal(cuprim_last_cuda_error(), cudaSuccess); /* nothing reached CUDA */
+  if (failures)
+    fail_msg("%d argument-checking case(s) failed", failures);
+}
+
+#define AUTO CUPRIM_HISTOGRAM_AUTO
+#define GA CUPRIM_HISTOGRAM_GLOBAL_ATOMIC
+#define BP CUPRIM_HISTOGRAM_BLOCK_PRIVATE
+#define SR CUPRIM_HISTOGRAM_SORT_REDUCE_BY_KEY
+#define I8 CUPRIM_I8
+#define U8 CUPRIM_U8
+#define I16 CUPRIM_I16
+#define U16 CUPRIM_U16
+#define I32 CUPRIM_I32
+#define U32 CUPRIM_U32
+#define I64 CUPRIM_I64
+#define U64 CUPRIM_U64
+#define F32 CUPRIM_F32
+#define F64 CUPRIM_F64
+#define INF ((double)INFINITY)
+#define QNAN ((double)NAN)
+
+/* even_ex / even: ctx, alg, dtype, samples, counts, n, bins, lower, upper */
+#define EV(what, ctx, alg, t, s, c, n, nb, lo, hi, expect)                                         \
+  { what, EVEN, ctx, alg, t, s, c, P_NULL, n, nb, lo, hi, expect }
+/* range: ctx, dtype, samples, counts, edges, n, bins */
+#define RG(what, ctx, t, s, c, e, n, nb, expect)                                                   \
+  { what, RANGE, ctx, AUTO, t, s, c, e, n, nb, 0.0, 0.0, expect }
+
+static void test_invalid_arguments_even(void **state) {
+  (void)state;
+  const api_case cases[] = {
+      /* valid calls: validation passes, then the host-only context stops them */
+      EV("valid baseline", HOST_CTX, AUTO, F32, P_IN, P_OUT, 10, 16, 0.0, 1.0, NO_DEVICE),
+      EV("valid, GLOBAL_ATOMIC", HOST_CTX, GA, U8, P_IN, P_OUT, 10, 64, 0.0, 256.0, NO_DEVICE),
+      EV("valid, BLOCK_PRIVATE", HOST_CTX, BP, I16, P_IN, P_OUT, 10, 7, -5.5, 3.25, NO_DEVICE),
+      EV("valid, SORT_REDUCE_BY_KEY", HOST_CTX, SR, U64, P_IN, P_OUT, 10, 1, 0.0, 1e19, NO_DEVICE),
+      EV("valid, I8", HOST_CTX, AUTO, I8, P_IN, P_OUT, 33, 64, -128.0, 128.0, NO_DEVICE),
+      EV("valid, I64", HOST_CTX, AUTO, I64, P_IN, P_OUT, 10, 3, -1e18, 1e18, NO_DEVICE),
+      EV("valid, F64", HOST_CTX, GA, F64, P_IN, P_OUT, 10, 2, -1.0, 1.0, NO_DEVICE),
+      /* n == 0 still writes num_bins zeros: valid calls reach the device; NULL samples fine */
+      EV("n 0, NULL samples", HOST_CTX, AUTO, F32, P_NULL, P_OUT, 0, 16, 0.0, 1.0, NO_DEVICE),
+      EV("n 0, NULL samples, BLOCK_PRIVATE", HOST_CTX, BP, U16, P_NULL, P_OUT, 0, 3, 0.0, 1.0,
+         NO_DEVICE),
+      EV("n 0, samples given", HOST_CTX, SR, I32, P_IN, P_OUT, 0, 16, 0.0, 1.0, NO_DEVICE),
+      EV("n 0, samples == counts (empty samples overlap nothing)", HOST_CTX, AUTO, U32, P_OUT,
+         P_OUT, 0, 16, 0.0, 1.0, NO_DEVICE),
+      /* NULL context: always INVALID, whatever else is wrong */
+      EV("NULL ctx", NULL_CTX, AUTO, F32, P_IN, P_OUT, 10, 16, 0.0, 1.0, INVALID),
+      EV("NULL ctx, n 0", NULL_CTX, AUTO, F32, P_NULL, P_OUT, 0, 16, 0.0, 1.0, INVALID),
+      EV("NULL ctx, everything bad", NULL_CTX, 9, 10, P_NULL, P_NULL, 5, 0, QNAN, -INF, INVALID),
+      /* NULL counts: INVALID even with n == 0 (zeros must be written) */
+      EV("NULL d_counts", HOST_CTX, AUTO, F32, P_IN, P_NULL, 10, 16, 0.0, 1.0, INVALID),
+      EV("NULL d_counts, n 0", HOST_CTX, AUTO, F32, P_NULL, P_NULL, 0, 16, 0.0, 1.0, INVALID),
+      EV("NULL d_counts, n 0, samples given", HOST_CTX, GA, U8, P_IN, P_NULL, 0, 1, 0.0, 1.0,
+         INVALID),
+      /* NULL samples with n > 0 */
+      EV("NULL d_samples, n 1", HOST_CTX, AUTO, F32, P_NULL, P_OUT, 1, 16, 0.0, 1.0, INVALID),
+      EV("NULL d_samples, n 10", HOST_CTX, SR, I64, P_NULL, P_OUT, 10, 16, 0.0, 1.0, INVALID),
+      /* num_bins 0 */
+      EV("num_bins 0", HOST_CTX, AUTO, F32, P_IN, P_OUT, 10, 0, 0.0, 1.0, INVALID),
+      EV("num_bins 0, n 0", HOST_CTX, BP, U8, P_NULL, P_OUT, 0, 0, 0.0, 1.0, INVALID),
+      /* !(lower < upper) */
+      EV("lower == upper", HOST_CTX, AUTO, F32, P_IN, P_OUT, 10, 16, 1.0, 1.0, INVALID),
+      EV("lower > upper", HOST_CTX, AUTO, F64, P_IN, P_OUT, 10, 16, 2.0, 1.0, INVALID),
+      EV("lower -0.0, upper +0.0 (equal)", HOST_CTX, GA, F64, P_IN, P_OUT, 10, 16, -0.0, 0.0,
+         INVALID),
+      EV("lower > upper, n 0", HOST_CTX, AUTO, U8, P_NULL, P_OUT, 0, 16, 256.0, 0.0, INVALID),
+      /* not finite */
+      EV("lower -inf", HOST_CTX, AUTO, F32, P_IN, P_OUT, 10, 16, -INF, 1.0, INVALID),
+      EV("upper +inf", HOST_CTX, AUTO, F32, P_IN, P_OUT, 10, 16, 0.0, INF, INVALID),
+      EV("lower -inf, upper +inf", HOST_CTX, BP, F64, P_IN, P_OUT, 10, 16, -INF, INF, INVALID),
+      EV("lower +inf, upper +inf", HOST_CTX, AUTO, F64, P_IN, P_OUT, 10, 16, INF, INF, INVALID),
+      EV("lower NaN", HOST_CTX, AUTO, F32, P_IN, P_OUT, 10, 16, QNAN, 1.0, INVALID),
+      EV("upper NaN", HOST_CTX, SR, I32, P_IN, P_OUT, 10, 16, 0.0, QNAN, INVALID),
+      EV("both NaN, n 0", HOST_CTX, AUTO, U8, P_NULL, P_OUT, 0, 16, QNAN, QNAN, INVALID),
+      EV("upper -NaN", HOST_CTX, GA, F64, P_IN, P_OUT, 10, 16, 0.0, -QNAN, INVALID),
+      /* the scale num_bins / (upper - lower) not finite */
+      EV("UINT32_MAX bins over 1e-300", HOST_CTX, AUTO, F64, P_IN, P_FAR_OUT, 10, UINT32_MAX, 0.0,
+         1e-300, INVALID),
+      EV("1 bin over the smallest subnormal", HOST_CTX, AUTO, F64, P_IN, P_OUT, 10, 1, 0.0,
+         4.9406564584124654e-324, INVALID),
+      EV("64 bins over 1e-307 (scale 6.4e308)", HOST_CTX, BP, F32, P_IN, P_OUT, 10, 64, 0.0, 1e-307,
+         INVALID),
+      EV("2 bins over one ulp (scale 2^53: finite), n 0", HOST_CTX, SR, F64, P_NULL, P_OUT, 0, 2,
+         1.0, 1.0000000000000002, NO_DEVICE),
+      EV("1 bin over 1e-300 (scale 1e300: finite)", HOST_CTX, AUTO, F64, P_IN, P_OUT, 10, 1, 0.0,
+         1e-300, NO_DEVICE),
+      EV("16 bins over 1e-307 (scale 1.6e308: finite)", HOST_CTX, GA, F64, P_IN, P_OUT, 10, 16, 0.0,
+         1e-307, NO_DEVICE),
+      EV("UINT32_MAX bins over [0, 1) (valid)", HOST_CTX, AUTO, F64, P_IN, P_FAR_OUT, 10,
+         UINT32_MAX, 0.0, 1.0, NO_DEVICE),
+      EV("huge finite range", HOST_CTX, AUTO, F64, P_IN, P_OUT, 10, 16, -1e300, 1e300, NO_DEVICE),
+      /* algorithm out of range */
+      EV("alg 4", HOST_CTX, 4, F32, P_IN, P_OUT, 10, 16, 0.0, 1.0, INVALID),
+      EV("alg -1", HOST_CTX, -1, F32, P_IN, P_OUT, 10, 16, 0.0, 1.0, INVALID),
+      EV("alg INT_MAX", HOST_CTX, INT_MAX, U8, P_IN, P_OUT, 10, 16, 0.0, 1.0, INVALID),
+      EV("alg 4, n 0", HOST_CTX, 4, F32, P_NULL, P_OUT, 0, 16, 0.0, 1.0, INVALID),
+      /* dtype out of range */
+      EV("dtype 10", HOST_CTX, AUTO, 10, P_IN, P_OUT, 10, 16, 0.0, 1.0, INVALID),
+      EV("dtype -1", HOST_CTX, AUTO, -1, P_IN, P_OUT, 10, 16, 0.0, 1.0, INVALID),
+      EV("dtype INT_MIN", HOST_CTX, BP, INT_MIN, P_IN, P_OUT, 10, 16, 0.0, 1.0, INVALID),
+      EV("dtype 10, n 0", HOST_CTX, AUTO, 10, P_NULL, P_OUT, 0, 16, 0.0, 1.0, INVALID),
+      /* alignment: samples need element alignment, counts 8 bytes */
+      EV("d_samples + 1 byte, U8 (aligned)", HOST_CTX, AUTO, U8, P_IN_B1, P_OUT, 10, 16, 0.0, 1.0,
+         NO_DEVICE),
+      EV("d_samples + 1 byte, I8 (aligned)", HOST_CTX, SR, I8, P_IN_B1, P_OUT, 10, 16, 0.0, 1.0,
+         NO_DEVICE),
+      EV("d_samples + 1 byte, I16", HOST_CTX, AUTO, I16, P_IN_B1, P_OUT, 10, 16, 0.0, 1.0, INVALID),
+      EV("d_samples + 1 byte, F32", HOST_CTX, GA, F32, P_IN_B1, P_OUT, 10, 16, 0.0, 1.0, INVALID),
+      EV("d_samples + 4 bytes, U32 (aligned)", HOST_CTX, AUTO, U32, P_IN_B4, P_OUT, 10, 16, 0.0,
+         1.0, NO_DEVICE),
+      EV("d_samples + 4 bytes, F64", HOST_CTX, AUTO, F64, P_IN_B4, P_OUT, 10, 16, 0.0, 1.0,
+         INVALID),
+      EV("d_samples + 4 bytes, I64", HOST_CTX, BP, I64, P_IN_B4, P_OUT, 10, 16, 0.0, 1.0, INVALID),
+      EV("d_counts + 4 bytes", HOST_CTX, AUTO, U8, P_IN, P_OUT_B4, 10, 16, 0.0, 1.0, INVALID),
+      EV("d_counts + 4 bytes, n 0", HOST_CTX, SR, F32, P_NULL, P_OUT_B4, 0, 16, 0.0, 1.0, INVALID),
+      EV("d_counts + 8 bytes (aligned)", HOST_CTX, AUTO, U8, P_IN, P_OUT_B8, 10, 16, 0.0, 1.0,
+         NO_DEVICE),
+      /* overlap of samples and counts */
+      EV("d_counts == d_samples", HOST_CTX, AUTO, U64, P_IN, P_IN, 10, 16, 0.0, 1.0, INVALID),
+      EV("d_counts inside d_samples", HOST_CTX, AUTO, U8, P_IN, P_IN_MID, 32, 2, 0.0, 1.0, INVALID),
+      EV("d_counts inside d_samples, GLOBAL_ATOMIC", HOST_CTX, GA, F64, P_IN, P_IN_MID, 10, 1, 0.0,
+         1.0, INVALID),
+      EV("d_counts just past d_samples", HOST_CTX, AUTO, U8, P_IN, P_IN_END, 32, 16, 0.0, 1.0,
+         NO_DEVICE),
+      EV("d_counts ending where d_samples begin", HOST_CTX, AUTO, F32, P_IN, P_IN_BEFORE, 10, 16,
+         0.0, 1.0, NO_DEVICE),
+      EV("d_counts' last bin on the first sample", HOST_CTX, BP, F32, P_IN, P_IN_TOUCH, 10, 16, 0.0,
+         1.0, INVALID),
+      EV("d_samples inside d_counts", HOST_CTX, AUTO, U8, P_OUT_MID, P_OUT, 4, 16, 0.0, 1.0,
+         INVALID),
+      EV("d_samples inside d_counts, SORT", HOST_CTX, SR, I16, P_OUT_MID, P_OUT, 2, 64, 0.0, 1.0,
+         INVALID),
+      /* sizes: past 2^32 samples and bins valid; byte counts that overflow or wrap are not */
+      EV("n 2^33 (valid)", HOST_CTX, AUTO, U8, P_FAR_IN, P_FAR_OUT, 1ull << 33, 256, 0.0, 256.0,
+         NO_DEVICE),
+      EV("n 2^40 F64 (valid)", HOST_CTX, SR, F64, P_FAR_IN, P_FAR_OUT, 1ull << 40, 16, 0.0, 1.0,
+         NO_DEVICE),
+      EV("n 2^33, d_counts inside d_samples", HOST_CTX, AUTO, U8, P_FAR_IN, P_FAR_IN_MID,
+         1ull << 33, 256, 0.0, 256.0, INVALID),
+      EV("n UINT64_MAX", HOST_CTX, AUTO, U16, P_FAR_IN, P_FAR_OUT, UINT64_MAX, 16, 0.0, 1.0,
+         INVALID),
+      EV("n 2^62 of 8 bytes (byte count overflows)", HOST_CTX, AUTO, F64, P_FAR_IN, P_FAR_OUT,
+         1ull << 62, 16, 0.0, 1.0, INVALID),
+      EV("d_samples + n * size wraps", HOST_CTX, AUTO, F32, P_TOP, P_OUT, 2048, 16, 0.0, 1.0,
+         INVALID),
+      EV("d_samples near the top, no wrap", HOST_CTX, AUTO, F32, P_TOP, P_OUT, 1023, 16, 0.0, 1.0,
+         NO_DEVICE),
+      EV("d_counts + 8 * num_bins wraps", HOST_CTX, AUTO, U8, P_IN, P_TOP, 10, 1024, 0.0, 1.0,
+         INVALID),
+      EV("d_counts near the top, no wrap", HOST_CTX, BP, U8, P_IN, P_TOP, 10, 511, 0.0, 1.0,
+         NO_DEVICE),
+      /* several things wrong: still INVALID */
+      EV("NULL counts and lower NaN", HOST_CTX, AUTO, F32, P_IN, P_NULL, 10, 16, QNAN, 1.0,
+         INVALID),
+      EV("alg 7 and num_bins 0", HOST_CTX, 7, F32, P_IN, P_OUT, 10, 0, 0.0, 1.0, INVALID),
+  };
+  run_table(cases, sizeof cases / sizeof cases[0]);
+}
+
+static void test_invalid_arguments_range(void **state) {
+  (void)state;
+  const api_case cases[] = {
+      RG("valid baseline", HOST_CTX, F32, P_IN, P_OUT, P_EDGES, 10, 16, NO_DEVICE),
+      RG("valid, U8", HOST_CTX, U8, P_IN, P_OUT, P_EDGES, 33, 64, NO_DEVICE),
+      RG("valid, I64, 1 bin", HOST_CTX, I64, P_IN, P_OUT, P_EDGES, 10, 1, NO_DEVICE),
+      RG("n 0, NULL samples", HOST_CTX, F64, P_NULL, P_OUT, P_EDGES, 0, 16, NO_DEVICE),
+      RG("NULL ctx", NULL_CTX, F32, P_IN, P_OUT, P_EDGES, 10, 16, INVALID),
+      RG("NULL ctx, n 0", NULL_CTX, F32, P_NULL, P_OUT, P_EDGES, 0, 16, INVALID),
+      RG("NULL d_edges", HOST_CTX, F32, P_IN, P_OUT, P_NULL, 10, 16, INVALID),
+      RG("NULL d_edges, n 0", HOST_CTX, F32, P_NULL, P_OUT, P_NULL, 0, 16, INVALID),
+      RG("num_bins 0", HOST_CTX, F32, P_IN, P_OUT, P_EDGES, 10, 0, INVALID),
+      RG("num_bins 0, n 0", HOST_CTX, U8, P_NULL, P_OUT, P_EDGES, 0, 0, INVALID),
+      RG("NULL d_counts", HOST_CTX, F32, P_IN, P_NULL, P_EDGES, 10, 16, INVALID),
+      RG("NULL d_counts, n 0", HOST_CTX, F32, P_NULL, P_NULL, P_EDGES, 0, 16, INVALID),
+      RG("NULL d_samples, n 5", HOST_CTX, I32, P_NULL, P_OUT, P_EDGES, 5, 16, INVALID),
+      RG("dtype 10", HOST_CTX, 10, P_IN, P_OUT, P_EDGES, 10, 16, INVALID),
+      RG("dtype -1, n 0", HOST_CTX, -1, P_NULL, P_OUT, P_EDGES, 0, 16, INVALID),
+      RG("d_samples + 1 byte, F64", HOST_CTX, F64, P_IN_B1, P_OUT, P_EDGES, 10, 16, INVALID),
+      RG("d_samples + 1 byte, U8 (aligned)", HOST_CTX, U8, P_IN_B1, P_OUT, P_EDGES, 10, 16,
+         NO_DEVICE),
+      RG("d_counts + 4 bytes", HOST_CTX, U8, P_IN, P_OUT_B4, P_EDGES, 10, 16, INVALID),
+      RG("d_edges + 4 bytes", HOST_CTX, U8, P_IN, P_OUT, P_EDGES_B4, 10, 16, INVALID),
+      /* overlap: counts with samples or edges; samples and edges are both inputs */
+      RG("d_counts inside d_samples", HOST_CTX, U8, P_IN, P_IN_MID, P_EDGES, 32, 2, INVALID),
+      RG("d_counts' last bin on the first sample", HOST_CTX, F32, P_IN, P_IN_TOUCH, P_EDGES, 10, 16,
+         INVALID),
+      RG("d_counts ending where d_samples begin", HOST_CTX, F32, P_IN, P_IN_BEFORE, P_EDGES, 10, 16,
+         NO_DEVICE),
+      RG("d_counts == d_edges", HOST_CTX, F32, P_IN, P_EDGES, P_EDGES, 10, 16, INVALID),
+      RG("d_counts inside d_edges", HOST_CTX, F32, P_IN, P_EDGES_MID, P_EDGES, 10, 16, INVALID),
+      RG("d_counts' last bin on the first edge", HOST_CTX, F32, P_IN, P_EDGES_TOUCH, P_EDGES, 10,
+         16, INVALID),
+      RG("d_counts ending where d_edges begin", HOST_CTX, F32, P_IN, P_EDGES_BEFORE, P_EDGES, 10,
+         16, NO_DEVICE),
+      RG("d_counts just past d_edges", HOST_CTX, F32, P_IN, P_EDGES_END, P_EDGES, 10, 16,
+         NO_DEVICE),
+      RG("d_counts overlap d_edges, n 0", HOST_CTX, F32, P_NULL, P_EDGES_MID, P_EDGES, 0, 16,
+         INVALID),
+      RG("d_samples == d_edges (both inputs)", HOST_CTX, F64, P_EDGES, P_OUT, P_EDGES, 10, 16,
+         NO_DEVICE),
+      RG("n 2^33 (valid)", HOST_CTX, U8, P_FAR_IN, P_FAR_OUT, P_EDGES, 1ull << 33, 16, NO_DEVICE),
+      RG("n UINT64_MAX", HOST_CTX, U8, P_FAR_IN, P_FAR_OUT, P_EDGES, UINT64_MAX, 16, INVALID),
+      RG("d_edges + 8 * (num_bins + 1) wraps", HOST_CTX, U8, P_IN, P_OUT, P_TOP, 10, 1024, INVALID),
+  };
+  run_table(cases, sizeof cases / sizeof cases[0]);
+}
+
+/* Every (function, alg, dtype) in range and just outside it, with valid, NULL and (n == 0) absent
+ * pointers, zero and non-zero bin counts, and good and bad ranges: the status validation must
+ * give. */
+static void test_every_combination(void **state) {
+  (void)state;
+  const uint64_t sizes[] = {0, 1, 33};
+  const uint32_t bins[] = {0, 1, 64};
+  const struct {
+    double lo, hi;
+  } ranges[] = {{0.0, 1.0}, {1.0, 1.0},  {1.0, -1.0},   {QNAN, 1.0},
+                {0.0, INF}, {-INF, 0.0}, {0.0, 1e-307}, {-1e300, 1e300}};
+  int failures = 0;
+  long cases = 0;
+  char why[512];
+  for (int fn = EVEN; fn <= RANGE; ++fn)
+    for (int alg = -1; alg <= 4; ++alg)
+      for (int t = -1; t <= 10; ++t)
+        for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k)
+          for (size_t bi = 0; bi < sizeof bins / sizeof bins[0]; ++bi)
+            for (size_t ri = 0; ri < sizeof ranges / sizeof ranges[0]; ++ri)
+              for (int ptrs = 0; ptrs < 8; ++ptrs) /* samples, counts, edges: valid or NULL */
+                for (int ctx = NULL_CTX; ctx <= HOST_CTX; ++ctx) {
+                  if (fn == RANGE && (alg != 0 || ri != 0))
+                    continue; /* range has neither */
+                  const uint64_t n = sizes[k];
+                  const uint32_t nb = bins[bi];
+                  const int null_s = ptrs & 1, null_c = (ptrs >> 1) & 1, null_e = ptrs >> 2;
+                  if (fn == EVEN && null_e)
+                    continue;
+                  const int dtype_ok = t >= 0 && t <= 9;
+                  int invalid = ctx == NULL_CTX || !dtype_ok || null_c || (n > 0 && null_s);
+                  if (fn == EVEN)
+                    invalid |=
+                        alg < 0 || alg > 3 || !tu_hist_even_valid(nb, ranges[ri].lo, ranges[ri].hi);
+                  else
+                    invalid |= null_e || nb == 0;
+                  const api_case c = {"every combination",
+                                      fn,
+                                      ctx,
+                                      alg,
+                                      t,
+                                      null_s ? P_NULL : P_IN,
+                                      null_c ? P_NULL : P_OUT,
+                                      fn == RANGE && !null_e ? P_EDGES : P_NULL,
+                                      n,
+                                      nb,
+                                      ranges[ri].lo,
+                                      ranges[ri].hi,
+                                      invalid ? INVALID : NO_DEVICE};
+                  ++cases;
+                  if (!run_case(&c, 0, why, sizeof why)) {
+                    if (failures < 20)
+                      print_error("%s\n", why);
+                    ++failures;
+                  }
+                  if (fn == EVEN && alg == CUPRIM_HISTOGRAM_AUTO &&
+                      !run_case(&c, 1, why, sizeof why)) {
+                    if (failures < 20)
+                      print_error("%s\n", why);
+                    ++failures;
+                  }
+                }
+  assert_int_equal(cuprim_last_cuda_error(), cudaSuccess);
+  if (failures)
+    fail_msg("%d of %ld combination(s) failed", failures, cases);
+}
+
+/* ---------------------------------------------------------------- the reference itself */
+
+#define NB TU_HIST_NO_BIN
+
+static void expect_bin(const tu_hist_bins *b, double x, uint32_t want, const char *what) {
+  const uint32_t got = tu_hist_bin(b, x);
+  if (got != want)
+    fail_msg("%s: x = %.17g in %s bins (%lu over [%.17g, %.17g)): bin %ld, expected %ld", what, x,
+             b->edges ? "edge" : "even", (unsigned long)b->num_bins, b->lower, b->upper,
+             got == NB ? -1L : (long)got, want == NB ? -1L : (long)want);
+}
+
+/* The formula on hand-picked values where it and exact arithmetic disagree (the reference must
+ * follow the formula: (x - lower) * scale in double, truncated), and the clamp. */
+static void test_reference_formula(void **state) {
+  (void)state;
+  {
+    const tu_hist_bins b = tu_hist_bins_even(10, 0.0, 1.0);
+    assert_true(b.scale == 10.0);
+    /* 0.3 is 0.29999999999999998890 (below the edge 3/10), but 0.3 * 10 rounds to 3.0 */
+    expect_bin(&b, 0.3, 3, "formula, not exact arithmetic");
+    expect_bin(&b, 0.6, 6, "formula, not exact arithmetic");
+    expect_bin(&b, 0.7, 7, "formula, not exact arithmetic");
+    expect_bin(&b, 0.29999999999999993, 2, "just below 0.3");
+    expect_bin(&b, 0.0, 0, "lower is in bin 0");
+    expect_bin(&b, -0.0, 0, "-0.0 == lower");
+    expect_bin(&b, nextafter(0.0, -1.0), NB, "just below lower");
+    expect_bin(&b, 1.0, NB, "upper is not counted");
+    expect_bin(&b, nextafter(1.0, 0.0), 9, "upper - 1 ulp");
+    expect_bin(&b, (double)NAN, NB, "NaN");
+    expect_bin(&b, -(double)NAN, NB, "-NaN");
+    expect_bin(&b, (double)INFINITY, NB, "+inf");
+    expect_bin(&b, -(double)INFINITY, NB, "-inf");
+    expect_bin(&b, 4.9406564584124654e-324, 0, "subnormal");
+    expect_bin(&b, (double)0.3f, 3, "F32 0.3f");
+  }
+  {
+    /* scale 6 / 0.6 = 10.000000000000002; 0.3 is in bin 2 by exact arithmetic, 1 by the
+     * formula ((0.3 - 0.1) = 0.19999999999999998 times the scale is 1.9999999999999998) */
+    const tu_hist_bins b = tu_hist_bins_even(6, 0.1, 0.7);
+    expect_bin(&b, 0.3, 1, "formula, not exact arithmetic");
+    expect_bin(&b, 0.1, 0, "lower");
+    expect_bin(&b, 0.7, NB, "upper");
+  }
+  {
+    /* 3/7 and 6/7 as doubles land in bins 1 and 2 by the formula, 0 and 1 exactly */
+    const tu_hist_bins b = tu_hist_bins_even(7, 0.0, 3.0);
+    expect_bin(&b, 0.42857142857142855, 1, "formula, not exact arithmetic");
+    expect_bin(&b, 0.8571428571428571, 2, "formula, not exact arithmetic");
+  }
+  {
+    /* The clamp: the largest double below 0.9 times 9 / 0.9 rounds to 9.0, one past the last
+     * bin; it is counted in bin 8. */
+    const tu_hist_bins b = tu_hist_bins_even(9, 0.0, 0.9);
+    const double x = nextafter(0.9, 0.0);
+    assert_true((x - 0.0) * b.scale >= 9.0); /* the case really needs the clamp */
+    expect_bin(&b, x, 8, "clamped at upper - 1 ulp");
+    expect_bin(&b, 0.9, NB, "upper");
+  }
+  {
+    /* One bin: everything in range in bin 0. */
+    const tu_hist_bins b = tu_hist_bins_even(1, -5.0, 5.0);
+    expect_bin(&b, -5.0, 0, "one bin, lower");
+    expect_bin(&b, nextafter(5.0, 0.0), 0, "one bin, upper - 1 ulp");
+    expect_bin(&b, 5.0, NB, "one bin, upper");
+  }
+  {
+    /* Edges: bin i is [e[i], e[i+1]). */
+    const double e[] = {-1.0, 0.0, 0.5, 2.0, 10.0};
+    const tu_hist_bins b = tu_hist_bins_edges(4, e);
+    expect_bin(&b, -1.0, 0, "first edge");
+    expect_bin(&b, nextafter(-1.0, -2.0), NB, "below the first edge");
+    expect_bin(&b, -0.0, 1, "-0.0 on the edge 0.0");
+    expect_bin(&b, nextafter(0.0, -1.0), 0, "just below an edge");
+    expect_bin(&b, 0.5, 2, "on an edge");
+    expect_bin(&b, nextafter(2.0, 0.0), 2, "just below an edge");
+    expect_bin(&b, 2.0, 3, "on an edge");
+    expect_bin(&b, nextafter(10.0, 0.0), 3, "just below the last edge");
+    expect_bin(&b, 10.0, NB, "the last edge");
+    expect_bin(&b, (double)NAN, NB, "NaN");
+    expect_bin(&b, (double)INFINITY, NB, "+inf");
+    const double one[] = {3.0, 4.0};
+    const tu_hist_bins b1 = tu_hist_bins_edges(1, one);
+    expect_bin(&b1, 3.5, 0, "one edge bin");
+    expect_bin(&b1, 4.0, NB, "one edge bin, upper");
+  }
+  assert_true(tu_hist_even_valid(1, 0.0, 1e-300));
+  assert_false(tu_hist_even_valid(UINT32_MAX, 0.0, 1e-300));
+  assert_false(tu_hist_even_valid(0, 0.0, 1.0));
+  assert_false(tu_hist_even_valid(1, 1.0, 1.0));
+  assert_false(tu_hist_even_valid(1, (double)NAN, 1.0));
+  assert_false(tu_hist_even_valid(1, 0.0, (double)INFINITY));
+}
+
+static void expect_counts(const tu_hist_bins *b, cuprim_dtype t, const void *h, uint64_t n,
+                          const uint64_t *want, uint64_t want_counted) {
+  uint64_t got[256];
+  assert_true(b->num_bins <= 256);
+  const uint64_t counted = tu_hist_reference(b, t, h, n, got);
+  uint64_t first = 0;
+  char why[512];
+  if (tu_hist_check(want, got, b->num_bins, n, -1, &first, why, sizeof why) != 0)
+    fail_msg("%s reference: %s", tu_dtype_name(t), why);
+  assert_int_equal(counted, want_counted);
+}
+
+/* Samples are converted as their dtype says: signed 8- and 16-bit bytes are negative, 64-bit
+ * integers round to the nearest double (so 2^64 - 1 is 2^64, at upper: not counted). */
+static void test_reference_dtypes(void **state) {
+  (void)state;
+  {
+    const int8_t s[] = {-128, -1, 0, 127, -128};
+    const tu_hist_bins b = tu_hist_bins_even(256, -128.0, 128.0);
+    uint64_t want[256] = {0};
+    want[0] = 2;
+    want[127] = 1;
+    want[128] = 1;
+    want[255] = 1;
+    expect_counts(&b, CUPRIM_I8, s, 5, want, 5);
+    /* the same bytes as U8 are 128, 255, 0, 127: with [0, 256) they are bins 128, 255, 0, 127 */
+    const tu_hist_bins bu = tu_hist_bins_even(256, 0.0, 256.0);
+    uint64_t wu[256] = {0};
+    wu[128] = 2;
+    wu[255] = 1;
+    wu[0] = 1;
+    wu[127] = 1;
+    expect_counts(&bu, CUPRIM_U8, s, 5, wu, 5);
+    /* two bins over [-128, 128): negatives in bin 0 */
+    const tu_hist_bins b2 = tu_hist_bins_even(2, -128.0, 128.0);
+    const uint64_t w2[2] = {3, 2};
+    expect_counts(&b2, CUPRIM_I8, s, 5, w2, 5);
+    /* only the negatives are in [-200, 0): scale 0.02, -128 -> 1.44, -1 -> 3.98 */
+    const tu_hist_bins bn = tu_hist_bins_even(4, -200.0, 0.0);
+    const uint64_t wn[4] = {0, 2, 0, 1};
+    expect_counts(&bn, CUPRIM_I8, s, 5, wn, 3);
+  }
+  {
+    const int16_t s[] = {-32768, -1, 32767, -300};
+    const tu_hist_bins b = tu_hist_bins_even(4, -32768.0, 32768.0);
+    const uint64_t want[4] = {1, 2, 0, 1};
+    expect_counts(&b, CUPRIM_I16, s, 4, want, 4);
+    const uint16_t u[] = {65535, 0, 32768};
+    const uint64_t wu[4] = {0, 0, 0, 0};
+    const tu_hist_bins bu = tu_hist_bins_even(4, -4.0, 0.0);
+    expect_counts(&bu, CUPRIM_U16, u, 3, wu, 0); /* nothing negative */
+  }
+  {
+    /* 2^64 - 1 converts to 2^64 (upper: not counted); 2^64 - 1101 to 2^64 - 2048 (last bin) */
+    const uint64_t s[] = {UINT64_MAX, UINT64_MAX - 1100, 0, 1ull << 63};
+    const tu_hist_bins b = tu_hist_bins_even(4, 0.0, 18446744073709551616.0);
+    const uint64_t want[4] = {1, 0, 1, 1};
+    expect_counts(&b, CUPRIM_U64, s, 4, want, 3);
+    /* INT64_MAX is 2^63: upper, not counted. -1 is in bin 1 by the formula, not 0: -1 - lower
+     * = 2^63 - 1 rounds to 2^63, times the scale 2^-63 is 1.0. (The edges -2^63, 0, 2^63 put it
+     * in bin 0: for 64-bit samples even bins and their edges differ next to an edge.) */
+    const int64_t i[] = {INT64_MAX, INT64_MIN, -1, 0};
+    const tu_hist_bins bi = tu_hist_bins_even(2, -9223372036854775808.0, 9223372036854775808.0);
+    const uint64_t wi[2] = {1, 2};
+    expect_counts(&bi, CUPRIM_I64, i, 4, wi, 3);
+    const double e[] = {-9223372036854775808.0, 0.0, 9223372036854775808.0};
+    const tu_hist_bins be = tu_hist_bins_edges(2, e);
+    const uint64_t we[2] = {2, 1};
+    expect_counts(&be, CUPRIM_I64, i, 4, we, 3);
+  }
+  {
+    const float f[] = {0.3f, -0.0f, NAN, INFINITY, 0.99999994f, 1.0f, -1e-30f};
+    const tu_hist_bins b = tu_hist_bins_even(10, 0.0, 1.0);
+    uint64_t want[10] = {0};
+    want[3] = 1;
+    want[0] = 1;
+    want[9] = 1;
+    expect_counts(&b, CUPRIM_F32, f, 7, want, 3);
+    const double d[] = {0.3, 0.0, -(double)NAN, -(double)INFINITY};
+    uint64_t wd[10] = {0};
+    wd[3] = 1;
+    wd[0] = 1;
+    expect_counts(&b, CUPRIM_F64, d, 4, wd, 2);
+  }
+  {
+    const uint32_t u[] = {7, 8, 9, 100, 4294967295u};
+    const int32_t s[] = {-7, 8, INT32_MIN};
+    /* scale 3 / 2.25 = 1.3333333333333333: 8 -> 0.666 (bin 0); 9 -> 1.5 * scale, which rounds
+     * (a tie, to even) to 2.0 (bin 2) */
+    const tu_hist_bins b = tu_hist_bins_even(3, 7.5, 9.75);
+    const uint64_t wu[3] = {1, 0, 1};
+    expect_counts(&b, CUPRIM_U32, u, 5, wu, 2);
+    const uint64_t ws[3] = {1, 0, 0};
+    expect_counts(&b, CUPRIM_I32, s, 3, ws, 1);
+  }
+}
+
+/* The large-n path for 8- and 16-bit samples (values counted first) gives the per-sample
+ * answer. */
+static void test_reference_paths_agree(void **state) {
+  (void)state;
+  enum { N = 100003 };
+  static int16_t h[N];
+  static uint64_t a[4096], b2[4096];
+  const cuprim_dtype types[] = {CUPRIM_I8, CUPRIM_U8, CUPRIM_I16, CUPRIM_U16};
+  for (size_t ti = 0; ti < 4; ++ti)
+    for (int s = 0; s < TU_HIST_SPANS; ++s) {
+      const cuprim_dtype t = types[ti];
+      double lo, hi;
+      tu_hist_span_range(t, 4000, (tu_hist_span)s, &lo, &hi);
+      const tu_hist_bins b = tu_hist_bins_even(4000, lo, hi);
+      tu_hist_fill(&b, t, TU_HIST_OUT_OF_RANGE, 77 + ti, h, N);
+      const uint64_t c1 = tu_hist_reference(&b, t, h, N, a); /* n > 4096: the value path */
+      uint64_t c2 = 0;
+      memset(b2, 0, sizeof b2);
+      for (uint64_t i = 0; i < N; i += 4096) { /* pieces of <= 4096: the per-sample path */
+        static uint64_t part[4096];
+        const uint64_t m = N - i < 4096 ? N - i : 4096;
+        c2 +=
+            tu_hist_reference(&b, t, (const unsigned char *)h + i * cuprim_dtype_size(t), m, part);
+        for (int k = 0; k < 4000; ++k)
+          b2[k] += part[k];
+      }
+      assert_int_equal(c1, c2);
+      assert_memory_equal(a, b2, 4000 * sizeof a[0]);
+    }
+}
+
+/* The comparison: the first wrong bin, expected and got, the totals, and the poison. */
+static void test_reference_check(void **state) {
+  (void)state;
+  const uint64_t want[5] = {1, 2, 3, 4, 5};
+  uint64_t got[5] = {1, 2, 3, 4, 5};
+  uint64_t first = 99;
+  char why[512];
+  assert_int_equal(tu_hist_check(want, got, 5, 20, 0xA5, &first, why, sizeof why), 0);
+  got[2] = 7;
+  got[4] = 0xA5A5A5A5A5A5A5A5ull;
+  assert_int_equal(tu_hist_check(want, got, 5, 20, 0xA5, &first, why, sizeof why), 2);
+  assert_int_equal(first, 2);
+  assert_non_null(strstr(why, "bin 2: expected 3, got 7"));
+  assert_non_null(strstr(why, "bin 4: expected 5"));
+  assert_non_null(strstr(why, "never written"));
+  assert_non_null(strstr(why, "total: expected 15 of 20"));
+  /* one sample moved to the next bin (totals equal) is still caught */
+  uint64_t moved[5] = {1, 2, 2, 5, 5};
+  assert_int_equal(tu_hist_check(want, moved, 5, 15, -1, &first, why, sizeof why), 2);
+  assert_int_equal(first, 2);
+}
+
+/* ---------------------------------------------------------------- fills and ranges */
+
+static const uint32_t g_bins[] = {1, 2, 255, 256, 257, 4096, 65536, 1u << 20};
+#define NUM_BINS (sizeof g_bins / sizeof g_bins[0])
+
+/* Every span is a valid range for every dtype and bin count; EXACT spans have an exact power-of-
+ * two scale (so its edges are exact). */
+static void test_spans(void **state) {
+  (void)state;
+  for (int t = 0; t <= CUPRIM_F64; ++t)
+    for (size_t bi = 0; bi < NUM_BINS; ++bi)
+      for (int s = 0; s < TU_HIST_SPANS; ++s) {
+        double lo, hi;
+        tu_hist_span_range((cuprim_dtype)t, g_bins[bi], (tu_hist_span)s, &lo, &hi);
+        if (!tu_hist_even_valid(g_bins[bi], lo, hi))
+          fail_msg("%s %s span for %u bins: [%.17g, %.17g) is not valid",
+                   tu_dtype_name((cuprim_dtype)t), tu_hist_span_name((tu_hist_span)s), g_bins[bi],
+                   lo, hi);
+        if (s == TU_HIST_EXACT) {
+          const tu_hist_bins b = tu_hist_bins_even(g_bins[bi], lo, hi);
+          int e;
+          assert_true(frexp(b.scale, &e) == 0.5); /* a power of two */
+          assert_true(b.scale * (hi - lo) == (double)g_bins[bi]);
+          for (uint32_t k = 0; k < g_bins[bi]; k += 1 + g_bins[bi] / 64)
+            assert_int_equal(tu_hist_bin(&b, tu_hist_edge(&b, k)), k);
+        }
+      }
+}
+
+/* Random edges: strictly increasing, from lower to upper exactly, with narrow and wide bins. */
+static void test_random_edges(void **state) {
+  (void)state;
+  static double e[(1u << 16) + 1];
+  const uint32_t nbs[] = {1, 2, 7, 1000, 1u << 16};
+  for (size_t i = 0; i < sizeof nbs / sizeof nbs[0]; ++i)
+    for (int integral = 0; integral < 2; ++integral) {
+      const uint32_t nb = nbs[i];
+      const double lo = integral ? -30000.5 : -2.5, hi = integral ? 40000.0 : 3.75;
+      tu_hist_random_edges(e, nb, lo, hi, integral, 1234 + i);
+      assert_true(e[0] == lo && e[nb] == hi);
+      double wmin = INFINITY, wmax = 0.0;
+      int integers = 0;
+      for (uint32_t k = 1; k <= nb; ++k) {
+        if (!(e[k] > e[k - 1]))
+          fail_msg("edges %u and %u not increasing: %.17g, %.17g", k - 1, k, e[k - 1], e[k]);
+        const double w = e[k] - e[k - 1];
+        wmin = w < wmin ? w : wmin;
+        wmax = w > wmax ? w : wmax;
+        integers += e[k] == floor(e[k]);
+      }
+      if (nb >= 1000) {
+        assert_true(wmax / wmin > 1000.0);
+        if (integral)
+          assert_true(integers > (int)nb / 2);
+      }
+    }
+}
+
+/* What each data kind promises, checked through the reference. */
+static void test_fills(void **state) {
+  (void)state;
+  enum { N = 20000 };
+  static unsigned char h[N * 8], h2[N * 8];
+  static uint64_t counts[4096];
+  const uint32_t nbs[] = {1, 16, 257, 4096};
+  for (int t = 0; t <= CUPRIM_F64; ++t)
+    for (size_t bi = 0; bi < sizeof nbs / sizeof nbs[0]; ++bi)
+      for (int s = 0; s < TU_HIST_SPANS; ++s)
+        for (int d = 0; d < TU_HIST_DATA_KINDS; ++d) {
+          const cuprim_dtype dt = (cuprim_dtype)t;
+          const uint32_t nb = nbs[bi];
+          double lo, hi;
+          tu_hist_span_range(dt, nb, (tu_hist_span)s, &lo, &hi);
+          const tu_hist_bins b = tu_hist_bins_even(nb, lo, hi);
+          const uint64_t seed =
+              1000u * (unsigned)t + 100u * (unsigned)bi + 10u * (unsigned)s + (unsigned)d;
+          tu_hist_fill(&b, dt, (tu_hist_data)d, seed, h, N);
+          tu_hist_fill(&b, dt, (tu_hist_data)d, seed, h2, N);
+          const size_t bytes = N * cuprim_dtype_size(dt);
+          assert_memory_equal(h, h2, bytes); /* a seed gives the same data */
+          const uint64_t counted = tu_hist_reference(&b, dt, h, N, counts);
+          uint64_t nonzero = 0, below = 0, above = 0, nans = 0, infs = 0, on_edge = 0;
+          for (uint32_t k = 0; k < nb; ++k)
+            nonzero += counts[k] != 0;
+          for (uint64_t i = 0; i < N; ++i) {
+            const double x = tu_hist_sample(dt, h, i);
+            below += x < lo;
+            above += x >= hi;
+            nans += isnan(x) != 0;
+            infs += isinf(x) != 0;
+            const uint32_t k = tu_hist_bin(&b, x);
+            on_edge += (k != NB && x == tu_hist_edge(&b, k)) || x == hi;
+          }
+          char what[160];
+          snprintf(what, sizeof what,
+                   "%s %u bins %s span, %s data: counted %lu nonzero %lu "
+                   "below %lu above %lu NaN %lu on an edge %lu",
+                   tu_dtype_name(dt), nb, tu_hist_span_name((tu_hist_span)s),
+                   tu_hist_data_name((tu_hist_data)d), (unsigned long)counted,
+                   (unsigned long)nonzero, (unsigned long)below, (unsigned long)above,
+                   (unsigned long)nans, (unsigned long)on_edge);
+          int ok = 1;
+          switch ((tu_hist_data)d) {
+          case TU_HIST_UNIFORM:
+            ok = counted >= N * 99 / 100 && nans == 0;
+            /* bins at least one value wide, far fewer than samples: (nearly) all hit */
+            if (nb <= 257 && (cuprim_dtype_size(dt) > 1 || nb <= 16) && s != TU_HIST_EXACT)
+              ok &= nonzero >= nb * 9 / 10;
+            break;
+          case TU_HIST_ONE_BIN:
+            ok = nonzero == 1 && counted == N;
+            break;
+          case TU_HIST_OUT_OF_RANGE:
+            if (s == TU_HIST_ODD) /* every dtype has values on both sides of the odd span */
+              ok = below > N / 8 && above > N / 8 && counted > N / 3 && counted < N * 2 / 3;
+            break;
+          case TU_HIST_NAN:
+            if (t == CUPRIM_F32 || t == CUPRIM_F64)
+              ok = nans > N / 32 && infs > N / 64 && counted > N / 2;
+            else
+              ok = counted >= N * 99 / 100;
+            break;
+          case TU_HIST_EDGES:
+            /* exact edges: most samples on one (fewer with 1 bin, whose upper edge may be past
+             * the dtype's largest value) */
+            if (s == TU_HIST_EXACT)
+              ok = on_edge >= (nb >= 16 ? N / 3 : N / 8);
+            break;
+          default:
+            break;
+          }
+          if (!ok)
+            fail_msg("fill does not do what it says: %s", what);
+        }
+}
+
+/* Exact spans: the even bins and the same bins given as edges bin every sample of an 8- to 32-bit
+ * integer dtype alike (x - lower and the product are exact there). For 64-bit integers and floats
+ * x - lower may round, onto an edge: the formula then puts a sample just below an edge in the bin
+ * above it, where the edges do not. The data on edges shows it for F64, so the range tests (which
+ * check cuprim_histogram_range and cuprim_histogram_even_ex on the same exact bins, each against
+ * its own reference) tell the binary search and the formula apart. */
+static void test_even_as_edges(void **state) {
+  (void)state;
+  enum { N = 50000 };
+  static unsigned char h[N * 8];
+  static uint64_t a[4097], c[4097];
+  static double e[4097];
+  const uint32_t nbs[] = {1, 2, 255, 256, 257, 4096};
+  for (int t = 0; t <= CUPRIM_F64; ++t)
+    for (size_t bi = 0; bi < sizeof nbs / sizeof nbs[0]; ++bi)
+      for (int d = 0; d < TU_HIST_DATA_KINDS; ++d) {
+        const cuprim_dtype dt = (cuprim_dtype)t;
+        const int must_agree = dt <= CUPRIM_U32;
+        const int must_differ = dt == CUPRIM_F64 && d == TU_HIST_EDGES && nbs[bi] >= 255;
+        if (!must_agree && !must_differ)
+          continue;
+        double lo, hi;
+        tu_hist_span_range(dt, nbs[bi], TU_HIST_EXACT, &lo, &hi);
+        const tu_hist_bins b = tu_hist_bins_even(nbs[bi], lo, hi);
+        tu_hist_even_edges(e, nbs[bi], lo, hi);
+        const tu_hist_bins be = tu_hist_bins_edges(nbs[bi], e);
+        tu_hist_fill(&b, dt, (tu_hist_data)d, 5 + bi, h, N);
+        const uint64_t ca = tu_hist_reference(&b, dt, h, N, a);
+        assert_int_equal(ca, tu_hist_reference(&be, dt, h, N, c));
+        uint64_t first = 0;
+        char why[512];
+        const uint64_t wrong = tu_hist_check(a, c, nbs[bi], N, -1, &first, why, sizeof why);
+        if (must_agree && wrong)
+          fail_msg("%s %u bins: even and edge bins differ: %s", tu_dtype_name(dt), nbs[bi], why);
+        if (must_differ && !wrong)
+          fail_msg("%s %u bins, data on edges: even and edge bins agree; the data no longer tells "
+                   "the formula from the binary search",
+                   tu_dtype_name(dt), nbs[bi]);
+      }
+}
+
+/* The host-only context itself. */
+static void test_host_only_context(void **state) {
+  (void)state;
+  cuprim_ctx *c = NULL;
+  assert_int_equal(cuprim__ctx_create_host_only(&c), CUPRIM_SUCCESS);
+  assert_non_null(c);
+  assert_int_equal(cuprim_ctx_destroy(c), CUPRIM_SUCCESS);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_invalid_arguments_even), cmocka_unit_test(test_invalid_arguments_range),
+      cmocka_unit_test(test_every_combination),      cmocka_unit_test(test_reference_formula),
+      cmocka_unit_test(test_reference_dtypes),       cmocka_unit_test(test_reference_paths_agree),
+      cmocka_unit_test(test_reference_check),        cmocka_unit_test(test_spans),
+      cmocka_unit_test(test_random_edges),           cmocka_unit_test(test_fills),
+      cmocka_unit_test(test_even_as_edges),          cmocka_unit_test(test_host_only_context),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
