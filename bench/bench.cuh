@@ -52,10 +52,10 @@ struct Options {
 
 /* One result: a CSV row. NaN in a number means "not applicable" (an empty CSV field). */
 struct Row {
-  std::string suite;     /* "ceiling", "reduce", "reduce_ladder", ... */
-  std::string primitive; /* "reduce_sum", "copy", "read" */
+  std::string suite;     /* "ceiling", "reduce", "reduce_ladder", "scan", "histogram", ... */
+  std::string primitive; /* "reduce_sum", "scan_inclusive_sum", "histogram_even_256", "copy" */
   std::string alg;       /* cuprim algorithm name, or what the reference is */
-  std::string dtype;     /* "f32", "i32" */
+  std::string dtype;     /* "f32", "i32", "u8" */
   uint64_t n = 0;
   std::string impl; /* "cuprim", "cub", "cuda", "bench" */
   int samples = 0;
@@ -64,7 +64,9 @@ struct Row {
   double pct_read_bw = NAN;  /* gbps / measured read-only-kernel bandwidth (2^28 f32) */
   double pct_copy_bw = NAN;  /* gbps / measured D2D copy bandwidth (2^28 f32, read + write) */
   double ratio_vs_cub = NAN; /* cub_us / this row's us: > 1 means faster than CUB */
-  double rel_err = NAN;      /* |result - exact| / |exact|, the exact sum computed in integers */
+  double rel_err = NAN;      /* |result - exact| / max(|exact|, 1) against an exact reference
+                                (reduce: the sum; scan: the largest over the elements;
+                                histogram: none, counts are checked exactly) */
   std::string check;         /* "ok", "FAIL", "ERROR: ...", or "-" */
 };
 
@@ -91,13 +93,15 @@ struct Bench {
   int failures = 0;    /* failed checks and failed cuprim calls */
 };
 
-/* The suites: a name for --only and a function that runs it. Add scan and histogram here. */
+/* The suites: a name for --only and a function that runs it (kSuites in bench_main.cu). */
 struct Suite {
   const char *name;
   const char *what;
   void (*run)(Bench &b);
 };
 void run_reduce_suite(Bench &b);
+void run_scan_suite(Bench &b);
+void run_histogram_suite(Bench &b);
 
 /* ---------------------------------------------------------------- timing */
 
@@ -160,6 +164,36 @@ template <class Call> Timing time_call(Bench &b, Call &&call) {
 Timing time_read_only(Bench &b, const void *d, size_t bytes);
 
 /* ---------------------------------------------------------------- data and references */
+
+/* The element types the suites time, with cuprim's name for each. */
+template <class T> struct DType;
+template <> struct DType<float> {
+  static constexpr cuprim_dtype id = CUPRIM_F32;
+  static constexpr const char *name = "f32";
+  static constexpr bool is_float = true;
+};
+template <> struct DType<int32_t> {
+  static constexpr cuprim_dtype id = CUPRIM_I32;
+  static constexpr const char *name = "i32";
+  static constexpr bool is_float = false;
+};
+template <> struct DType<uint8_t> {
+  static constexpr cuprim_dtype id = CUPRIM_U8;
+  static constexpr const char *name = "u8";
+  static constexpr bool is_float = false;
+};
+
+/* splitmix64 of (seed, i): element i of every fill depends on nothing else, so a prefix of a
+ * filled buffer is the same data as a shorter fill, and a reference can recompute any element. */
+__host__ __device__ inline uint64_t mix64(uint64_t seed, uint64_t i) {
+  uint64_t z = seed + (i + 1) * 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/* A grid for the bench's own helper kernels (fills, checks): enough to fill the GPU. */
+unsigned helper_blocks(const Bench &b);
 
 /* Seeded random fills on b.stream: f32 uniform in [0, 1) with 24 random bits (k * 2^-24), i32
  * uniform in [-8, 8). Element i depends only on (seed, i), so a prefix is the same data. */

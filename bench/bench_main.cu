@@ -28,6 +28,13 @@ std::string g_header; /* GPU, versions, date, ceilings: printed before the table
 const Suite kSuites[] = {
     {"reduce", "cuprim_reduce vs cub::DeviceReduce::Sum (f32, i32), and the reduce ladder",
      run_reduce_suite},
+    {"scan",
+     "cuprim_scan vs cub::DeviceScan::InclusiveSum / ExclusiveSum (f32, i32), and the scan ladder",
+     run_scan_suite},
+    {"histogram",
+     "cuprim_histogram_even vs cub::DeviceHistogram::HistogramEven (u8/256, f32/256, f32/4096 "
+     "bins), and the histogram ladder",
+     run_histogram_suite},
 };
 
 constexpr int kReadThreads = 256;
@@ -56,14 +63,6 @@ __global__ void __launch_bounds__(kReadThreads)
   }
   if (acc == never)
     sink[blockIdx.x] = acc;
-}
-
-/* splitmix64 of (seed, i): element i of a fill depends on nothing else. */
-__host__ __device__ inline uint64_t mix64(uint64_t seed, uint64_t i) {
-  uint64_t z = seed + (i + 1) * 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
 }
 
 __global__ void fill_f32_kernel(float *d, uint64_t n, uint64_t seed) {
@@ -101,8 +100,6 @@ __global__ void exact_sum_i32_kernel(const int32_t *d, uint64_t n, unsigned long
     acc += (unsigned long long)(long long)d[i]; /* two's complement: wraps like int64 */
   add_warp_total(acc, total);
 }
-
-unsigned helper_blocks(const Bench &b) { return (unsigned)b.prop.multiProcessorCount * 8; }
 
 template <class T, class Kernel>
 unsigned long long run_exact_sum(Bench &b, Kernel kernel, const T *d, uint64_t n) {
@@ -419,6 +416,8 @@ double exact_sum(Bench &b, const float *d, uint64_t n) {
 double exact_sum(Bench &b, const int32_t *d, uint64_t n) {
   return (double)(int32_t)(uint32_t)run_exact_sum(b, exact_sum_i32_kernel, d, n);
 }
+
+unsigned helper_blocks(const Bench &b) { return (unsigned)b.prop.multiProcessorCount * 8; }
 
 std::string fmt_n(uint64_t n) {
   if (n && !(n & (n - 1)))

@@ -39,18 +39,6 @@ const AlgName kLadder[] = {
     {CUPRIM_REDUCE_AUTO, "auto"},
 };
 
-template <class T> struct DType;
-template <> struct DType<float> {
-  static constexpr cuprim_dtype id = CUPRIM_F32;
-  static constexpr const char *name = "f32";
-  static constexpr bool is_float = true;
-};
-template <> struct DType<int32_t> {
-  static constexpr cuprim_dtype id = CUPRIM_I32;
-  static constexpr const char *name = "i32";
-  static constexpr bool is_float = false;
-};
-
 /* One timed implementation: its timing and the result its last call left in d_out. */
 struct Measured {
   Timing t;

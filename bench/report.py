@@ -3,71 +3,133 @@
 
     python3 bench/report.py bench.csv > tables.md
 
-For each suite: the size sweep (cuprim AUTO against CUB, with the ratio CUB time / cuprim time)
-and the ladders (Harris's table: time, bandwidth, step and cumulative speedup). docs/benchmarks.md
-and docs/ladder.md quote its output.
+For each suite, in the order of the CSV: the size sweeps, one table per primitive and dtype (cuprim
+AUTO against CUB, the ratio CUB time / cuprim time, and the time of the bench's own reference
+kernel at each size), and the ladders (Harris's table: time, bandwidth, step and cumulative
+speedup, CUB as the last rung). docs/benchmarks.md and docs/ladder.md quote its output.
 """
 import csv
 import sys
-from collections import defaultdict
+
+# The ceilings a primitive's bandwidth is measured against: reduce and histogram read their input
+# once, so the read-only kernel is theirs; a scan reads and writes every element, as the D2D copy
+# does. Reduce keeps both columns, as its console table does.
+READ = ("pct_read_bw", "% of read-only")
+COPY = ("pct_copy_bw", "% of copy")
+BANDWIDTH = {"reduce": [READ, COPY], "scan": [COPY], "histogram": [READ]}
+
+# The sweeps' per-size reference rows (impl "bench" or "cuda"), by alg.
+REFERENCE = {"read_only_kernel": "read-only kernel us", "memcpy_d2d": "D2D copy us"}
+
+# Histogram ladder rows timed on data that falls into one bin: not rungs of the ladder.
+ONE_BIN = "_one_bin"
 
 
 def fmt_n(n):
-    n = int(n)
     k = n.bit_length() - 1
     return f"2^{k}" if n == 1 << k else str(n)
 
 
-def main(path):
-    header, rows = [], []
-    with open(path, newline="") as f:
-        lines = [l for l in f]
-    header = [l.strip() for l in lines if l.startswith("#")]
-    rows = list(csv.DictReader(l for l in lines if not l.startswith("#")))
-    for h in header:
-        print(f"> {h.lstrip('# ')}  ")
+def value(row, key):
+    """The number in a field, or None where the bench left it empty (not applicable, or failed)."""
+    v = row.get(key, "") if row else ""
+    return float(v) if v != "" else None
+
+
+def num(row, key, spec):
+    v = value(row, key)
+    return "-" if v is None else format(v, spec)
+
+
+def speedup(before, after):
+    return f"{before / after:.2f}x" if before and after else "-"
+
+
+def print_row(cells):
+    print("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+
+
+def bandwidth(suite):
+    return BANDWIDTH.get(suite.removesuffix("_ladder"), [READ, COPY])
+
+
+def print_sweep(suite, prim, dtype, by_n):
+    cols = bandwidth(suite)
+    refs = [s["ref"]["alg"] for s in by_n.values() if "ref" in s]
+    ref_label = REFERENCE[refs[0]] if refs else None
+    head = ["n", "cuprim us", "CUB us", "CUB / cuprim", "cuprim GB/s", "CUB GB/s"]
+    head += [label for _, label in cols] + ([ref_label] if ref_label else []) + ["check"]
+    print(f"### {suite}: {prim} {dtype}\n")
+    print_row(head)
+    print("|" + "---:|" * (len(head) - 1) + ":---|")
+    for n, s in by_n.items():
+        c, b = s.get("cuprim"), s.get("cub")
+        if not c or not b:
+            continue
+        check = c["check"] + ("" if b["check"] == "ok" else f"; CUB: {b['check']}")
+        cells = [fmt_n(n), num(c, "median_us", ".2f"), num(b, "median_us", ".2f"),
+                 num(c, "ratio_vs_cub", ".3f"), num(c, "gbps", ".0f"), num(b, "gbps", ".0f")]
+        cells += [num(c, key, ".1f") for key, _ in cols]
+        cells += [num(s.get("ref"), "median_us", ".2f")] if ref_label else []
+        print_row(cells + [check])
     print()
 
-    # Size sweeps: rows with impl cuprim and a CUB row of the same suite/primitive/dtype/n.
-    sweep = defaultdict(dict)
-    for r in rows:
-        if r["suite"] in ("ceiling",) or r["suite"].endswith("_ladder"):
-            continue
-        key = (r["suite"], r["primitive"], r["dtype"])
-        sweep[key].setdefault(int(r["n"]), {})[r["impl"]] = r
-    for (suite, prim, dtype), by_n in sorted(sweep.items()):
-        print(f"### {suite}: {prim} {dtype}\n")
-        print("| n | cuprim us | CUB us | CUB / cuprim | cuprim GB/s | % of read-only | % of copy | check |")
-        print("|---:|---:|---:|---:|---:|---:|---:|:---|")
-        for n in sorted(by_n):
-            c, b = by_n[n].get("cuprim"), by_n[n].get("cub")
-            if not c or not b:
-                continue
-            print(f"| {fmt_n(n)} | {float(c['median_us']):.2f} | {float(b['median_us']):.2f} | "
-                  f"{float(c['ratio_vs_cub']):.3f} | {float(c['gbps']):.0f} | "
-                  f"{float(c['pct_read_bw']):.1f} | {float(c['pct_copy_bw']):.1f} | {c['check']} |")
-        print()
 
-    # Ladders.
-    ladders = defaultdict(list)
+def print_ladder(suite, prim, dtype, n, rows):
+    cols = bandwidth(suite)
+    head = ["#", "algorithm", "us", "GB/s"] + [label for _, label in cols]
+    head += ["step", "cumulative", "CUB / this", "check"]
+    print(f"### {suite}: {prim} {dtype}, n = {fmt_n(n)}\n")
+    print_row(head)
+    print("|---:|:---|" + "---:|" * (len(head) - 3) + ":---|")
+    first, prev = value(rows[0], "median_us"), None
+    rung = 0
     for r in rows:
-        if r["suite"].endswith("_ladder"):
-            ladders[(r["suite"], r["primitive"], r["dtype"], int(r["n"]))].append(r)
-    for (suite, prim, dtype, n), rs in sorted(ladders.items()):
-        print(f"### {suite}: {prim} {dtype}, n = {fmt_n(n)}\n")
-        print("| # | algorithm | us | GB/s | % of read-only | step | cumulative | CUB / this |")
-        print("|---:|:---|---:|---:|---:|---:|---:|---:|")
-        first = prev = None
-        for i, r in enumerate(rs):
-            us = float(r["median_us"])
-            first = first or us
-            step = f"{prev / us:.2f}x" if prev else "-"
-            label = str(i + 1) if r["impl"] == "cuprim" and r["alg"] != "auto" else "-"
-            print(f"| {label} | {r['alg']} ({r['impl']}) | {us:.2f} | {float(r['gbps']):.0f} | "
-                  f"{float(r['pct_read_bw']):.1f} | {step} | {first / us:.2f}x | "
-                  f"{float(r['ratio_vs_cub']):.3f} |")
-            prev = us
-        print()
+        us = value(r, "median_us")
+        if r["alg"].endswith(ONE_BIN):
+            label, step, cumul = "-", "-", "-"
+            name = f"{r['alg'].removesuffix(ONE_BIN)} ({r['impl']}), every sample in one bin"
+        else:
+            is_rung = r["impl"] == "cuprim" and r["alg"] != "auto"
+            rung += is_rung
+            label = str(rung) if is_rung else "-"
+            name = f"{r['alg']} ({r['impl']})"
+            step, cumul = speedup(prev, us), speedup(first, us)
+            prev = us if us else prev
+        cells = [label, name, num(r, "median_us", ".2f"), num(r, "gbps", ".0f")]
+        cells += [num(r, key, ".1f") for key, _ in cols]
+        cells += [step, cumul, num(r, "ratio_vs_cub", ".3f"), r["check"]]
+        print_row(cells)
+    print()
+
+
+def main(path):
+    with open(path, newline="") as f:
+        lines = list(f)
+    for h in (l.strip() for l in lines if l.startswith("#")):
+        print(f"> {h.lstrip('# ')}  ")
+    print()
+    rows = list(csv.DictReader(l for l in lines if not l.startswith("#")))
+
+    # Per suite (in the order of the CSV, as dicts keep it): its sweeps, then its ladders.
+    sweeps, ladders = {}, {}
+    for r in rows:
+        suite, n = r["suite"], int(r["n"])
+        if suite == "ceiling":
+            continue
+        base = suite.removesuffix("_ladder")
+        if suite != base:
+            key = (suite, r["primitive"], r["dtype"], n)
+            ladders.setdefault(base, {}).setdefault(key, []).append(r)
+            continue
+        impl = "ref" if r["alg"] in REFERENCE else r["impl"]
+        key = (suite, r["primitive"], r["dtype"])
+        sweeps.setdefault(base, {}).setdefault(key, {}).setdefault(n, {})[impl] = r
+    for base in dict.fromkeys(list(sweeps) + list(ladders)):
+        for key, by_n in sweeps.get(base, {}).items():
+            print_sweep(*key, by_n)
+        for key, rs in ladders.get(base, {}).items():
+            print_ladder(*key, rs)
 
 
 if __name__ == "__main__":

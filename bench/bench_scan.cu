@@ -1,0 +1,424 @@
+/* The scan suite: cuprim_scan (AUTO) against cub::DeviceScan::InclusiveSum and ExclusiveSum over
+ * sizes 2^10..2^28, and the ladder (every cuprim_scan_alg, Harris's table) at 2^22 and 2^26 for
+ * the inclusive scan, for f32 and i32 SUM.
+ *
+ * The input is built from known prefix sums (see Exact), so that every output has one right
+ * answer, f32 included. Every timed result is checked once, on the device: cuprim's output against
+ * CUB's, element by element and exactly; CUB's against the exact scan (the harness itself);
+ * rel_err gives each one's largest error against the exact scan. */
+#include "bench.cuh"
+
+#include <cub/device/device_scan.cuh>
+
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+
+namespace {
+
+/* The ladder in the order of docs/ladder.md, then the tuned default. */
+struct AlgName {
+  cuprim_scan_alg alg;
+  const char *name;
+};
+const AlgName kLadder[] = {
+    {CUPRIM_SCAN_HILLIS_STEELE, "hillis_steele"},
+    {CUPRIM_SCAN_BLELLOCH, "blelloch"},
+    {CUPRIM_SCAN_WARP_SHUFFLE, "warp_shuffle"},
+    {CUPRIM_SCAN_DECOUPLED_LOOKBACK, "decoupled_lookback"},
+    {CUPRIM_SCAN_AUTO, "auto"},
+};
+
+const char *kind_name(cuprim_scan_kind kind) {
+  return kind == CUPRIM_INCLUSIVE ? "inclusive" : "exclusive";
+}
+const char *primitive_name(cuprim_scan_kind kind) {
+  return kind == CUPRIM_INCLUSIVE ? "scan_inclusive_sum" : "scan_exclusive_sum";
+}
+const char *cub_name(cuprim_scan_kind kind) {
+  return kind == CUPRIM_INCLUSIVE ? "DeviceScan::InclusiveSum" : "DeviceScan::ExclusiveSum";
+}
+
+/* ---------------------------------------------------------------- data and the exact scan */
+
+/* The data is drawn as its inclusive prefix sums P(i), and d_in[i] = P(i) - P(i-1) (P(-1) = 0):
+ * the exact inclusive scan is then P(i) and the exclusive scan P(i-1), recomputed for any element
+ * without a reference scan.
+ * f32: P(i) is an integer in [0, 2^23). Every element, and every sum of consecutive elements (a
+ * difference of two P), is an integer below 2^23 in magnitude, which f32 holds exactly; a scan only
+ * ever adds runs of consecutive elements, so every addition is exact whatever association order an
+ * algorithm uses, and f32 outputs are compared exactly. (Data with small positive values could not
+ * do this: past 2^24 elements its prefix sums outgrow the 24-bit significand, and how they round
+ * depends on the order of the additions, which differs between cuprim and CUB.)
+ * i32: P(i) is any 32-bit value and the differences wrap, as the primitives' integer sums do.
+ * A scan's time does not depend on the values it adds. */
+template <class T> struct Exact;
+template <> struct Exact<float> {
+  __device__ static float prefix(uint64_t seed, uint64_t i) {
+    return (float)(mix64(seed, i) >> 41); /* an integer below 2^23: exact */
+  }
+  __device__ static float minus(float a, float b) { return a - b; }
+};
+template <> struct Exact<int32_t> {
+  __device__ static int32_t prefix(uint64_t seed, uint64_t i) {
+    return (int32_t)(uint32_t)(mix64(seed, i) >> 32);
+  }
+  __device__ static int32_t minus(int32_t a, int32_t b) {
+    return (int32_t)((uint32_t)a - (uint32_t)b); /* wraps, with no signed overflow */
+  }
+};
+
+template <class T> __global__ void fill_kernel(T *d, uint64_t n, uint64_t seed) {
+  const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+  for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+    d[i] = Exact<T>::minus(Exact<T>::prefix(seed, i), i ? Exact<T>::prefix(seed, i - 1) : T(0));
+}
+
+template <class T> void fill(Bench &b, T *d, uint64_t n) {
+  fill_kernel<<<helper_blocks(b), 256, 0, b.stream>>>(d, n, kSeed);
+  BENCH_CHECK(cudaPeekAtLastError());
+  wait_stream(b);
+}
+
+/* What output element i must be: the exact scan of the fill, or another output. */
+template <class T> struct ExactScan {
+  bool exclusive;
+  __device__ T operator()(uint64_t i) const {
+    if (!exclusive)
+      return Exact<T>::prefix(kSeed, i);
+    return i ? Exact<T>::prefix(kSeed, i - 1) : T(0);
+  }
+};
+template <class T> struct OtherOutput {
+  const T *d_out;
+  __device__ T operator()(uint64_t i) const { return d_out[i]; }
+};
+
+/* ---------------------------------------------------------------- comparison on the device */
+
+/* An output compared with what it must be, element by element. */
+struct Diff {
+  unsigned long long mismatches;
+  unsigned long long first; /* the lowest index that differs; ~0 if none */
+  unsigned max_rel_bits;    /* the largest |got - want| / max(|want|, 1) as float bits: floats
+                               that are not negative order like their bits, so atomicMax works */
+  double got, want;         /* at `first` */
+};
+
+template <class T, class Want>
+__global__ void compare_kernel(const T *got, uint64_t n, Want want, Diff *diff) {
+  const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+  unsigned long long mismatches = 0, first = ~0ull;
+  float max_rel = 0.0f;
+  for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const T g = got[i], w = want(i);
+    if (g == w) /* NaN, the poison of floats, never equals */
+      continue;
+    ++mismatches;
+    first = min(first, (unsigned long long)i);
+    const float rel = (float)(fabs((double)g - (double)w) / fmax(fabs((double)w), 1.0));
+    max_rel = fmaxf(max_rel, isnan(rel) ? INFINITY : rel);
+  }
+  if (mismatches) { /* atomics only where something differs: none in a passing check */
+    atomicAdd(&diff->mismatches, mismatches);
+    atomicMin(&diff->first, first);
+    atomicMax(&diff->max_rel_bits, __float_as_uint(max_rel));
+  }
+}
+
+/* Runs after compare_kernel: the values at the first mismatch, for the check text. */
+template <class T, class Want>
+__global__ void first_mismatch_kernel(const T *got, Want want, Diff *diff) {
+  if (diff->mismatches) {
+    diff->got = (double)got[diff->first];
+    diff->want = (double)want(diff->first);
+  }
+}
+
+template <class T, class Want> Diff compare(Bench &b, const T *d_got, uint64_t n, Want want) {
+  Diff h{};
+  h.first = ~0ull;
+  Diff *d_diff = nullptr;
+  BENCH_CHECK(cudaMallocAsync(&d_diff, sizeof *d_diff, b.stream));
+  BENCH_CHECK(cudaMemcpyAsync(d_diff, &h, sizeof h, cudaMemcpyHostToDevice, b.stream));
+  compare_kernel<<<helper_blocks(b), 256, 0, b.stream>>>(d_got, n, want, d_diff);
+  BENCH_CHECK(cudaPeekAtLastError());
+  first_mismatch_kernel<<<1, 1, 0, b.stream>>>(d_got, want, d_diff);
+  BENCH_CHECK(cudaPeekAtLastError());
+  BENCH_CHECK(cudaMemcpyAsync(&h, d_diff, sizeof h, cudaMemcpyDeviceToHost, b.stream));
+  BENCH_CHECK(cudaFreeAsync(d_diff, b.stream));
+  wait_stream(b);
+  return h;
+}
+
+double max_rel(const Diff &d) {
+  float f;
+  std::memcpy(&f, &d.max_rel_bits, sizeof f);
+  return f;
+}
+
+/* ---------------------------------------------------------------- timing */
+
+/* The buffers of the suite: the input (prefixes of one filled array) and one output each. */
+template <class T> struct Buffers {
+  T *d_in = nullptr;
+  T *d_out_cuprim = nullptr;
+  T *d_out_cub = nullptr;
+};
+
+/* Fills d_out with all-ones bits (NaN, or -1) so that a call that writes nothing cannot pass. */
+template <class T> void poison(Bench &b, T *d_out, uint64_t n) {
+  BENCH_CHECK(cudaMemsetAsync(d_out, 0xff, n * sizeof(T), b.stream));
+}
+
+/* cuprim with `alg`; AUTO goes through the plain entry point cuprim_scan. */
+template <class T>
+Timing time_cuprim(Bench &b, cuprim_scan_alg alg, cuprim_scan_kind kind, const T *d_in, T *d_out,
+                   uint64_t n) {
+  poison(b, d_out, n);
+  return time_call(b, [&]() -> const char * {
+    const cuprim_status s =
+        alg == CUPRIM_SCAN_AUTO
+            ? cuprim_scan(b.ctx, d_in, d_out, n, DType<T>::id, CUPRIM_SUM, kind, b.stream)
+            : cuprim_scan_ex(b.ctx, alg, d_in, d_out, n, DType<T>::id, CUPRIM_SUM, kind, b.stream);
+    return s == CUPRIM_SUCCESS ? nullptr : cuprim_error_text(s);
+  });
+}
+
+/* cub::DeviceScan::InclusiveSum or ExclusiveSum with its temporary storage sized and allocated
+ * outside the timing, and an int item count, as CUB's own examples call them. */
+template <class T>
+Timing time_cub(Bench &b, cuprim_scan_kind kind, const T *d_in, T *d_out, uint64_t n) {
+  if (n > (uint64_t)INT32_MAX)
+    bench_fatal(__FILE__, __LINE__, "time_cub: n past INT32_MAX needs a 64-bit item count");
+  const int num_items = (int)n;
+  auto scan = [&](void *d_temp, size_t &temp_bytes) {
+    return kind == CUPRIM_INCLUSIVE
+               ? cub::DeviceScan::InclusiveSum(d_temp, temp_bytes, d_in, d_out, num_items, b.stream)
+               : cub::DeviceScan::ExclusiveSum(d_temp, temp_bytes, d_in, d_out, num_items,
+                                               b.stream);
+  };
+  size_t temp_bytes = 0;
+  BENCH_CHECK(scan(nullptr, temp_bytes));
+  void *d_temp = nullptr;
+  BENCH_CHECK(cudaMalloc(&d_temp, std::max<size_t>(temp_bytes, 16)));
+  poison(b, d_out, n);
+  const Timing t = time_call(b, [&]() -> const char * {
+    const cudaError_t e = scan(d_temp, temp_bytes);
+    return e == cudaSuccess ? nullptr : cudaGetErrorString(e);
+  });
+  if (!t.ok())
+    bench_fatal(__FILE__, __LINE__, std::string("cub::") + cub_name(kind) + ": " + t.error);
+  BENCH_CHECK(cudaFree(d_temp));
+  return t;
+}
+
+/* A device-to-device copy of the same bytes: what a scan, which reads and writes each element
+ * once, can at best approach at this size. */
+Timing time_copy(Bench &b, void *d_dst, const void *d_src, size_t bytes) {
+  const Timing t = time_call(b, [&]() -> const char * {
+    const cudaError_t e = cudaMemcpyAsync(d_dst, d_src, bytes, cudaMemcpyDeviceToDevice, b.stream);
+    return e == cudaSuccess ? nullptr : cudaGetErrorString(e);
+  });
+  if (!t.ok())
+    bench_fatal(__FILE__, __LINE__, "device-to-device copy: " + t.error);
+  return t;
+}
+
+/* ---------------------------------------------------------------- rows */
+
+/* A CSV row for one measurement; a scan moves 2 * n elements (each read once, written once). */
+template <class T>
+Row make_row(const Bench &b, const char *suite, cuprim_scan_kind kind, const char *alg, uint64_t n,
+             const char *impl, const Timing &t) {
+  const double bytes = 2.0 * (double)n * sizeof(T);
+  Row r;
+  r.suite = suite;
+  r.primitive = primitive_name(kind);
+  r.alg = alg;
+  r.dtype = DType<T>::name;
+  r.n = n;
+  r.impl = impl;
+  r.samples = t.samples;
+  r.median_us = t.median_us;
+  r.min_us = t.min_us;
+  r.gbps = gbps_of(bytes, t.median_us);
+  r.pct_read_bw = pct_of(r.gbps, b.read_gbps);
+  r.pct_copy_bw = pct_of(r.gbps, b.copy_gbps);
+  return r;
+}
+
+/* The row of a timed scan whose output is in d_out, checked once: the check column compares the
+ * output with `want` (CUB's output, or for CUB the exact scan), rel_err with the exact scan.
+ * Counts failures. */
+template <class T, class Want>
+Row checked_row(Bench &b, const char *suite, cuprim_scan_kind kind, const char *alg, uint64_t n,
+                const char *impl, const Timing &t, const T *d_out, Want want) {
+  Row r = make_row<T>(b, suite, kind, alg, n, impl, t);
+  if (!t.ok()) {
+    ++b.failures;
+    r.check = "ERROR: " + t.error;
+    return r;
+  }
+  const ExactScan<T> exact{kind == CUPRIM_EXCLUSIVE};
+  const Diff d = compare(b, d_out, n, want);
+  const Diff e = std::is_same<Want, ExactScan<T>>::value ? d : compare(b, d_out, n, exact);
+  r.rel_err = max_rel(e);
+  if (d.mismatches == 0) {
+    r.check = "ok";
+  } else {
+    ++b.failures;
+    r.check = strprintf("FAIL %llu of %llu elements differ; first at %llu: got %.9g want %.9g",
+                        d.mismatches, (unsigned long long)n, d.first, d.got, d.want);
+  }
+  return r;
+}
+
+/* ---------------------------------------------------------------- the size sweep */
+
+template <class T>
+void sweep(Bench &b, const Buffers<T> &buf, cuprim_scan_kind kind,
+           const std::vector<int> &log2_sizes) {
+  const char *dt = DType<T>::name;
+  std::fprintf(stderr, "  scan %s %s: sizes", kind_name(kind), dt);
+  std::string &table = b.pending;
+  table = strprintf("\nscan %s SUM %s: cuprim_scan (AUTO) vs cub::%s. ratio = cub_us / cuprim_us "
+                    "(> 1: cuprim faster); GB/s: bytes read + written; %%copy: of the 2^28 D2D "
+                    "copy ceiling; copy_us: a D2D copy of the same n elements\n",
+                    kind_name(kind), dt, cub_name(kind));
+  table += strprintf("%6s %10s %10s %7s %12s %10s %14s %9s  %s\n", "n", "cuprim_us", "cub_us",
+                     "ratio", "cuprim_GB/s", "cub_GB/s", "%copy cp/cub", "copy_us", "check");
+  for (const int k : log2_sizes) {
+    const uint64_t n = uint64_t(1) << k;
+    std::fprintf(stderr, " 2^%d", k);
+    /* The copy first: the cuprim call then overwrites its output. */
+    const Timing copy = time_copy(b, buf.d_out_cuprim, buf.d_in, n * sizeof(T));
+    const Timing cp = time_cuprim(b, CUPRIM_SCAN_AUTO, kind, buf.d_in, buf.d_out_cuprim, n);
+    const Timing cub = time_cub(b, kind, buf.d_in, buf.d_out_cub, n);
+
+    Row rc = checked_row(b, "scan", kind, "auto", n, "cuprim", cp, buf.d_out_cuprim,
+                         OtherOutput<T>{buf.d_out_cub});
+    rc.ratio_vs_cub = cub.median_us / cp.median_us;
+    Row rb = checked_row(b, "scan", kind, cub_name(kind), n, "cub", cub, buf.d_out_cub,
+                         ExactScan<T>{kind == CUPRIM_EXCLUSIVE});
+    rb.ratio_vs_cub = 1.0;
+    Row rr = make_row<T>(b, "scan", kind, "memcpy_d2d", n, "cuda", copy);
+    rr.ratio_vs_cub = cub.median_us / copy.median_us;
+    rr.check = "-";
+    b.rows.push_back(rc);
+    b.rows.push_back(rb);
+    b.rows.push_back(rr);
+
+    std::string check = rc.check;
+    if (rb.check != "ok")
+      check += " | cub vs exact: " + rb.check;
+    table += strprintf("%6s %10s %10.2f %7s %12s %10.1f %6s / %5.1f %9.2f  %s\n", fmt_n(n).c_str(),
+                       fmt_num(cp.median_us, 2).c_str(), cub.median_us,
+                       fmt_num(rc.ratio_vs_cub, 3).c_str(), fmt_num(rc.gbps, 1).c_str(), rb.gbps,
+                       fmt_num(rc.pct_copy_bw, 1).c_str(), rb.pct_copy_bw, copy.median_us,
+                       check.c_str());
+  }
+  std::fprintf(stderr, "\n");
+  b.report += table;
+  table.clear();
+}
+
+/* ---------------------------------------------------------------- the ladder */
+
+template <class T> void ladder(Bench &b, const Buffers<T> &buf, int log2_n) {
+  const cuprim_scan_kind kind = CUPRIM_INCLUSIVE;
+  const char *dt = DType<T>::name;
+  const uint64_t n = uint64_t(1) << log2_n;
+  std::fprintf(stderr, "  scan ladder %s 2^%d:", dt, log2_n);
+  /* CUB's output stays in d_out_cub while every algorithm is checked against it. */
+  const Timing cub = time_cub(b, kind, buf.d_in, buf.d_out_cub, n);
+
+  std::string &table = b.pending;
+  table = strprintf("\nscan ladder inclusive SUM %s, n = 2^%d (%.1f MB read + written). step = "
+                    "previous row's us / this row's; cumul = hillis_steele's us / this row's; "
+                    "vs_cub = cub_us / this row's; %%copy: of the 2^28 D2D copy ceiling\n",
+                    dt, log2_n, 2.0 * (double)n * sizeof(T) / 1e6);
+  table += strprintf("%2s  %-24s %10s %9s %6s %7s %8s %7s  %s\n", "#", "algorithm", "time_us",
+                     "GB/s", "%copy", "step", "cumul", "vs_cub", "check");
+  double first_us = NAN, prev_us = NAN;
+  auto add_line = [&](const char *num, const char *name, const Row &r) {
+    const double step = prev_us / r.median_us, cumul = first_us / r.median_us;
+    table += strprintf("%2s  %-24s %10s %9s %6s %7s %8s %7s  %s\n", num, name,
+                       fmt_num(r.median_us, 2).c_str(), fmt_num(r.gbps, 1).c_str(),
+                       fmt_num(r.pct_copy_bw, 1).c_str(),
+                       std::isnan(step) ? "-" : strprintf("%.2fx", step).c_str(),
+                       std::isnan(cumul) ? "-" : strprintf("%.2fx", cumul).c_str(),
+                       fmt_num(r.ratio_vs_cub, 3).c_str(), r.check.c_str());
+    if (!std::isnan(r.median_us))
+      prev_us = r.median_us;
+  };
+  for (const AlgName &a : kLadder) {
+    std::fprintf(stderr, " %s", a.name);
+    const Timing t = time_cuprim(b, a.alg, kind, buf.d_in, buf.d_out_cuprim, n);
+    Row r = checked_row(b, "scan_ladder", kind, a.name, n, "cuprim", t, buf.d_out_cuprim,
+                        OtherOutput<T>{buf.d_out_cub});
+    r.ratio_vs_cub = cub.median_us / t.median_us;
+    b.rows.push_back(r);
+    if (a.alg == CUPRIM_SCAN_HILLIS_STEELE)
+      first_us = r.median_us;
+    add_line(strprintf("%d", (int)a.alg).c_str(), a.name, r);
+  }
+  Row rb = checked_row(b, "scan_ladder", kind, cub_name(kind), n, "cub", cub, buf.d_out_cub,
+                       ExactScan<T>{false});
+  rb.ratio_vs_cub = 1.0;
+  b.rows.push_back(rb);
+  add_line("-", "cub DeviceScan::InclusiveSum", rb);
+  std::fprintf(stderr, "\n");
+  b.report += table;
+  table.clear();
+}
+
+/* ---------------------------------------------------------------- the suite */
+
+template <class T>
+void run_dtype(Bench &b, const Buffers<T> &buf, uint64_t max_n, const std::vector<int> &sizes,
+               const std::vector<int> &ladder_sizes) {
+  fill(b, buf.d_in, max_n);
+  sweep(b, buf, CUPRIM_INCLUSIVE, sizes);
+  sweep(b, buf, CUPRIM_EXCLUSIVE, sizes);
+  for (const int k : ladder_sizes)
+    ladder(b, buf, k);
+}
+
+} // namespace
+
+void run_scan_suite(Bench &b) {
+  std::vector<int> sizes, ladder_sizes;
+  if (b.opt.quick) {
+    sizes = {10, 20, 28};
+    ladder_sizes = {22};
+  } else {
+    for (int k = 10; k <= 28; k += 2)
+      sizes.push_back(k);
+    ladder_sizes = {22, 26};
+  }
+  const uint64_t max_n = uint64_t(1) << std::max(sizes.back(), ladder_sizes.back());
+
+  /* One allocation of 4-byte elements per buffer serves both dtypes, filled anew for each. */
+  static_assert(sizeof(float) == sizeof(int32_t), "f32 and i32 share the buffers");
+  void *d_in = nullptr, *d_out_cuprim = nullptr, *d_out_cub = nullptr;
+  BENCH_CHECK(cudaMalloc(&d_in, max_n * sizeof(float)));
+  BENCH_CHECK(cudaMalloc(&d_out_cuprim, max_n * sizeof(float)));
+  BENCH_CHECK(cudaMalloc(&d_out_cub, max_n * sizeof(float)));
+
+  Buffers<float> f;
+  f.d_in = (float *)d_in;
+  f.d_out_cuprim = (float *)d_out_cuprim;
+  f.d_out_cub = (float *)d_out_cub;
+  run_dtype(b, f, max_n, sizes, ladder_sizes);
+
+  Buffers<int32_t> i;
+  i.d_in = (int32_t *)d_in;
+  i.d_out_cuprim = (int32_t *)d_out_cuprim;
+  i.d_out_cub = (int32_t *)d_out_cub;
+  run_dtype(b, i, max_n, sizes, ladder_sizes);
+
+  BENCH_CHECK(cudaFree(d_in));
+  BENCH_CHECK(cudaFree(d_out_cuprim));
+  BENCH_CHECK(cudaFree(d_out_cub));
+}
