@@ -44,18 +44,19 @@ const char *cub_name(cuprim_scan_kind kind) {
 /* The data is drawn as its inclusive prefix sums P(i), and d_in[i] = P(i) - P(i-1) (P(-1) = 0):
  * the exact inclusive scan is then P(i) and the exclusive scan P(i-1), recomputed for any element
  * without a reference scan.
- * f32: P(i) is an integer in [0, 2^23). Every element, and every sum of consecutive elements (a
- * difference of two P), is an integer below 2^23 in magnitude, which f32 holds exactly; a scan only
- * ever adds runs of consecutive elements, so every addition is exact whatever association order an
- * algorithm uses, and f32 outputs are compared exactly. (Data with small positive values could not
- * do this: past 2^24 elements its prefix sums outgrow the 24-bit significand, and how they round
- * depends on the order of the additions, which differs between cuprim and CUB.)
+ * f32: P(i) is an integer in [0, 2^16). Every element, and every sum of consecutive elements (a
+ * difference of two P), is an integer below 2^16 in magnitude. A scan may also add up runs that
+ * are not adjacent (a shuffle tree pairs lanes 0 and 16 first; a look-back window reduces 32 tiles
+ * by butterfly), but never more than a few dozen of them at once, so every partial result is an
+ * integer below 2^24, which f32 holds exactly: every association order gives the exact result,
+ * and f32 outputs are compared exactly. (With P below 2^23, sums of two or more runs overflow the
+ * 24-bit significand and round differently in cuprim and CUB: the first H100 run showed it.)
  * i32: P(i) is any 32-bit value and the differences wrap, as the primitives' integer sums do.
  * A scan's time does not depend on the values it adds. */
 template <class T> struct Exact;
 template <> struct Exact<float> {
   __device__ static float prefix(uint64_t seed, uint64_t i) {
-    return (float)(mix64(seed, i) >> 41); /* an integer below 2^23: exact */
+    return (float)(mix64(seed, i) >> 48); /* an integer below 2^16: exact */
   }
   __device__ static float minus(float a, float b) { return a - b; }
 };

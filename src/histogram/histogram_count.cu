@@ -283,9 +283,9 @@ cuprim_status count_private(const cuprim_ctx *ctx, const T *in, uint64_t n, uint
                             const cuprim__bins &bins, size_t table, cudaStream_t stream) {
   const uint32_t copies = smem_copies(table, bins.num_bins);
   const size_t smem = table + (size_t)bins.num_bins * copies * sizeof(uint32_t);
-  /* At least a tile of vectors per block, and 8 samples per bin (copies cost 8 bytes a bin to
-   * write and read back). */
-  const uint64_t tile = (uint64_t)THREADS * VPT * (16 / sizeof(T));
+  /* At least a vector per thread, and 8 samples per bin (copies cost 8 bytes a bin to write and
+   * read back): mid sizes get enough blocks to use the GPU. */
+  const uint64_t tile = (uint64_t)THREADS * (16 / sizeof(T));
   const uint64_t min_per_block = tile > 8 * (uint64_t)bins.num_bins ? tile : 8 * (uint64_t)bins.num_bins;
   CUPRIM__FORWARD(allow_smem(private_kernel<T, KIND>, smem));
   uint64_t resident = 0;
