@@ -29,75 +29,93 @@
 extern "C" {
 #endif
 
-/** @name Version */
+/** @name Version
+ *  The version of the headers a program is compiled with; cuprim_version_number() and
+ *  cuprim_version_string() give the version of the library it is linked with. */
 /**@{*/
+/** Major version. */
 #define CUPRIM_VERSION_MAJOR 0
+/** Minor version. */
 #define CUPRIM_VERSION_MINOR 1
+/** Patch version. */
 #define CUPRIM_VERSION_PATCH 0
 /** MAJOR*10000 + MINOR*100 + PATCH, for compile-time comparisons. */
 #define CUPRIM_VERSION_NUMBER                                                                      \
   (CUPRIM_VERSION_MAJOR * 10000 + CUPRIM_VERSION_MINOR * 100 + CUPRIM_VERSION_PATCH)
 /**@}*/
 
-/** The version of the library linked in, as CUPRIM_VERSION_NUMBER computes it. Needs no device. */
+/** The version of the library linked in. Needs no device.
+ *  @return MAJOR*10000 + MINOR*100 + PATCH, as ::CUPRIM_VERSION_NUMBER computes it. */
 unsigned cuprim_version_number(void);
-/** The version of the library linked in as "MAJOR.MINOR.PATCH". Static storage; never NULL. */
+/** The version of the library linked in. Needs no device.
+ *  @return "MAJOR.MINOR.PATCH", in static storage; never NULL. */
 const char *cuprim_version_string(void);
 
-/** Every cuprim call returns one of these. Values are pinned: new ones are appended. */
+/** Every cuprim call returns one of these (docs/errors.md: when, and what was done). Values are
+ *  pinned: new ones are appended. cuprim_status_string() gives a description of each. */
 typedef enum cuprim_status {
+  /** The work is enqueued on the stream (it may not have run yet). */
   CUPRIM_SUCCESS = 0,
   /** NULL pointer with n > 0, enum out of range, misaligned pointer, overlapping ranges, bad
    *  range or bin count. Nothing was enqueued or written. */
   CUPRIM_ERROR_INVALID_ARGUMENT = 1,
-  /** Valid enums, unsupported combination (XOR on float, an 8-bit dtype for reduce, ...). */
+  /** Valid enums, unsupported combination (XOR on float, an 8-bit dtype for reduce, ...).
+   *  Nothing was enqueued or written. */
   CUPRIM_ERROR_UNSUPPORTED = 2,
   /** The context's allocator returned NULL. Nothing was launched. */
   CUPRIM_ERROR_OUT_OF_MEMORY = 3,
   /** No usable CUDA device or driver. */
   CUPRIM_ERROR_NO_DEVICE = 4,
-  /** A CUDA runtime call failed: cuprim_last_cuda_error() tells which error. */
+  /** A CUDA runtime call or a kernel launch failed: cuprim_last_cuda_error() tells which error. */
   CUPRIM_ERROR_CUDA = 5,
   /** A bug in cuprim: please report it. */
   CUPRIM_ERROR_INTERNAL = 6
 } cuprim_status;
 
-/** A short English description of @p s. Never NULL, also for values outside the enum. */
+/** A short English description of a status. Needs no device.
+ *  @param s any value, also one outside the enum.
+ *  @return a string in static storage; never NULL ("unknown cuprim_status value" for a value
+ *          outside the enum). */
 const char *cuprim_status_string(cuprim_status s);
 
-/** The CUDA error behind the last ::CUPRIM_ERROR_CUDA returned on the calling thread, or
- *  cudaSuccess if there was none. The library clears CUDA's sticky last error when it records
- *  one, so cudaGetLastError() after a failed cuprim call does not report it twice. */
+/** The CUDA error behind the last ::CUPRIM_ERROR_CUDA returned on the calling thread (or behind
+ *  a ::CUPRIM_ERROR_NO_DEVICE that CUDA reported: no driver, no device). Later calls that succeed
+ *  or fail for other reasons leave it unchanged. The library clears CUDA's non-sticky last error
+ *  when it records one, so cudaGetLastError() after a failed cuprim call does not report it
+ *  twice. Needs no device.
+ *  @return that error, or cudaSuccess if no cuprim call on this thread has recorded one. */
 cudaError_t cuprim_last_cuda_error(void);
 
 /** Element types. Values are pinned. */
 typedef enum cuprim_dtype {
-  CUPRIM_I8 = 0,
-  CUPRIM_U8 = 1,
-  CUPRIM_I16 = 2,
-  CUPRIM_U16 = 3,
-  CUPRIM_I32 = 4,
-  CUPRIM_U32 = 5,
-  CUPRIM_I64 = 6,
-  CUPRIM_U64 = 7,
-  CUPRIM_F32 = 8,
-  CUPRIM_F64 = 9
+  CUPRIM_I8 = 0,  /**< int8_t */
+  CUPRIM_U8 = 1,  /**< uint8_t */
+  CUPRIM_I16 = 2, /**< int16_t */
+  CUPRIM_U16 = 3, /**< uint16_t */
+  CUPRIM_I32 = 4, /**< int32_t */
+  CUPRIM_U32 = 5, /**< uint32_t */
+  CUPRIM_I64 = 6, /**< int64_t */
+  CUPRIM_U64 = 7, /**< uint64_t */
+  CUPRIM_F32 = 8, /**< float (IEEE 754 binary32) */
+  CUPRIM_F64 = 9  /**< double (IEEE 754 binary64) */
 } cuprim_dtype;
 
-/** Size in bytes of one element of @p t; 0 for a value outside the enum. */
+/** Size in bytes of one element of a dtype. Needs no device.
+ *  @param t any value, also one outside the enum.
+ *  @return 1, 2, 4 or 8; 0 for a value outside the enum. */
 size_t cuprim_dtype_size(cuprim_dtype t);
 
 /** Binary operators for reduce and scan. Values are pinned.
  *  Integer SUM and PROD wrap modulo 2^bits. Float MIN and MAX return NaN when any input is NaN.
  *  AND, OR and XOR take integer dtypes only (CUPRIM_ERROR_UNSUPPORTED otherwise). */
 typedef enum cuprim_op {
-  CUPRIM_SUM = 0,
-  CUPRIM_PROD = 1,
-  CUPRIM_MIN = 2,
-  CUPRIM_MAX = 3,
-  CUPRIM_AND = 4,
-  CUPRIM_OR = 5,
-  CUPRIM_XOR = 6
+  CUPRIM_SUM = 0,  /**< a + b; identity 0 */
+  CUPRIM_PROD = 1, /**< a * b; identity 1 */
+  CUPRIM_MIN = 2,  /**< the smaller; identity the type's largest value (floats: +inf) */
+  CUPRIM_MAX = 3,  /**< the larger; identity the type's lowest value (floats: -inf) */
+  CUPRIM_AND = 4,  /**< a & b (integers only); identity all ones */
+  CUPRIM_OR = 5,   /**< a | b (integers only); identity 0 */
+  CUPRIM_XOR = 6   /**< a ^ b (integers only); identity 0 */
 } cuprim_op;
 
 /** A stream-ordered device allocator.
@@ -108,7 +126,10 @@ typedef enum cuprim_op {
  * cuprim reports as ::CUPRIM_ERROR_OUT_OF_MEMORY. Both may be called from several threads at
  * once if the context is shared between threads. */
 typedef struct cuprim_allocator {
+  /** Returns @c bytes (> 0) of device memory usable by work enqueued on @c stream, or NULL. */
   void *(*alloc)(void *user, size_t bytes, cudaStream_t stream);
+  /** Gives back @c ptr, which @c alloc returned for @c bytes, once the work enqueued on
+   *  @c stream so far is done with it (stream-ordered, as cudaFreeAsync). */
   void (*free)(void *user, void *ptr, size_t bytes, cudaStream_t stream);
   void *user; /**< passed back to alloc and free unchanged */
 } cuprim_allocator;
@@ -133,9 +154,14 @@ typedef struct cuprim_ctx cuprim_ctx;
  * once. This call synchronizes with the device once (to upload a small constant table). */
 cuprim_status cuprim_ctx_create(cuprim_ctx **ctx, int device, const cuprim_allocator *alloc);
 
-/** Destroys @p ctx. NULL is a no-op. Work already enqueued with the context must have been
- *  completed or must not need the context's default memory pool after this call returns
- *  (the pool's destruction is deferred by CUDA until its outstanding allocations are freed). */
+/** Destroys a context and frees what it holds (its identity table and its default memory pool).
+ *  Work already enqueued with the context must have been completed or must not need the
+ *  context's default memory pool after this call returns (the pool's destruction is deferred by
+ *  CUDA until its outstanding allocations are freed).
+ *  @param ctx a context from cuprim_ctx_create(), or NULL (a no-op). It is freed in every case,
+ *             also when an error is returned, and must not be used again.
+ *  @return ::CUPRIM_SUCCESS; ::CUPRIM_ERROR_CUDA or ::CUPRIM_ERROR_NO_DEVICE if the context's
+ *          device could not be made current. */
 cuprim_status cuprim_ctx_destroy(cuprim_ctx *ctx);
 
 #ifdef __cplusplus

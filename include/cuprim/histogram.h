@@ -53,14 +53,22 @@ typedef enum cuprim_histogram_alg {
  * @param stream       the CUDA stream the work is enqueued on.
  *
  * Asynchronous; temporary memory comes from the context's allocator on @p stream; capturable
- * into a CUDA graph. Equivalent to cuprim_histogram_even_ex with ::CUPRIM_HISTOGRAM_AUTO. */
+ * into a CUDA graph. Equivalent to cuprim_histogram_even_ex() with ::CUPRIM_HISTOGRAM_AUTO.
+ *
+ * @return ::CUPRIM_SUCCESS, or an error, having enqueued and written nothing when the arguments
+ *         are invalid (see ::cuprim_status). */
 cuprim_status cuprim_histogram_even(cuprim_ctx *ctx, const void *d_samples, uint64_t n,
                                     cuprim_dtype sample_dtype, uint64_t *d_counts,
                                     uint32_t num_bins, double lower, double upper,
                                     cudaStream_t stream);
 
-/** cuprim_histogram_even with a chosen algorithm @p alg (out of range:
- *  ::CUPRIM_ERROR_INVALID_ARGUMENT). Every algorithm gives the same counts. */
+/** cuprim_histogram_even() with a chosen algorithm. Every algorithm takes the same dtypes, bin
+ *  counts and ranges, and gives the same counts.
+ *
+ * @param alg any ::cuprim_histogram_alg (out of range: ::CUPRIM_ERROR_INVALID_ARGUMENT).
+ * @param ctx,d_samples,n,sample_dtype,d_counts,num_bins,lower,upper,stream as for
+ *        cuprim_histogram_even().
+ * @return as for cuprim_histogram_even(). */
 cuprim_status cuprim_histogram_even_ex(cuprim_ctx *ctx, cuprim_histogram_alg alg,
                                        const void *d_samples, uint64_t n, cuprim_dtype sample_dtype,
                                        uint64_t *d_counts, uint32_t num_bins, double lower,
@@ -69,13 +77,20 @@ cuprim_status cuprim_histogram_even_ex(cuprim_ctx *ctx, cuprim_histogram_alg alg
 /** Histogram of d_samples[0..n) in bins given by num_bins + 1 edges: bin i is
  * [d_edges[i], d_edges[i+1]), found by binary search (over a copy of the edges in shared memory
  * when they fit). Samples (converted to double) outside [d_edges[0], d_edges[num_bins]) and NaN
- * are not counted.
+ * are not counted. Counts are exact and overwrite d_counts; n == 0 writes num_bins zeros.
+ * Asynchronous; temporary memory comes from the context's allocator on @p stream; capturable
+ * into a CUDA graph.
  *
- * @param d_edges device memory, num_bins + 1 doubles, strictly increasing and finite; NULL:
- *                ::CUPRIM_ERROR_INVALID_ARGUMENT. Edges that are not strictly increasing or not
- *                finite give unspecified counts, but never a fault or a write outside d_counts.
- * Other parameters as for cuprim_histogram_even (num_bins 0: ::CUPRIM_ERROR_INVALID_ARGUMENT;
- * d_counts must not overlap the samples or the edges). */
+ * @param d_edges  device memory, num_bins + 1 doubles, 8-byte aligned, strictly increasing and
+ *                 finite; NULL: ::CUPRIM_ERROR_INVALID_ARGUMENT. Edges that are not strictly
+ *                 increasing or not finite give unspecified counts, but never a fault or a write
+ *                 outside d_counts.
+ * @param d_counts device memory, num_bins uint64_t, 8-byte aligned; must overlap neither the
+ *                 samples nor the edges. Overwritten with the counts.
+ * @param num_bins at least 1 (0: ::CUPRIM_ERROR_INVALID_ARGUMENT).
+ * @param ctx,d_samples,n,sample_dtype,stream as for cuprim_histogram_even().
+ * @return ::CUPRIM_SUCCESS, or an error, having enqueued and written nothing when the arguments
+ *         are invalid (see ::cuprim_status). */
 cuprim_status cuprim_histogram_range(cuprim_ctx *ctx, const void *d_samples, uint64_t n,
                                      cuprim_dtype sample_dtype, uint64_t *d_counts,
                                      uint32_t num_bins, const double *d_edges, cudaStream_t stream);

@@ -29,7 +29,7 @@ typedef enum cuprim_reduce_alg {
   CUPRIM_REDUCE_NEIGHBORED_STRIDED = 3,   /**< shared memory, index = 2*s*tid: bank conflicts */
   CUPRIM_REDUCE_SEQUENTIAL = 4,           /**< shared memory, stride halving: conflict-free */
   CUPRIM_REDUCE_FIRST_ADD_ON_LOAD = 5,    /**< each thread adds two elements while loading */
-  CUPRIM_REDUCE_UNROLLED = 6,             /**< block size as template parameter, last warp unrolled */
+  CUPRIM_REDUCE_UNROLLED = 6,             /**< template block size, loop and last warp unrolled */
   CUPRIM_REDUCE_WARP_SHUFFLE = 7,         /**< warp shuffles instead of shared memory in a warp */
   CUPRIM_REDUCE_COARSENED = 8,            /**< many elements per thread, grid sized to the GPU */
   CUPRIM_REDUCE_ATOMIC = 9                /**< block results combined with atomics, one launch */
@@ -60,12 +60,17 @@ typedef enum cuprim_reduce_alg {
 cuprim_status cuprim_reduce(cuprim_ctx *ctx, const void *d_in, void *d_out, uint64_t n,
                             cuprim_dtype dtype, cuprim_op op, cudaStream_t stream);
 
-/** cuprim_reduce with a chosen algorithm @p alg (see ::cuprim_reduce_alg). All algorithms take
- *  the same dtypes, ops and sizes and give exact integer results. For floats, only
- *  ::CUPRIM_REDUCE_AUTO is guaranteed to give the same bits on every GPU; the ladder kernels are
- *  deterministic on one GPU except ::CUPRIM_REDUCE_ATOMIC, whose float SUM and PROD depend on
- *  the order in which blocks finish (docs/determinism.md). Out-of-range @p alg:
- *  ::CUPRIM_ERROR_INVALID_ARGUMENT. */
+/** cuprim_reduce() with a chosen algorithm. All algorithms take the same dtypes, ops and sizes
+ *  and give exact integer results. For floats, only ::CUPRIM_REDUCE_AUTO is guaranteed to give
+ *  the same bits on every GPU; the ladder kernels are deterministic on one GPU except
+ *  ::CUPRIM_REDUCE_ATOMIC, whose float SUM and PROD depend on the order in which blocks finish
+ *  (docs/determinism.md). n == 0 writes the identity whatever the algorithm.
+ *
+ * @param alg any ::cuprim_reduce_alg (out of range: ::CUPRIM_ERROR_INVALID_ARGUMENT).
+ * @param ctx,d_in,d_out,n,dtype,op,stream as for cuprim_reduce().
+ * @return as for cuprim_reduce(); besides, a ladder algorithm that would need more than
+ *         2^31 - 1 blocks (beyond any current GPU's memory) returns ::CUPRIM_ERROR_UNSUPPORTED
+ *         having launched nothing. */
 cuprim_status cuprim_reduce_ex(cuprim_ctx *ctx, cuprim_reduce_alg alg, const void *d_in,
                                void *d_out, uint64_t n, cuprim_dtype dtype, cuprim_op op,
                                cudaStream_t stream);

@@ -20,7 +20,10 @@ extern "C" {
 
 /** Inclusive: d_out[i] = d_in[0] op ... op d_in[i]. Exclusive: d_out[0] = identity,
  *  d_out[i] = d_in[0] op ... op d_in[i-1]. Values are pinned. */
-typedef enum cuprim_scan_kind { CUPRIM_INCLUSIVE = 0, CUPRIM_EXCLUSIVE = 1 } cuprim_scan_kind;
+typedef enum cuprim_scan_kind {
+  CUPRIM_INCLUSIVE = 0, /**< d_out[i] includes d_in[i] */
+  CUPRIM_EXCLUSIVE = 1  /**< d_out[i] stops before d_in[i]; d_out[0] is the identity */
+} cuprim_scan_kind;
 
 /** Scan algorithms. ::CUPRIM_SCAN_AUTO is the tuned default; the others are the classic block
  *  scans (docs/ladder.md). Values are pinned. */
@@ -33,7 +36,9 @@ typedef enum cuprim_scan_alg {
   CUPRIM_SCAN_DECOUPLED_LOOKBACK = 4 /**< single pass, tiles chained by decoupled look-back */
 } cuprim_scan_alg;
 
-/** Prefix scan of d_in[0..n) into d_out[0..n).
+/** Prefix scan of d_in[0..n) into d_out[0..n): d_out[i] = d_in[0] op ... op d_in[i] (inclusive),
+ *  or the identity of @p op combined with d_in[0] ... d_in[i-1] (exclusive). The running prefix is
+ *  always the left operand (op(earlier, later)).
  *
  * @param ctx    a context (NULL: ::CUPRIM_ERROR_INVALID_ARGUMENT).
  * @param d_in   device memory, n elements of @p dtype, element-aligned; may be NULL if n == 0.
@@ -49,12 +54,23 @@ typedef enum cuprim_scan_alg {
  * into a CUDA graph. Integer results are exact (wrapping); for integer dtypes and for MIN/MAX
  * every algorithm gives the same bits on every run. Float SUM/PROD are accurate to about
  * n * eps * sum|x|; their bits can vary between runs for the look-back algorithms
- * (docs/determinism.md). Equivalent to cuprim_scan_ex with ::CUPRIM_SCAN_AUTO. */
+ * (docs/determinism.md). Equivalent to cuprim_scan_ex() with ::CUPRIM_SCAN_AUTO.
+ *
+ * @return ::CUPRIM_SUCCESS, or an error, having enqueued and written nothing when the arguments
+ *         are invalid (see ::cuprim_status); also ::CUPRIM_ERROR_UNSUPPORTED, with nothing
+ *         launched, for an input that would need more than 2^31 - 1 blocks (beyond any current
+ *         GPU's memory). */
 cuprim_status cuprim_scan(cuprim_ctx *ctx, const void *d_in, void *d_out, uint64_t n,
                           cuprim_dtype dtype, cuprim_op op, cuprim_scan_kind kind,
                           cudaStream_t stream);
 
-/** cuprim_scan with a chosen algorithm @p alg (out of range: ::CUPRIM_ERROR_INVALID_ARGUMENT). */
+/** cuprim_scan() with a chosen algorithm. Every algorithm takes the same dtypes, ops, kinds and
+ *  sizes, and scans in place when d_out == d_in. What each guarantees bit for bit:
+ *  docs/determinism.md.
+ *
+ * @param alg any ::cuprim_scan_alg (out of range: ::CUPRIM_ERROR_INVALID_ARGUMENT).
+ * @param ctx,d_in,d_out,n,dtype,op,kind,stream as for cuprim_scan().
+ * @return as for cuprim_scan(). */
 cuprim_status cuprim_scan_ex(cuprim_ctx *ctx, cuprim_scan_alg alg, const void *d_in, void *d_out,
                              uint64_t n, cuprim_dtype dtype, cuprim_op op, cuprim_scan_kind kind,
                              cudaStream_t stream);
