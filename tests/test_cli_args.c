@@ -1,0 +1,633 @@
+/* The cuprim program's command line and host element ops without a GPU (tools/cli_args.c,
+ * tools/cli_ops.c): every option of every command, both value spellings, defaults, bad numbers,
+ * bad ranges and bin counts, unknown and misplaced options, missing operands; the support table;
+ * identities, wrapping and NaN-propagating combines (what joins a chunked run's passes); the
+ * host scan and histogram references. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "test_util.h"
+
+#include "cli_args.h"
+#include "cli_ops.h"
+
+/* ---------------------------------------------------------------- helpers */
+
+/* Parses a command line given as one string of space-separated words (no quoting needed here). */
+static int parse_line(const char *line, cli_args *a, char *err, size_t len) {
+  static char buf[1024];
+  char *argv[64];
+  int argc = 0;
+  snprintf(buf, sizeof buf, "%s", line);
+  argv[argc++] = "cuprim";
+  for (char *tok = strtok(buf, " "); tok && argc < 63; tok = strtok(NULL, " "))
+    argv[argc++] = tok;
+  argv[argc] = NULL;
+  return cli_parse(argc, argv, a, err, len);
+}
+
+static void ok(const char *line, cli_args *a) {
+  char err[512];
+  const int rc = parse_line(line, a, err, sizeof err);
+  if (rc != CLI_EXIT_OK)
+    fail_msg("\"%s\": expected success, got %d: %s", line, rc, err);
+}
+
+/* Must be a usage error whose message contains `needle`. */
+static void bad(const char *line, const char *needle) {
+  cli_args a;
+  char err[512];
+  const int rc = parse_line(line, &a, err, sizeof err);
+  if (rc != CLI_EXIT_USAGE)
+    fail_msg("\"%s\": expected a usage error, got %d", line, rc);
+  if (!strstr(err, needle))
+    fail_msg("\"%s\": message \"%s\" lacks \"%s\"", line, err, needle);
+  print_message("    %-55s -> %s\n", line, err);
+}
+
+/* ---------------------------------------------------------------- commands */
+
+static void test_commands_and_help(void **state) {
+  (void)state;
+  cli_args a;
+  char err[256];
+  char *argv1[] = {"cuprim", NULL};
+  assert_int_equal(cli_parse(1, argv1, &a, err, sizeof err), CLI_EXIT_USAGE);
+  ok("--help", &a);
+  assert_true(a.help && a.command == CLI_CMD_NONE);
+  ok("-h", &a);
+  assert_true(a.help);
+  ok("help", &a);
+  assert_true(a.help && a.command == CLI_CMD_NONE);
+  ok("help scan", &a);
+  assert_true(a.help && a.command == CLI_CMD_SCAN);
+  ok("--version", &a);
+  assert_true(a.version);
+  bad("--version extra", "--version");
+  bad("frobnicate", "unknown command 'frobnicate'");
+  bad("help frobnicate", "unknown command");
+  /* --help wins over anything else after the command, even a bad option. */
+  ok("reduce --bogus --help", &a);
+  assert_true(a.help && a.command == CLI_CMD_REDUCE);
+  ok("histogram -h", &a);
+  assert_true(a.help && a.command == CLI_CMD_HISTOGRAM);
+  /* Every command has a name and a usage text that lists the exit codes. */
+  const cli_command all[] = {CLI_CMD_NONE, CLI_CMD_DEMO,      CLI_CMD_INFO,  CLI_CMD_REDUCE,
+                             CLI_CMD_SCAN, CLI_CMD_HISTOGRAM, CLI_CMD_LADDER};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) {
+    assert_non_null(strstr(cli_usage(all[i]), "usage: cuprim"));
+    assert_non_null(strstr(cli_usage(all[i]), "77 no CUDA device"));
+    assert_non_null(strstr(cli_usage(all[i]), "4 invalid input file"));
+    if (all[i] != CLI_CMD_NONE)
+      assert_non_null(cli_command_name(all[i]));
+  }
+  assert_null(cli_command_name(CLI_CMD_NONE));
+}
+
+static void test_demo_and_info(void **state) {
+  (void)state;
+  cli_args a;
+  ok("demo", &a);
+  assert_int_equal(a.command, CLI_CMD_DEMO);
+  assert_int_equal(a.n, (uint64_t)1 << 26);
+  assert_int_equal(a.runs, 5);
+  assert_int_equal(a.seed, 1);
+  assert_int_equal(a.device, 0);
+  /* The ctest line, and "=" spellings. */
+  ok("demo --n 2^22 --runs 3", &a);
+  assert_int_equal(a.n, (uint64_t)1 << 22);
+  assert_int_equal(a.runs, 3);
+  ok("demo --n=1000 --seed=42 --runs=1000 --device=1", &a);
+  assert_int_equal(a.n, 1000);
+  assert_int_equal(a.seed, 42);
+  assert_int_equal(a.runs, 1000);
+  assert_int_equal(a.device, 1);
+  bad("demo --n 0", "--n 0");
+  bad("demo --n -5", "--n -5");
+  bad("demo --n 12abc", "--n 12abc");
+  bad("demo --n 2^64", "--n 2^64");
+  bad("demo --n 99999999999999999999999", "--n");
+  bad("demo --n", "--n needs a value");
+  bad("demo --runs 0", "--runs 0");
+  bad("demo --runs 1001", "--runs 1001");
+  bad("demo --device 5000", "--device");
+  bad("demo --seed x", "--seed x");
+  bad("demo extra", "unexpected argument 'extra'");
+  bad("demo --bins 4", "demo does not take --bins");
+  bad("demo --op sum", "demo does not take --op");
+  bad("demo --unknown", "unknown option '--unknown'");
+  bad("demo --n=", "--n");
+  ok("info", &a);
+  assert_int_equal(a.command, CLI_CMD_INFO);
+  assert_int_equal(a.runs, 20);
+  ok("info --runs 3 --device 0", &a);
+  assert_int_equal(a.runs, 3);
+  bad("info --n 5", "info does not take --n");
+  bad("info x", "unexpected argument");
+}
+
+static void test_reduce_and_scan(void **state) {
+  (void)state;
+  cli_args a;
+  ok("reduce data.npy", &a);
+  assert_int_equal(a.command, CLI_CMD_REDUCE);
+  assert_string_equal(a.input, "data.npy");
+  assert_null(a.output);
+  assert_int_equal(a.op, CUPRIM_SUM);
+  assert_int_equal(a.alg, CUPRIM_REDUCE_AUTO);
+  assert_int_equal(a.have_dtype, 0);
+  assert_int_equal(a.chunk, 0);
+  ok("reduce --op max --alg warp-shuffle --dtype uint64 --chunk 2^20 -o r.npy --device 2 x.bin",
+     &a);
+  assert_int_equal(a.op, CUPRIM_MAX);
+  assert_int_equal(a.alg, CUPRIM_REDUCE_WARP_SHUFFLE);
+  assert_true(a.have_dtype && a.dtype == CUPRIM_U64);
+  assert_int_equal(a.chunk, (uint64_t)1 << 20);
+  assert_string_equal(a.output, "r.npy");
+  assert_string_equal(a.input, "x.bin");
+  assert_int_equal(a.device, 2);
+  /* Every op, every reduce algorithm, every dtype by both names, in any case. */
+  static const char *const ops[] = {"sum", "prod", "min", "max", "and", "or", "xor"};
+  for (int o = 0; o < 7; ++o) {
+    char line[128];
+    snprintf(line, sizeof line, "reduce --op %s f", ops[o]);
+    ok(line, &a);
+    assert_int_equal(a.op, o);
+    assert_string_equal(cli_op_name((cuprim_op)o), ops[o]);
+  }
+  ok("reduce --op XOR f", &a);
+  assert_int_equal(a.op, CUPRIM_XOR);
+  for (int k = 0; k < cli_alg_count(CLI_PRIM_REDUCE); ++k) {
+    char line[128];
+    snprintf(line, sizeof line, "reduce --alg=%s f", cli_alg_name(CLI_PRIM_REDUCE, k));
+    ok(line, &a);
+    assert_int_equal(a.alg, k);
+  }
+  assert_int_equal(cli_alg_count(CLI_PRIM_REDUCE), CUPRIM_REDUCE_ATOMIC + 1);
+  assert_null(cli_alg_name(CLI_PRIM_REDUCE, CUPRIM_REDUCE_ATOMIC + 1));
+  static const char *const long_names[] = {"int8",   "uint8", "int16",  "uint16",  "int32",
+                                           "uint32", "int64", "uint64", "float32", "float64"};
+  for (int t = 0; t <= CUPRIM_F64; ++t) {
+    char line[128];
+    snprintf(line, sizeof line, "reduce --dtype %s f", cli_dtype_name((cuprim_dtype)t));
+    ok(line, &a);
+    assert_int_equal(a.dtype, t);
+    snprintf(line, sizeof line, "reduce --dtype %s f", long_names[t]);
+    ok(line, &a);
+    assert_int_equal(a.dtype, t);
+  }
+  ok("reduce --dtype F32 f", &a);
+  assert_int_equal(a.dtype, CUPRIM_F32);
+  bad("reduce", "missing the input FILE");
+  bad("reduce a b", "one input FILE");
+  bad("reduce --op mean f", "--op mean");
+  bad("reduce --alg decoupled_lookback f", "not an algorithm of reduce");
+  bad("reduce --dtype f16 f", "--dtype f16");
+  bad("reduce --dtype complex64 f", "--dtype complex64");
+  bad("reduce --chunk 0 f", "--chunk 0");
+  bad("reduce --chunk -1 f", "--chunk -1");
+  bad("reduce --exclusive f", "reduce does not take --exclusive");
+  bad("reduce --range 0 1 f", "reduce does not take --range");
+  bad("reduce --edges e f", "reduce does not take --edges");
+  bad("reduce -o", "-o");
+  bad("reduce --output= f", "empty file name");
+  bad("reduce -x f", "unknown option '-x'");
+  bad("reduce --n 5 f", "reduce does not take --n");
+  /* A file named like an option, after "--"; a lone "-" is a file name too. */
+  ok("reduce -- --weird", &a);
+  assert_string_equal(a.input, "--weird");
+  ok("reduce -", &a);
+  assert_string_equal(a.input, "-");
+
+  ok("scan -o out.npy in.npy", &a);
+  assert_int_equal(a.command, CLI_CMD_SCAN);
+  assert_int_equal(a.kind, CUPRIM_INCLUSIVE);
+  assert_string_equal(a.output, "out.npy");
+  ok("scan --exclusive --op prod --alg BLELLOCH --output=o.npy --chunk 1000 in.npy", &a);
+  assert_int_equal(a.kind, CUPRIM_EXCLUSIVE);
+  assert_int_equal(a.op, CUPRIM_PROD);
+  assert_int_equal(a.alg, CUPRIM_SCAN_BLELLOCH);
+  assert_int_equal(a.chunk, 1000);
+  ok("scan --exclusive --inclusive -o o.npy in.npy", &a); /* the last one wins */
+  assert_int_equal(a.kind, CUPRIM_INCLUSIVE);
+  for (int k = 0; k < cli_alg_count(CLI_PRIM_SCAN); ++k) {
+    char line[128];
+    snprintf(line, sizeof line, "scan --alg %s -o o.npy f", cli_alg_name(CLI_PRIM_SCAN, k));
+    ok(line, &a);
+    assert_int_equal(a.alg, k);
+  }
+  assert_int_equal(cli_alg_count(CLI_PRIM_SCAN), CUPRIM_SCAN_DECOUPLED_LOOKBACK + 1);
+  bad("scan in.npy", "scan needs -o");
+  bad("scan -o o.npy", "missing the input FILE");
+  bad("scan --alg atomic -o o.npy in.npy", "not an algorithm of scan");
+  bad("scan --bins 3 -o o.npy in.npy", "scan does not take --bins");
+  bad("scan --exclusive=yes -o o.npy in.npy", "takes no value");
+}
+
+static void test_histogram(void **state) {
+  (void)state;
+  cli_args a;
+  ok("histogram --bins 10 --range 0 1 data.npy", &a);
+  assert_int_equal(a.command, CLI_CMD_HISTOGRAM);
+  assert_int_equal(a.bins, 10);
+  assert_true(a.lower == 0.0 && a.upper == 1.0);
+  assert_null(a.edges);
+  assert_int_equal(a.alg, CUPRIM_HISTOGRAM_AUTO);
+  /* Negative bounds are values, not options; the "=" form takes a comma. */
+  ok("histogram --range -8.5 -1e-3 --bins=4294967295 -o h.csv d", &a);
+  assert_true(a.lower == -8.5 && a.upper == -1e-3);
+  assert_int_equal(a.bins, UINT32_MAX);
+  assert_string_equal(a.output, "h.csv");
+  ok("histogram --range=-2,2 --bins 2^8 --alg sort-reduce-by-key -o H.NPY d", &a);
+  assert_true(a.lower == -2.0 && a.upper == 2.0);
+  assert_int_equal(a.bins, 256);
+  assert_int_equal(a.alg, CUPRIM_HISTOGRAM_SORT_REDUCE_BY_KEY);
+  ok("histogram --edges e.txt --dtype u8 --chunk 7 d", &a);
+  assert_string_equal(a.edges, "e.txt");
+  assert_true(a.have_dtype && a.dtype == CUPRIM_U8);
+  ok("histogram --edges e.txt --alg auto d", &a);
+  for (int k = 0; k < cli_alg_count(CLI_PRIM_HISTOGRAM); ++k) {
+    char line[128];
+    snprintf(line, sizeof line, "histogram --alg %s --bins 1 --range 0 1 f",
+             cli_alg_name(CLI_PRIM_HISTOGRAM, k));
+    ok(line, &a);
+    assert_int_equal(a.alg, k);
+  }
+  assert_int_equal(cli_alg_count(CLI_PRIM_HISTOGRAM), CUPRIM_HISTOGRAM_SORT_REDUCE_BY_KEY + 1);
+  /* Bin counts. */
+  bad("histogram --bins 0 --range 0 1 d", "at least 1");
+  bad("histogram --bins 4294967296 --range 0 1 d", "at most 4294967295");
+  bad("histogram --bins -3 --range 0 1 d", "--bins -3");
+  bad("histogram --bins 1.5 --range 0 1 d", "--bins 1.5");
+  bad("histogram --bins ten --range 0 1 d", "--bins ten");
+  /* Ranges. */
+  bad("histogram --bins 4 --range 1 0 d", "LO must be less than HI");
+  bad("histogram --bins 4 --range 1 1 d", "LO must be less than HI");
+  bad("histogram --bins 4 --range nan 1 d", "finite");
+  bad("histogram --bins 4 --range 0 NaN d", "finite");
+  bad("histogram --bins 4 --range -inf 0 d", "finite");
+  bad("histogram --bins 4 --range 0 inf d", "finite");
+  bad("histogram --bins 4 --range 0 1e999 d", "finite");
+  bad("histogram --bins 4 --range 0 1x d", "finite");
+  bad("histogram --bins 4 d --range 0", "--range needs two values");
+  bad("histogram --bins 4 --range 0 d", "finite"); /* "d" is taken as HI */
+  bad("histogram --bins 4 --range=0 d", "two values separated by a comma");
+  bad("histogram --bins 4294967295 --range 0 1e-320 d", "too narrow");
+  /* Combinations. */
+  bad("histogram d", "needs --bins N --range LO HI, or --edges");
+  bad("histogram --bins 4 d", "--bins needs --range");
+  bad("histogram --range 0 1 d", "--range needs --bins");
+  bad("histogram --edges e --bins 4 --range 0 1 d", "exclude each other");
+  bad("histogram --edges e --alg block_private d", "equal-width bins only");
+  bad("histogram --bins 4 --range 0 1 -o h.txt d", "must end in .npy or .csv");
+  bad("histogram --bins 4 --range 0 1 --op sum d", "histogram does not take --op");
+  bad("histogram --bins 4 --range 0 1 --alg atomic d", "not an algorithm of histogram");
+  bad("histogram --edges= d", "empty file name");
+}
+
+static void test_ladder(void **state) {
+  (void)state;
+  cli_args a;
+  ok("ladder reduce", &a);
+  assert_int_equal(a.command, CLI_CMD_LADDER);
+  assert_int_equal(a.primitive, CLI_PRIM_REDUCE);
+  assert_int_equal(a.dtype, CUPRIM_F32);
+  assert_int_equal(a.n, (uint64_t)1 << 26);
+  assert_int_equal(a.runs, 20);
+  ok("ladder scan --n 2^20 --dtype i32 --op max --exclusive --runs 3 --seed 9", &a);
+  assert_int_equal(a.primitive, CLI_PRIM_SCAN);
+  assert_int_equal(a.n, (uint64_t)1 << 20);
+  assert_int_equal(a.dtype, CUPRIM_I32);
+  assert_int_equal(a.op, CUPRIM_MAX);
+  assert_int_equal(a.kind, CUPRIM_EXCLUSIVE);
+  assert_int_equal(a.runs, 3);
+  assert_int_equal(a.seed, 9);
+  ok("ladder histogram --dtype u8", &a);
+  assert_int_equal(a.primitive, CLI_PRIM_HISTOGRAM);
+  assert_int_equal(a.bins, 256);
+  ok("ladder histogram --bins 4096", &a);
+  assert_int_equal(a.bins, 4096);
+  bad("ladder", "missing the primitive");
+  bad("ladder sort", "'sort' is not a primitive");
+  bad("ladder reduce scan", "unexpected argument 'scan'");
+  bad("ladder histogram --op max", "ladder histogram takes no --op");
+  bad("ladder reduce --exclusive", "ladder reduce takes no --exclusive");
+  bad("ladder reduce --bins 5", "ladder reduce takes no --bins");
+  bad("ladder scan --alg auto", "ladder does not take --alg");
+  bad("ladder reduce --range 0 1", "ladder does not take --range");
+  bad("ladder reduce -o x", "ladder does not take --output");
+  bad("ladder reduce --n 0", "--n 0");
+}
+
+static void test_value_parsers(void **state) {
+  (void)state;
+  uint64_t u = 77;
+  assert_int_equal(cli_parse_u64("0", &u), 0);
+  assert_int_equal(u, 0);
+  assert_int_equal(cli_parse_u64("18446744073709551615", &u), 0);
+  assert_int_equal(u, UINT64_MAX);
+  assert_int_equal(cli_parse_u64("2^0", &u), 0);
+  assert_int_equal(u, 1);
+  assert_int_equal(cli_parse_u64("2^63", &u), 0);
+  assert_int_equal(u, (uint64_t)1 << 63);
+  u = 77;
+  static const char *const bad_u[] = {"",   "-1",  "+1",   " 1",   "1 ",  "18446744073709551616",
+                                      "2^", "2^x", "2^-1", "0x10", "1e3", NULL};
+  for (int i = 0; bad_u[i]; ++i) {
+    if (!cli_parse_u64(bad_u[i], &u))
+      fail_msg("cli_parse_u64(\"%s\") accepted", bad_u[i]);
+    assert_int_equal(u, 77); /* untouched */
+  }
+  assert_int_equal(cli_parse_u64(NULL, &u), 1);
+  double d = 5.0;
+  assert_int_equal(cli_parse_double("-1.25e2", &d), 0);
+  assert_true(d == -125.0);
+  assert_int_equal(cli_parse_double("0x1p-3", &d), 0);
+  assert_true(d == 0.125);
+  d = 5.0;
+  static const char *const bad_d[] = {"",          " 1",    "1 ",  "nan", "-nan", "inf",
+                                      "-infinity", "1e400", "abc", "1,5", NULL};
+  for (int i = 0; bad_d[i]; ++i) {
+    if (!cli_parse_double(bad_d[i], &d))
+      fail_msg("cli_parse_double(\"%s\") accepted", bad_d[i]);
+    assert_true(d == 5.0);
+  }
+  cuprim_dtype t = CUPRIM_F32;
+  assert_int_equal(cli_parse_dtype("f64", &t), 0);
+  assert_int_equal(t, CUPRIM_F64);
+  assert_int_equal(cli_parse_dtype("i128", &t), 1);
+  assert_int_equal(cli_parse_dtype("", &t), 1);
+  cuprim_op op = CUPRIM_SUM;
+  assert_int_equal(cli_parse_op("Or", &op), 0);
+  assert_int_equal(op, CUPRIM_OR);
+  assert_int_equal(cli_parse_op("nand", &op), 1);
+  int alg = 0;
+  assert_int_equal(cli_parse_alg(CLI_PRIM_SCAN, "Decoupled-Lookback", &alg), 0);
+  assert_int_equal(alg, CUPRIM_SCAN_DECOUPLED_LOOKBACK);
+  assert_int_equal(cli_parse_alg(CLI_PRIM_SCAN, "decoupled", &alg), 1);
+}
+
+/* ---------------------------------------------------------------- cli_ops */
+
+static void test_supported(void **state) {
+  (void)state;
+  char err[256];
+  for (int t = 0; t <= CUPRIM_F64; ++t) {
+    const int is_float = t == CUPRIM_F32 || t == CUPRIM_F64;
+    const int narrow = cuprim_dtype_size((cuprim_dtype)t) < 4;
+    for (int op = 0; op <= CUPRIM_XOR; ++op) {
+      const int bitwise = op >= CUPRIM_AND;
+      const int want = narrow || (is_float && bitwise) ? CLI_EXIT_UNSUPPORTED : CLI_EXIT_OK;
+      assert_int_equal(
+          cli_check_supported(CLI_PRIM_REDUCE, (cuprim_dtype)t, (cuprim_op)op, err, sizeof err),
+          want);
+      assert_int_equal(
+          cli_check_supported(CLI_PRIM_SCAN, (cuprim_dtype)t, (cuprim_op)op, err, sizeof err),
+          want);
+      assert_int_equal(
+          cli_check_supported(CLI_PRIM_HISTOGRAM, (cuprim_dtype)t, (cuprim_op)op, err, sizeof err),
+          CLI_EXIT_OK);
+    }
+  }
+  assert_int_equal(cli_check_supported(CLI_PRIM_REDUCE, CUPRIM_F32, CUPRIM_AND, err, sizeof err),
+                   CLI_EXIT_UNSUPPORTED);
+  assert_non_null(strstr(err, "integer"));
+  assert_int_equal(cli_check_supported(CLI_PRIM_SCAN, CUPRIM_I8, CUPRIM_SUM, err, sizeof err),
+                   CLI_EXIT_UNSUPPORTED);
+  assert_non_null(strstr(err, "i8"));
+}
+
+static void test_combine_and_identity(void **state) {
+  (void)state;
+  /* Integer SUM and PROD wrap; MIN and MAX respect the sign. */
+  int32_t i = INT32_MAX, j = 1;
+  cli_combine(CUPRIM_I32, CUPRIM_SUM, &i, &j);
+  assert_int_equal(i, INT32_MIN);
+  uint16_t u16 = 65535, v16 = 65535;
+  cli_combine(CUPRIM_U16, CUPRIM_PROD, &u16, &v16); /* 65535^2 mod 2^16 = 1 */
+  assert_int_equal(u16, 1);
+  int8_t a8 = -5, b8 = 3;
+  cli_combine(CUPRIM_I8, CUPRIM_MIN, &a8, &b8);
+  assert_int_equal(a8, -5);
+  cli_combine(CUPRIM_I8, CUPRIM_MAX, &a8, &b8);
+  assert_int_equal(a8, 3);
+  uint64_t x = 0xF0F0, y = 0x0FF0;
+  cli_combine(CUPRIM_U64, CUPRIM_AND, &x, &y);
+  assert_int_equal(x, 0x00F0);
+  cli_combine(CUPRIM_U64, CUPRIM_OR, &x, &y);
+  assert_int_equal(x, 0x0FF0);
+  cli_combine(CUPRIM_U64, CUPRIM_XOR, &x, &y);
+  assert_int_equal(x, 0);
+  int64_t p = INT64_MIN, q = -1;
+  cli_combine(CUPRIM_I64, CUPRIM_PROD, &p, &q); /* wraps back to INT64_MIN */
+  assert_true(p == INT64_MIN);
+  /* Float MIN/MAX give NaN if either operand is NaN; SUM in the dtype's precision. */
+  float f = 1.0f, g = NAN;
+  cli_combine(CUPRIM_F32, CUPRIM_MIN, &f, &g);
+  assert_true(isnan(f));
+  f = NAN;
+  g = 2.0f;
+  cli_combine(CUPRIM_F32, CUPRIM_MAX, &f, &g);
+  assert_true(isnan(f));
+  f = 16777216.0f; /* 2^24: adding 1 rounds back in f32 */
+  g = 1.0f;
+  cli_combine(CUPRIM_F32, CUPRIM_SUM, &f, &g);
+  assert_true(f == 16777216.0f);
+  double dd = 3.0, ee = -4.0;
+  cli_combine(CUPRIM_F64, CUPRIM_MIN, &dd, &ee);
+  assert_true(dd == -4.0);
+  /* Identities: op(identity, x) == x for every dtype, op and a few x. */
+  for (int t = 0; t <= CUPRIM_F64; ++t) {
+    const int is_float = t == CUPRIM_F32 || t == CUPRIM_F64;
+    const size_t size = cuprim_dtype_size((cuprim_dtype)t);
+    for (int op = 0; op <= CUPRIM_XOR; ++op) {
+      if (is_float && op >= CUPRIM_AND)
+        continue;
+      uint64_t state_ = 12345;
+      for (int k = 0; k < 50; ++k) {
+        unsigned char id[8], val[8];
+        uint64_t r = tu_splitmix64(&state_);
+        if (is_float) {
+          const double v = (double)(int64_t)(r >> 40) - 8e6;
+          if (t == CUPRIM_F32) {
+            const float fv = (float)v;
+            memcpy(val, &fv, 4);
+          } else {
+            memcpy(val, &v, 8);
+          }
+        } else {
+          memcpy(val, &r, size);
+        }
+        cli_identity((cuprim_dtype)t, (cuprim_op)op, id);
+        cli_combine((cuprim_dtype)t, (cuprim_op)op, id, val);
+        if (memcmp(id, val, size) != 0)
+          fail_msg("identity of %s on %s is not neutral", tu_op_name((cuprim_op)op),
+                   tu_dtype_name((cuprim_dtype)t));
+      }
+    }
+  }
+  /* Specific identities. */
+  int16_t id16;
+  cli_identity(CUPRIM_I16, CUPRIM_MIN, &id16);
+  assert_int_equal(id16, INT16_MAX);
+  cli_identity(CUPRIM_I16, CUPRIM_MAX, &id16);
+  assert_int_equal(id16, INT16_MIN);
+  uint32_t id32;
+  cli_identity(CUPRIM_U32, CUPRIM_AND, &id32);
+  assert_int_equal(id32, UINT32_MAX);
+  cli_identity(CUPRIM_U32, CUPRIM_MAX, &id32);
+  assert_int_equal(id32, 0);
+  float idf;
+  cli_identity(CUPRIM_F32, CUPRIM_MIN, &idf);
+  assert_true(isinf(idf) && idf > 0);
+  cli_identity(CUPRIM_F32, CUPRIM_PROD, &idf);
+  assert_true(idf == 1.0f);
+}
+
+/* Joining passes with cli_combine gives the single-pass result, for every split: what a chunked
+ * reduce relies on (exact for integers). */
+static void test_chunked_reduce_join(void **state) {
+  (void)state;
+  enum { N = 1000 };
+  uint32_t data[N];
+  uint64_t s = 99;
+  for (int i = 0; i < N; ++i)
+    data[i] = (uint32_t)tu_splitmix64(&s);
+  for (int op = 0; op <= CUPRIM_XOR; ++op) {
+    uint32_t whole;
+    cli_reduce_host(CUPRIM_U32, (cuprim_op)op, data, N, &whole);
+    for (int chunk = 1; chunk <= N; chunk = chunk * 3 + 1) {
+      uint32_t acc = 0, part;
+      for (int off = 0; off < N; off += chunk) {
+        const int m = N - off < chunk ? N - off : chunk;
+        cli_reduce_host(CUPRIM_U32, (cuprim_op)op, data + off, (uint64_t)m, &part);
+        if (off == 0)
+          acc = part;
+        else
+          cli_combine(CUPRIM_U32, (cuprim_op)op, &acc, &part);
+      }
+      assert_int_equal(acc, whole);
+    }
+  }
+  /* n == 0: the identity. */
+  int64_t r = 5;
+  cli_reduce_host(CUPRIM_I64, CUPRIM_PROD, NULL, 0, &r);
+  assert_int_equal(r, 1);
+}
+
+/* The scan's carry scheme on the host: an inclusive scan of [carry, x...] gives the pass's
+ * inclusive results after the carry and its exclusive ones from the carry on. */
+static void test_scan_carry_scheme(void **state) {
+  (void)state;
+  enum { N = 500 };
+  int32_t in[N], want_incl[N], want_excl[N], got[N];
+  uint64_t s = 7;
+  for (int i = 0; i < N; ++i)
+    in[i] = (int32_t)(tu_splitmix64(&s) % 2001) - 1000;
+  for (int op = 0; op <= CUPRIM_XOR; ++op) {
+    cli_scan_host(CUPRIM_I32, (cuprim_op)op, CUPRIM_INCLUSIVE, in, want_incl, N);
+    cli_scan_host(CUPRIM_I32, (cuprim_op)op, CUPRIM_EXCLUSIVE, in, want_excl, N);
+    for (int kind = 0; kind < 2; ++kind) {
+      for (int chunk = 1; chunk <= N; chunk = chunk * 2 + 3) {
+        int32_t buf[N + 1], carry;
+        cli_identity(CUPRIM_I32, (cuprim_op)op, &carry);
+        for (int off = 0; off < N; off += chunk) {
+          const int m = N - off < chunk ? N - off : chunk;
+          buf[0] = carry;
+          memcpy(buf + 1, in + off, (size_t)m * sizeof(int32_t));
+          cli_scan_host(CUPRIM_I32, (cuprim_op)op, CUPRIM_INCLUSIVE, buf, buf, (uint64_t)m + 1);
+          memcpy(got + off, kind == CUPRIM_EXCLUSIVE ? buf : buf + 1, (size_t)m * sizeof(int32_t));
+          carry = buf[m];
+        }
+        assert_memory_equal(got, kind == CUPRIM_EXCLUSIVE ? want_excl : want_incl, sizeof got);
+      }
+    }
+  }
+  /* The reference itself, on a small case: exclusive starts from the identity. */
+  const int32_t small[4] = {3, -1, 4, 1};
+  int32_t out[4];
+  cli_scan_host(CUPRIM_I32, CUPRIM_SUM, CUPRIM_INCLUSIVE, small, out, 4);
+  assert_true(out[0] == 3 && out[1] == 2 && out[2] == 6 && out[3] == 7);
+  cli_scan_host(CUPRIM_I32, CUPRIM_MAX, CUPRIM_EXCLUSIVE, small, out, 4);
+  assert_true(out[0] == INT32_MIN && out[1] == 3 && out[2] == 3 && out[3] == 4);
+}
+
+static void test_histogram_reference(void **state) {
+  (void)state;
+  /* histogram.h's formula: clamped to the last bin, upper edge and NaN not counted. */
+  const double scale = 4.0 / (1.0 - 0.0);
+  assert_int_equal(cli_bin_even(0.0, 4, 0.0, 1.0, scale), 0);
+  assert_int_equal(cli_bin_even(0.25, 4, 0.0, 1.0, scale), 1);
+  assert_int_equal(cli_bin_even(0.9999999999, 4, 0.0, 1.0, scale), 3);
+  assert_int_equal(cli_bin_even(1.0, 4, 0.0, 1.0, scale), -1);
+  assert_int_equal(cli_bin_even(-0.1, 4, 0.0, 1.0, scale), -1);
+  assert_int_equal(cli_bin_even(NAN, 4, 0.0, 1.0, scale), -1);
+  const double edges[4] = {-1.0, 0.0, 0.5, 10.0};
+  assert_int_equal(cli_bin_range(-1.0, edges, 3), 0);
+  assert_int_equal(cli_bin_range(0.0, edges, 3), 1);
+  assert_int_equal(cli_bin_range(0.49, edges, 3), 1);
+  assert_int_equal(cli_bin_range(9.99, edges, 3), 2);
+  assert_int_equal(cli_bin_range(10.0, edges, 3), -1);
+  assert_int_equal(cli_bin_range(-2.0, edges, 3), -1);
+  assert_int_equal(cli_bin_range(NAN, edges, 3), -1);
+  const uint8_t samples[6] = {0, 1, 2, 255, 128, 1};
+  uint64_t counts[2] = {0, 0};
+  cli_histogram_host(CUPRIM_U8, samples, 6, 2, 0.0, 256.0, NULL, counts);
+  assert_int_equal(counts[0], 4);
+  assert_int_equal(counts[1], 2);
+  const double e2[3] = {0.5, 1.5, 200.0};
+  uint64_t c2[2] = {0, 0};
+  cli_histogram_host(CUPRIM_U8, samples, 6, 2, 0.0, 0.0, e2, c2);
+  assert_int_equal(c2[0], 2); /* the two 1s */
+  assert_int_equal(c2[1], 2); /* 2 and 128 */
+}
+
+static void test_format_value(void **state) {
+  (void)state;
+  char buf[64];
+  const int8_t i8 = -128;
+  cli_format_value(CUPRIM_I8, &i8, buf, sizeof buf);
+  assert_string_equal(buf, "-128");
+  const uint64_t u64 = UINT64_MAX;
+  cli_format_value(CUPRIM_U64, &u64, buf, sizeof buf);
+  assert_string_equal(buf, "18446744073709551615");
+  const int64_t i64 = INT64_MIN;
+  cli_format_value(CUPRIM_I64, &i64, buf, sizeof buf);
+  assert_string_equal(buf, "-9223372036854775808");
+  const float f = 0.1f;
+  cli_format_value(CUPRIM_F32, &f, buf, sizeof buf);
+  assert_string_equal(buf, "0.100000001");
+  const double d = 0.1;
+  cli_format_value(CUPRIM_F64, &d, buf, sizeof buf);
+  assert_string_equal(buf, "0.10000000000000001");
+  const double specials[3] = {NAN, INFINITY, -INFINITY};
+  cli_format_value(CUPRIM_F64, &specials[0], buf, sizeof buf);
+  assert_string_equal(buf, "nan");
+  cli_format_value(CUPRIM_F64, &specials[1], buf, sizeof buf);
+  assert_string_equal(buf, "inf");
+  cli_format_value(CUPRIM_F64, &specials[2], buf, sizeof buf);
+  assert_string_equal(buf, "-inf");
+  const float fn = NAN, fn2 = -NAN;
+  assert_true(cli_same_value(CUPRIM_F32, &fn, &fn2));
+  const float zero = 0.0f, negzero = -0.0f;
+  assert_false(cli_same_value(CUPRIM_F32, &zero, &negzero));
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_commands_and_help),
+      cmocka_unit_test(test_demo_and_info),
+      cmocka_unit_test(test_reduce_and_scan),
+      cmocka_unit_test(test_histogram),
+      cmocka_unit_test(test_ladder),
+      cmocka_unit_test(test_value_parsers),
+      cmocka_unit_test(test_supported),
+      cmocka_unit_test(test_combine_and_identity),
+      cmocka_unit_test(test_chunked_reduce_join),
+      cmocka_unit_test(test_scan_carry_scheme),
+      cmocka_unit_test(test_histogram_reference),
+      cmocka_unit_test(test_format_value),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

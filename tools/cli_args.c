@@ -1,0 +1,650 @@
+/* tools/cli_args.c: the command line of the cuprim program: a table of options (which commands
+ * take each, how many values), the value parsers, the checks that tie options together, and the
+ * usage texts. Plain C11, no CUDA calls: the tests run it on machines without a GPU. */
+#include "cli_args.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- names */
+
+static const char *const command_names[] = {
+    [CLI_CMD_NONE] = NULL,       [CLI_CMD_DEMO] = "demo", [CLI_CMD_INFO] = "info",
+    [CLI_CMD_REDUCE] = "reduce", [CLI_CMD_SCAN] = "scan", [CLI_CMD_HISTOGRAM] = "histogram",
+    [CLI_CMD_LADDER] = "ladder",
+};
+enum { NUM_COMMANDS = sizeof command_names / sizeof command_names[0] };
+
+const char *cli_command_name(cli_command c) {
+  return (unsigned)c < NUM_COMMANDS ? command_names[c] : NULL;
+}
+
+/* dtype names: the short ones first (what is printed), NumPy's long ones accepted too. */
+static const char *const dtype_short[] = {"i8",  "u8",  "i16", "u16", "i32",
+                                          "u32", "i64", "u64", "f32", "f64"};
+static const char *const dtype_long[] = {"int8",   "uint8", "int16",  "uint16",  "int32",
+                                         "uint32", "int64", "uint64", "float32", "float64"};
+enum { NUM_DTYPES = sizeof dtype_short / sizeof dtype_short[0] };
+
+static const char *const op_names[] = {"sum", "prod", "min", "max", "and", "or", "xor"};
+enum { NUM_OPS = sizeof op_names / sizeof op_names[0] };
+
+/* Algorithm names in enum order (values are pinned: index == enum value). */
+static const char *const reduce_algs[] = {"auto",
+                                          "global_tree",
+                                          "neighbored_divergent",
+                                          "neighbored_strided",
+                                          "sequential",
+                                          "first_add_on_load",
+                                          "unrolled",
+                                          "warp_shuffle",
+                                          "coarsened",
+                                          "atomic"};
+static const char *const scan_algs[] = {"auto", "hillis_steele", "blelloch", "warp_shuffle",
+                                        "decoupled_lookback"};
+static const char *const histogram_algs[] = {"auto", "global_atomic", "block_private",
+                                             "sort_reduce_by_key"};
+static const struct {
+  const char *const *names;
+  int count;
+} alg_tables[] = {
+    [CLI_PRIM_REDUCE] = {reduce_algs, (int)(sizeof reduce_algs / sizeof reduce_algs[0])},
+    [CLI_PRIM_SCAN] = {scan_algs, (int)(sizeof scan_algs / sizeof scan_algs[0])},
+    [CLI_PRIM_HISTOGRAM] = {histogram_algs,
+                            (int)(sizeof histogram_algs / sizeof histogram_algs[0])},
+};
+/* The tables must list every value of the public enums. */
+_Static_assert(sizeof reduce_algs / sizeof reduce_algs[0] == CUPRIM_REDUCE_ATOMIC + 1,
+               "reduce_algs must name every cuprim_reduce_alg");
+_Static_assert(sizeof scan_algs / sizeof scan_algs[0] == CUPRIM_SCAN_DECOUPLED_LOOKBACK + 1,
+               "scan_algs must name every cuprim_scan_alg");
+_Static_assert(sizeof histogram_algs / sizeof histogram_algs[0] ==
+                   CUPRIM_HISTOGRAM_SORT_REDUCE_BY_KEY + 1,
+               "histogram_algs must name every cuprim_histogram_alg");
+_Static_assert(NUM_DTYPES == CUPRIM_F64 + 1, "dtype names must cover cuprim_dtype");
+_Static_assert(NUM_OPS == CUPRIM_XOR + 1, "op names must cover cuprim_op");
+
+const char *cli_dtype_name(cuprim_dtype t) {
+  return (unsigned)t < NUM_DTYPES ? dtype_short[t] : "?";
+}
+const char *cli_op_name(cuprim_op op) { return (unsigned)op < NUM_OPS ? op_names[op] : "?"; }
+
+int cli_alg_count(cli_primitive p) {
+  return (unsigned)p <= CLI_PRIM_HISTOGRAM ? alg_tables[p].count : 0;
+}
+
+const char *cli_alg_name(cli_primitive p, int alg) {
+  if ((unsigned)p > CLI_PRIM_HISTOGRAM || alg < 0 || alg >= alg_tables[p].count)
+    return NULL;
+  return alg_tables[p].names[alg];
+}
+
+/* Case-insensitive equality, with '-' and '_' the same. */
+static int name_equal(const char *a, const char *b) {
+  for (; *a && *b; ++a, ++b) {
+    const int ca = *a == '-' ? '_' : tolower((unsigned char)*a);
+    const int cb = *b == '-' ? '_' : tolower((unsigned char)*b);
+    if (ca != cb)
+      return 0;
+  }
+  return *a == *b;
+}
+
+/* ---------------------------------------------------------------- value parsers */
+
+int cli_parse_u64(const char *s, uint64_t *out) {
+  if (!s || !isdigit((unsigned char)s[0])) /* no sign, no space: strtoull would take them */
+    return 1;
+  char *end = NULL;
+  errno = 0;
+  if (s[0] == '2' && s[1] == '^') {
+    if (!isdigit((unsigned char)s[2]))
+      return 1;
+    const unsigned long k = strtoul(s + 2, &end, 10);
+    if (errno || *end || k > 63) /* 2^63 is the largest power of two in 64 bits */
+      return 1;
+    *out = (uint64_t)1 << k;
+    return 0;
+  }
+  const unsigned long long v = strtoull(s, &end, 10);
+  if (errno || *end)
+    return 1;
+  *out = (uint64_t)v;
+  return 0;
+}
+
+int cli_parse_double(const char *s, double *out) {
+  if (!s || !*s || isspace((unsigned char)s[0]))
+    return 1;
+  char *end = NULL;
+  errno = 0;
+  const double v = strtod(s, &end);
+  if (end == s || *end || !isfinite(v) || (errno == ERANGE && fabs(v) > 1.0))
+    return 1;
+  *out = v;
+  return 0;
+}
+
+int cli_parse_dtype(const char *s, cuprim_dtype *out) {
+  for (int t = 0; s && t < NUM_DTYPES; ++t)
+    if (name_equal(s, dtype_short[t]) || name_equal(s, dtype_long[t])) {
+      *out = (cuprim_dtype)t;
+      return 0;
+    }
+  return 1;
+}
+
+int cli_parse_op(const char *s, cuprim_op *out) {
+  for (int o = 0; s && o < NUM_OPS; ++o)
+    if (name_equal(s, op_names[o])) {
+      *out = (cuprim_op)o;
+      return 0;
+    }
+  return 1;
+}
+
+int cli_parse_alg(cli_primitive p, const char *s, int *out) {
+  for (int a = 0; s && a < cli_alg_count(p); ++a)
+    if (name_equal(s, alg_tables[p].names[a])) {
+      *out = a;
+      return 0;
+    }
+  return 1;
+}
+
+/* ---------------------------------------------------------------- usage */
+
+#define EXIT_CODES_TEXT                                                                            \
+  "exit status: 0 success; 1 wrong result or failed CUDA/cuprim call; 2 usage error (bad "         \
+  "option,\n"                                                                                      \
+  "  number, range or bin count); 3 input file cannot be read; 4 invalid input file (malformed,\n" \
+  "  big-endian or Fortran-order .npy, unsupported dtype, truncated, bad edges); 5 dtype and op\n" \
+  "  not supported by the primitive; 6 output cannot be written; 77 no CUDA device or driver.\n"
+
+static const char usage_main[] =
+    "usage: cuprim <command> [options]\n"
+    "       cuprim --version | --help | help <command>\n"
+    "\n"
+    "commands:\n"
+    "  demo       reduce, scan and histogram generated data on the GPU; check, time, print a "
+    "table\n"
+    "  info       version, device, and the measured device copy bandwidth\n"
+    "  reduce     reduce a .npy or raw file with an op (sum prod min max and or xor)\n"
+    "  scan       prefix-scan a .npy or raw file into a .npy file\n"
+    "  histogram  histogram of a .npy or raw file: equal-width bins, or bins given by edges\n"
+    "  ladder     time every algorithm of reduce, scan or histogram on this GPU (Harris table)\n"
+    "\n"
+    "'cuprim <command> --help' describes a command's options.\n" EXIT_CODES_TEXT;
+
+#define INPUT_TEXT                                                                                 \
+  "  FILE           a NumPy .npy file (format 1.0/2.0/3.0, little-endian, C order, any shape,\n"   \
+  "                 flattened; dtype i1 u1 i2 u2 i4 u4 i8 u8 f4 f8), or raw little-endian\n"       \
+  "                 binary when --dtype is given\n"                                                \
+  "  --dtype T      raw input of type T: i8 u8 i16 u16 i32 u32 i64 u64 f32 f64\n"                  \
+  "  --chunk N      elements per pass through the device (default: from the free device\n"         \
+  "                 memory); files larger than that are processed in several passes\n"             \
+  "  --device D     CUDA device ordinal (default 0)\n"
+
+static const char usage_reduce[] =
+    "usage: cuprim reduce [--op OP] [--alg ALG] [--dtype T] [--chunk N] [-o FILE] FILE\n"
+    "  Reduces every element of FILE with OP and prints the result (integers exactly, f32 with\n"
+    "  9 and f64 with 17 significant digits). Passes are combined on the host with the same op.\n"
+    "  --op OP        sum (default), prod, min, max, and, or, xor (and/or/xor: integers only)\n"
+    "  --alg ALG      auto (default), global_tree, neighbored_divergent, neighbored_strided,\n"
+    "                 sequential, first_add_on_load, unrolled, warp_shuffle, coarsened, atomic\n"
+    "  -o, --output F also write the result to F: a 0-d .npy if F ends in .npy, else a text "
+    "line\n" INPUT_TEXT "  reduce takes i32 u32 i64 u64 f32 f64.\n" EXIT_CODES_TEXT;
+
+static const char usage_scan[] =
+    "usage: cuprim scan [--op OP] [--exclusive] [--alg ALG] [--dtype T] [--chunk N] -o OUT FILE\n"
+    "  Prefix-scans the elements of FILE (flattened) with OP and writes them to OUT as a 1-d .npy\n"
+    "  of the input's dtype. Passes after the first carry the running total: it is placed before\n"
+    "  the pass's elements on the device and scanned with them, so integer results are exact.\n"
+    "  --op OP        sum (default), prod, min, max, and, or, xor (and/or/xor: integers only)\n"
+    "  --exclusive    exclusive scan (out[0] = the op's identity); --inclusive is the default\n"
+    "  --alg ALG      auto (default), hillis_steele, blelloch, warp_shuffle, decoupled_lookback\n"
+    "  -o, --output F the .npy file to write (required); written under a temporary name in the\n"
+    "                 same directory and renamed when complete\n" INPUT_TEXT
+    "  scan takes i32 u32 i64 u64 f32 f64.\n" EXIT_CODES_TEXT;
+
+static const char usage_histogram[] =
+    "usage: cuprim histogram (--bins N --range LO HI | --edges EDGES) [--alg ALG] [--dtype T]\n"
+    "                        [--chunk N] [-o OUT.npy|OUT.csv] FILE\n"
+    "  Counts the elements of FILE in bins and prints a table (lower, upper, count), or writes "
+    "the\n"
+    "  counts to OUT: .npy (u64 counts) or .csv (lower,upper,count). Samples outside the bins and\n"
+    "  NaN are not counted.\n"
+    "  --bins N       N equal-width bins (1 .. 4294967295) over [LO, HI)\n"
+    "  --range LO HI  finite, LO < HI (also --range=LO,HI)\n"
+    "  --edges EDGES  bins [e[i], e[i+1]) from N+1 strictly increasing, finite edges: a .npy file\n"
+    "                 of any supported dtype, or text (numbers separated by spaces, commas or\n"
+    "                 newlines; '#' starts a comment)\n"
+    "  --alg ALG      auto (default), global_atomic, block_private, sort_reduce_by_key "
+    "(equal-width\n"
+    "                 bins only)\n" INPUT_TEXT
+    "  histogram takes all ten dtypes.\n" EXIT_CODES_TEXT;
+
+static const char usage_demo[] =
+    "usage: cuprim demo [--n N] [--seed S] [--runs R] [--device D]\n"
+    "  Runs reduce (sum of random floats in [0,1)), inclusive scan (sum of integer-valued floats\n"
+    "  whose every partial sum is exact) and histogram (256 bins over [0,1)), all AUTO, on N\n"
+    "  generated F32 values, checks each against a host reference, and prints the result, the\n"
+    "  median time and the bandwidth of each (cold L2).\n"
+    "  --n N      number of elements, decimal or 2^K (default 2^26)\n"
+    "  --seed S   seed of the generator (default 1)\n"
+    "  --runs R   timed runs after one warm-up call; the median is reported (default 5)\n"
+    "  --device D CUDA device ordinal (default 0)\n" EXIT_CODES_TEXT;
+
+static const char usage_ladder[] =
+    "usage: cuprim ladder reduce|scan|histogram [--n N] [--dtype T] [--op OP] [--exclusive]\n"
+    "                     [--bins B] [--runs R] [--seed S] [--device D]\n"
+    "  Times every algorithm of the primitive on N generated elements (each one's *_ex entry "
+    "point)\n"
+    "  and prints a table: median microseconds (CUDA events, cold L2), GB/s, % of the measured\n"
+    "  device-to-device copy bandwidth, speedup over the previous step and over the first, "
+    "whether\n"
+    "  the result is right, and what each step changes. Exit status 1 if any result is wrong.\n"
+    "  --n N      elements, decimal or 2^K (default 2^26)\n"
+    "  --dtype T  element type (default f32)\n"
+    "  --op OP    reduce and scan: the op (default sum)\n"
+    "  --exclusive  scan: exclusive instead of inclusive\n"
+    "  --bins B   histogram: equal-width bins over the data's range (default 256)\n"
+    "  --runs R   timed runs per algorithm, after one warm-up call (default 20)\n"
+    "  --seed S   seed of the generator (default 1)\n"
+    "  --device D CUDA device ordinal (default 0)\n" EXIT_CODES_TEXT;
+
+static const char usage_info[] =
+    "usage: cuprim info [--runs R] [--device D]\n"
+    "  Prints cuprim's version, the CUDA driver and runtime versions, the device (name, compute\n"
+    "  capability, SMs, memory, L2) and its measured device-to-device copy bandwidth.\n"
+    "  --runs R   timed copies; the median is reported (default 20)\n"
+    "  --device D CUDA device ordinal (default 0)\n" EXIT_CODES_TEXT;
+
+const char *cli_usage(cli_command c) {
+  switch (c) {
+  case CLI_CMD_DEMO:
+    return usage_demo;
+  case CLI_CMD_INFO:
+    return usage_info;
+  case CLI_CMD_REDUCE:
+    return usage_reduce;
+  case CLI_CMD_SCAN:
+    return usage_scan;
+  case CLI_CMD_HISTOGRAM:
+    return usage_histogram;
+  case CLI_CMD_LADDER:
+    return usage_ladder;
+  case CLI_CMD_NONE:
+    break;
+  }
+  return usage_main;
+}
+
+/* ---------------------------------------------------------------- options */
+
+#define CMD(c) (1u << (c))
+enum {
+  ON_FILE = CMD(CLI_CMD_REDUCE) | CMD(CLI_CMD_SCAN) | CMD(CLI_CMD_HISTOGRAM),
+  ON_DEVICE = ON_FILE | CMD(CLI_CMD_DEMO) | CMD(CLI_CMD_INFO) | CMD(CLI_CMD_LADDER),
+  MAX_DEVICE = 1023, /* far more devices than one host holds; keeps the value an int */
+  MAX_RUNS = 1000,   /* timed runs: enough for any median, bounded so a typo does not hang */
+  DEFAULT_DEMO_RUNS = 5,
+  DEFAULT_LADDER_RUNS = 20,
+  DEFAULT_LADDER_BINS = 256
+};
+
+typedef enum opt_id {
+  OPT_HELP,
+  OPT_OUTPUT,
+  OPT_DTYPE,
+  OPT_OP,
+  OPT_ALG,
+  OPT_EXCLUSIVE,
+  OPT_INCLUSIVE,
+  OPT_BINS,
+  OPT_RANGE,
+  OPT_EDGES,
+  OPT_CHUNK,
+  OPT_N,
+  OPT_RUNS,
+  OPT_SEED,
+  OPT_DEVICE
+} opt_id;
+
+static const struct option_def {
+  opt_id id;
+  const char *name;  /* "--name" */
+  const char *alias; /* "-o", or NULL */
+  int values;        /* 0, 1 or 2 */
+  unsigned commands; /* CMD() bits of the commands that take it */
+} options[] = {
+    {OPT_HELP, "--help", "-h", 0, ~0u},
+    {OPT_OUTPUT, "--output", "-o", 1, ON_FILE},
+    {OPT_DTYPE, "--dtype", NULL, 1, ON_FILE | CMD(CLI_CMD_LADDER)},
+    {OPT_OP, "--op", NULL, 1, CMD(CLI_CMD_REDUCE) | CMD(CLI_CMD_SCAN) | CMD(CLI_CMD_LADDER)},
+    {OPT_ALG, "--alg", NULL, 1, ON_FILE},
+    {OPT_EXCLUSIVE, "--exclusive", NULL, 0, CMD(CLI_CMD_SCAN) | CMD(CLI_CMD_LADDER)},
+    {OPT_INCLUSIVE, "--inclusive", NULL, 0, CMD(CLI_CMD_SCAN) | CMD(CLI_CMD_LADDER)},
+    {OPT_BINS, "--bins", NULL, 1, CMD(CLI_CMD_HISTOGRAM) | CMD(CLI_CMD_LADDER)},
+    {OPT_RANGE, "--range", NULL, 2, CMD(CLI_CMD_HISTOGRAM)},
+    {OPT_EDGES, "--edges", NULL, 1, CMD(CLI_CMD_HISTOGRAM)},
+    {OPT_CHUNK, "--chunk", NULL, 1, ON_FILE},
+    {OPT_N, "--n", NULL, 1, CMD(CLI_CMD_DEMO) | CMD(CLI_CMD_LADDER)},
+    {OPT_RUNS, "--runs", NULL, 1, CMD(CLI_CMD_DEMO) | CMD(CLI_CMD_LADDER) | CMD(CLI_CMD_INFO)},
+    {OPT_SEED, "--seed", NULL, 1, CMD(CLI_CMD_DEMO) | CMD(CLI_CMD_LADDER)},
+    {OPT_DEVICE, "--device", NULL, 1, ON_DEVICE},
+};
+enum { NUM_OPTIONS = sizeof options / sizeof options[0] };
+
+static int usage_error(char *err, size_t len, const char *fmt, ...) {
+  if (err && len) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, len, fmt, ap);
+    va_end(ap);
+  }
+  return CLI_EXIT_USAGE;
+}
+
+/* Ends with `suffix`, case-insensitively. */
+static int ends_with(const char *s, const char *suffix) {
+  const size_t n = strlen(s), m = strlen(suffix);
+  if (n < m)
+    return 0;
+  for (size_t i = 0; i < m; ++i)
+    if (tolower((unsigned char)s[n - m + i]) != tolower((unsigned char)suffix[i]))
+      return 0;
+  return 1;
+}
+
+/* Applies one option with its values v[0..values). */
+static int apply(cli_args *a, const struct option_def *o, char **v, char *err, size_t len) {
+  uint64_t u = 0;
+  switch (o->id) {
+  case OPT_HELP: /* found by the scan in cli_parse before any option is applied */
+    a->help = 1;
+    return 0;
+  case OPT_OUTPUT:
+    if (!*v[0])
+      return usage_error(err, len, "%s: empty file name", o->name);
+    a->output = v[0];
+    return 0;
+  case OPT_DTYPE:
+    if (cli_parse_dtype(v[0], &a->dtype))
+      return usage_error(err, len,
+                         "--dtype %s: not a dtype (i8 u8 i16 u16 i32 u32 i64 u64 f32 f64)", v[0]);
+    a->have_dtype = 1;
+    return 0;
+  case OPT_OP:
+    if (cli_parse_op(v[0], &a->op))
+      return usage_error(err, len, "--op %s: not an op (sum prod min max and or xor)", v[0]);
+    a->have_op = 1;
+    return 0;
+  case OPT_ALG: {
+    const cli_primitive p = a->command == CLI_CMD_REDUCE ? CLI_PRIM_REDUCE
+                            : a->command == CLI_CMD_SCAN ? CLI_PRIM_SCAN
+                                                         : CLI_PRIM_HISTOGRAM;
+    if (cli_parse_alg(p, v[0], &a->alg)) {
+      char names[256] = "";
+      for (int i = 0; i < cli_alg_count(p); ++i) {
+        strncat(names, " ", sizeof names - strlen(names) - 1);
+        strncat(names, cli_alg_name(p, i), sizeof names - strlen(names) - 1);
+      }
+      return usage_error(err, len, "--alg %s: not an algorithm of %s (%s )", v[0],
+                         cli_command_name(a->command), names);
+    }
+    a->have_alg = 1;
+    return 0;
+  }
+  case OPT_EXCLUSIVE:
+    a->kind = CUPRIM_EXCLUSIVE;
+    a->have_kind = 1;
+    return 0;
+  case OPT_INCLUSIVE:
+    a->kind = CUPRIM_INCLUSIVE;
+    a->have_kind = 1;
+    return 0;
+  case OPT_BINS:
+    if (cli_parse_u64(v[0], &u))
+      return usage_error(err, len, "--bins %s: not a non-negative integer", v[0]);
+    if (u == 0)
+      return usage_error(err, len, "--bins 0: the bin count must be at least 1");
+    if (u > UINT32_MAX)
+      return usage_error(err, len, "--bins %s: the bin count must be at most %lu", v[0],
+                         (unsigned long)UINT32_MAX);
+    a->bins = (uint32_t)u;
+    a->have_bins = 1;
+    return 0;
+  case OPT_RANGE:
+    if (cli_parse_double(v[0], &a->lower) || cli_parse_double(v[1], &a->upper))
+      return usage_error(err, len, "--range %s %s: LO and HI must be finite numbers", v[0], v[1]);
+    if (!(a->lower < a->upper))
+      return usage_error(err, len, "--range %s %s: LO must be less than HI", v[0], v[1]);
+    a->have_range = 1;
+    return 0;
+  case OPT_EDGES:
+    if (!*v[0])
+      return usage_error(err, len, "--edges: empty file name");
+    a->edges = v[0];
+    return 0;
+  case OPT_CHUNK:
+    if (cli_parse_u64(v[0], &u) || u == 0)
+      return usage_error(err, len, "--chunk %s: must be a positive integer (or 2^K)", v[0]);
+    a->chunk = u;
+    return 0;
+  case OPT_N:
+    if (cli_parse_u64(v[0], &u) || u == 0)
+      return usage_error(err, len, "--n %s: must be a positive integer (or 2^K)", v[0]);
+    a->n = u;
+    return 0;
+  case OPT_RUNS:
+    if (cli_parse_u64(v[0], &u) || u == 0 || u > MAX_RUNS)
+      return usage_error(err, len, "--runs %s: must be an integer from 1 to %d", v[0], MAX_RUNS);
+    a->runs = u;
+    a->have_runs = 1;
+    return 0;
+  case OPT_SEED:
+    if (cli_parse_u64(v[0], &u))
+      return usage_error(err, len, "--seed %s: not a non-negative integer", v[0]);
+    a->seed = u;
+    return 0;
+  case OPT_DEVICE:
+    if (cli_parse_u64(v[0], &u) || u > MAX_DEVICE)
+      return usage_error(err, len, "--device %s: must be an integer from 0 to %d", v[0],
+                         MAX_DEVICE);
+    a->device = (int)u;
+    return 0;
+  }
+  return usage_error(err, len, "internal error: unhandled option %s", o->name);
+}
+
+/* The checks that need the whole command line. */
+static int check_combination(cli_args *a, int positionals, char **positional, char *err,
+                             size_t len) {
+  switch (a->command) {
+  case CLI_CMD_REDUCE:
+  case CLI_CMD_SCAN:
+  case CLI_CMD_HISTOGRAM:
+    if (positionals == 0)
+      return usage_error(err, len, "missing the input FILE");
+    if (positionals > 1)
+      return usage_error(err, len, "one input FILE, not '%s' and '%s'", positional[0],
+                         positional[1]);
+    a->input = positional[0];
+    break;
+  case CLI_CMD_LADDER:
+    if (positionals == 0)
+      return usage_error(err, len, "missing the primitive: reduce, scan or histogram");
+    if (strcmp(positional[0], "reduce") == 0)
+      a->primitive = CLI_PRIM_REDUCE;
+    else if (strcmp(positional[0], "scan") == 0)
+      a->primitive = CLI_PRIM_SCAN;
+    else if (strcmp(positional[0], "histogram") == 0)
+      a->primitive = CLI_PRIM_HISTOGRAM;
+    else
+      return usage_error(err, len, "'%s' is not a primitive (reduce, scan or histogram)",
+                         positional[0]);
+    if (positionals > 1)
+      return usage_error(err, len, "unexpected argument '%s'", positional[1]);
+    break;
+  case CLI_CMD_DEMO:
+  case CLI_CMD_INFO:
+  case CLI_CMD_NONE:
+    if (positionals > 0)
+      return usage_error(err, len, "unexpected argument '%s'", positional[0]);
+    break;
+  }
+
+  if (a->command == CLI_CMD_SCAN && !a->output)
+    return usage_error(err, len, "scan needs -o OUT.npy, the file to write");
+
+  if (a->command == CLI_CMD_HISTOGRAM) {
+    if (a->edges && (a->have_bins || a->have_range))
+      return usage_error(err, len, "--edges and --bins/--range exclude each other");
+    if (!a->edges && !a->have_bins && !a->have_range)
+      return usage_error(err, len, "histogram needs --bins N --range LO HI, or --edges FILE");
+    if (!a->edges && !a->have_range)
+      return usage_error(err, len, "--bins needs --range LO HI");
+    if (!a->edges && !a->have_bins)
+      return usage_error(err, len, "--range needs --bins N");
+    if (a->edges && a->have_alg && a->alg != CUPRIM_HISTOGRAM_AUTO)
+      return usage_error(err, len,
+                         "--alg applies to equal-width bins only (cuprim_histogram_range has one "
+                         "algorithm)");
+    if (!a->edges && !isfinite((double)a->bins / (a->upper - a->lower)))
+      return usage_error(err, len, "--range %.17g %.17g: too narrow for %lu bins", a->lower,
+                         a->upper, (unsigned long)a->bins);
+    if (a->output && !ends_with(a->output, ".npy") && !ends_with(a->output, ".csv"))
+      return usage_error(err, len, "-o %s: the histogram output must end in .npy or .csv",
+                         a->output);
+  }
+
+  if (a->command == CLI_CMD_LADDER) {
+    static const char *const primitive_names[] = {"reduce", "scan", "histogram"};
+    const char *p = primitive_names[a->primitive];
+    if (a->primitive == CLI_PRIM_HISTOGRAM && a->have_op)
+      return usage_error(err, len, "ladder histogram takes no --op");
+    if (a->primitive != CLI_PRIM_SCAN && a->have_kind)
+      return usage_error(err, len, "ladder %s takes no --exclusive or --inclusive", p);
+    if (a->primitive != CLI_PRIM_HISTOGRAM && a->have_bins)
+      return usage_error(err, len, "ladder %s takes no --bins", p);
+    if (!a->have_bins)
+      a->bins = DEFAULT_LADDER_BINS;
+    if (!a->have_runs)
+      a->runs = DEFAULT_LADDER_RUNS;
+  }
+  if (a->command == CLI_CMD_DEMO && !a->have_runs)
+    a->runs = DEFAULT_DEMO_RUNS;
+  if (a->command == CLI_CMD_INFO && !a->have_runs)
+    a->runs = DEFAULT_LADDER_RUNS;
+  return CLI_EXIT_OK;
+}
+
+int cli_parse(int argc, char **argv, cli_args *a, char *err, size_t len) {
+  memset(a, 0, sizeof *a);
+  a->dtype = CUPRIM_F32;
+  a->op = CUPRIM_SUM;
+  a->kind = CUPRIM_INCLUSIVE;
+  a->n = (uint64_t)1 << 26; /* the default size of demo and ladder: 256 MB of f32 */
+  a->seed = 1;
+  if (err && len)
+    err[0] = '\0';
+  if (argc < 2)
+    return usage_error(err, len, "no command given");
+
+  const char *first = argv[1];
+  int i = 2;
+  if (strcmp(first, "--help") == 0 || strcmp(first, "-h") == 0) {
+    a->help = 1;
+    return CLI_EXIT_OK;
+  }
+  if (strcmp(first, "--version") == 0) {
+    a->version = 1;
+    return argc == 2 ? CLI_EXIT_OK : usage_error(err, len, "--version takes no arguments");
+  }
+  if (strcmp(first, "help") == 0) {
+    /* "cuprim help" and "cuprim help CMD" */
+    a->help = 1;
+    if (argc == 2)
+      return CLI_EXIT_OK;
+    first = argv[2];
+    i = argc; /* nothing else is looked at */
+  }
+  for (int c = 1; c < NUM_COMMANDS; ++c)
+    if (strcmp(first, command_names[c]) == 0)
+      a->command = (cli_command)c;
+  if (a->command == CLI_CMD_NONE)
+    return usage_error(err, len, "unknown command '%s'", first);
+  if (a->help)
+    return CLI_EXIT_OK;
+
+  /* --help anywhere before "--" wins over anything else on the line, even a bad option. */
+  for (int k = i; k < argc && strcmp(argv[k], "--") != 0; ++k)
+    if (strcmp(argv[k], "--help") == 0 || strcmp(argv[k], "-h") == 0) {
+      a->help = 1;
+      return CLI_EXIT_OK;
+    }
+
+  const char *name = command_names[a->command];
+  char *positional[2] = {NULL, NULL};
+  int positionals = 0, only_positional = 0;
+  for (; i < argc; ++i) {
+    char *arg = argv[i];
+    if (only_positional || arg[0] != '-' || arg[1] == '\0') {
+      if (positionals < 2)
+        positional[positionals] = arg;
+      ++positionals;
+      continue;
+    }
+    if (strcmp(arg, "--") == 0) {
+      only_positional = 1;
+      continue;
+    }
+    /* "--name", "--name=VALUE" (two values: "--range=LO,HI"), or the short alias "-o". */
+    const char *eq = strncmp(arg, "--", 2) == 0 ? strchr(arg, '=') : NULL;
+    const size_t key_len = eq ? (size_t)(eq - arg) : strlen(arg);
+    const struct option_def *o = NULL;
+    for (int k = 0; k < NUM_OPTIONS && !o; ++k)
+      if ((strlen(options[k].name) == key_len && strncmp(arg, options[k].name, key_len) == 0) ||
+          (options[k].alias && !eq && strcmp(arg, options[k].alias) == 0))
+        o = &options[k];
+    if (!o)
+      return usage_error(err, len, "unknown option '%s'", arg);
+    if (!(o->commands & CMD(a->command)))
+      return usage_error(err, len, "%s does not take %s", name, o->name);
+    char *values[2] = {NULL, NULL};
+    char split[512];
+    if (eq) {
+      if (o->values == 0)
+        return usage_error(err, len, "%s takes no value", o->name);
+      if (o->values == 1) {
+        values[0] = (char *)eq + 1;
+      } else {
+        /* --range=LO,HI */
+        const char *comma = strchr(eq + 1, ',');
+        if (!comma || strlen(eq + 1) >= sizeof split)
+          return usage_error(err, len, "%s=LO,HI: expected two values separated by a comma",
+                             o->name);
+        memcpy(split, eq + 1, strlen(eq + 1) + 1);
+        split[comma - (eq + 1)] = '\0';
+        values[0] = split;
+        values[1] = split + (comma - (eq + 1)) + 1;
+      }
+    } else {
+      if (i + o->values >= argc)
+        return usage_error(err, len, "%s needs %s", o->name,
+                           o->values == 1 ? "a value" : "two values");
+      for (int k = 0; k < o->values; ++k)
+        values[k] = argv[++i]; /* values may start with '-': "--range -8 8" */
+    }
+    const int rc = apply(a, o, values, err, len);
+    if (rc)
+      return rc;
+  }
+  return check_combination(a, positionals, positional, err, len);
+}

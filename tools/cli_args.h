@@ -1,0 +1,107 @@
+/* tools/cli_args.h: the cuprim program's command line, parsed into one struct (plain C11, no
+ * CUDA calls), its exit codes, and the names of dtypes, ops and algorithms.
+ *
+ * Everything that can be checked without a file or a device is checked here (option names,
+ * numbers, ranges, bin counts, which options a command takes), so that a bad command line gets
+ * exit code 2 and one line on stderr before anything is opened. */
+#ifndef CUPRIM_TOOLS_CLI_ARGS_H
+#define CUPRIM_TOOLS_CLI_ARGS_H
+
+#include <cuprim/cuprim.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Exit status of the program. 0..2 and 77 are the original scheme; 3..6 name the classes of
+ * bad input, so that scripts can tell them apart. */
+enum cli_exit {
+  CLI_EXIT_OK = 0,
+  CLI_EXIT_FAILED = 1,      /* a wrong result, or a failed CUDA or cuprim call */
+  CLI_EXIT_USAGE = 2,       /* bad command line: unknown option, bad number, bad range or bins */
+  CLI_EXIT_INPUT = 3,       /* an input file cannot be opened or read (missing, unreadable) */
+  CLI_EXIT_FORMAT = 4,      /* an input file is invalid: malformed, big-endian or Fortran-order
+                               .npy, unsupported dtype, truncated, size not matching, bad edges */
+  CLI_EXIT_UNSUPPORTED = 5, /* the primitive does not take this dtype and op (AND on floats,
+                               8- and 16-bit reduce or scan) */
+  CLI_EXIT_OUTPUT = 6,      /* the output file cannot be written */
+  CLI_EXIT_NO_DEVICE = 77   /* no CUDA device or driver (the usual "skipped" of test harnesses) */
+};
+
+typedef enum cli_command {
+  CLI_CMD_NONE = 0, /* only --help or --version */
+  CLI_CMD_DEMO,
+  CLI_CMD_INFO,
+  CLI_CMD_REDUCE,
+  CLI_CMD_SCAN,
+  CLI_CMD_HISTOGRAM,
+  CLI_CMD_LADDER
+} cli_command;
+
+typedef enum cli_primitive { CLI_PRIM_REDUCE = 0, CLI_PRIM_SCAN, CLI_PRIM_HISTOGRAM } cli_primitive;
+
+typedef struct cli_args {
+  cli_command command;
+  int help;    /* --help: print the command's usage and exit 0 */
+  int version; /* --version (no command) */
+
+  /* reduce, scan, histogram */
+  const char *input;  /* FILE: .npy, or raw binary with --dtype */
+  const char *output; /* -o/--output FILE, or NULL */
+  int have_dtype;     /* --dtype given (raw input; the ladder's data type) */
+  cuprim_dtype dtype; /* default F32 */
+  cuprim_op op;       /* --op, default SUM */
+  int have_op;
+  int alg; /* --alg, as the primitive's enum value; default 0 (AUTO) */
+  int have_alg;
+  cuprim_scan_kind kind; /* --exclusive / --inclusive, default inclusive */
+  int have_kind;
+  uint32_t bins; /* --bins N, 1..2^32-1 */
+  int have_bins;
+  double lower, upper; /* --range LO HI: finite, lower < upper, bins / (upper - lower) finite */
+  int have_range;
+  const char *edges; /* --edges FILE: .npy, or text (numbers separated by space, comma, newline) */
+  uint64_t chunk;    /* --chunk N elements per device pass; 0: sized from cudaMemGetInfo */
+
+  /* demo, ladder, info */
+  cli_primitive primitive; /* ladder's first operand */
+  uint64_t n;              /* --n N, default 2^26 */
+  uint64_t runs; /* --runs R, 1..1000 timed runs; default 5 (demo), 20 (ladder), 20 (info) */
+  int have_runs;
+  uint64_t seed; /* --seed S, default 1 */
+  int device;    /* --device D, default 0 */
+} cli_args;
+
+/* Parses argv[1..argc) (argv[0] is the program). Returns CLI_EXIT_OK with *a filled, or
+ * CLI_EXIT_USAGE with one line (no trailing newline) in err[0..err_len). */
+int cli_parse(int argc, char **argv, cli_args *a, char *err, size_t err_len);
+
+/* The usage text of a command (CLI_CMD_NONE: the program's), with its options and exit codes. */
+const char *cli_usage(cli_command c);
+/* "demo", "reduce", ...; NULL for CLI_CMD_NONE. */
+const char *cli_command_name(cli_command c);
+
+/* Names as the command line spells them, lower case: "f32", "sum", "decoupled_lookback". */
+const char *cli_dtype_name(cuprim_dtype t);
+const char *cli_op_name(cuprim_op op);
+/* The name of algorithm `alg` (an enum value) of primitive p; NULL if out of range. */
+const char *cli_alg_name(cli_primitive p, int alg);
+/* The number of algorithms of p (the enum's values are 0 .. count-1). */
+int cli_alg_count(cli_primitive p);
+
+/* Parsers of single values, for the options and for files (exposed for the tests).
+ * Each returns 0 on success and leaves *out untouched on failure. */
+int cli_parse_u64(const char *s, uint64_t *out);       /* decimal or 2^K (K <= 63), no sign */
+int cli_parse_double(const char *s, double *out);      /* strtod, the whole string, finite */
+int cli_parse_dtype(const char *s, cuprim_dtype *out); /* f32, float32, i8, int8, ... */
+int cli_parse_op(const char *s, cuprim_op *out);
+int cli_parse_alg(cli_primitive p, const char *s, int *out); /* case and - vs _ ignored */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CUPRIM_TOOLS_CLI_ARGS_H */
