@@ -1,0 +1,550 @@
+/* The cuprim program end to end on a GPU (label gpu; exits 77 without a device): every
+ * subcommand run as a user runs it, on .npy and raw files written here, its output (stdout, or
+ * the .npy/.csv it writes) checked against host results. The data is chosen so that every check
+ * is exact: integers (wrapping), float sums of small integers (every partial sum below 2^24),
+ * float products of +-1, float MIN/MAX. Chunked runs (--chunk much smaller than the file) must
+ * give the same bits as the host, which exercises the pass joins: the host combine of reduce,
+ * the added histogram counts, and the scan's carry. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_util.h"
+
+#include "cli_args.h"
+#include "cli_ops.h"
+#include "test_cli_common.h"
+
+enum {
+  N = 100003,   /* a prime a little past 10^5: not a multiple of any tile or chunk */
+  CHUNK = 1000, /* passes of --chunk: ~100 of them */
+  MAX_ABS = 100 /* float sums: |x| <= 100, so every partial sum of N is below 2^24 (exact) */
+};
+
+static int setup(void **state) {
+  (void)state;
+  return tc_make_scratch();
+}
+
+static int teardown(void **state) {
+  (void)state;
+  return tc_remove_scratch();
+}
+
+static int is_float(cuprim_dtype t) { return t == CUPRIM_F32 || t == CUPRIM_F64; }
+
+/* n elements of t for op, element i from (seed, i). */
+static void *make_data(cuprim_dtype t, cuprim_op op, uint64_t n, uint64_t seed) {
+  const size_t size = cuprim_dtype_size(t);
+  unsigned char *h = malloc(n ? (size_t)n * size : 1);
+  assert_non_null(h);
+  uint64_t s = seed;
+  for (uint64_t i = 0; i < n; ++i) {
+    const uint64_t r = tu_splitmix64(&s);
+    if (is_float(t)) {
+      double v;
+      if (op == CUPRIM_SUM)
+        v = (double)(int)(r % (2 * MAX_ABS + 1)) - MAX_ABS;
+      else if (op == CUPRIM_PROD)
+        v = (r & 1) ? 1.0 : -1.0;
+      else
+        v = (double)(r >> 40) * 0x1p-23 - 1.0; /* [-1, 1) */
+      if (t == CUPRIM_F32) {
+        const float f = (float)v;
+        memcpy(h + i * size, &f, size);
+      } else {
+        memcpy(h + i * size, &v, size);
+      }
+    } else {
+      const uint64_t v = op == CUPRIM_PROD ? (r | 1) : r; /* odd: products stay nonzero */
+      memcpy(h + i * size, &v, size);
+    }
+  }
+  return h;
+}
+
+static const cuprim_dtype kScanTypes[] = {CUPRIM_I32, CUPRIM_U32, CUPRIM_I64,
+                                          CUPRIM_U64, CUPRIM_F32, CUPRIM_F64};
+enum { NUM_SCAN_TYPES = sizeof kScanTypes / sizeof kScanTypes[0] };
+
+static int op_applies(cuprim_dtype t, int op) { return !(is_float(t) && op >= CUPRIM_AND); }
+
+/* ---------------------------------------------------------------- reduce */
+
+/* Runs `reduce [extra] FILE` and checks stdout against the host's value of data. */
+static void check_reduce(tc_run *r, const char *file, cuprim_dtype t, cuprim_op op,
+                         const void *data, uint64_t n, const char *extra) {
+  unsigned char want[8];
+  char text[80];
+  cli_reduce_host(t, op, data, n, want);
+  cli_format_value(t, want, text, sizeof text);
+  strcat(text, "\n");
+  tc_cli(r, "reduce --op %s %s %s", cli_op_name(op), extra, file);
+  if (r->status != 0 || strcmp(r->out, text) != 0)
+    fail_msg("reduce %s %s %s n=%llu: status %d, printed \"%s\", expected \"%s\"", cli_op_name(op),
+             cli_dtype_name(t), extra, (unsigned long long)n, r->status, r->out, text);
+}
+
+static void test_reduce(void **state) {
+  (void)state;
+  TU_SKIP_WITHOUT_DEVICE();
+  tc_run *r = malloc(sizeof *r);
+  assert_non_null(r);
+  for (int k = 0; k < NUM_SCAN_TYPES; ++k) {
+    const cuprim_dtype t = kScanTypes[k];
+    for (int op = 0; op <= CUPRIM_XOR; ++op) {
+      if (!op_applies(t, op))
+        continue;
+      void *h = make_data(t, (cuprim_op)op, N, tu_mix(tu_seed(), (uint64_t)(k * 16 + op)));
+      const uint64_t shape[1] = {N};
+      const char *file = tc_path("reduce.npy");
+      tc_write_npy(file, t, 1, shape, h, (size_t)N * cuprim_dtype_size(t));
+      check_reduce(r, file, t, (cuprim_op)op, h, N, "");
+      /* Passes of CHUNK elements, joined on the host with the same op: the same value. */
+      check_reduce(r, file, t, (cuprim_op)op, h, N, "--chunk 1000");
+      free(h);
+    }
+  }
+  free(r);
+}
+
+static void test_reduce_inputs_and_outputs(void **state) {
+  (void)state;
+  TU_SKIP_WITHOUT_DEVICE();
+  tc_run *r = malloc(sizeof *r);
+  assert_non_null(r);
+  /* Every algorithm, on integers (exact), with and without passes. */
+  int32_t *h = make_data(CUPRIM_I32, CUPRIM_SUM, N, 11);
+  const uint64_t shape[1] = {N};
+  tc_write_npy(tc_path("i32.npy"), CUPRIM_I32, 1, shape, h, N * sizeof(int32_t));
+  for (int alg = 0; alg < cli_alg_count(CLI_PRIM_REDUCE); ++alg) {
+    char extra[96];
+    snprintf(extra, sizeof extra, "--alg %s", cli_alg_name(CLI_PRIM_REDUCE, alg));
+    check_reduce(r, tc_path("i32.npy"), CUPRIM_I32, CUPRIM_SUM, h, N, extra);
+    snprintf(extra, sizeof extra, "--alg %s --chunk 4096", cli_alg_name(CLI_PRIM_REDUCE, alg));
+    check_reduce(r, tc_path("i32.npy"), CUPRIM_I32, CUPRIM_MAX, h, N, extra);
+  }
+  /* The same data as raw binary, and as a 3-d array (flattened). */
+  tc_write_file(tc_path("i32.bin"), h, N * sizeof(int32_t));
+  check_reduce(r, tc_path("i32.bin"), CUPRIM_I32, CUPRIM_XOR, h, N, "--dtype i32");
+  const uint64_t shape3[3] = {7, 11, 13};
+  tc_write_npy(tc_path("i32_3d.npy"), CUPRIM_I32, 3, shape3, h, 1001 * sizeof(int32_t));
+  check_reduce(r, tc_path("i32_3d.npy"), CUPRIM_I32, CUPRIM_SUM, h, 1001, "");
+  /* 0-d (one element) and empty (the identity). */
+  tc_write_npy(tc_path("zero_d.npy"), CUPRIM_I32, 0, NULL, h, sizeof(int32_t));
+  check_reduce(r, tc_path("zero_d.npy"), CUPRIM_I32, CUPRIM_PROD, h, 1, "");
+  const uint64_t empty[1] = {0};
+  tc_write_npy(tc_path("empty.npy"), CUPRIM_I32, 1, empty, NULL, 0);
+  check_reduce(r, tc_path("empty.npy"), CUPRIM_I32, CUPRIM_MIN, h, 0, "");
+  check_reduce(r, tc_path("empty.npy"), CUPRIM_I32, CUPRIM_AND, h, 0, "--chunk 3");
+  /* -o: a 0-d .npy of the dtype, or a text line. */
+  tc_cli(r, "reduce --op sum -o %s %s", tc_path("sum.npy"), tc_path("i32.npy"));
+  assert_int_equal(r->status, 0);
+  int32_t want;
+  cli_reduce_host(CUPRIM_I32, CUPRIM_SUM, h, N, &want);
+  cuprim_dtype t;
+  uint64_t count;
+  int32_t *got = tc_read_npy(tc_path("sum.npy"), &t, &count);
+  assert_int_equal(t, CUPRIM_I32);
+  assert_int_equal(count, 1);
+  assert_int_equal(*got, want);
+  free(got);
+  tc_cli(r, "reduce -o %s %s", tc_path("sum.txt"), tc_path("i32.npy"));
+  assert_int_equal(r->status, 0);
+  FILE *f = fopen(tc_path("sum.txt"), "r");
+  assert_non_null(f);
+  long long back = 0;
+  assert_int_equal(fscanf(f, "%lld", &back), 1);
+  fclose(f);
+  assert_int_equal(back, want);
+  assert_int_equal(tc_count_entries(".tmp-"), 0);
+  /* Float MAX with a NaN: NaN, in one pass and in many. */
+  float *hf = make_data(CUPRIM_F32, CUPRIM_MAX, N, 5);
+  hf[N / 3] = NAN;
+  tc_write_npy(tc_path("nan.npy"), CUPRIM_F32, 1, shape, hf, N * sizeof(float));
+  tc_cli(r, "reduce --op max %s", tc_path("nan.npy"));
+  assert_string_equal(r->out, "nan\n");
+  tc_cli(r, "reduce --op max --chunk 1000 %s", tc_path("nan.npy"));
+  assert_string_equal(r->out, "nan\n");
+  free(hf);
+  free(h);
+  free(r);
+}
+
+/* ---------------------------------------------------------------- scan */
+
+/* Runs `scan [extra] -o OUT FILE` and checks OUT against the host's scan of data. */
+static void check_scan(tc_run *r, const char *file, cuprim_dtype t, cuprim_op op,
+                       cuprim_scan_kind kind, const void *data, uint64_t n, const char *extra) {
+  const size_t size = cuprim_dtype_size(t);
+  void *want = malloc(n ? (size_t)n * size : 1);
+  assert_non_null(want);
+  cli_scan_host(t, op, kind, data, want, n);
+  const char *out = tc_path("scan_out.npy");
+  remove(out);
+  tc_cli(r, "scan --op %s %s %s -o %s %s", cli_op_name(op),
+         kind == CUPRIM_EXCLUSIVE ? "--exclusive" : "--inclusive", extra, out, file);
+  if (r->status != 0)
+    fail_msg("scan %s %s %s: status %d: %s", cli_op_name(op), cli_dtype_name(t), extra, r->status,
+             r->err);
+  cuprim_dtype got_t;
+  uint64_t got_n;
+  unsigned char *got = tc_read_npy(out, &got_t, &got_n);
+  assert_int_equal(got_t, t);
+  assert_int_equal(got_n, n);
+  for (uint64_t i = 0; i < n; ++i) {
+    if (!cli_same_value(t, got + i * size, (const char *)want + i * size)) {
+      char g[80], w[80];
+      cli_format_value(t, got + i * size, g, sizeof g);
+      cli_format_value(t, (const char *)want + i * size, w, sizeof w);
+      fail_msg("scan %s %s %s %s n=%llu: element %llu is %s, expected %s", cli_op_name(op),
+               tu_scan_kind_name(kind), cli_dtype_name(t), extra, (unsigned long long)n,
+               (unsigned long long)i, g, w);
+    }
+  }
+  free(got);
+  free(want);
+}
+
+static void test_scan(void **state) {
+  (void)state;
+  TU_SKIP_WITHOUT_DEVICE();
+  tc_run *r = malloc(sizeof *r);
+  assert_non_null(r);
+  for (int k = 0; k < NUM_SCAN_TYPES; ++k) {
+    const cuprim_dtype t = kScanTypes[k];
+    for (int op = 0; op <= CUPRIM_XOR; ++op) {
+      if (!op_applies(t, op))
+        continue;
+      void *h = make_data(t, (cuprim_op)op, N, tu_mix(tu_seed(), (uint64_t)(k * 16 + op + 100)));
+      const uint64_t shape[1] = {N};
+      const char *file = tc_path("scan.npy");
+      tc_write_npy(file, t, 1, shape, h, (size_t)N * cuprim_dtype_size(t));
+      for (int kind = 0; kind < 2; ++kind) {
+        check_scan(r, file, t, (cuprim_op)op, (cuprim_scan_kind)kind, h, N, "");
+        /* The carry between passes: ~100 passes, and two with a short last one. */
+        check_scan(r, file, t, (cuprim_op)op, (cuprim_scan_kind)kind, h, N, "--chunk 1000");
+        check_scan(r, file, t, (cuprim_op)op, (cuprim_scan_kind)kind, h, N, "--chunk 99999");
+      }
+      free(h);
+    }
+  }
+  free(r);
+}
+
+static void test_scan_algorithms_and_shapes(void **state) {
+  (void)state;
+  TU_SKIP_WITHOUT_DEVICE();
+  tc_run *r = malloc(sizeof *r);
+  assert_non_null(r);
+  int64_t *h = make_data(CUPRIM_I64, CUPRIM_SUM, N, 21);
+  const uint64_t shape[1] = {N};
+  tc_write_npy(tc_path("i64.npy"), CUPRIM_I64, 1, shape, h, N * sizeof(int64_t));
+  for (int alg = 0; alg < cli_alg_count(CLI_PRIM_SCAN); ++alg) {
+    char extra[96];
+    snprintf(extra, sizeof extra, "--alg %s", cli_alg_name(CLI_PRIM_SCAN, alg));
+    check_scan(r, tc_path("i64.npy"), CUPRIM_I64, CUPRIM_SUM, CUPRIM_INCLUSIVE, h, N, extra);
+    snprintf(extra, sizeof extra, "--alg %s --chunk 3000", cli_alg_name(CLI_PRIM_SCAN, alg));
+    check_scan(r, tc_path("i64.npy"), CUPRIM_I64, CUPRIM_SUM, CUPRIM_EXCLUSIVE, h, N, extra);
+  }
+  /* Tiny passes: one element each; a file of one element; an empty file; a 2-d array. */
+  const uint64_t five[1] = {5};
+  tc_write_npy(tc_path("five.npy"), CUPRIM_I64, 1, five, h, 5 * sizeof(int64_t));
+  check_scan(r, tc_path("five.npy"), CUPRIM_I64, CUPRIM_SUM, CUPRIM_INCLUSIVE, h, 5, "--chunk 1");
+  check_scan(r, tc_path("five.npy"), CUPRIM_I64, CUPRIM_MIN, CUPRIM_EXCLUSIVE, h, 5, "--chunk 1");
+  check_scan(r, tc_path("five.npy"), CUPRIM_I64, CUPRIM_XOR, CUPRIM_EXCLUSIVE, h, 5, "--chunk 2");
+  tc_write_npy(tc_path("one.npy"), CUPRIM_I64, 0, NULL, h, sizeof(int64_t));
+  check_scan(r, tc_path("one.npy"), CUPRIM_I64, CUPRIM_SUM, CUPRIM_EXCLUSIVE, h, 1, "");
+  const uint64_t empty[1] = {0};
+  tc_write_npy(tc_path("empty.npy"), CUPRIM_I64, 1, empty, NULL, 0);
+  check_scan(r, tc_path("empty.npy"), CUPRIM_I64, CUPRIM_SUM, CUPRIM_INCLUSIVE, h, 0, "");
+  const uint64_t shape2[2] = {100, 1000};
+  tc_write_npy(tc_path("2d.npy"), CUPRIM_I64, 2, shape2, h, 100000 * sizeof(int64_t));
+  check_scan(r, tc_path("2d.npy"), CUPRIM_I64, CUPRIM_SUM, CUPRIM_INCLUSIVE, h, 100000,
+             "--chunk 777");
+  /* Raw input; in place (the output replaces the input file). */
+  tc_write_file(tc_path("u32.bin"), h, N * sizeof(uint32_t)); /* h's first 4N bytes as u32 */
+  check_scan(r, tc_path("u32.bin"), CUPRIM_U32, CUPRIM_SUM, CUPRIM_INCLUSIVE, h, N,
+             "--dtype u32 --chunk 5000");
+  tc_write_npy(tc_path("inplace.npy"), CUPRIM_I64, 1, shape, h, N * sizeof(int64_t));
+  tc_cli(r, "scan --chunk 10000 -o %s %s", tc_path("inplace.npy"), tc_path("inplace.npy"));
+  assert_int_equal(r->status, 0);
+  cuprim_dtype t;
+  uint64_t count;
+  int64_t *got = tc_read_npy(tc_path("inplace.npy"), &t, &count);
+  int64_t *want = malloc(N * sizeof(int64_t));
+  assert_non_null(want);
+  cli_scan_host(CUPRIM_I64, CUPRIM_SUM, CUPRIM_INCLUSIVE, h, want, N);
+  assert_int_equal(count, N);
+  assert_memory_equal(got, want, N * sizeof(int64_t));
+  assert_int_equal(tc_count_entries(".tmp-"), 0);
+  free(got);
+  free(want);
+  free(h);
+  free(r);
+}
+
+/* ---------------------------------------------------------------- histogram */
+
+/* Samples of every dtype over [lo, hi) and a bit beyond (some not counted). */
+static void *histogram_data(cuprim_dtype t, uint64_t n, uint64_t seed, double *lo, double *hi) {
+  const size_t size = cuprim_dtype_size(t);
+  unsigned char *h = malloc((size_t)n * size);
+  assert_non_null(h);
+  uint64_t s = seed;
+  *lo = is_float(t) ? -1.0 : 10.0;
+  *hi = is_float(t) ? 1.0 : 100.0;
+  for (uint64_t i = 0; i < n; ++i) {
+    const uint64_t r = tu_splitmix64(&s);
+    if (is_float(t)) {
+      const double v = (double)(r >> 40) * 0x1p-22 - 2.0; /* [-2, 2): half outside the range */
+      if (t == CUPRIM_F32) {
+        const float f = (float)v;
+        memcpy(h + i * size, &f, size);
+      } else {
+        memcpy(h + i * size, &v, size);
+      }
+    } else {
+      const uint64_t v = r % 120; /* [0, 120): some below 10, some at or above 100 */
+      memcpy(h + i * size, &v, size);
+    }
+  }
+  return h;
+}
+
+enum { BINS = 7 };
+
+static void check_counts(const uint64_t *got, const uint64_t *want, uint32_t bins,
+                         const char *what) {
+  for (uint32_t b = 0; b < bins; ++b)
+    if (got[b] != want[b])
+      fail_msg("histogram %s: bin %u holds %llu, expected %llu", what, b,
+               (unsigned long long)got[b], (unsigned long long)want[b]);
+}
+
+/* Counts from the printed table (its third column). */
+static void table_counts(const char *out, uint64_t *counts, uint32_t bins) {
+  const char *line = strchr(out, '\n'); /* past the header */
+  for (uint32_t b = 0; b < bins; ++b) {
+    assert_non_null(line);
+    unsigned long long c = 0;
+    assert_int_equal(sscanf(line + 1, "%*s %*s %llu", &c), 1);
+    counts[b] = c;
+    line = strchr(line + 1, '\n');
+  }
+}
+
+static void test_histogram(void **state) {
+  (void)state;
+  TU_SKIP_WITHOUT_DEVICE();
+  tc_run *r = malloc(sizeof *r);
+  assert_non_null(r);
+  for (int t = 0; t <= CUPRIM_F64; ++t) {
+    double lo, hi;
+    void *h = histogram_data((cuprim_dtype)t, N, tu_mix(tu_seed(), (uint64_t)t + 200), &lo, &hi);
+    const uint64_t shape[1] = {N};
+    const char *file = tc_path("hist.npy");
+    tc_write_npy(file, (cuprim_dtype)t, 1, shape, h,
+                 (size_t)N * cuprim_dtype_size((cuprim_dtype)t));
+    uint64_t want[BINS] = {0}, got[BINS];
+    cli_histogram_host((cuprim_dtype)t, h, N, BINS, lo, hi, NULL, want);
+    /* The table, in one pass and in many. */
+    for (int chunked = 0; chunked < 2; ++chunked) {
+      tc_cli(r, "histogram --bins %d --range %.17g %.17g %s %s", BINS, lo, hi,
+             chunked ? "--chunk 1000" : "", file);
+      assert_int_equal(r->status, 0);
+      table_counts(r->out, got, BINS);
+      check_counts(got, want, BINS, cli_dtype_name((cuprim_dtype)t));
+    }
+    free(h);
+  }
+  free(r);
+}
+
+static void test_histogram_outputs_edges_algorithms(void **state) {
+  (void)state;
+  TU_SKIP_WITHOUT_DEVICE();
+  tc_run *r = malloc(sizeof *r);
+  assert_non_null(r);
+  double lo, hi;
+  float *h = histogram_data(CUPRIM_F32, N, 31, &lo, &hi);
+  const uint64_t shape[1] = {N};
+  tc_write_npy(tc_path("f32.npy"), CUPRIM_F32, 1, shape, h, N * sizeof(float));
+  uint64_t want[BINS] = {0};
+  cli_histogram_host(CUPRIM_F32, h, N, BINS, lo, hi, NULL, want);
+  /* Every algorithm, to a .npy of u64 counts. */
+  for (int alg = 0; alg < cli_alg_count(CLI_PRIM_HISTOGRAM); ++alg) {
+    tc_cli(r, "histogram --bins %d --range %g %g --alg %s --chunk 9999 -o %s %s", BINS, lo, hi,
+           cli_alg_name(CLI_PRIM_HISTOGRAM, alg), tc_path("h.npy"), tc_path("f32.npy"));
+    assert_int_equal(r->status, 0);
+    assert_string_equal(r->out, ""); /* written to the file, not printed */
+    cuprim_dtype t;
+    uint64_t count;
+    uint64_t *got = tc_read_npy(tc_path("h.npy"), &t, &count);
+    assert_int_equal(t, CUPRIM_U64);
+    assert_int_equal(count, BINS);
+    check_counts(got, want, BINS, cli_alg_name(CLI_PRIM_HISTOGRAM, alg));
+    free(got);
+  }
+  /* CSV: a header, then lower,upper,count per bin; the first lower and last upper are the range. */
+  tc_cli(r, "histogram --bins %d --range %g %g -o %s %s", BINS, lo, hi, tc_path("h.csv"),
+         tc_path("f32.npy"));
+  assert_int_equal(r->status, 0);
+  FILE *f = fopen(tc_path("h.csv"), "r");
+  assert_non_null(f);
+  char line[256];
+  assert_non_null(fgets(line, sizeof line, f));
+  assert_string_equal(line, "lower,upper,count\n");
+  for (int b = 0; b < BINS; ++b) {
+    double l, u;
+    unsigned long long c;
+    assert_non_null(fgets(line, sizeof line, f));
+    assert_int_equal(sscanf(line, "%lf,%lf,%llu", &l, &u, &c), 3);
+    assert_int_equal(c, want[b]);
+    if (b == 0)
+      assert_true(l == lo);
+    if (b == BINS - 1)
+      assert_true(u == hi);
+  }
+  assert_null(fgets(line, sizeof line, f));
+  fclose(f);
+  /* Edges from a text file and from a .npy file: uneven bins, some samples outside. */
+  const double edges[5] = {-1.5, -0.25, 0.0, 0.125, 1.75};
+  uint64_t want_e[4] = {0};
+  cli_histogram_host(CUPRIM_F32, h, N, 4, 0.0, 0.0, edges, want_e);
+  const char *text = "# edges\n-1.5, -0.25\n0 0.125 1.75\n";
+  tc_write_file(tc_path("edges.txt"), text, strlen(text));
+  const uint64_t five[1] = {5};
+  tc_write_npy(tc_path("edges.npy"), CUPRIM_F64, 1, five, edges, sizeof edges);
+  const char *const sources[] = {"edges.txt", "edges.npy"};
+  for (int s = 0; s < 2; ++s) {
+    for (int chunked = 0; chunked < 2; ++chunked) {
+      tc_cli(r, "histogram --edges %s %s %s", tc_path(sources[s]), chunked ? "--chunk 1000" : "",
+             tc_path("f32.npy"));
+      assert_int_equal(r->status, 0);
+      uint64_t got[4];
+      table_counts(r->out, got, 4);
+      check_counts(got, want_e, 4, sources[s]);
+    }
+  }
+  /* u8 samples from a raw file, 256 bins: the classic. */
+  unsigned char *bytes = malloc(N);
+  assert_non_null(bytes);
+  uint64_t st = 77;
+  for (int i = 0; i < N; ++i)
+    bytes[i] = (unsigned char)tu_splitmix64(&st);
+  tc_write_file(tc_path("u8.bin"), bytes, N);
+  uint64_t want8[256] = {0};
+  cli_histogram_host(CUPRIM_U8, bytes, N, 256, 0.0, 256.0, NULL, want8);
+  tc_cli(r, "histogram --dtype u8 --bins 256 --range 0 256 --chunk 4096 -o %s %s",
+         tc_path("u8.npy"), tc_path("u8.bin"));
+  assert_int_equal(r->status, 0);
+  cuprim_dtype t;
+  uint64_t count;
+  uint64_t *got8 = tc_read_npy(tc_path("u8.npy"), &t, &count);
+  assert_int_equal(count, 256);
+  check_counts(got8, want8, 256, "u8 raw");
+  free(got8);
+  /* An empty input: zeros. */
+  const uint64_t empty[1] = {0};
+  tc_write_npy(tc_path("empty.npy"), CUPRIM_F32, 1, empty, NULL, 0);
+  tc_cli(r, "histogram --bins 3 --range 0 1 -o %s %s", tc_path("e.npy"), tc_path("empty.npy"));
+  assert_int_equal(r->status, 0);
+  uint64_t *zeros = tc_read_npy(tc_path("e.npy"), &t, &count);
+  assert_int_equal(count, 3);
+  assert_true(zeros[0] == 0 && zeros[1] == 0 && zeros[2] == 0);
+  free(zeros);
+  assert_int_equal(tc_count_entries(".tmp-"), 0);
+  free(bytes);
+  free(h);
+  free(r);
+}
+
+/* ---------------------------------------------------------------- ladder, info, demo */
+
+/* The ladder checks each algorithm's result itself (exit 1 on a wrong one); here: it succeeds,
+ * lists every algorithm, and every row says ok. */
+static void check_ladder(tc_run *r, cli_primitive p, const char *args) {
+  static const char *const names[] = {"reduce", "scan", "histogram"};
+  tc_cli(r, "ladder %s %s", names[p], args);
+  if (r->status != 0)
+    fail_msg("ladder %s %s: status %d\n%s", names[p], args, r->status, r->out);
+  print_message("%s", r->out);
+  int rows = 0;
+  for (int alg = 0; alg < cli_alg_count(p); ++alg) {
+    char want[64];
+    snprintf(want, sizeof want, "  %s ", cli_alg_name(p, alg)); /* the row's name column */
+    const char *row = strstr(r->out, want);
+    if (!row)
+      fail_msg("ladder %s: no row for %s", names[p], cli_alg_name(p, alg));
+    const char *end = strchr(row, '\n');
+    assert_non_null(end);
+    const char *ok = strstr(row, " ok ");
+    if (!ok || ok > end)
+      fail_msg("ladder %s: the row of %s is not ok", names[p], cli_alg_name(p, alg));
+    ++rows;
+  }
+  assert_int_equal(rows, cli_alg_count(p));
+  assert_non_null(strstr(r->out, "GB/s"));
+}
+
+static void test_ladder(void **state) {
+  (void)state;
+  TU_SKIP_WITHOUT_DEVICE();
+  tc_run *r = malloc(sizeof *r);
+  assert_non_null(r);
+  check_ladder(r, CLI_PRIM_REDUCE, "--n 2^20 --runs 3");
+  check_ladder(r, CLI_PRIM_REDUCE, "--n 100003 --runs 2 --dtype i64 --op xor");
+  check_ladder(r, CLI_PRIM_SCAN, "--n 2^20 --runs 3");
+  check_ladder(r, CLI_PRIM_SCAN, "--n 100003 --runs 2 --dtype u32 --op max --exclusive");
+  check_ladder(r, CLI_PRIM_HISTOGRAM, "--n 2^20 --runs 3");
+  check_ladder(r, CLI_PRIM_HISTOGRAM, "--n 100003 --runs 2 --dtype u8 --bins 256");
+  free(r);
+}
+
+static void test_info_and_demo(void **state) {
+  (void)state;
+  TU_SKIP_WITHOUT_DEVICE();
+  tc_run *r = malloc(sizeof *r);
+  assert_non_null(r);
+  tc_cli(r, "info --runs 3");
+  assert_int_equal(r->status, 0);
+  print_message("%s", r->out);
+  char want[64];
+  snprintf(want, sizeof want, "cuprim %s\n", cuprim_version_string());
+  assert_non_null(strstr(r->out, want));
+  assert_non_null(strstr(r->out, "compute capability"));
+  assert_non_null(strstr(r->out, "SMs"));
+  assert_non_null(strstr(r->out, "L2 cache"));
+  double gbps = 0.0;
+  const char *bw = strstr(r->out, "copy bandwidth");
+  assert_non_null(bw);
+  assert_int_equal(sscanf(bw, "copy bandwidth %lf GB/s", &gbps), 1);
+  assert_true(gbps > 10.0); /* any GPU of this century copies faster than 10 GB/s */
+  tc_cli(r, "demo --n 100003 --runs 2");
+  assert_int_equal(r->status, 0);
+  print_message("%s", r->out);
+  const char *p = r->out;
+  int oks = 0;
+  while ((p = strstr(p, "  ok")) != NULL) {
+    ++oks;
+    ++p;
+  }
+  assert_int_equal(oks, 3);
+  assert_null(strstr(r->out, "WRONG"));
+  free(r);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_reduce),    cmocka_unit_test(test_reduce_inputs_and_outputs),
+      cmocka_unit_test(test_scan),      cmocka_unit_test(test_scan_algorithms_and_shapes),
+      cmocka_unit_test(test_histogram), cmocka_unit_test(test_histogram_outputs_edges_algorithms),
+      cmocka_unit_test(test_ladder),    cmocka_unit_test(test_info_and_demo),
+  };
+  const int failed = cmocka_run_group_tests(tests, setup, teardown);
+  if (failed == 0 && !tu_device_available(NULL, 0))
+    return 77; /* every test skipped: no device (CTest SKIP_RETURN_CODE) */
+  return failed;
+}

@@ -1,0 +1,278 @@
+/* The cuprim program on bad input, run as a user runs it (label nogpu). Every case must fail
+ * with its documented exit code and a one-line message on stderr, before the program looks for a
+ * device (so the result is the same on machines with and without one), and must leave no output
+ * and no temporary file behind; an existing output file must be left untouched. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_util.h"
+
+#include "cli_args.h"
+#include "test_cli_common.h"
+
+static int setup(void **state) {
+  (void)state;
+  return tc_make_scratch();
+}
+
+static int teardown(void **state) {
+  (void)state;
+  return tc_remove_scratch();
+}
+
+/* A .npy built from a header dict and data bytes (the header padded to 64 bytes). */
+static void write_raw_npy(const char *name, const char *dict, const void *data, size_t len,
+                          unsigned major) {
+  unsigned char buf[512];
+  const size_t pre = major == 1 ? 10 : 12;
+  const size_t hlen = (pre + strlen(dict) + 1 + 63) / 64 * 64 - pre;
+  memcpy(buf, "\x93NUMPY", 6);
+  buf[6] = (unsigned char)major;
+  buf[7] = 0;
+  buf[8] = (unsigned char)(hlen & 0xFF);
+  buf[9] = (unsigned char)(hlen >> 8);
+  if (pre == 12)
+    buf[10] = buf[11] = 0;
+  memset(buf + pre, ' ', hlen);
+  memcpy(buf + pre, dict, strlen(dict));
+  buf[pre + hlen - 1] = '\n';
+  assert_true(pre + hlen + len <= sizeof buf);
+  memcpy(buf + pre + hlen, data, len);
+  tc_write_file(tc_path(name), buf, pre + hlen + len);
+}
+
+/* Expects `status`, a single line on stderr containing `needle`, nothing on stdout, and no
+ * temporary file in the scratch directory. */
+static void expect(const tc_run *r, int status, const char *needle) {
+  if (r->status != status)
+    fail_msg("exit status %d, expected %d (stderr: %s)", r->status, status, r->err);
+  if (!strstr(r->err, needle))
+    fail_msg("stderr \"%s\" lacks \"%s\"", r->err, needle);
+  const char *nl = strchr(r->err, '\n');
+  if (!nl || nl[1] != '\0')
+    fail_msg("stderr is not exactly one line: \"%s\"", r->err);
+  assert_string_equal(r->out, "");
+  assert_int_equal(tc_count_entries(".tmp-"), 0);
+}
+
+/* The inputs every test uses (rewritten by each test, so that each runs alone). */
+static void make_inputs(void) {
+  const float four[4] = {1, 2, 3, 4};
+  write_raw_npy("trunc.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (5,), }", four,
+                sizeof four, 1);
+  write_raw_npy("be.npy", "{'descr': '>f4', 'fortran_order': False, 'shape': (4,), }", four,
+                sizeof four, 1);
+  tc_write_file(tc_path("data.bin"), "123456", 6);
+  const float f32[4] = {1.0f, 2.0f, 3.0f, 4.5f};
+  const double f64[2] = {1.0, 2.0};
+  const int32_t i32[3] = {1, 2, 3};
+  const int8_t i8[3] = {1, 2, 3};
+  const uint64_t s4[1] = {4}, s2[1] = {2}, s3[1] = {3};
+  tc_write_npy(tc_path("f32.npy"), CUPRIM_F32, 1, s4, f32, sizeof f32);
+  tc_write_npy(tc_path("f64.npy"), CUPRIM_F64, 1, s2, f64, sizeof f64);
+  tc_write_npy(tc_path("i32.npy"), CUPRIM_I32, 1, s3, i32, sizeof i32);
+  tc_write_npy(tc_path("i8.npy"), CUPRIM_I8, 1, s3, i8, sizeof i8);
+}
+
+static void test_input_files(void **state) {
+  (void)state;
+  make_inputs();
+  tc_run *r = malloc(sizeof *r);
+  assert_non_null(r);
+  const float four[4] = {1, 2, 3, 4};
+
+  tc_cli(r, "reduce %s", tc_path("missing.npy"));
+  expect(r, CLI_EXIT_INPUT, "missing.npy: No such file or directory");
+  tc_cli(r, "reduce %s", tc_scratch());
+  expect(r, CLI_EXIT_INPUT, "not a regular file");
+  tc_cli(r, "histogram --bins 4 --range 0 1 %s", tc_path("missing.npy"));
+  expect(r, CLI_EXIT_INPUT, "No such file");
+
+  tc_cli(r, "reduce %s", tc_path("trunc.npy"));
+  expect(r, CLI_EXIT_FORMAT, "truncated data");
+  write_raw_npy("long.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", four,
+                sizeof four, 2);
+  tc_cli(r, "reduce %s", tc_path("long.npy"));
+  expect(r, CLI_EXIT_FORMAT, "does not match the shape");
+  tc_cli(r, "reduce %s", tc_path("be.npy"));
+  expect(r, CLI_EXIT_FORMAT, "big-endian");
+  write_raw_npy("fortran.npy", "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }", four,
+                sizeof four, 1);
+  tc_cli(r, "scan -o %s %s", tc_path("out.npy"), tc_path("fortran.npy"));
+  expect(r, CLI_EXIT_FORMAT, "Fortran");
+  write_raw_npy("c8.npy", "{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", four,
+                sizeof four, 3);
+  tc_cli(r, "histogram --bins 2 --range 0 1 %s", tc_path("c8.npy"));
+  expect(r, CLI_EXIT_FORMAT, "unsupported dtype");
+  write_raw_npy("obj.npy", "{'descr': '|O', 'fortran_order': False, 'shape': (2,), }", four, 16, 1);
+  tc_cli(r, "reduce %s", tc_path("obj.npy"));
+  expect(r, CLI_EXIT_FORMAT, "unsupported dtype");
+  write_raw_npy("nokey.npy", "{'descr': '<f4', 'shape': (4,), }", four, sizeof four, 1);
+  tc_cli(r, "reduce %s", tc_path("nokey.npy"));
+  expect(r, CLI_EXIT_FORMAT, "fortran_order");
+  write_raw_npy("v7.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }", four,
+                sizeof four, 7);
+  tc_cli(r, "reduce %s", tc_path("v7.npy"));
+  expect(r, CLI_EXIT_FORMAT, "version 7.0");
+  tc_write_file(tc_path("magic.npy"), "\x93NUMPX\x01\x00", 8);
+  tc_cli(r, "reduce %s", tc_path("magic.npy"));
+  expect(r, CLI_EXIT_FORMAT, "magic");
+  tc_write_file(tc_path("hlen.npy"), "\x93NUMPY\x01\x00\xff\x00{'descr'", 17);
+  tc_cli(r, "reduce %s", tc_path("hlen.npy"));
+  expect(r, CLI_EXIT_FORMAT, "past the end of the file");
+  /* Raw data without --dtype, and raw data of the wrong size. */
+  tc_cli(r, "reduce %s", tc_path("data.bin"));
+  expect(r, CLI_EXIT_FORMAT, "--dtype");
+  tc_cli(r, "reduce --dtype f32 %s", tc_path("data.bin"));
+  expect(r, CLI_EXIT_FORMAT, "whole number of f32 elements");
+  /* A .npy whose dtype is not the --dtype given. */
+  tc_cli(r, "reduce --dtype i64 %s", tc_path("i32.npy"));
+  expect(r, CLI_EXIT_FORMAT, "holds i32, not --dtype i64");
+  free(r);
+}
+
+static void test_unsupported(void **state) {
+  (void)state;
+  make_inputs();
+  tc_run *r = malloc(sizeof *r);
+  assert_non_null(r);
+  tc_cli(r, "reduce --op and %s", tc_path("f32.npy"));
+  expect(r, CLI_EXIT_UNSUPPORTED, "integer data only");
+  tc_cli(r, "scan --op xor -o %s %s", tc_path("x.npy"), tc_path("f64.npy"));
+  expect(r, CLI_EXIT_UNSUPPORTED, "integer data only");
+  assert_false(tc_exists(tc_path("x.npy")));
+  tc_cli(r, "reduce %s", tc_path("i8.npy"));
+  expect(r, CLI_EXIT_UNSUPPORTED, "does not take i8");
+  tc_cli(r, "scan -o %s --dtype u16 %s", tc_path("x.npy"), tc_path("data.bin"));
+  expect(r, CLI_EXIT_UNSUPPORTED, "does not take u16");
+  tc_cli(r, "ladder scan --dtype i16");
+  expect(r, CLI_EXIT_UNSUPPORTED, "does not take i16");
+  tc_cli(r, "ladder reduce --op or --dtype f64");
+  expect(r, CLI_EXIT_UNSUPPORTED, "integer data only");
+  free(r);
+}
+
+static void test_outputs_and_edges(void **state) {
+  (void)state;
+  make_inputs();
+  tc_run *r = malloc(sizeof *r);
+  assert_non_null(r);
+  /* An output in a directory that does not exist. */
+  tc_cli(r, "scan -o %s %s", tc_path("no/such/dir/out.npy"), tc_path("i32.npy"));
+  expect(r, CLI_EXIT_OUTPUT, "cannot create a file there");
+  tc_cli(r, "histogram --bins 2 --range 0 4 -o %s %s", tc_path("nodir/h.csv"), tc_path("i32.npy"));
+  expect(r, CLI_EXIT_OUTPUT, "nodir/h.csv");
+  /* An existing output survives a failed run unchanged. */
+  tc_write_file(tc_path("keep.npy"), "old", 3);
+  tc_cli(r, "scan --op and -o %s %s", tc_path("keep.npy"), tc_path("f32.npy"));
+  expect(r, CLI_EXIT_UNSUPPORTED, "integer");
+  tc_cli(r, "scan -o %s %s", tc_path("keep.npy"), tc_path("trunc.npy"));
+  expect(r, CLI_EXIT_FORMAT, "truncated");
+  FILE *f = fopen(tc_path("keep.npy"), "rb");
+  assert_non_null(f);
+  char back[8] = "";
+  assert_int_equal(fread(back, 1, sizeof back, f), 3);
+  fclose(f);
+  assert_memory_equal(back, "old", 3);
+  /* Bad edges files. */
+  tc_write_file(tc_path("dec.txt"), "0 2 1\n", 6);
+  tc_cli(r, "histogram --edges %s %s", tc_path("dec.txt"), tc_path("f32.npy"));
+  expect(r, CLI_EXIT_FORMAT, "strictly increasing");
+  tc_write_file(tc_path("nan.txt"), "0, nan, 1", 9);
+  tc_cli(r, "histogram --edges %s %s", tc_path("nan.txt"), tc_path("f32.npy"));
+  expect(r, CLI_EXIT_FORMAT, "not a finite number");
+  tc_write_file(tc_path("one.txt"), "5\n", 2);
+  tc_cli(r, "histogram --edges %s %s", tc_path("one.txt"), tc_path("f32.npy"));
+  expect(r, CLI_EXIT_FORMAT, "at least 2");
+  tc_cli(r, "histogram --edges %s %s", tc_path("none.txt"), tc_path("f32.npy"));
+  expect(r, CLI_EXIT_INPUT, "none.txt");
+  tc_cli(r, "histogram --edges %s %s", tc_path("be.npy"), tc_path("f32.npy"));
+  expect(r, CLI_EXIT_FORMAT, "big-endian");
+  free(r);
+}
+
+static void test_usage(void **state) {
+  (void)state;
+  make_inputs();
+  tc_run *r = malloc(sizeof *r);
+  assert_non_null(r);
+  const char *f = tc_path("f32.npy");
+  tc_cli(r, "histogram --bins 0 --range 0 1 %s", f);
+  expect(r, CLI_EXIT_USAGE, "at least 1");
+  tc_cli(r, "histogram --bins 4 --range 1 0 %s", f);
+  expect(r, CLI_EXIT_USAGE, "LO must be less than HI");
+  tc_cli(r, "histogram --bins 4 --range nan 1 %s", f);
+  expect(r, CLI_EXIT_USAGE, "finite");
+  tc_cli(r, "histogram --bins 4 --range 0 1 -o %s %s", tc_path("h.txt"), f);
+  expect(r, CLI_EXIT_USAGE, ".npy or .csv");
+  tc_cli(r, "reduce --frobnicate %s", f);
+  expect(r, CLI_EXIT_USAGE, "unknown option '--frobnicate'");
+  tc_cli(r, "reduce --op mean %s", f);
+  expect(r, CLI_EXIT_USAGE, "--op mean");
+  tc_cli(r, "scan %s", f);
+  expect(r, CLI_EXIT_USAGE, "needs -o");
+  tc_cli(r, "reduce");
+  expect(r, CLI_EXIT_USAGE, "missing the input FILE");
+  tc_cli(r, "demo --n 0");
+  expect(r, CLI_EXIT_USAGE, "--n 0");
+  tc_cli(r, "frobnicate");
+  expect(r, CLI_EXIT_USAGE, "unknown command");
+  /* No command: the usage on stderr. */
+  tc_cli(r, "%s", "");
+  assert_int_equal(r->status, CLI_EXIT_USAGE);
+  assert_non_null(strstr(r->err, "usage: cuprim"));
+  /* Help on stdout, exit 0, with the exit codes. */
+  tc_cli(r, "--help");
+  assert_int_equal(r->status, 0);
+  assert_non_null(strstr(r->out, "ladder"));
+  assert_non_null(strstr(r->out, "77 no CUDA device"));
+  static const char *const cmds[] = {"demo", "info", "reduce", "scan", "histogram", "ladder"};
+  for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; ++i) {
+    tc_cli(r, "%s --help", cmds[i]);
+    assert_int_equal(r->status, 0);
+    char want[64];
+    snprintf(want, sizeof want, "usage: cuprim %s", cmds[i]);
+    assert_non_null(strstr(r->out, want));
+    assert_string_equal(r->err, "");
+  }
+  tc_cli(r, "help histogram");
+  assert_int_equal(r->status, 0);
+  assert_non_null(strstr(r->out, "--edges"));
+  free(r);
+}
+
+/* Valid input: 0 where there is a device, 77 (one line) where there is none; either way no
+ * temporary file is left, and an output exists only after success. */
+static void test_valid_input_device_or_skip(void **state) {
+  (void)state;
+  make_inputs();
+  tc_run *r = malloc(sizeof *r);
+  assert_non_null(r);
+  tc_cli(r, "scan -o %s %s", tc_path("ok.npy"), tc_path("i32.npy"));
+  assert_int_equal(tc_count_entries(".tmp-"), 0);
+  if (r->status == CLI_EXIT_NO_DEVICE) {
+    assert_non_null(strstr(r->err, "no CUDA device"));
+    assert_false(tc_exists(tc_path("ok.npy")));
+  } else {
+    assert_int_equal(r->status, 0);
+    assert_true(tc_exists(tc_path("ok.npy")));
+  }
+  tc_cli(r, "reduce %s", tc_path("i32.npy"));
+  if (r->status == CLI_EXIT_NO_DEVICE)
+    assert_string_equal(r->out, "");
+  else
+    assert_string_equal(r->out, "6\n");
+  free(r);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_input_files),
+      cmocka_unit_test(test_unsupported),
+      cmocka_unit_test(test_outputs_and_edges),
+      cmocka_unit_test(test_usage),
+      cmocka_unit_test(test_valid_input_device_or_skip),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
