@@ -4,7 +4,8 @@
  * is exact: integers (wrapping), float sums of small integers (every partial sum below 2^24),
  * float products of +-1, float MIN/MAX. Chunked runs (--chunk much smaller than the file) must
  * give the same bits as the host, which exercises the pass joins: the host combine of reduce,
- * the added histogram counts, and the scan's carry. */
+ * the added histogram counts, and the scan's carry. About 200 runs of the program, each creating a
+ * CUDA context: a minute or two. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,9 +101,11 @@ static void test_reduce(void **state) {
       const uint64_t shape[1] = {N};
       const char *file = tc_path("reduce.npy");
       tc_write_npy(file, t, 1, shape, h, (size_t)N * cuprim_dtype_size(t));
-      check_reduce(r, file, t, (cuprim_op)op, h, N, "");
-      /* Passes of CHUNK elements, joined on the host with the same op: the same value. */
+      /* Passes of CHUNK elements, joined on the host with the same op: the same value. Every
+       * op goes through the join; one pass (the library alone) for SUM and MAX. */
       check_reduce(r, file, t, (cuprim_op)op, h, N, "--chunk 1000");
+      if (op == CUPRIM_SUM || op == CUPRIM_MAX)
+        check_reduce(r, file, t, (cuprim_op)op, h, N, "");
       free(h);
     }
   }
@@ -222,10 +225,13 @@ static void test_scan(void **state) {
       const char *file = tc_path("scan.npy");
       tc_write_npy(file, t, 1, shape, h, (size_t)N * cuprim_dtype_size(t));
       for (int kind = 0; kind < 2; ++kind) {
-        check_scan(r, file, t, (cuprim_op)op, (cuprim_scan_kind)kind, h, N, "");
-        /* The carry between passes: ~100 passes, and two with a short last one. */
+        /* The carry between passes, for every op: ~100 passes. */
         check_scan(r, file, t, (cuprim_op)op, (cuprim_scan_kind)kind, h, N, "--chunk 1000");
-        check_scan(r, file, t, (cuprim_op)op, (cuprim_scan_kind)kind, h, N, "--chunk 99999");
+        /* One pass (the library alone), and two passes with a short last one. */
+        if (op == CUPRIM_SUM)
+          check_scan(r, file, t, (cuprim_op)op, (cuprim_scan_kind)kind, h, N, "");
+        if (op == CUPRIM_SUM && (t == CUPRIM_I32 || t == CUPRIM_F32))
+          check_scan(r, file, t, (cuprim_op)op, (cuprim_scan_kind)kind, h, N, "--chunk 99999");
       }
       free(h);
     }
