@@ -7,6 +7,7 @@
  * CUB's, element by element and exactly; CUB's against the exact scan (the harness itself);
  * rel_err gives each one's largest error against the exact scan. */
 #include "bench.cuh"
+#include "scan/scan_internal.h" /* cuprim__scan_lookback: the kernel-choice sweep */
 
 #include <cub/device/device_scan.cuh>
 
@@ -374,6 +375,53 @@ template <class T> void ladder(Bench &b, const Buffers<T> &buf, int log2_n) {
   table.clear();
 }
 
+/* ---------------------------------------------------------------- tuning sweep */
+
+/* AUTO's kernel choice (scan_tuning.h): the single-block kernel and the look-back kernel's
+ * variants forced through the internal entry point, against CUB, to set the table from data:
+ * full or half-size tiles (small), status reset by cudaMemsetAsync or by a kernel overlapped
+ * through programmatic dependent launch (-pdl). Each output is checked against CUB's. */
+template <class T> void tune_kernel_choice(Bench &b, const Buffers<T> &buf) {
+  const cuprim_scan_kind kind = CUPRIM_INCLUSIVE;
+  const char *names[] = {"single", "full", "small", "full-pdl", "small-pdl"};
+  constexpr int CHOICES = 5;
+  std::string &table = b.pending;
+  table = strprintf("\nscan AUTO inclusive SUM %s kernel choice (us): one block of 1024 threads "
+                    "(up to 2^18), or the look-back kernel: full or half-size (small) tiles, "
+                    "status reset by memset or by a PDL-overlapped kernel (pdl)\n%9s",
+                    DType<T>::name, "n");
+  for (const char *nm : names)
+    table += strprintf(" %9s", nm);
+  table += strprintf(" %9s\n", "cub");
+  for (int k2 = 20; k2 <= 48; ++k2) { /* n = 2^(k2/2): half-octave steps from 2^10 to 2^24 */
+    const uint64_t n = (uint64_t)std::llround(std::exp2(k2 / 2.0));
+    const Timing cub = time_cub(b, kind, buf.d_in, buf.d_out_cub, n);
+    table += strprintf("%9llu", (unsigned long long)n);
+    for (int choice = 0; choice < CHOICES; ++choice) {
+      if (choice == 0 && n > (1u << 18)) {
+        table += strprintf(" %9s", "-");
+        continue;
+      }
+      cuprim__scan_tuning tune;
+      tune.single_block_max_tiles = choice == 0 ? UINT32_MAX : 0;
+      tune.small_tiles_max_n = choice == 2 || choice == 4 ? UINT64_MAX : 0;
+      tune.pdl_reset = choice >= 3;
+      poison(b, buf.d_out_cuprim, n);
+      const Timing t = time_call(b, [&]() -> const char * {
+        const cuprim_status s = cuprim__scan_lookback(
+            b.ctx, buf.d_in, buf.d_out_cuprim, n, DType<T>::id, CUPRIM_SUM, kind, b.stream, &tune);
+        return s == CUPRIM_SUCCESS ? nullptr : cuprim_error_text(s);
+      });
+      const Row r = checked_row(b, "scan_tune", kind, names[choice], n, "cuprim", t,
+                                buf.d_out_cuprim, OtherOutput<T>{buf.d_out_cub});
+      table += strprintf(" %9s", r.check == "ok" ? fmt_num(t.median_us, 2).c_str() : "FAIL");
+    }
+    table += strprintf(" %9.2f\n", cub.median_us);
+  }
+  b.report += table;
+  table.clear();
+}
+
 /* ---------------------------------------------------------------- the suite */
 
 template <class T>
@@ -384,6 +432,8 @@ void run_dtype(Bench &b, const Buffers<T> &buf, uint64_t max_n, const std::vecto
   sweep(b, buf, CUPRIM_EXCLUSIVE, sizes);
   for (const int k : ladder_sizes)
     ladder(b, buf, k);
+  if (!b.opt.quick)
+    tune_kernel_choice(b, buf);
 }
 
 } // namespace

@@ -33,10 +33,10 @@
 
 /* ---------------------------------------------------------------- fixture */
 
-#define NUM_ALGS 5        /* CUPRIM_SCAN_AUTO .. CUPRIM_SCAN_DECOUPLED_LOOKBACK */
-#define POISON 0xA5       /* the guard and poison byte */
-#define GUARD_BYTES 256   /* guards on each side of an output; slots are 256-byte aligned */
-#define MAX_CALLS 64      /* calls per run_and_check */
+#define NUM_ALGS 5           /* CUPRIM_SCAN_AUTO .. CUPRIM_SCAN_DECOUPLED_LOOKBACK */
+#define POISON 0xA5          /* the guard and poison byte */
+#define GUARD_BYTES 256      /* guards on each side of an output; slots are 256-byte aligned */
+#define MAX_CALLS 64         /* calls per run_and_check */
 #define SWEEP_MAX (1u << 21) /* sizes above this: random data only, fewer in-place calls */
 /* Input capacity: the largest host-filled input (2^24 + 2*4096 + 3 four-byte elements in the
  * sweep, 2^24 + 5 in the stress test) plus room for offsets. */
@@ -44,16 +44,15 @@
 /* Output regions: slots of calls enqueued together (two of the largest inputs at least). */
 #define OUT_CAP_BYTES ((size_t)160 << 20)
 #define OUT2_CAP_BYTES ((size_t)80 << 20)
-#define LOOKBACK_TILE_BYTES 16384 /* AUTO's tile: 4096 four-byte or 2048 eight-byte elements */
 
 static struct fixture {
   cudaError_t setup_error; /* the first CUDA failure of the group setup, if any */
   const char *setup_what;
   cuprim_status ctx_status;
-  cuprim_ctx *ctx;     /* one context for the whole file (default allocator) */
-  cudaStream_t stream; /* non-blocking: where most calls run */
-  unsigned char *d_in, *d_in2; /* IN_CAP_BYTES each */
-  unsigned char *h_in;         /* pinned, IN_CAP_BYTES */
+  cuprim_ctx *ctx;                /* one context for the whole file (default allocator) */
+  cudaStream_t stream;            /* non-blocking: where most calls run */
+  unsigned char *d_in, *d_in2;    /* IN_CAP_BYTES each */
+  unsigned char *h_in;            /* pinned, IN_CAP_BYTES */
   unsigned char *d_out, *h_out;   /* OUT_CAP_BYTES (h_out pinned) */
   unsigned char *d_out2, *h_out2; /* OUT2_CAP_BYTES */
   tu_scan_ref ref, ref2;
@@ -190,7 +189,7 @@ static void upload(void *d, const void *h, size_t bytes, cudaStream_t stream) {
 #define TUNED (-2)     /* call.alg: cuprim__scan_lookback with call.tune */
 
 typedef struct scan_call {
-  int alg; /* a cuprim_scan_alg, SHORTHAND or TUNED */
+  int alg;                   /* a cuprim_scan_alg, SHORTHAND or TUNED */
   cuprim__scan_tuning tune;  /* TUNED only */
   const unsigned char *d_in; /* the input; in place: copied into the output, which is scanned */
   int in_place;
@@ -246,12 +245,14 @@ static scan_call tuned(const void *d_in, uint64_t n, cuprim_dtype t, cuprim_op o
 }
 
 static const char *call_name(const scan_call *c) {
-  static char buf[96];
+  static char buf[128];
   if (c->alg == SHORTHAND)
     return "cuprim_scan";
   if (c->alg == TUNED) {
-    snprintf(buf, sizeof buf, "cuprim__scan_lookback(single_block_max_tiles=%u)",
-             c->tune.single_block_max_tiles);
+    snprintf(buf, sizeof buf,
+             "cuprim__scan_lookback(single_block_max_tiles=%u small_tiles_max_n=%" PRIu64
+             " pdl_reset=%d)",
+             c->tune.single_block_max_tiles, c->tune.small_tiles_max_n, c->tune.pdl_reset);
     return buf;
   }
   return tu_scan_alg_name((cuprim_scan_alg)c->alg);
@@ -270,8 +271,8 @@ static void describe(char *buf, size_t len, const scan_call *c, const char *data
 static size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
 
 static size_t slot_span(const scan_call *c) {
-  return round_up(2 * GUARD_BYTES + ((size_t)c->out_offset + (size_t)c->n) * cuprim_dtype_size(c->dtype),
-                  256);
+  return round_up(
+      2 * GUARD_BYTES + ((size_t)c->out_offset + (size_t)c->n) * cuprim_dtype_size(c->dtype), 256);
 }
 
 static size_t out_at(const scan_call *c) {
@@ -405,23 +406,22 @@ static const cuprim_scan_kind kinds[] = {CUPRIM_INCLUSIVE, CUPRIM_EXCLUSIVE};
 
 static int is_float(cuprim_dtype t) { return t == CUPRIM_F32 || t == CUPRIM_F64; }
 
-/* AUTO's tile: the look-back kernel's (and the single-block kernel's) unit, in elements. */
-static uint64_t lookback_tile(cuprim_dtype t) {
-  return LOOKBACK_TILE_BYTES / cuprim_dtype_size(t);
-}
+/* The look-back kernel's full tile, in elements (scan_lookback.cu: 256 threads of eight 16-byte
+ * vectors for 4-byte types, six for 8-byte types; half-size tiles are half of it). */
+static uint64_t lookback_tile(cuprim_dtype t) { return cuprim_dtype_size(t) == 4 ? 8192 : 3072; }
 
 /* ---------------------------------------------------------------- sizes */
 
 /* Sizes that break things: 0, 1, warp +-1; tile +-1 for the ladder's tiles (256, 512), the
- * look-back tile (4096 four-byte or 2048 eight-byte elements) and twice it; AUTO's single-block
- * limit (4 tiles) and 64 tiles +-1; 2^k +-1 (k = 12, 16, 20); primes; a few seeded random sizes;
- * and (full mode, random data only) one size with thousands of look-back tiles. */
+ * look-back tile (8192 four-byte or 3072 eight-byte elements) and twice it; the single-block
+ * kernel's step (32768 four-byte elements) +-1; 2^k +-1 (k = 12, 16, 20); primes; a few seeded
+ * random sizes; and (full mode, random data only) one size with thousands of look-back tiles. */
 static size_t sweep_sizes(cuprim_dtype t, uint64_t *sizes, size_t cap) {
   static const uint64_t full[] = {
-      0,      1,      2,      31,     32,     33,      255,     256,     257,    511,
-      512,    513,    1023,   1024,   1025,   2047,    2048,    2049,    4095,   4096,
-      4097,   4099,   8191,   8192,   8193,   16383,   16384,   16385,   65535,  65536,
-      65537,  131071, 131073, 262143, 262145, 1000003, 1048575, 1048576, 1048577};
+      0,      1,      2,      31,     32,      33,      255,     256,    257,   511,   512,
+      513,    1023,   1024,   1025,   2047,    2048,    2049,    4095,   4096,  4097,  4099,
+      8191,   8192,   8193,   16383,  16384,   16385,   32767,   32769,  65535, 65536, 65537,
+      131071, 131073, 262143, 262145, 1000003, 1048575, 1048576, 1048577};
   static const uint64_t quick[] = {0, 1, 33, 257, 2049, 4097, 8193, 16385, 65537, 131071};
   const uint64_t *base = g.quick ? quick : full;
   const size_t nbase = g.quick ? sizeof quick / sizeof quick[0] : sizeof full / sizeof full[0];
@@ -452,7 +452,8 @@ static int sweep_calls(scan_call *calls, const void *d_in, uint64_t n, cuprim_dt
   for (int a = SHORTHAND; a < NUM_ALGS; ++a) {
     int use = 1;
     if (g.quick && op != CUPRIM_SUM)
-      use = a == CUPRIM_SCAN_AUTO || a == 1 + (int)(((unsigned)op + (unsigned)kind + size_index) % 4);
+      use =
+          a == CUPRIM_SCAN_AUTO || a == 1 + (int)(((unsigned)op + (unsigned)kind + size_index) % 4);
     if (!use)
       continue;
     const scan_call c = make_call(a, d_in, n, t, op, kind);
@@ -492,8 +493,8 @@ static void sweep(cuprim_dtype t) {
           scan_call calls[MAX_CALLS];
           call_result res[MAX_CALLS];
           const int count = sweep_calls(calls, g.d_in, n, t, (cuprim_op)op, kinds[ki], k);
-          run_and_check(calls, count, g.stream, &g.ref, tu_scan_data_name((tu_scan_data)d), seed,
-                        0, res);
+          run_and_check(calls, count, g.stream, &g.ref, tu_scan_data_name((tu_scan_data)d), seed, 0,
+                        res);
           ncalls += (unsigned long)count;
           ++cases;
         }
@@ -853,8 +854,8 @@ static void test_graph_capture(void **state) {
   calls[count++] = make_call(SHORTHAND, g.d_in, n_small, t, op, CUPRIM_INCLUSIVE);
   calls[count++] = make_call(CUPRIM_SCAN_HILLIS_STEELE, g.d_in, n_small, t, op, CUPRIM_EXCLUSIVE);
   calls[count++] = tuned(g.d_in, n_small, t, op, CUPRIM_INCLUSIVE, 0); /* look-back, small */
-  /* one block: 60 tiles (16 in quick mode, where n is smaller: only n elements are uploaded) */
-  const uint64_t n_one = 60 * tile + 7 < n ? 60 * tile + 7 : 16 * tile + 7;
+  /* one block: 60 tiles (quick mode: all n elements, which is fewer; only n are uploaded) */
+  const uint64_t n_one = 60 * tile + 7 < n ? 60 * tile + 7 : n;
   calls[count++] = tuned(g.d_in, n_one, t, op, CUPRIM_EXCLUSIVE, 64);
 
   const region rg = main_region();
@@ -880,8 +881,8 @@ static void test_graph_capture(void **state) {
       if (e != cudaSuccess && copy_error == cudaSuccess)
         copy_error = e;
     }
-    res[i].st = issue(g.ctx, &calls[i], calls[i].in_place ? out : (const void *)calls[i].d_in,
-                      out, g.stream);
+    res[i].st = issue(g.ctx, &calls[i], calls[i].in_place ? out : (const void *)calls[i].d_in, out,
+                      g.stream);
   }
   const cudaError_t end = cudaStreamEndCapture(g.stream, &graph); /* always end the capture */
   for (int i = 0; i < count; ++i)
@@ -1000,7 +1001,7 @@ static void test_kernel_choice_same_bits(void **state) {
     const cuprim_dtype t = dtypes[d];
     const cuprim_op ops[] = {CUPRIM_SUM, CUPRIM_MAX, is_float(t) ? CUPRIM_PROD : CUPRIM_XOR};
     const uint64_t T = lookback_tile(t);
-    const uint64_t sizes[] = {1,     31,    T - 1,      T,      T + 1,      2 * T + 3,
+    const uint64_t sizes[] = {1,     31,        T - 1,      T,      T + 1,      2 * T + 3,
                               4 * T, 4 * T + 1, 17 * T + 5, 32 * T, 63 * T + 7, 64 * T};
     const size_t nsizes = g.quick ? 10 : sizeof sizes / sizeof sizes[0];
     for (size_t o = 0; o < sizeof ops / sizeof ops[0]; ++o) {
@@ -1013,18 +1014,25 @@ static void test_kernel_choice_same_bits(void **state) {
         for (int ki = 0; ki < 2; ++ki) {
           const uint64_t n = sizes[k];
           make_reference(&g.ref, t, ops[o], kinds[ki], g.h_in, n);
-          scan_call calls[6];
-          call_result res[6];
+          enum { NCALLS = 8 };
+          scan_call calls[NCALLS];
+          call_result res[NCALLS];
           calls[0] = tuned(g.d_in, n, t, ops[o], kinds[ki], 64); /* one block */
-          calls[1] = tuned(g.d_in, n, t, ops[o], kinds[ki], 0);  /* look-back */
+          calls[1] = tuned(g.d_in, n, t, ops[o], kinds[ki], 0);  /* look-back by a warp */
           calls[2] = make_call(SHORTHAND, g.d_in, n, t, ops[o], kinds[ki]);
           calls[3] = in_place(calls[0]);
           calls[4] = in_place(calls[1]);
           calls[5] = make_call(CUPRIM_SCAN_DECOUPLED_LOOKBACK, g.d_in, n, t, ops[o], kinds[ki]);
-          const int ok = run_and_check(calls, 6, g.stream, &g.ref, tu_scan_data_name(data), seed,
-                                       1, res);
-          if (ok == 6 && g.ref.exact)
-            for (int i = 1; i < 6; ++i)
+          calls[6] = calls[1]; /* half-size tiles, status reset by a PDL kernel */
+          calls[6].tune.small_tiles_max_n = UINT64_MAX;
+          calls[6].tune.pdl_reset = 1;
+          calls[7] = calls[1]; /* half-size tiles, memset reset, in place */
+          calls[7].tune.small_tiles_max_n = UINT64_MAX;
+          calls[7] = in_place(calls[7]);
+          const int ok =
+              run_and_check(calls, NCALLS, g.stream, &g.ref, tu_scan_data_name(data), seed, 1, res);
+          if (ok == NCALLS && g.ref.exact)
+            for (int i = 1; i < NCALLS; ++i)
               if (res[i].hash != res[0].hash)
                 failure("%s %s %s n=%" PRIu64 ": %s and %s gave different bits", tu_dtype_name(t),
                         tu_op_name(ops[o]), tu_scan_kind_name(kinds[ki]), n, call_name(&calls[0]),
@@ -1066,8 +1074,8 @@ static void stress(cuprim_dtype t, cuprim_op op, tu_scan_data data, uint64_t n, 
   }
   for (int a = 0; a < 2; ++a) {
     const scan_call c = make_call(algs[a], g.d_in, n, t, op, CUPRIM_INCLUSIVE);
-    print_message("look-back stress: %s %s %s n=%" PRIu64 ": %d of %d runs wrong\n",
-                  call_name(&c), tu_dtype_name(t), tu_op_name(op), n, bad_runs[a], runs);
+    print_message("look-back stress: %s %s %s n=%" PRIu64 ": %d of %d runs wrong\n", call_name(&c),
+                  tu_dtype_name(t), tu_op_name(op), n, bad_runs[a], runs);
   }
 }
 
@@ -1254,13 +1262,11 @@ static void test_failing_allocator(void **state) {
       /* Past 64 tiles the look-back kernel and the ladder's tile totals need memory. */
       const int must_fail = k == 1 && calls[i].alg != SHORTHAND && calls[i].alg != CUPRIM_SCAN_AUTO;
       if (res[i].st == CUPRIM_ERROR_OUT_OF_MEMORY) {
-        const size_t bad =
-            tu_pattern_mismatch(rg.h + res[i].slot, res[i].slot_bytes, POISON);
+        const size_t bad = tu_pattern_mismatch(rg.h + res[i].slot, res[i].slot_bytes, POISON);
         if (bad != res[i].slot_bytes)
           failure("%s: returned OUT_OF_MEMORY but wrote its output slot (byte %zu)", what, bad);
       } else if (must_fail) {
-        failure("%s: expected CUPRIM_ERROR_OUT_OF_MEMORY, got %s", what,
-                tu_status_name(res[i].st));
+        failure("%s: expected CUPRIM_ERROR_OUT_OF_MEMORY, got %s", what, tu_status_name(res[i].st));
       } else {
         check_call(&rg, &calls[i], &res[i], &g.ref, "random, failing allocator", seed, 0);
       }
@@ -1308,8 +1314,8 @@ static void test_errors_with_device(void **state) {
        CUPRIM_ERROR_INVALID_ARGUMENT},
       {"op 7", cuprim_scan(g.ctx, in, out, 10, CUPRIM_F32, (cuprim_op)7, I, g.stream),
        CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"kind 2", cuprim_scan(g.ctx, in, out, 10, CUPRIM_F32, CUPRIM_SUM, (cuprim_scan_kind)2,
-                             g.stream),
+      {"kind 2",
+       cuprim_scan(g.ctx, in, out, 10, CUPRIM_F32, CUPRIM_SUM, (cuprim_scan_kind)2, g.stream),
        CUPRIM_ERROR_INVALID_ARGUMENT},
       {"d_out + 1 byte", cuprim_scan(g.ctx, in, out + 1, 10, CUPRIM_F32, CUPRIM_SUM, I, g.stream),
        CUPRIM_ERROR_INVALID_ARGUMENT},
@@ -1321,8 +1327,8 @@ static void test_errors_with_device(void **state) {
                       CUPRIM_SUM, I, g.stream),
        CUPRIM_ERROR_INVALID_ARGUMENT},
       {"d_out inside d_in",
-       cuprim_scan_ex(g.ctx, CUPRIM_SCAN_WARP_SHUFFLE, in, g.d_in + 64, 100, CUPRIM_U32,
-                      CUPRIM_SUM, I, g.stream),
+       cuprim_scan_ex(g.ctx, CUPRIM_SCAN_WARP_SHUFFLE, in, g.d_in + 64, 100, CUPRIM_U32, CUPRIM_SUM,
+                      I, g.stream),
        CUPRIM_ERROR_INVALID_ARGUMENT},
       {"I8", cuprim_scan(g.ctx, in, out, 10, CUPRIM_I8, CUPRIM_SUM, I, g.stream),
        CUPRIM_ERROR_UNSUPPORTED},
@@ -1333,8 +1339,8 @@ static void test_errors_with_device(void **state) {
       {"XOR on F32", cuprim_scan(g.ctx, in, out, 10, CUPRIM_F32, CUPRIM_XOR, I, g.stream),
        CUPRIM_ERROR_UNSUPPORTED},
       {"AND on F64",
-       cuprim_scan_ex(g.ctx, CUPRIM_SCAN_DECOUPLED_LOOKBACK, in, out, 10, CUPRIM_F64, CUPRIM_AND,
-                      E, g.stream),
+       cuprim_scan_ex(g.ctx, CUPRIM_SCAN_DECOUPLED_LOOKBACK, in, out, 10, CUPRIM_F64, CUPRIM_AND, E,
+                      g.stream),
        CUPRIM_ERROR_UNSUPPORTED},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
@@ -1392,7 +1398,7 @@ static void test_large_input(void **state) {
   TU_CUDA(tu_device_fill_u32(d_in, n, g.stream));
 
   /* The inclusive prefix at a few indices, streamed on the host while the device fills. */
-  const uint64_t spots[] = {0, 1, 4095, 4096, (1ull << 31) - 1, 1ull << 31, (1ull << 31) + 1,
+  const uint64_t spots[] = {0,     1,    4095, 4096, (1ull << 31) - 1, 1ull << 31, (1ull << 31) + 1,
                             n - 2, n - 1};
   enum { NSPOTS = sizeof spots / sizeof spots[0] };
   uint32_t prefix[NSPOTS];
@@ -1427,8 +1433,8 @@ static void test_large_input(void **state) {
     TU_CUDA(cudaMemsetAsync(d_slot, POISON, bytes + 2 * GUARD_BYTES, g.stream));
     if (c.in_place)
       TU_CUDA(cudaMemcpyAsync(d_out, d_in, bytes, cudaMemcpyDeviceToDevice, g.stream));
-    const cuprim_status st = issue(ctx, &c, c.in_place ? (const void *)d_out : d_in, d_out,
-                                   g.stream);
+    const cuprim_status st =
+        issue(ctx, &c, c.in_place ? (const void *)d_out : d_in, d_out, g.stream);
     finish(g.stream);
     if (st != CUPRIM_SUCCESS) {
       failure("%s: returned %s (last CUDA error %s)", what, tu_status_name(st),

@@ -3,15 +3,30 @@
  *
  * Each block takes the next tile index from an atomic counter (so a tile's predecessors are
  * always tiles that some running or finished block owns: no reliance on launch order, and no
- * deadlock), loads its tile (16 items per thread for 4-byte types: four 16-byte vectors), scans
- * it, publishes the tile's aggregate (status A), looks back over its predecessors' published
- * values until it meets an inclusive prefix (status P), publishes its own inclusive prefix, and
- * writes its tile. The data is read once and written once. Status and value share one 64-bit
- * word for 4-byte types (one store publishes both); 8-byte types keep the value in separate
- * arrays, written before the status with a fence between.
+ * deadlock), loads its tile (eight 16-byte vectors per thread, six for 8-byte types), scans it,
+ * publishes the tile's aggregate (status A), looks back over its predecessors' published values
+ * until it meets an inclusive prefix (status P), publishes its own inclusive prefix, and writes
+ * its tile.
+ * The data is read once and written once. Status and value share one 64-bit word for 4-byte
+ * types (one store publishes both); 8-byte types keep the value in separate arrays, written
+ * before the status with a fence between.
  *
- * Tile status and the tile counter are zeroed by one cudaMemsetAsync before the launch. Small
- * inputs skip all of it: one block scans them with a running carry (no temporary memory). */
+ * What makes it fast on an H100 (measured against variants in the bench log, docs/benchmarks.md):
+ * - Warp-striped vectors: vector k of lane l of warp w holds elements w*32*ITEMS + (32k + l)*VEC
+ *   .. + VEC - 1, so each load and store instruction of a warp covers 512 contiguous bytes
+ *   (a thread-contiguous layout touches 2 KB per instruction, half of each sector).
+ * - Large tiles (8192 four-byte elements): the per-tile costs (the counter's atomic, the
+ *   look-back's round trips to L2, two block barriers) are paid once per 32 KB.
+ * - While thread 0 waits for its tile index, it asks L2 to prefetch tile blockIdx.x. The index
+ *   the counter hands out is usually close to blockIdx.x, so that data is in L2 when some block
+ *   claims it; this hides the counter's latency behind the DRAM latency. It is only a hint: any
+ *   order of tile indices gives the same result, and every tile is prefetched once.
+ * - The tile status and the tile counter are zeroed by a small kernel that the look-back kernel
+ *   overlaps by programmatic dependent launch: its blocks start, prefetch, and wait at
+ *   griddepcontrol.wait only before they touch the counter (a cudaMemsetAsync before the launch
+ *   cost 0.2-1.5 us more from 2^14 to 2^24 elements). Up to 2^17 elements the tiles are half size.
+ * Small inputs skip all of it: one block scans them with a running carry (no temporary memory).
+ * The choices are in scan_tuning.h; cuprim-bench's kernel-choice table measures each. */
 #include "common/check.h"
 #include "common/launch.h"
 #include "cta/load.cuh"
@@ -25,11 +40,27 @@ namespace {
 
 enum : unsigned { STATUS_X = 0, STATUS_A = 1, STATUS_P = 2 };
 
-template <class T> struct tile_geometry {
-  static constexpr int THREADS = 256;
+/* A thread holds VECS 16-byte vectors of VEC elements; a warp's 32*ITEMS elements are contiguous
+ * (a warp segment); a tile is THREADS/32 warp segments. The look-back kernel's threads hold 128
+ * bytes (8 vectors) for 4-byte types; 8-byte types hold 6 (every value takes two registers, and
+ * 8 vectors would not fit in the 64 registers that 4 blocks per SM allow). The single-block
+ * kernel (1024 threads) holds 4. */
+template <class T, int VECS_> struct geometry {
   static constexpr int VEC = 16 / (int)sizeof(T);
-  static constexpr int ITEMS = 4 * VEC; /* per thread, contiguous (blocked) */
-  static constexpr int TILE = THREADS * ITEMS;
+  static constexpr int VECS = VECS_;
+  static constexpr int ITEMS = VEC * VECS; /* per thread */
+  static constexpr int WARP_ITEMS = 32 * ITEMS;
+};
+template <class T, bool SMALL = false>
+struct tile_geometry : geometry<T, (sizeof(T) == 4 ? 8 : 6) / (SMALL ? 2 : 1)> {
+  typedef T value_type;
+  static constexpr int THREADS = 256;
+  static constexpr int TILE = THREADS * tile_geometry::ITEMS;
+};
+template <class T> struct single_geometry : geometry<T, 4> {
+  typedef T value_type;
+  static constexpr int THREADS = 1024;
+  static constexpr int STEP = THREADS * single_geometry::ITEMS;
 };
 
 /* ---------------------------------------------------------------- tile status */
@@ -109,74 +140,125 @@ __device__ T look_back(const tile_status<T> &ts, uint64_t tile, int lane) {
 
 /* ---------------------------------------------------------------- loads and stores */
 
-/* Thread t of the tile owns elements t*ITEMS .. t*ITEMS + ITEMS - 1 (blocked). */
-template <class T, class Op>
-__device__ __forceinline__ void load_items(const T *base, uint64_t m, int t,
-                                           T (&x)[tile_geometry<T>::ITEMS]) {
-  typedef tile_geometry<T> G;
-  const T *p = base + (uint64_t)t * G::ITEMS;
-  if (m == (uint64_t)G::TILE && cta::aligned16(base)) {
+/* A thread's items: x[k][j] is element (32k + lane)*VEC + j of its warp's segment. */
+template <class G> __device__ __forceinline__ uint64_t item_offset(int k, int j, int lane) {
+  return ((uint64_t)k * 32 + lane) * G::VEC + j;
+}
+
+/* Loads the warp segment at `seg` (m valid elements; the rest are the identity). `vec`: the
+ * segment is full and 16-byte aligned. */
+template <class G, class T, class Op>
+__device__ __forceinline__ void load_items(const T *seg, uint64_t m, bool vec, int lane,
+                                           T (&x)[G::VECS][G::VEC]) {
+  if (vec) {
 #pragma unroll
-    for (int k = 0; k < G::ITEMS / G::VEC; ++k) {
-      T v[G::VEC];
-      cta::load_vec16<cta::LOAD_PLAIN>(p + k * G::VEC, v);
+    for (int k = 0; k < G::VECS; ++k)
+      cta::load_vec16<cta::LOAD_PLAIN>(seg + item_offset<G>(k, 0, lane), x[k]);
+  } else {
+#pragma unroll
+    for (int k = 0; k < G::VECS; ++k)
+#pragma unroll
+      for (int j = 0; j < G::VEC; ++j) {
+        const uint64_t i = item_offset<G>(k, j, lane);
+        x[k][j] = i < m ? seg[i] : Op::identity();
+      }
+  }
+}
+
+template <class G, class T>
+__device__ __forceinline__ void store_items(T *seg, uint64_t m, bool vec, int lane,
+                                            const T (&y)[G::VECS][G::VEC]) {
+  if (vec) {
+#pragma unroll
+    for (int k = 0; k < G::VECS; ++k) {
+      uint4 raw;
+      memcpy(&raw, y[k], 16);
+      *reinterpret_cast<uint4 *>(seg + item_offset<G>(k, 0, lane)) = raw;
+    }
+  } else {
+#pragma unroll
+    for (int k = 0; k < G::VECS; ++k)
+#pragma unroll
+      for (int j = 0; j < G::VEC; ++j) {
+        const uint64_t i = item_offset<G>(k, j, lane);
+        if (i < m)
+          seg[i] = y[k][j];
+      }
+  }
+}
+
+/* Number of valid elements of warp segment `w` of a block's span of m valid elements. */
+template <class G> __device__ __forceinline__ uint64_t segment_count(uint64_t m, int w) {
+  const uint64_t start = (uint64_t)w * G::WARP_ITEMS;
+  if (m <= start)
+    return 0;
+  return m - start < (uint64_t)G::WARP_ITEMS ? m - start : (uint64_t)G::WARP_ITEMS;
+}
+
+/* The scan kind as a compile-time constant (a kernel's template argument) or at run time (an
+ * int): warp_segment_scan takes either. */
+template <int K> struct fixed_kind {
+  __device__ __forceinline__ operator int() const { return K; }
+};
+
+/* Scans the warp's segment in registers, one vector index k at a time: the vector's elements in
+ * place, the vector totals across lanes (a shuffle scan), and the vector's prefix within the
+ * segment folded in at once (so no per-vector prefix stays live). Leaves in x the segment's
+ * inclusive or exclusive scan (the identity first) and returns the segment's total. */
+template <class G, class T, class Op, class Kind>
+__device__ __forceinline__ T warp_segment_scan(T (&x)[G::VECS][G::VEC], int lane, Kind kind) {
+  const Op op;
+  T run = Op::identity();
+#pragma unroll
+  for (int k = 0; k < G::VECS; ++k) {
+#pragma unroll
+    for (int j = 1; j < G::VEC; ++j)
+      x[k][j] = op(x[k][j - 1], x[k][j]);
+    const T incl = cta::warp_inclusive_scan(x[k][G::VEC - 1], op, lane);
+    const T excl = __shfl_up_sync(cta::full_mask, incl, 1);
+    const T total = __shfl_sync(cta::full_mask, incl, 31);
+    const T pre = lane == 0 ? run : op(run, excl); /* everything before this vector */
+    if ((int)kind == (int)CUPRIM_INCLUSIVE) {
 #pragma unroll
       for (int j = 0; j < G::VEC; ++j)
-        x[k * G::VEC + j] = v[j];
-    }
-  } else {
+        x[k][j] = op(pre, x[k][j]);
+    } else {
 #pragma unroll
-    for (int i = 0; i < G::ITEMS; ++i)
-      x[i] = (uint64_t)t * G::ITEMS + i < m ? p[i] : Op::identity();
+      for (int j = G::VEC - 1; j > 0; --j)
+        x[k][j] = op(pre, x[k][j - 1]);
+      x[k][0] = pre;
+    }
+    run = op(run, total);
   }
+  return run;
 }
 
-template <class T>
-__device__ __forceinline__ void store_items(T *base, uint64_t m, int t,
-                                            const T (&y)[tile_geometry<T>::ITEMS]) {
-  typedef tile_geometry<T> G;
-  T *p = base + (uint64_t)t * G::ITEMS;
-  if (m == (uint64_t)G::TILE && cta::aligned16(base)) {
-#pragma unroll
-    for (int k = 0; k < G::ITEMS / G::VEC; ++k) {
-      uint4 raw;
-      memcpy(&raw, &y[k * G::VEC], 16);
-      *reinterpret_cast<uint4 *>(p + k * G::VEC) = raw;
-    }
-  } else {
-#pragma unroll
-    for (int i = 0; i < G::ITEMS; ++i)
-      if ((uint64_t)t * G::ITEMS + i < m)
-        p[i] = y[i];
-  }
-}
-
-/* The thread's items scanned in registers; returns the thread's total. */
-template <class T, class Op>
-__device__ __forceinline__ T thread_scan(T (&x)[tile_geometry<T>::ITEMS]) {
+/* Adds the exclusive prefix `p` of the warp's segment to its items. */
+template <class G, class T, class Op>
+__device__ __forceinline__ void add_prefix(T (&x)[G::VECS][G::VEC], T p) {
   const Op op;
 #pragma unroll
-  for (int i = 1; i < tile_geometry<T>::ITEMS; ++i)
-    x[i] = op(x[i - 1], x[i]);
-  return x[tile_geometry<T>::ITEMS - 1];
+  for (int k = 0; k < G::VECS; ++k)
+#pragma unroll
+    for (int j = 0; j < G::VEC; ++j)
+      x[k][j] = op(p, x[k][j]);
 }
 
-/* Output of the thread's items, given its exclusive prefix `p` and its inclusive scan `x`. */
-template <class T, class Op>
-__device__ __forceinline__ void finish_items(T (&x)[tile_geometry<T>::ITEMS], T p,
-                                             cuprim_scan_kind kind) {
+/* Every thread: the exclusive prefix of warp `warp` among the block's warps (the identity for
+ * warp 0), and the block's total, from the warp totals in shared memory (read in warp order). */
+template <class T, class Op, int WARPS>
+__device__ __forceinline__ T warp_prefix(const T *warp_totals, int warp, T &aggregate) {
   const Op op;
-  constexpr int I = tile_geometry<T>::ITEMS;
-  if (kind == CUPRIM_INCLUSIVE) {
+  T before = Op::identity(), all = warp_totals[0];
 #pragma unroll
-    for (int i = 0; i < I; ++i)
-      x[i] = op(p, x[i]);
-  } else {
-#pragma unroll
-    for (int i = I - 1; i > 0; --i)
-      x[i] = op(p, x[i - 1]);
-    x[0] = p;
+  for (int w = 1; w < WARPS; ++w) {
+    const T v = warp_totals[w];
+    if (w == warp)
+      before = all;
+    all = op(all, v);
   }
+  aggregate = all;
+  return before;
 }
 
 /* ---------------------------------------------------------------- kernels */
@@ -190,100 +272,114 @@ template <class T> struct lookback_args {
   cuprim_scan_kind kind;
 };
 
-template <class T, class Op>
-__global__ void __launch_bounds__(256) lookback_kernel(const lookback_args<T> a) {
-  typedef tile_geometry<T> G;
+/* KIND is a template argument here (not in the single-block kernel): with one path per kernel
+ * the 4-byte kernels fit in 64 registers. SMALL: half-size tiles. */
+template <class T, class Op, cuprim_scan_kind KIND, bool SMALL>
+__global__ void __launch_bounds__(256, 4) lookback_kernel(const lookback_args<T> a) {
+  typedef tile_geometry<T, SMALL> G;
+  constexpr int WARPS = G::THREADS / 32;
   const Op op;
-  __shared__ T warp_smem[G::THREADS / 32 + 1];
+  __shared__ T warp_totals[WARPS];
   __shared__ unsigned s_tile;
   __shared__ T s_prefix;
-  const int t = threadIdx.x;
-  if (t == 0)
+  const int t = threadIdx.x, lane = t % 32, warp = t / 32;
+  const bool in_aligned = cta::aligned16(a.in);
+  if (t == 0) {
+    /* A hint (see the file comment): fetch tile blockIdx.x into L2 while the counter answers. */
+    const uint64_t pbase = (uint64_t)blockIdx.x * G::TILE;
+    if (in_aligned && pbase < a.n) {
+      const uint64_t pm = a.n - pbase < (uint64_t)G::TILE ? a.n - pbase : (uint64_t)G::TILE;
+      const unsigned bytes = (unsigned)(pm * sizeof(T)) & ~15u;
+      if (bytes)
+        asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(a.in + pbase), "r"(bytes)
+                     : "memory");
+    }
+    /* With a programmatic dependent launch, wait here for the kernel that resets the tile status
+     * and the counter (a no-op otherwise). */
+    asm volatile("griddepcontrol.wait;" ::: "memory");
     s_tile = atomicAdd(a.tile_counter, 1u);
+  }
   __syncthreads();
   const uint64_t tile = s_tile;
   const uint64_t base = tile * G::TILE;
   const uint64_t m = a.n - base < (uint64_t)G::TILE ? a.n - base : G::TILE;
+  const uint64_t seg_base = base + (uint64_t)warp * G::WARP_ITEMS;
+  const uint64_t sm = segment_count<G>(m, warp);
+  const bool full = sm == (uint64_t)G::WARP_ITEMS;
 
-  T x[G::ITEMS];
-  load_items<T, Op>(a.in + base, m, t, x);
-  const T total = thread_scan<T, Op>(x);
+  T x[G::VECS][G::VEC];
+  load_items<G, T, Op>(a.in + seg_base, sm, full && in_aligned, lane, x);
+  const T wtotal = warp_segment_scan<G, T, Op>(x, lane, fixed_kind<KIND>());
+  if (lane == 0)
+    warp_totals[warp] = wtotal;
+  __syncthreads();
   T aggregate;
-  const T texcl = cta::block_exclusive_scan<G::THREADS>(total, op, warp_smem, t,
-                                                        cta::block_barrier(), aggregate);
-  T prefix = Op::identity();
+  const T wprefix = warp_prefix<T, Op, WARPS>(warp_totals, warp, aggregate);
+  T p = wprefix; /* the exclusive prefix of this warp's segment */
   if (tile == 0) {
     if (t == 0)
       a.ts.publish(0, STATUS_P, aggregate);
   } else {
     if (t == 0)
       a.ts.publish(tile, STATUS_A, aggregate);
-    if (t < 32) {
-      const T p = look_back<T, Op>(a.ts, tile, t);
-      if (t == 0) {
-        a.ts.publish(tile, STATUS_P, op(p, aggregate));
-        s_prefix = p;
+    if (warp == 0) {
+      const T tp = look_back<T, Op>(a.ts, tile, lane);
+      if (lane == 0) {
+        a.ts.publish(tile, STATUS_P, op(tp, aggregate));
+        s_prefix = tp;
       }
     }
     __syncthreads();
-    prefix = s_prefix;
+    p = warp == 0 ? s_prefix : op(s_prefix, wprefix);
   }
-  finish_items<T, Op>(x, op(prefix, texcl), a.kind);
-  store_items<T>(a.out + base, m, t, x);
+  if (tile > 0 || warp > 0) /* the first segment has nothing before it */
+    add_prefix<G, T, Op>(x, p);
+  store_items<G, T>(a.out + seg_base, sm, full && cta::aligned16(a.out), lane, x);
 }
 
-/* Small inputs: one block of 1024 threads scans 4 tiles' worth per step, carrying the running
+/* Small inputs: one block of 1024 threads scans 32 warp segments per step, carrying the running
  * total from step to step. */
 template <class T, class Op>
 __global__ void __launch_bounds__(1024)
     single_block_kernel(const T *in, T *out, uint64_t n, cuprim_scan_kind kind) {
-  typedef tile_geometry<T> G;
+  typedef single_geometry<T> G;
   const Op op;
-  constexpr int THREADS = 1024;
-  constexpr uint64_t STEP = (uint64_t)THREADS * G::ITEMS;
-  __shared__ T warp_smem[THREADS / 32 + 1];
-  const int t = threadIdx.x;
+  constexpr int WARPS = G::THREADS / 32;
+  __shared__ T warp_totals[2][WARPS]; /* alternate steps: one barrier per step */
+  const int t = threadIdx.x, lane = t % 32, warp = t / 32;
+  const bool in_aligned = cta::aligned16(in), out_aligned = cta::aligned16(out);
   T carry = Op::identity();
-  for (uint64_t base = 0; base < n; base += STEP) {
-    const uint64_t m = n - base < STEP ? n - base : STEP;
-    T x[G::ITEMS];
-    const T *p = in + base + (uint64_t)t * G::ITEMS;
-    const bool full = m == STEP && cta::aligned16(in + base) && cta::aligned16(out + base);
-    if (full) {
-#pragma unroll
-      for (int k = 0; k < G::ITEMS / G::VEC; ++k) {
-        T v[G::VEC];
-        cta::load_vec16<cta::LOAD_PLAIN>(p + k * G::VEC, v);
-#pragma unroll
-        for (int j = 0; j < G::VEC; ++j)
-          x[k * G::VEC + j] = v[j];
-      }
-    } else {
-#pragma unroll
-      for (int i = 0; i < G::ITEMS; ++i)
-        x[i] = (uint64_t)t * G::ITEMS + i < m ? p[i] : Op::identity();
-    }
-    const T total = thread_scan<T, Op>(x);
+  int parity = 0;
+  for (uint64_t base = 0; base < n; base += G::STEP, parity ^= 1) {
+    const uint64_t m = n - base < (uint64_t)G::STEP ? n - base : G::STEP;
+    const uint64_t seg_base = base + (uint64_t)warp * G::WARP_ITEMS;
+    const uint64_t sm = segment_count<G>(m, warp);
+    const bool full = sm == (uint64_t)G::WARP_ITEMS;
+    T x[G::VECS][G::VEC];
+    load_items<G, T, Op>(in + seg_base, sm, full && in_aligned, lane, x);
+    const T wtotal = warp_segment_scan<G, T, Op>(x, lane, (int)kind);
+    if (lane == 0)
+      warp_totals[parity][warp] = wtotal;
+    __syncthreads();
     T aggregate;
-    const T texcl = cta::block_exclusive_scan<THREADS>(total, op, warp_smem, t,
-                                                       cta::block_barrier(), aggregate);
-    finish_items<T, Op>(x, op(carry, texcl), kind);
-    carry = op(carry, aggregate);
-    T *q = out + base + (uint64_t)t * G::ITEMS;
-    if (full) {
-#pragma unroll
-      for (int k = 0; k < G::ITEMS / G::VEC; ++k) {
-        uint4 raw;
-        memcpy(&raw, &x[k * G::VEC], 16);
-        *reinterpret_cast<uint4 *>(q + k * G::VEC) = raw;
-      }
-    } else {
-#pragma unroll
-      for (int i = 0; i < G::ITEMS; ++i)
-        if ((uint64_t)t * G::ITEMS + i < m)
-          q[i] = x[i];
+    const T wprefix = warp_prefix<T, Op, WARPS>(warp_totals[parity], warp, aggregate);
+    if (sm) {
+      if (base > 0 || warp > 0)
+        add_prefix<G, T, Op>(x, base == 0 ? wprefix : (warp == 0 ? carry : op(carry, wprefix)));
+      store_items<G, T>(out + seg_base, sm, full && out_aligned, lane, x);
     }
+    carry = base == 0 ? aggregate : op(carry, aggregate);
   }
+}
+
+/* Zeroes the tile counter and status words; lets the look-back kernel launch at once (it waits
+ * for this grid's completion in griddepcontrol.wait before it touches them). */
+constexpr unsigned RESET_THREADS = 256, RESET_MAX_BLOCKS = 264;
+__global__ void __launch_bounds__(RESET_THREADS) reset_kernel(unsigned long long *w, size_t words) {
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  const size_t stride = (size_t)gridDim.x * blockDim.x;
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < words; i += stride)
+    w[i] = 0;
 }
 
 inline size_t round16(size_t b) { return (b + 15) / 16 * 16; }
@@ -295,12 +391,16 @@ cuprim_status lookback_impl(const cuprim_ctx *ctx, const void *d_in, void *d_out
   typedef tile_geometry<T> G;
   const T *in = static_cast<const T *>(d_in);
   T *out = static_cast<T *>(d_out);
-  const uint64_t tiles = (n + G::TILE - 1) / G::TILE;
-  if (tiles <= tune->single_block_max_tiles) {
+  const uint64_t big_tiles = (n + G::TILE - 1) / G::TILE;
+  if (big_tiles <= tune->single_block_max_tiles) {
+    static_assert(single_geometry<T>::THREADS == 1024, "the launch below");
     single_block_kernel<T, Op><<<1, 1024, 0, stream>>>(in, out, n, kind);
     CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
     return CUPRIM_SUCCESS;
   }
+  const bool small = n <= tune->small_tiles_max_n;
+  const uint64_t tile_elems = small ? tile_geometry<T, true>::TILE : G::TILE;
+  const uint64_t tiles = (n + tile_elems - 1) / tile_elems;
   if (tiles > (uint64_t)ctx->attrs.max_grid_x || tiles >= UINT32_MAX)
     return CUPRIM_ERROR_UNSUPPORTED; /* past 2^31 tiles: beyond any current GPU's memory */
 
@@ -329,8 +429,34 @@ cuprim_status lookback_impl(const cuprim_ctx *ctx, const void *d_in, void *d_out
   }
   a.kind = kind;
   cuprim_status st = CUPRIM_SUCCESS;
-  CUPRIM__CUDA_GOTO(cudaMemsetAsync(temp, 0, counter_bytes + status_bytes, stream), st, release);
-  lookback_kernel<T, Op><<<(unsigned)tiles, G::THREADS, 0, stream>>>(a);
+  void (*kernel)(const lookback_args<T>) =
+      kind == CUPRIM_INCLUSIVE ? (small ? lookback_kernel<T, Op, CUPRIM_INCLUSIVE, true>
+                                        : lookback_kernel<T, Op, CUPRIM_INCLUSIVE, false>)
+                               : (small ? lookback_kernel<T, Op, CUPRIM_EXCLUSIVE, true>
+                                        : lookback_kernel<T, Op, CUPRIM_EXCLUSIVE, false>);
+  const size_t reset_words = (counter_bytes + status_bytes) / 8;
+  if (tune->pdl_reset) {
+    const unsigned reset_blocks =
+        (unsigned)((reset_words + RESET_THREADS - 1) / RESET_THREADS < RESET_MAX_BLOCKS
+                       ? (reset_words + RESET_THREADS - 1) / RESET_THREADS
+                       : RESET_MAX_BLOCKS);
+    reset_kernel<<<reset_blocks, RESET_THREADS, 0, stream>>>(
+        reinterpret_cast<unsigned long long *>(temp), reset_words);
+    CUPRIM__CUDA_GOTO(cudaPeekAtLastError(), st, release);
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3((unsigned)tiles);
+    cfg.blockDim = dim3(G::THREADS); /* the same for both tile sizes */
+    cfg.stream = stream;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    CUPRIM__CUDA_GOTO(cudaLaunchKernelEx(&cfg, kernel, a), st, release);
+  } else {
+    CUPRIM__CUDA_GOTO(cudaMemsetAsync(temp, 0, reset_words * 8, stream), st, release);
+    kernel<<<(unsigned)tiles, G::THREADS, 0, stream>>>(a);
+  }
   CUPRIM__LAUNCH_GOTO(st, release);
 release:
   cuprim__temp_free(ctx, temp, bytes, stream);

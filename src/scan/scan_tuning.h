@@ -2,17 +2,27 @@
 #ifndef CUPRIM_SCAN_TUNING_H
 #define CUPRIM_SCAN_TUNING_H
 
+#include <stdint.h>
+
 typedef struct cuprim__scan_tuning {
-  /* Inputs of at most this many tiles (4096 four-byte or 2048 eight-byte elements) are scanned
+  /* Inputs of at most this many tiles (8192 four-byte or 3072 eight-byte elements) are scanned
    * by one block in one launch with no temporary memory; larger ones by the look-back kernel. */
   unsigned single_block_max_tiles;
+  /* Inputs of at most this many elements use half-size look-back tiles (4096 four-byte or 1536
+   * eight-byte elements). */
+  uint64_t small_tiles_max_n;
+  /* Reset the tile status with a small kernel that the look-back kernel overlaps through
+   * programmatic dependent launch, instead of a cudaMemsetAsync before it. */
+  int pdl_reset;
 } cuprim__scan_tuning;
 
 static inline cuprim__scan_tuning cuprim__scan_tuning_for(int cc_major, int cc_minor) {
   (void)cc_major;
   (void)cc_minor;
   cuprim__scan_tuning t;
-  t.single_block_max_tiles = 4; /* provisional: to be set from bench/ on the H100 */
+  t.single_block_max_tiles = 2;   /* H100: one block is faster up to 16384 four-byte elements */
+  t.small_tiles_max_n = 1u << 17; /* H100: half-size tiles win from 2^14 to 2^17, then lose */
+  t.pdl_reset = 1;                /* H100: 0.2-1.5 us faster from 2^14 to 2^24 */
   return t;
 }
 
