@@ -15,6 +15,7 @@
 #include <cooperative_groups.h>
 
 #include "common/check.h"
+#include "common/cluster.cuh"
 #include "common/launch.h"
 #include "cta/ops.cuh"
 #include "reduce_chunk.cuh"
@@ -88,8 +89,8 @@ __global__ void __launch_bounds__(BLOCK_THREADS)
   const uint64_t groups = (uint64_t)gridDim.x * GROUPS, gid = (uint64_t)blockIdx.x * GROUPS + g;
   T *parts0 = cluster.map_shared_rank(parts, 0);
   for (uint64_t c = gid; c < P; c += groups) {
-    const T v = chunk_reduce<T, Op, cta::LOAD_LDG>(in + c * C, chunk_len<T>(n, c), t,
-                                                   warp_smem[g], sync);
+    const T v =
+        chunk_reduce<T, Op, cta::LOAD_LDG>(in + c * C, chunk_len<T>(n, c), t, warp_smem[g], sync);
     if (t == 0)
       parts0[c] = v;
   }
@@ -252,33 +253,10 @@ __global__ void __launch_bounds__(BLOCK_THREADS, 1) finish_kernel(const grid_arg
 }
 
 /* Clusters of more than 8 blocks need cudaFuncAttributeNonPortableClusterSizeAllowed on the
- * kernel; set once per device (it is a property of the module loaded on that device). */
+ * kernel; set once per device. */
 template <class T, class Op> bool allow_cluster16(int device) {
-  static int state[64]; /* 0 unknown, 1 allowed, 2 refused; racing writers store the same value */
-  if (device < 0 || device >= 64)
-    return false;
-  if (state[device] == 0) {
-    bool ok = cudaFuncSetAttribute(cluster_kernel<T, Op>,
-                                   cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess;
-    if (ok) { /* and a cluster of 16 such blocks fits on this device (MIG slices may be smaller) */
-      cudaLaunchConfig_t cfg = {};
-      cfg.gridDim = dim3(16);
-      cfg.blockDim = dim3(BLOCK_THREADS);
-      cudaLaunchAttribute attr[1];
-      attr[0].id = cudaLaunchAttributeClusterDimension;
-      attr[0].val.clusterDim.x = 16;
-      attr[0].val.clusterDim.y = 1;
-      attr[0].val.clusterDim.z = 1;
-      cfg.attrs = attr;
-      cfg.numAttrs = 1;
-      int clusters = 0;
-      ok = cudaOccupancyMaxActiveClusters(&clusters, cluster_kernel<T, Op>, &cfg) == cudaSuccess &&
-           clusters >= 1;
-    }
-    (void)cudaGetLastError();
-    state[device] = ok ? 1 : 2;
-  }
-  return state[device] == 1;
+  static int state[64];
+  return cuprim::allow_cluster16(cluster_kernel<T, Op>, BLOCK_THREADS, device, state);
 }
 
 inline size_t round16(size_t b) { return (b + 15) / 16 * 16; }
@@ -306,17 +284,8 @@ cuprim_status auto_impl(const cuprim_ctx *ctx, const void *d_in, void *d_out, ui
                                     ? tune->cluster_max_blocks
                                     : 8;
     const unsigned blocks = (unsigned)(want < max_blocks ? want : max_blocks);
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(blocks);
-    cfg.blockDim = dim3(BLOCK_THREADS);
-    cfg.stream = stream;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = blocks;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
+    cudaLaunchAttribute attr;
+    const cudaLaunchConfig_t cfg = one_cluster_config(blocks, BLOCK_THREADS, stream, &attr);
     CUPRIM__CUDA_CHECK(cudaLaunchKernelEx(&cfg, cluster_kernel<T, Op>, in, n, out));
     return CUPRIM_SUCCESS;
   }
@@ -346,12 +315,11 @@ cuprim_status auto_impl(const cuprim_ctx *ctx, const void *d_in, void *d_out, ui
   /* 16-byte aligned inputs take vector loads; others the scalar-load instantiation. */
   const bool aligned = (uintptr_t)in % 16 == 0, pf = tune->l2_prefetch != 0;
   if (P >= tune->grid_sync_min_chunks) {
-    const void *kernel =
-        aligned ? (pf ? (const void *)grid_kernel<T, Op, true, cta::LOAD_STREAM_PF>
-                      : (const void *)grid_kernel<T, Op, true, cta::LOAD_LDG>)
-                : (const void *)grid_kernel<T, Op, false, cta::LOAD_LDG>;
-    CUPRIM__CUDA_GOTO(cudaLaunchCooperativeKernel(kernel, dim3((unsigned)grid),
-                                                  dim3(BLOCK_THREADS), args, 0, stream),
+    const void *kernel = aligned ? (pf ? (const void *)grid_kernel<T, Op, true, cta::LOAD_STREAM_PF>
+                                       : (const void *)grid_kernel<T, Op, true, cta::LOAD_LDG>)
+                                 : (const void *)grid_kernel<T, Op, false, cta::LOAD_LDG>;
+    CUPRIM__CUDA_GOTO(cudaLaunchCooperativeKernel(kernel, dim3((unsigned)grid), dim3(BLOCK_THREADS),
+                                                  args, 0, stream),
                       st, release);
   } else {
     const unsigned gr = (unsigned)grid;

@@ -52,7 +52,7 @@ extern "C" cuprim_status cuprim_scan_ex(cuprim_ctx *ctx, cuprim_scan_alg alg, co
   if (alg == CUPRIM_SCAN_AUTO || alg == CUPRIM_SCAN_DECOUPLED_LOOKBACK) {
     cuprim__scan_tuning tune = cuprim__scan_tuning_for(ctx->attrs.cc_major, ctx->attrs.cc_minor);
     if (alg == CUPRIM_SCAN_DECOUPLED_LOOKBACK)
-      tune.single_block_max_tiles = 0;
+      tune.single_block_max_tiles = 0; /* the look-back kernel at every size */
     st = cuprim__scan_lookback(ctx, d_in, d_out, n, dtype, op, kind, stream, &tune);
   } else {
     st = cuprim__scan_ladder(ctx, alg, d_in, d_out, n, dtype, op, kind, stream);

@@ -1,0 +1,54 @@
+/* Thread-block clusters (Hopper and later): launching a kernel as one cluster of `blocks` blocks,
+ * and the once-per-device check that clusters of 16 (past the portable 8) are allowed. Host code,
+ * for the CUDA sources of reduce and scan. */
+#ifndef CUPRIM_COMMON_CLUSTER_CUH
+#define CUPRIM_COMMON_CLUSTER_CUH
+
+#include <cuda_runtime.h>
+
+namespace cuprim {
+
+/* A launch configuration of one cluster of `blocks` blocks of `threads` threads on `stream`.
+ * `attr` is the caller's storage for the attribute (it must outlive the launch call). */
+inline cudaLaunchConfig_t one_cluster_config(unsigned blocks, unsigned threads, cudaStream_t stream,
+                                             cudaLaunchAttribute *attr) {
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(blocks);
+  cfg.blockDim = dim3(threads);
+  cfg.stream = stream;
+  attr->id = cudaLaunchAttributeClusterDimension;
+  attr->val.clusterDim.x = blocks;
+  attr->val.clusterDim.y = 1;
+  attr->val.clusterDim.z = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  return cfg;
+}
+
+/* Whether `kernel` may run as a cluster of 16 blocks of `threads` threads on `device`: sets
+ * cudaFuncAttributeNonPortableClusterSizeAllowed (a property of the module loaded on that
+ * device) and checks that such a cluster fits (MIG slices may be smaller). `state` is the
+ * caller's per-kernel cache of 64 devices (0 unknown, 1 allowed, 2 refused; racing writers store
+ * the same value). */
+template <class Kernel>
+bool allow_cluster16(Kernel kernel, unsigned threads, int device, int (&state)[64]) {
+  if (device < 0 || device >= 64)
+    return false;
+  if (state[device] == 0) {
+    bool ok = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) ==
+              cudaSuccess;
+    if (ok) {
+      cudaLaunchAttribute attr;
+      const cudaLaunchConfig_t cfg = one_cluster_config(16, threads, 0, &attr);
+      int clusters = 0;
+      ok = cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) == cudaSuccess && clusters >= 1;
+    }
+    (void)cudaGetLastError(); /* a refusal is an answer, not an error to report later */
+    state[device] = ok ? 1 : 2;
+  }
+  return state[device] == 1;
+}
+
+} // namespace cuprim
+
+#endif
