@@ -1414,6 +1414,7 @@ int main(void) {
       cmocka_unit_test(test_large_input),
       cmocka_unit_test(test_no_cuda_error_left),
   };
+  tu_apply_test_filter();
   const int failed = cmocka_run_group_tests(tests, group_setup, group_teardown);
   if (failed == 0 && !tu_device_available(NULL, 0))
     return 77; /* every test skipped: no device (CTest SKIP_RETURN_CODE) */

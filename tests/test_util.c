@@ -35,6 +35,14 @@ int tu_quick(void) {
   return env && *env && strcmp(env, "0") != 0;
 }
 
+void tu_apply_test_filter(void) {
+  const char *env = getenv("CUPRIM_TEST_FILTER");
+  if (env && *env) {
+    print_message("CUPRIM_TEST_FILTER=\"%s\": only the tests that match run\n", env);
+    cmocka_set_test_filter(env);
+  }
+}
+
 /* ---------------------------------------------------------------- device */
 
 int tu_device_available(char *reason, size_t len) {

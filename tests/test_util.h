@@ -24,6 +24,10 @@ uint64_t tu_seed(void);
  * sizes, no size past 2^17, no large case, fewer data kinds). */
 int tu_quick(void);
 
+/* CUPRIM_TEST_FILTER, if set: run only the tests whose names match it (cmocka's pattern: `*` and
+ * `?` wildcards), e.g. to run one slow test under compute-sanitizer. Call before the group runs. */
+void tu_apply_test_filter(void);
+
 /* ---------------------------------------------------------------- device */
 
 /* 1 if cudaGetDeviceCount reports at least one device. Otherwise 0, with a one-line reason
