@@ -73,29 +73,40 @@ __global__ void __launch_bounds__(BLOCK_THREADS)
 }
 
 /* Mid-small inputs (up to 256 chunks): one thread-block cluster of up to 16 blocks (Hopper).
- * Every group reduces its chunks and stores each result straight into block 0's shared memory
- * (distributed shared memory); after one cluster barrier, a group of block 0 reduces them. One
- * plain launch, no temporary memory, no initialised memory, no atomics. */
+ * Every group reduces its chunks into its own block's shared memory; after a cluster barrier, a
+ * group of block 0 gathers the results of the other blocks (distributed shared memory) and
+ * reduces them. A second cluster barrier keeps every block (and its shared memory) alive until
+ * block 0 has read it. Results are pulled, not pushed: a block may write another block's shared
+ * memory only once that block is known to have started, which would take a barrier before the
+ * work (compute-sanitizer racecheck reports the push without one). One plain launch, no
+ * temporary memory, no initialised memory, no atomics. */
 template <class T, class Op>
 __global__ void __launch_bounds__(BLOCK_THREADS)
     cluster_kernel(const T *__restrict__ in, uint64_t n, T *__restrict__ out) {
   typedef chunk_geometry<T> G;
   __shared__ T warp_smem[GROUPS][G::THREADS / 32];
-  __shared__ T parts[CLUSTER_MAX_CHUNKS];
+  __shared__ T parts[CLUSTER_MAX_CHUNKS]; /* chunk c's result, in the block that reduced it */
   cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
   const int g = threadIdx.x / G::THREADS, t = threadIdx.x % G::THREADS;
   const group_sync sync{1 + g};
   const uint64_t C = chunk_elems<T>(), P = (n + C - 1) / C;
   const uint64_t groups = (uint64_t)gridDim.x * GROUPS, gid = (uint64_t)blockIdx.x * GROUPS + g;
-  T *parts0 = cluster.map_shared_rank(parts, 0);
   for (uint64_t c = gid; c < P; c += groups) {
     const T v =
         chunk_reduce<T, Op, cta::LOAD_LDG>(in + c * C, chunk_len<T>(n, c), t, warp_smem[g], sync);
     if (t == 0)
-      parts0[c] = v;
+      parts[c] = v;
   }
-  cluster.sync(); /* orders the remote stores before block 0 reads them */
-  if (blockIdx.x != 0 || g != 0)
+  cluster.sync(); /* every block's results are in its shared memory, visible to the cluster */
+  const bool gatherer = blockIdx.x == 0 && g == 0;
+  if (gatherer) /* chunk c was reduced by group c % groups, in block (c % groups) / GROUPS */
+    for (uint64_t c = t; c < P; c += G::THREADS) {
+      const unsigned owner = (unsigned)((c % groups) / GROUPS);
+      if (owner != 0)
+        parts[c] = *cluster.map_shared_rank(&parts[c], owner);
+    }
+  cluster.sync(); /* block 0 has read the others: they may leave */
+  if (!gatherer)
     return;
   const T v = chunk_reduce<T, Op, cta::LOAD_PLAIN>(parts, P, t, warp_smem[0], sync);
   if (t == 0)
