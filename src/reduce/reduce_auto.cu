@@ -73,19 +73,21 @@ __global__ void __launch_bounds__(BLOCK_THREADS)
 }
 
 /* Mid-small inputs (up to 256 chunks): one thread-block cluster of up to 16 blocks (Hopper).
- * Every group reduces its chunks into its own block's shared memory; after a cluster barrier, a
- * group of block 0 gathers the results of the other blocks (distributed shared memory) and
- * reduces them. A second cluster barrier keeps every block (and its shared memory) alive until
- * block 0 has read it. Results are pulled, not pushed: a block may write another block's shared
- * memory only once that block is known to have started, which would take a barrier before the
- * work (compute-sanitizer racecheck reports the push without one). One plain launch, no
- * temporary memory, no initialised memory, no atomics. */
+ * Every group reduces its chunks into its own block's shared memory, then copies the results
+ * into block 0's shared memory (distributed shared memory); after one cluster barrier, a group of
+ * block 0 reduces them. A block may write another block's shared memory only once that block is
+ * known to run: every thread arrives (relaxed) at a cluster barrier on entry and waits on it just
+ * before the copies, by which time the whole cluster has long started, so the wait costs
+ * nothing (compute-sanitizer racecheck reports remote stores made without it). One plain
+ * launch, no temporary memory, no initialised memory, no atomics. */
 template <class T, class Op>
 __global__ void __launch_bounds__(BLOCK_THREADS)
     cluster_kernel(const T *__restrict__ in, uint64_t n, T *__restrict__ out) {
   typedef chunk_geometry<T> G;
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
   __shared__ T warp_smem[GROUPS][G::THREADS / 32];
-  __shared__ T parts[CLUSTER_MAX_CHUNKS]; /* chunk c's result, in the block that reduced it */
+  __shared__ T parts[CLUSTER_MAX_CHUNKS]; /* chunk c's result: first in the block that reduced
+                                             it, then in block 0 */
   cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
   const int g = threadIdx.x / G::THREADS, t = threadIdx.x % G::THREADS;
   const group_sync sync{1 + g};
@@ -97,16 +99,16 @@ __global__ void __launch_bounds__(BLOCK_THREADS)
     if (t == 0)
       parts[c] = v;
   }
-  cluster.sync(); /* every block's results are in its shared memory, visible to the cluster */
-  const bool gatherer = blockIdx.x == 0 && g == 0;
-  if (gatherer) /* chunk c was reduced by group c % groups, in block (c % groups) / GROUPS */
-    for (uint64_t c = t; c < P; c += G::THREADS) {
-      const unsigned owner = (unsigned)((c % groups) / GROUPS);
-      if (owner != 0)
-        parts[c] = *cluster.map_shared_rank(&parts[c], owner);
-    }
-  cluster.sync(); /* block 0 has read the others: they may leave */
-  if (!gatherer)
+  sync(); /* the group's results are in place for all its threads */
+  asm volatile("barrier.cluster.wait.aligned;" ::: "memory"); /* every block has started */
+  if (blockIdx.x != 0) { /* thread t of the group copies the group's t-th result to block 0 */
+    T *parts0 = cluster.map_shared_rank(parts, 0);
+    const uint64_t c = gid + (uint64_t)t * groups;
+    if (c < P)
+      parts0[c] = parts[c];
+  }
+  cluster.sync(); /* orders the remote stores before block 0 reads them */
+  if (blockIdx.x != 0 || g != 0)
     return;
   const T v = chunk_reduce<T, Op, cta::LOAD_PLAIN>(parts, P, t, warp_smem[0], sync);
   if (t == 0)
