@@ -157,8 +157,12 @@ python3 - "$out" "$primitive" "${algs[@]}" <<'PY' | tee "$out/table.md"
 import csv, os, sys
 
 out, primitive, algs = sys.argv[1], sys.argv[2], sys.argv[3:]
-SCALE = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3, "second": 1e6,
-         "byte": 1.0, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9}
+# Values are kept in ncu's base units: nanoseconds for durations (gpu__time_duration.sum), bytes
+# for sizes. --print-units base asks for those already; a units row with another unit (either
+# spelling: "us" or "usecond") is converted back to them. The tables print microseconds (us()).
+TO_BASE = {"ns": 1.0, "nsecond": 1.0, "us": 1e3, "usecond": 1e3, "ms": 1e6, "msecond": 1e6,
+           "s": 1e9, "second": 1e9,
+           "byte": 1.0, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "KB": 1e3, "MB": 1e6, "GB": 1e9}
 
 def kernels(path):
     with open(path, newline="") as f:
@@ -174,7 +178,7 @@ def kernels(path):
         k = {}
         for name, unit, v in zip(names, units, r):
             try:
-                k[name] = float(v.replace(",", "")) * SCALE.get(unit, 1.0)
+                k[name] = float(v.replace(",", "")) * TO_BASE.get(unit.strip(), 1.0)
             except ValueError:
                 k[name] = v
         result.append(k)
@@ -183,6 +187,10 @@ def kernels(path):
 def get(k, m):
     v = k.get(m)
     return v if isinstance(v, float) else None
+
+def us(ns):
+    """Nanoseconds (ncu's base unit of time) to microseconds."""
+    return None if ns is None else ns * 1e-3
 
 def fmt(v, spec):
     return "-" if v is None else format(v, spec)
@@ -223,7 +231,7 @@ for i, alg in enumerate(algs):
         vs = [get(k, m) for k in ks]
         return sum(vs) if all(v is not None for v in vs) else None
     top = max(ks, key=lambda k: get(k, "gpu__time_duration.sum") or 0.0)
-    cells = [str(i), alg, str(len(ks)), fmt(total("gpu__time_duration.sum"), ".1f"),
+    cells = [str(i), alg, str(len(ks)), fmt(us(total("gpu__time_duration.sum")), ".1f"),
              short(top.get("Kernel Name", "?")),
              fmt(get(top, "smsp__sass_average_branch_targets_threads_uniform.pct"), ".1f"),
              fmt(get(top, "smsp__thread_inst_executed_per_inst_executed.ratio"), ".1f"),
@@ -244,7 +252,7 @@ for i, alg in enumerate(algs):
     for k in ks:
         detail.append(
             [alg, short(k.get("Kernel Name", "?")), str(k.get("Grid Size", "?")),
-             fmt(get(k, "gpu__time_duration.sum"), ".2f"),
+             fmt(us(get(k, "gpu__time_duration.sum")), ".2f"),
              fmt(get(k, "smsp__sass_average_branch_targets_threads_uniform.pct"), ".1f"),
              fmt(get(k, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"), ".3g"),
              fmt(get(k, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"), ".3g"),
