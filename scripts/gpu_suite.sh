@@ -8,7 +8,7 @@
 #   build      configure (Release, CMAKE_CUDA_ARCHITECTURES=90) and build into build-gpu
 #   ctest      ctest --output-on-failure: every test
 #   memcheck   compute-sanitizer --tool memcheck over each test labelled `gpu` (ctest -L '^gpu$'),
-#              with CUPRIM_TEST_QUICK=1
+#              except those also labelled `nosanitize`, with CUPRIM_TEST_QUICK=1
 #   racecheck  compute-sanitizer --tool racecheck over the same
 #   synccheck  compute-sanitizer --tool synccheck over the same
 #   bench      build-gpu/bench/cuprim-bench --csv $OUT/bench.csv (without OUT: build-gpu/bench.csv)
@@ -29,6 +29,12 @@
 #   --build-dir DIR     default build-gpu
 #   --jobs N            build parallelism (default: the number of CPUs)
 #   --step-timeout S    stop any one step (one program under a sanitizer) after S seconds
+#   --sanitize-jobs N   run the sanitizer steps as N parallel processes (default 1: one program
+#                       after another): each cmocka program (tests/test_*.c) is split into its
+#                       tests (CUPRIM_TEST_FILTER=name, one process each), and the memcheck,
+#                       racecheck and synccheck jobs share one pool. On an H100, racecheck of
+#                       reduce_gpu alone did not finish in 560 s as one process; split into 12
+#                       parallel processes, its tests took at most 320 s.
 #   -h, --help
 # Environment: OUT, if set, is the log directory (else build-gpu/gpu-suite); CUDA_ARCHS
 # overrides the architectures (default 90).
@@ -51,6 +57,7 @@ jobs=$(nproc 2>/dev/null || echo 16)
 bench_args=()
 ctest_args=()
 step_timeout=0
+sanitize_jobs=1
 
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -71,6 +78,7 @@ while [[ $# -gt 0 ]]; do
     --build-dir) build_dir=${2:?}; shift ;;
     --jobs) jobs=${2:?}; shift ;;
     --step-timeout) step_timeout=${2:?}; shift ;;
+    --sanitize-jobs) sanitize_jobs=${2:?}; shift ;;
     -h | --help) usage; exit 0 ;;
     *) echo "gpu_suite: unknown option '$1' (--help lists them)" >&2; exit 2 ;;
   esac
@@ -214,7 +222,7 @@ gpu_tests() {
       printf '%s\x1f%s\x1f%s\x1f%s\n' "${BASH_REMATCH[1]}" "$wd" \
         "$([[ ${#env[@]} -gt 0 ]] && printf '%q ' "${env[@]}")" "$(printf '%q ' "${cmd[@]}")"
     fi
-  done < <(ctest --test-dir "$build_dir" -N -V -L '^gpu$' "${ctest_args[@]}")
+  done < <(ctest --test-dir "$build_dir" -N -V -L '^gpu$' -LE '^nosanitize$' "${ctest_args[@]}")
 }
 
 # sanitize TOOL: every `gpu` test under compute-sanitizer --tool TOOL, with CUPRIM_TEST_QUICK=1.
@@ -250,15 +258,95 @@ sanitize() {
   fi
 }
 
+# cmocka_tests EXE: the cmocka test names of a test program built from tests/<EXE name>.c, one
+# per line (nothing for other programs: examples, the demo).
+cmocka_tests() {
+  local src
+  src=$root/tests/$(basename "$1").c
+  [[ -f $src ]] || return 0
+  grep -oE 'cmocka_unit_test\(test_[A-Za-z0-9_]+\)' "$src" | sed -E 's/^cmocka_unit_test\((.*)\)$/\1/'
+}
+
+# sanitize_job TOOL WD ENV CMD FILTER LOG: one program, or one of its tests (FILTER), under the
+# sanitizer; its exit status goes to LOG.rc.
+sanitize_job() {
+  local tool=$1 wd=$2 env=$3 cmd=$4 filter=$5 log=$6 rc=0
+  (
+    cd "$wd" || exit 1
+    export CUPRIM_TEST_QUICK=1
+    [[ -n $filter ]] && export CUPRIM_TEST_FILTER=$filter
+    eval "run_logged \"\$log\" env $env \"\$sanitizer\" --tool $tool --error-exitcode 1 \
+          --target-processes all $cmd"
+  ) || rc=$?
+  echo "$rc" >"$log.rc"
+}
+
+# sanitize_parallel TOOL...: every `gpu` test, split per cmocka test, under each TOOL, in
+# $sanitize_jobs parallel processes; then one SUMMARY line per tool, as sanitize() gives.
+sanitize_parallel() {
+  local tools=("$@") list tool name wd env cmd exe t log running=0 n bad
+  list=$(gpu_tests)
+  if [[ -z $list ]]; then
+    for tool in "${tools[@]}"; do
+      record "$tool" FAIL "no tests labelled gpu (ctest --test-dir $build_dir -N -L '^gpu\$')"
+    done
+    return
+  fi
+  declare -A logs
+  for tool in "${tools[@]}"; do
+    logs[$tool]=
+    while IFS=$'\x1f' read -r name wd env cmd; do
+      eval "exe=(${cmd})"
+      local tests
+      tests=$(cmocka_tests "${exe[0]}")
+      for t in ${tests:-"-"}; do
+        [[ $t == - ]] && t=
+        log=$log_dir/$tool-$name${t:+-$t}.log
+        logs[$tool]+="$log"$'\n'
+        while [[ $running -ge $sanitize_jobs ]]; do
+          wait -n
+          running=$((running - 1))
+        done
+        sanitize_job "$tool" "$wd" "$env" "$cmd" "$t" "$log" &
+        running=$((running + 1))
+      done
+    done <<<"$list"
+  done
+  echo "gpu_suite: ${tools[*]}: $(printf '%s' "${logs[@]}" | grep -c .) jobs, $sanitize_jobs at a time"
+  wait
+  for tool in "${tools[@]}"; do
+    n=0
+    bad=()
+    while IFS= read -r log; do
+      [[ -n $log ]] || continue
+      n=$((n + 1))
+      rc=$(cat "$log.rc" 2>/dev/null || echo missing)
+      if [[ $rc != 0 ]] || ! grep -qE '(ERROR SUMMARY: 0 errors|SUMMARY: 0 hazards displayed \(0 errors, 0 warnings\))' "$log"; then
+        bad+=("$(basename "$log" .log): exit $rc, $(grep -m1 -oE '[A-Z]+ SUMMARY: .*' "$log" || echo 'no SUMMARY line')")
+        show_tail "$log" 30
+      fi
+    done <<<"${logs[$tool]}"
+    if [[ ${#bad[@]} -eq 0 ]]; then
+      record "$tool" PASS "$n/$n jobs: $(grep -h -m1 -oE '[A-Z]+ SUMMARY: .*' "$log_dir/$tool-"*.log | sort -u | tr '\n' ' ')"
+    else
+      record "$tool" FAIL "${#bad[@]}/$n jobs: $(IFS=';'; echo "${bad[*]}")"
+    fi
+  done
+}
+
+picked_tools=()
 for tool in memcheck racecheck synccheck; do
   if [[ ${want[$tool]} == 1 ]] && ! skip_unbuilt "$tool"; then
-    if [[ -x $sanitizer ]]; then
-      sanitize "$tool"
-    else
+    if [[ ! -x $sanitizer ]]; then
       record "$tool" FAIL "compute-sanitizer not found (looked for $sanitizer)"
+    elif [[ $sanitize_jobs -gt 1 ]]; then
+      picked_tools+=("$tool")
+    else
+      sanitize "$tool"
     fi
   fi
 done
+[[ ${#picked_tools[@]} -gt 0 ]] && sanitize_parallel "${picked_tools[@]}"
 
 # ---------------------------------------------------------------- bench
 if [[ ${want[bench]} == 1 ]] && ! skip_unbuilt bench; then
