@@ -18,6 +18,7 @@
  * 8-bit samples look their bin up in a 256-entry table (histogram_bin.cuh); bins given by edges
  * are found by binary search over the edges in shared memory when they fit beside the counters. */
 #include "common/check.h"
+#include "common/launch_config.cuh"
 #include "cta/warp_reduce.cuh"
 #include "histogram_bin.cuh"
 #include "histogram_internal.h"
@@ -223,32 +224,27 @@ __global__ void __launch_bounds__(256)
 template <class P>
 cuprim_status launch_sum(const P *partials, uint32_t copies, uint32_t num_bins, uint64_t *out,
                          cudaStream_t stream) {
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3((unsigned)(((uint64_t)num_bins + 31) / 32));
-  cfg.blockDim = dim3(256);
-  cfg.stream = stream;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[0].val.programmaticStreamSerializationAllowed = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = 1;
-  CUPRIM__CUDA_CHECK(cudaLaunchKernelEx(&cfg, sum_copies_kernel<P>, partials, copies, num_bins, out));
+  cudaLaunchAttribute attr;
+  const cudaLaunchConfig_t cfg =
+      pdl_config((unsigned)(((uint64_t)num_bins + 31) / 32), 256, stream, &attr);
+  CUPRIM__CUDA_CHECK(
+      cudaLaunchKernelEx(&cfg, sum_copies_kernel<P>, partials, copies, num_bins, out));
   return CUPRIM_SUCCESS;
 }
 
 /* Dynamic shared memory past the default 48 KB must be asked for, per kernel. */
 template <class K> cuprim_status allow_smem(K *kernel, size_t bytes) {
   if (bytes > 48 * 1024)
-    CUPRIM__CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            (int)bytes));
+    CUPRIM__CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
   return CUPRIM_SUCCESS;
 }
 
 /* The blocks of `kernel` (THREADS threads, `smem` bytes of dynamic shared memory) that fit on the
  * GPU at once, by its registers as well as its shared memory: a grid of exactly that many runs
  * in one wave (one more block per SM would make a second, mostly idle one). */
-template <class K> cuprim_status resident_blocks(const cuprim_ctx *ctx, K *kernel, size_t smem,
-                                                 uint64_t *blocks) {
+template <class K>
+cuprim_status resident_blocks(const cuprim_ctx *ctx, K *kernel, size_t smem, uint64_t *blocks) {
   int per_sm = 0;
   CUPRIM__CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, THREADS, smem));
   *blocks = (uint64_t)(per_sm > 0 ? per_sm : 1) * (uint64_t)ctx->attrs.sm_count;
@@ -286,7 +282,8 @@ cuprim_status count_private(const cuprim_ctx *ctx, const T *in, uint64_t n, uint
   /* At least a vector per thread, and 8 samples per bin (copies cost 8 bytes a bin to write and
    * read back): mid sizes get enough blocks to use the GPU. */
   const uint64_t tile = (uint64_t)THREADS * (16 / sizeof(T));
-  const uint64_t min_per_block = tile > 8 * (uint64_t)bins.num_bins ? tile : 8 * (uint64_t)bins.num_bins;
+  const uint64_t min_per_block =
+      tile > 8 * (uint64_t)bins.num_bins ? tile : 8 * (uint64_t)bins.num_bins;
   CUPRIM__FORWARD(allow_smem(private_kernel<T, KIND>, smem));
   uint64_t resident = 0;
   CUPRIM__FORWARD(resident_blocks(ctx, private_kernel<T, KIND>, smem, &resident));
@@ -301,8 +298,8 @@ cuprim_status count_private(const cuprim_ctx *ctx, const T *in, uint64_t n, uint
   CUPRIM__FORWARD(cuprim__temp_alloc(ctx, bytes, stream, &temp));
   uint32_t *partials = static_cast<uint32_t *>(temp);
   cuprim_status st = CUPRIM_SUCCESS;
-  private_kernel<T, KIND><<<(unsigned)grid, THREADS, smem, stream>>>(in, n, bins, copies, partials,
-                                                                      out);
+  private_kernel<T, KIND>
+      <<<(unsigned)grid, THREADS, smem, stream>>>(in, n, bins, copies, partials, out);
   CUPRIM__LAUNCH_GOTO(st, release);
   st = launch_sum<uint32_t>(partials, (uint32_t)grid, bins.num_bins, out, stream);
 release:
@@ -329,9 +326,9 @@ cuprim_status count_global(const cuprim_ctx *ctx, const T *in, uint64_t n, uint6
     CUPRIM__FORWARD(cuprim__temp_alloc(ctx, bytes, stream, &temp));
   uint64_t *base = bytes ? static_cast<uint64_t *>(temp) : out;
   cuprim_status st = CUPRIM_SUCCESS;
-  CUPRIM__CUDA_GOTO(cudaMemsetAsync(base, 0, (size_t)copies * bins.num_bins * sizeof(uint64_t),
-                                    stream),
-                    st, release);
+  CUPRIM__CUDA_GOTO(
+      cudaMemsetAsync(base, 0, (size_t)copies * bins.num_bins * sizeof(uint64_t), stream), st,
+      release);
   kernel<<<(unsigned)grid, THREADS, smem, stream>>>(in, n, bins, base, copies);
   CUPRIM__LAUNCH_GOTO(st, release);
   if (bytes)
@@ -366,7 +363,7 @@ cuprim_status count_for_type(const cuprim_ctx *ctx, cuprim_histogram_alg alg, co
   if (!bins.by_edges) {
     if constexpr (traits_int_upto32<T>::value)
       if (bins.shift >= 0 && (sizeof(T) == 4 || (bins.lower_int >= -(INT64_C(1) << 30) &&
-                                                  bins.upper_ceil <= (INT64_C(1) << 30))))
+                                                 bins.upper_ceil <= (INT64_C(1) << 30))))
         return count_with<T, BIN_SHIFT>(ctx, alg, in, n, out, bins, stream);
     if constexpr (sizeof(T) == 1)
       return count_with<T, BIN_LUT8>(ctx, alg, in, n, out, bins, stream);

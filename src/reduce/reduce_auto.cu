@@ -15,8 +15,8 @@
 #include <cooperative_groups.h>
 
 #include "common/check.h"
-#include "common/cluster.cuh"
 #include "common/launch.h"
+#include "common/launch_config.cuh"
 #include "cta/ops.cuh"
 #include "reduce_chunk.cuh"
 #include "reduce_internal.h"
@@ -343,15 +343,8 @@ cuprim_status auto_impl(const cuprim_ctx *ctx, const void *d_in, void *d_out, ui
     else
       chunks_kernel<T, Op, true, cta::LOAD_LDG><<<gr, BLOCK_THREADS, 0, stream>>>(a);
     CUPRIM__CUDA_GOTO(cudaPeekAtLastError(), st, release);
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(1);
-    cfg.blockDim = dim3(BLOCK_THREADS);
-    cfg.stream = stream;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[0].val.programmaticStreamSerializationAllowed = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
+    cudaLaunchAttribute attr;
+    const cudaLaunchConfig_t cfg = pdl_config(1, BLOCK_THREADS, stream, &attr);
     CUPRIM__CUDA_GOTO(cudaLaunchKernelEx(&cfg, finish_kernel<T, Op>, a), st, release);
   }
 release:

@@ -1,12 +1,30 @@
-/* Thread-block clusters (Hopper and later): launching a kernel as one cluster of `blocks` blocks,
- * and the once-per-device check that clusters of 16 (past the portable 8) are allowed. Host code,
- * for the CUDA sources of reduce and scan. */
-#ifndef CUPRIM_COMMON_CLUSTER_CUH
-#define CUPRIM_COMMON_CLUSTER_CUH
+/* Launch configurations for cudaLaunchKernelEx (host code, for the CUDA sources): a kernel
+ * chained to the previous one on its stream by programmatic dependent launch; a kernel launched
+ * as one thread-block cluster (Hopper and later), and the once-per-device check that clusters of
+ * 16 (past the portable 8) are allowed. */
+#ifndef CUPRIM_COMMON_LAUNCH_CONFIG_CUH
+#define CUPRIM_COMMON_LAUNCH_CONFIG_CUH
 
 #include <cuda_runtime.h>
 
 namespace cuprim {
+
+/* A launch of `grid` blocks of `threads` threads on `stream` that may start before the previous
+ * kernel on the stream has finished (programmatic dependent launch): the kernel must wait in
+ * griddepcontrol.wait before it reads what that kernel writes. `attr` is the caller's storage
+ * for the attribute (it must outlive the launch call). */
+inline cudaLaunchConfig_t pdl_config(unsigned grid, unsigned threads, cudaStream_t stream,
+                                     cudaLaunchAttribute *attr) {
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(grid);
+  cfg.blockDim = dim3(threads);
+  cfg.stream = stream;
+  attr->id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr->val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  return cfg;
+}
 
 /* A launch configuration of one cluster of `blocks` blocks of `threads` threads on `stream`.
  * `attr` is the caller's storage for the attribute (it must outlive the launch call). */
