@@ -31,7 +31,6 @@
  * The choices are in scan_tuning.h; cuprim-bench's kernel-choice table measures each. */
 #include "common/check.h"
 #include "common/launch.h"
-#include "common/launch_config.cuh"
 #include "cta/load.cuh"
 #include "cta/ops.cuh"
 #include "cta/warp_scan.cuh"
@@ -446,9 +445,15 @@ cuprim_status lookback_impl(const cuprim_ctx *ctx, const void *d_in, void *d_out
     reset_kernel<<<reset_blocks, RESET_THREADS, 0, stream>>>(
         reinterpret_cast<unsigned long long *>(temp), reset_words);
     CUPRIM__CUDA_GOTO(cudaPeekAtLastError(), st, release);
-    cudaLaunchAttribute attr;
-    /* G::THREADS: the same for both tile sizes */
-    const cudaLaunchConfig_t cfg = pdl_config((unsigned)tiles, G::THREADS, stream, &attr);
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3((unsigned)tiles);
+    cfg.blockDim = dim3(G::THREADS); /* the same for both tile sizes */
+    cfg.stream = stream;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
     CUPRIM__CUDA_GOTO(cudaLaunchKernelEx(&cfg, kernel, a), st, release);
   } else {
     CUPRIM__CUDA_GOTO(cudaMemsetAsync(temp, 0, reset_words * 8, stream), st, release);
