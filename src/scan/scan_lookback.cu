@@ -31,6 +31,7 @@
  * The choices are in scan_tuning.h; cuprim-bench's kernel-choice table measures each. */
 #include "common/check.h"
 #include "common/launch.h"
+#include "common/launch_config.cuh"
 #include "cta/load.cuh"
 #include "cta/ops.cuh"
 #include "cta/warp_scan.cuh"
@@ -268,10 +269,9 @@ __device__ __forceinline__ T warp_prefix(const T *warp_totals, int warp, T &aggr
 template <class T> struct lookback_args {
   const T *in;
   T *out;
-  uint64_t n, tiles;
+  uint64_t n;
   tile_status<T> ts;
   unsigned *tile_counter;
-  cuprim_scan_kind kind;
 };
 
 /* KIND is a template argument here (not in the single-block kernel): with one path per kernel
@@ -420,7 +420,6 @@ cuprim_status lookback_impl(const cuprim_ctx *ctx, const void *d_in, void *d_out
   a.in = in;
   a.out = out;
   a.n = n;
-  a.tiles = tiles;
   a.tile_counter = reinterpret_cast<unsigned *>(b);
   if constexpr (sizeof(T) == 4) {
     a.ts.words = reinterpret_cast<unsigned long long *>(b + counter_bytes);
@@ -429,7 +428,6 @@ cuprim_status lookback_impl(const cuprim_ctx *ctx, const void *d_in, void *d_out
     a.ts.aggregate = reinterpret_cast<T *>(b + counter_bytes + status_bytes);
     a.ts.inclusive = reinterpret_cast<T *>(b + counter_bytes + status_bytes + values_bytes / 2);
   }
-  a.kind = kind;
   cuprim_status st = CUPRIM_SUCCESS;
   void (*kernel)(const lookback_args<T>) =
       kind == CUPRIM_INCLUSIVE ? (small ? lookback_kernel<T, Op, CUPRIM_INCLUSIVE, true>
@@ -445,15 +443,9 @@ cuprim_status lookback_impl(const cuprim_ctx *ctx, const void *d_in, void *d_out
     reset_kernel<<<reset_blocks, RESET_THREADS, 0, stream>>>(
         reinterpret_cast<unsigned long long *>(temp), reset_words);
     CUPRIM__CUDA_GOTO(cudaPeekAtLastError(), st, release);
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3((unsigned)tiles);
-    cfg.blockDim = dim3(G::THREADS); /* the same for both tile sizes */
-    cfg.stream = stream;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[0].val.programmaticStreamSerializationAllowed = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
+    cudaLaunchAttribute attr;
+    /* G::THREADS is the same for both tile sizes */
+    const cudaLaunchConfig_t cfg = pdl_config((unsigned)tiles, G::THREADS, stream, &attr);
     CUPRIM__CUDA_GOTO(cudaLaunchKernelEx(&cfg, kernel, a), st, release);
   } else {
     CUPRIM__CUDA_GOTO(cudaMemsetAsync(temp, 0, reset_words * 8, stream), st, release);
