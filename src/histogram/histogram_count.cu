@@ -12,7 +12,9 @@
  *                  overwrites it: no zeroing pass. Bins that do not fit in shared memory: private
  *                  64-bit copies in global memory (as many as 64 MiB hold, shared round-robin by
  *                  the blocks), summed the same way.
- *   AUTO           BLOCK_PRIVATE's kernel while the bins fit in shared memory, one block writing
+ *   AUTO           8-bit samples: the 256 byte values counted in lane-private columns of shared
+ *                  counters, then folded into bins (bytes_kernel below). Other samples:
+ *                  BLOCK_PRIVATE's kernel while the bins fit in shared memory, one block writing
  *                  the output directly (one launch) for small inputs; past shared memory, the
  *                  run-aggregated adds straight into the zeroed output (no copies to sum).
  * 8-bit samples look their bin up in a 256-entry table (histogram_bin.cuh); bins given by edges
@@ -136,8 +138,9 @@ template <class T, int KIND, int MODE> struct counter {
 };
 
 /* BLOCK_PRIVATE (and AUTO): counts into `copies` interleaved copies in shared memory, then the
- * block's counts (summed over the copies) go to partials[blockIdx.x] (32-bit), or straight to
- * `out` when the grid is one block. */
+ * block's counts (summed over the copies) go to partials[blockIdx.x] (32-bit, BLOCK_PRIVATE), or
+ * straight to `out` when the grid is one block, or (AUTO: partials == nullptr) are added into
+ * `out`, which a kernel chained before this one by programmatic dependent launch has zeroed. */
 template <class T, int KIND>
 __global__ void __launch_bounds__(THREADS)
     private_kernel(const T *in, uint64_t n, const cuprim__bins bins, uint32_t copies,
@@ -154,6 +157,9 @@ __global__ void __launch_bounds__(THREADS)
   for_each_sample<T, VPT>(in, n, f);
   f.flush();
   __syncthreads();
+  const bool fold = gridDim.x > 1 && partials == nullptr;
+  if (fold)
+    asm volatile("griddepcontrol.wait;" ::: "memory"); /* the zeroed output */
   uint32_t *mine = partials + (size_t)blockIdx.x * bins.num_bins;
   for (uint32_t b = threadIdx.x; b < bins.num_bins; b += THREADS) {
     uint32_t c = 0;
@@ -161,10 +167,14 @@ __global__ void __launch_bounds__(THREADS)
       c += counts[(size_t)b * copies + (k + b) % copies]; /* rotated: fewer bank conflicts */
     if (gridDim.x == 1)
       out[b] = c;
-    else
+    else if (fold) {
+      if (c != 0)
+        atomicAdd(reinterpret_cast<unsigned long long *>(out + b), (unsigned long long)c);
+    } else {
       mine[b] = c;
+    }
   }
-  if (gridDim.x > 1)
+  if (gridDim.x > 1 && !fold)
     asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 }
 
@@ -218,6 +228,121 @@ __global__ void __launch_bounds__(256)
   }
 }
 
+
+/* ---------------------------------------------------------------- AUTO, 8-bit samples */
+
+/* AUTO for 8-bit samples counts the 256 raw byte values, not bins: a sample costs one byte
+ * extraction, one address and one shared atomic add, whatever the bins. Each lane of a warp has
+ * its own column of counters (value v, lane l: counts[v * 32 + l]), so the 32 adds of a warp fall
+ * in 32 different banks and never on one counter, random or constant data alike. At the end each
+ * block sums its columns and adds every value's count to that value's bin (the bin formula, or
+ * the search over the edges, evaluated for the 256 values): into `out`, which a small kernel has
+ * zeroed, chained by programmatic dependent launch; or, for a one-block grid, through shared
+ * memory into `out` directly. The bins are those of every other path (the formula and the search
+ * are the same functions). */
+constexpr int BYTE_THREADS = 1024;
+constexpr int BYTE_VPT = 4;            /* 16-byte vectors in flight per thread */
+constexpr uint32_t BYTE_FOLD_MAX = 8192; /* bins a one-block grid folds in shared memory */
+
+__device__ __forceinline__ void count_byte(uint32_t *lane_col, uint32_t v) {
+  atomicAdd(lane_col + (v << 5), 1u);
+}
+__device__ __forceinline__ void count_word(uint32_t *lane_col, uint32_t w) {
+  count_byte(lane_col, w & 255u);
+  count_byte(lane_col, (w >> 8) & 255u);
+  count_byte(lane_col, (w >> 16) & 255u);
+  count_byte(lane_col, w >> 24);
+}
+
+/* The bin of the sample whose bits are the byte v. */
+template <class T> __device__ __forceinline__ uint32_t byte_bin(uint32_t v, const cuprim__bins &b) {
+  const uint8_t bits = (uint8_t)v;
+  T x;
+  memcpy(&x, &bits, 1);
+  return b.by_edges ? edges_bin<true>((double)x, b.d_edges, b.num_bins) : even_bin((double)x, b);
+}
+
+template <class T>
+__global__ void __launch_bounds__(BYTE_THREADS, 2)
+    bytes_kernel(const T *in, uint64_t n, const cuprim__bins bins, uint64_t *out) {
+  static_assert(sizeof(T) == 1, "8-bit samples");
+  __shared__ uint32_t counts[256 * 32];
+  for (uint32_t i = threadIdx.x; i < 256 * 32; i += BYTE_THREADS)
+    counts[i] = 0;
+  __syncthreads();
+  uint32_t *lane_col = counts + threadIdx.x % 32;
+  const uint8_t *p = reinterpret_cast<const uint8_t *>(in);
+  const uint64_t gtid = (uint64_t)blockIdx.x * BYTE_THREADS + threadIdx.x;
+  const uint64_t threads = (uint64_t)gridDim.x * BYTE_THREADS;
+  const uint64_t mis = (uintptr_t)p % 16;
+  const uint64_t head = mis == 0 ? 0 : (16 - mis < n ? 16 - mis : n);
+  const uint64_t nvec = (n - head) / 16;
+  const uint64_t tail_at = head + nvec * 16;
+  if (gtid < head)
+    count_byte(lane_col, p[gtid]);
+  if (gtid < n - tail_at)
+    count_byte(lane_col, p[tail_at + gtid]);
+  const uint4 *v = reinterpret_cast<const uint4 *>(p + head);
+  constexpr uint64_t tile = (uint64_t)BYTE_THREADS * BYTE_VPT;
+  const uint64_t full_tiles = nvec / tile;
+  for (uint64_t t = blockIdx.x; t < full_tiles; t += gridDim.x) {
+    uint32_t w[BYTE_VPT][4];
+#pragma unroll
+    for (int k = 0; k < BYTE_VPT; ++k)
+      cta::load_vec16<cta::LOAD_STREAM_PF>(
+          reinterpret_cast<const uint32_t *>(v + t * tile + (uint64_t)k * BYTE_THREADS +
+                                             threadIdx.x),
+          w[k]);
+#pragma unroll
+    for (int k = 0; k < BYTE_VPT; ++k)
+#pragma unroll
+      for (int j = 0; j < 4; ++j)
+        count_word(lane_col, w[k][j]);
+  }
+  for (uint64_t i = full_tiles * tile + gtid; i < nvec; i += threads) {
+    uint32_t w[4];
+    cta::load_vec16<cta::LOAD_LDG>(reinterpret_cast<const uint32_t *>(v + i), w);
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+      count_word(lane_col, w[j]);
+  }
+  __syncthreads();
+  /* Value threadIdx.x's count in this block, its 32 columns summed (rotated: no bank conflicts). */
+  uint64_t c = 0;
+  uint32_t b = NO_BIN;
+  if (threadIdx.x < 256) {
+    for (uint32_t k = 0; k < 32; ++k)
+      c += counts[threadIdx.x * 32 + (k + threadIdx.x) % 32];
+    b = byte_bin<T>(threadIdx.x, bins);
+  }
+  if (gridDim.x > 1) {
+    asm volatile("griddepcontrol.wait;" ::: "memory"); /* the zeroed output */
+    if (c != 0 && b != NO_BIN)
+      atomicAdd(reinterpret_cast<unsigned long long *>(out + b), (unsigned long long)c);
+    return;
+  }
+  /* One block (bins.num_bins <= BYTE_FOLD_MAX): fold the values into bins in shared memory,
+   * then write every bin. */
+  __syncthreads(); /* every column read before the counters are reused */
+  for (uint32_t i = threadIdx.x; i < bins.num_bins; i += BYTE_THREADS)
+    counts[i] = 0;
+  __syncthreads();
+  if (c != 0 && b != NO_BIN)
+    atomicAdd(counts + b, (uint32_t)c); /* a one-block grid counts fewer than 2^32 samples */
+  __syncthreads();
+  for (uint32_t i = threadIdx.x; i < bins.num_bins; i += BYTE_THREADS)
+    out[i] = counts[i];
+}
+
+/* Zeroes the counts, letting the counting kernel launch at once (it waits for this kernel's
+ * completion, griddepcontrol.wait, only before its adds). */
+__global__ void __launch_bounds__(256) zero_counts_kernel(uint64_t *out, uint64_t num_bins) {
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  for (uint64_t i = (uint64_t)blockIdx.x * 256 + threadIdx.x; i < num_bins;
+       i += (uint64_t)gridDim.x * 256)
+    out[i] = 0;
+}
+
 /* ---------------------------------------------------------------- dispatch */
 
 /* Launches sum_copies_kernel after the counting kernel on `stream`, overlapping its launch. */
@@ -232,6 +357,17 @@ cuprim_status launch_sum(const P *partials, uint32_t copies, uint32_t num_bins, 
   return CUPRIM_SUCCESS;
 }
 
+/* Launches zero_counts_kernel over out[0..num_bins), for a counting kernel chained after it by
+ * programmatic dependent launch. */
+cuprim_status launch_zero(const cuprim_ctx *ctx, uint64_t *out, uint32_t num_bins,
+                          cudaStream_t stream) {
+  const uint64_t blocks = ((uint64_t)num_bins + 255) / 256;
+  const uint64_t cap = 4 * (uint64_t)ctx->attrs.sm_count;
+  zero_counts_kernel<<<(unsigned)(blocks < cap ? blocks : cap), 256, 0, stream>>>(out, num_bins);
+  CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
+  return CUPRIM_SUCCESS;
+}
+
 /* Dynamic shared memory past the default 48 KB must be asked for, per kernel. */
 template <class K> cuprim_status allow_smem(K *kernel, size_t bytes) {
   if (bytes > 48 * 1024)
@@ -240,13 +376,14 @@ template <class K> cuprim_status allow_smem(K *kernel, size_t bytes) {
   return CUPRIM_SUCCESS;
 }
 
-/* The blocks of `kernel` (THREADS threads, `smem` bytes of dynamic shared memory) that fit on the
+/* The blocks of `kernel` (`threads` threads, `smem` bytes of dynamic shared memory) that fit on the
  * GPU at once, by its registers as well as its shared memory: a grid of exactly that many runs
  * in one wave (one more block per SM would make a second, mostly idle one). */
 template <class K>
-cuprim_status resident_blocks(const cuprim_ctx *ctx, K *kernel, size_t smem, uint64_t *blocks) {
+cuprim_status resident_blocks(const cuprim_ctx *ctx, K *kernel, size_t smem, uint64_t *blocks,
+                              int threads = THREADS) {
   int per_sm = 0;
-  CUPRIM__CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, THREADS, smem));
+  CUPRIM__CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
   *blocks = (uint64_t)(per_sm > 0 ? per_sm : 1) * (uint64_t)ctx->attrs.sm_count;
   return CUPRIM_SUCCESS;
 }
@@ -276,7 +413,8 @@ uint32_t smem_copies(size_t table, uint32_t num_bins) {
 
 template <class T, int KIND>
 cuprim_status count_private(const cuprim_ctx *ctx, const T *in, uint64_t n, uint64_t *out,
-                            const cuprim__bins &bins, size_t table, cudaStream_t stream) {
+                            const cuprim__bins &bins, size_t table, bool fold,
+                            cudaStream_t stream) {
   const uint32_t copies = smem_copies(table, bins.num_bins);
   const size_t smem = table + (size_t)bins.num_bins * copies * sizeof(uint32_t);
   /* At least a vector per thread, and 8 samples per bin (copies cost 8 bytes a bin to write and
@@ -291,6 +429,15 @@ cuprim_status count_private(const cuprim_ctx *ctx, const T *in, uint64_t n, uint
   if (grid == 1) {
     private_kernel<T, KIND><<<1, THREADS, smem, stream>>>(in, n, bins, copies, nullptr, out);
     CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
+    return CUPRIM_SUCCESS;
+  }
+  if (fold) { /* AUTO: the blocks add into the zeroed output; no copies in memory, no sum */
+    CUPRIM__FORWARD(launch_zero(ctx, out, bins.num_bins, stream));
+    cudaLaunchAttribute attr;
+    cudaLaunchConfig_t cfg = pdl_config((unsigned)grid, THREADS, stream, &attr);
+    cfg.dynamicSmemBytes = smem;
+    CUPRIM__CUDA_CHECK(cudaLaunchKernelEx(&cfg, private_kernel<T, KIND>, in, n, bins, copies,
+                                          (uint32_t *)nullptr, out));
     return CUPRIM_SUCCESS;
   }
   const size_t bytes = (size_t)grid * bins.num_bins * sizeof(uint32_t);
@@ -339,14 +486,41 @@ release:
   return st;
 }
 
+/* AUTO for 8-bit samples (bytes_kernel). */
+template <class T>
+cuprim_status count_bytes(const cuprim_ctx *ctx, const T *in, uint64_t n, uint64_t *out,
+                          const cuprim__bins &bins, cudaStream_t stream) {
+  uint64_t resident = 0;
+  CUPRIM__FORWARD(resident_blocks(ctx, bytes_kernel<T>, 0, &resident, BYTE_THREADS));
+  /* A vector per thread at least: each block's fold (256 adds into the output) stays small
+   * beside its counting. */
+  uint64_t grid = count_grid(n, resident, (uint64_t)BYTE_THREADS * 16);
+  if (grid == 1 && bins.num_bins <= BYTE_FOLD_MAX) {
+    bytes_kernel<T><<<1, BYTE_THREADS, 0, stream>>>(in, n, bins, out);
+    CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
+    return CUPRIM_SUCCESS;
+  }
+  if (grid == 1)
+    grid = 2; /* the fold through the zeroed output */
+  CUPRIM__FORWARD(launch_zero(ctx, out, bins.num_bins, stream));
+  cudaLaunchAttribute attr;
+  const cudaLaunchConfig_t cfg = pdl_config((unsigned)grid, BYTE_THREADS, stream, &attr);
+  CUPRIM__CUDA_CHECK(cudaLaunchKernelEx(&cfg, bytes_kernel<T>, in, n, bins, out));
+  return CUPRIM_SUCCESS;
+}
+
 template <class T, int KIND>
 cuprim_status count_with(const cuprim_ctx *ctx, cuprim_histogram_alg alg, const T *in, uint64_t n,
                          uint64_t *out, const cuprim__bins &bins, cudaStream_t stream) {
   if (alg == CUPRIM_HISTOGRAM_GLOBAL_ATOMIC)
     return count_global<T, KIND, COUNT_GLOBAL_ONE>(ctx, in, n, out, bins, 1, stream);
+  if constexpr (sizeof(T) == 1)
+    if (alg == CUPRIM_HISTOGRAM_AUTO)
+      return count_bytes<T>(ctx, in, n, out, bins, stream);
   const size_t table = round16(binner<T, KIND>::smem_bytes(bins));
   if (table + (size_t)bins.num_bins * sizeof(uint32_t) <= (size_t)ctx->attrs.smem_per_block_optin)
-    return count_private<T, KIND>(ctx, in, n, out, bins, table, stream);
+    return count_private<T, KIND>(ctx, in, n, out, bins, table, alg == CUPRIM_HISTOGRAM_AUTO,
+                                  stream);
   if (alg == CUPRIM_HISTOGRAM_AUTO)
     return count_global<T, KIND, COUNT_GLOBAL_RUN>(ctx, in, n, out, bins, 1, stream);
   /* BLOCK_PRIVATE past shared memory: private copies in global memory, up to 64 MiB of them. */
