@@ -417,11 +417,13 @@ cuprim_status count_private(const cuprim_ctx *ctx, const T *in, uint64_t n, uint
                             cudaStream_t stream) {
   const uint32_t copies = smem_copies(table, bins.num_bins);
   const size_t smem = table + (size_t)bins.num_bins * copies * sizeof(uint32_t);
-  /* At least a vector per thread, and 8 samples per bin (copies cost 8 bytes a bin to write and
-   * read back): mid sizes get enough blocks to use the GPU. */
+  /* At least a vector per thread, and 8 samples per bin where the copies go through memory
+   * (8 bytes a bin to write and read back), 1 where the blocks add into the output (a block adds
+   * only its non-zero bins, but zeroes and reads all of its shared counters): mid sizes get
+   * enough blocks to use the GPU. */
   const uint64_t tile = (uint64_t)THREADS * (16 / sizeof(T));
-  const uint64_t min_per_block =
-      tile > 8 * (uint64_t)bins.num_bins ? tile : 8 * (uint64_t)bins.num_bins;
+  const uint64_t per_bin = (fold ? 1 : 8) * (uint64_t)bins.num_bins;
+  const uint64_t min_per_block = tile > per_bin ? tile : per_bin;
   CUPRIM__FORWARD(allow_smem(private_kernel<T, KIND>, smem));
   uint64_t resident = 0;
   CUPRIM__FORWARD(resident_blocks(ctx, private_kernel<T, KIND>, smem, &resident));
