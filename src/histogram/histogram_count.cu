@@ -494,11 +494,9 @@ cuprim_status count_bytes(const cuprim_ctx *ctx, const T *in, uint64_t n, uint64
                           const cuprim__bins &bins, cudaStream_t stream) {
   uint64_t resident = 0;
   CUPRIM__FORWARD(resident_blocks(ctx, bytes_kernel<T>, 0, &resident, BYTE_THREADS));
-  /* Up to a vector per thread, one block folding in shared memory (one launch). Past that, a
-   * quarter of a vector per thread at least: mid sizes spread over the SMs (2^20 samples: 256
-   * blocks, not 64), while each block's fold (zeroing 32 KB of counters, at most 256 adds into
-   * the output) stays small beside its counting. */
-  uint64_t grid = n <= (uint64_t)BYTE_THREADS * 16 ? 1 : count_grid(n, resident, BYTE_THREADS * 4);
+  /* A vector per thread at least: each block's fold (256 adds into the output) stays small
+   * beside its counting. */
+  uint64_t grid = count_grid(n, resident, (uint64_t)BYTE_THREADS * 16);
   if (grid == 1 && bins.num_bins <= BYTE_FOLD_MAX) {
     bytes_kernel<T><<<1, BYTE_THREADS, 0, stream>>>(in, n, bins, out);
     CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
