@@ -427,6 +427,11 @@ cuprim_status count_private(const cuprim_ctx *ctx, const T *in, uint64_t n, uint
   CUPRIM__FORWARD(allow_smem(private_kernel<T, KIND>, smem));
   uint64_t resident = 0;
   CUPRIM__FORWARD(resident_blocks(ctx, private_kernel<T, KIND>, smem, &resident));
+  /* Folding blocks: at most two per SM. Every block adds its bins into the same few lines of the
+   * output at the end, where the adds to one address queue at its L2 slice: half the blocks,
+   * half the queue (2048 threads per SM are not needed to keep the loads in flight). */
+  if (fold && resident > 2 * (uint64_t)ctx->attrs.sm_count)
+    resident = 2 * (uint64_t)ctx->attrs.sm_count;
   const uint64_t grid = count_grid(n, resident, min_per_block);
   if (grid == 1) {
     private_kernel<T, KIND><<<1, THREADS, smem, stream>>>(in, n, bins, copies, nullptr, out);
