@@ -15,9 +15,13 @@
  *   AUTO           8-bit samples: the 256 byte values counted in lane-private columns of shared
  *                  counters, then folded into bins (bytes_kernel below). Other samples:
  *                  BLOCK_PRIVATE's kernel while the bins fit in shared memory, one block writing
- *                  the output directly (one launch) for small inputs; past shared memory, the
- *                  run-aggregated adds straight into the zeroed output (no copies to sum).
- * 8-bit samples look their bin up in a 256-entry table (histogram_bin.cuh); bins given by edges
+ *                  the output directly (one launch) for small inputs, else each block adding its
+ *                  non-zero bins into the output, which a small kernel zeroed first (chained by
+ *                  programmatic dependent launch: no copies in memory, no second kernel to sum
+ *                  them); past shared memory, the run-aggregated adds straight into the zeroed
+ *                  output.
+ * In BLOCK_PRIVATE and GLOBAL_ATOMIC, 8-bit samples look their bin up in a 256-entry table
+ * (histogram_bin.cuh); bins given by edges
  * are found by binary search over the edges in shared memory when they fit beside the counters. */
 #include "common/check.h"
 #include "common/launch_config.cuh"
