@@ -20,7 +20,8 @@
  *                  programmatic dependent launch: no copies in memory, no second kernel to sum
  *                  them); past shared memory, the run-aggregated adds straight into the zeroed
  *                  output.
- * In BLOCK_PRIVATE and GLOBAL_ATOMIC, 8-bit samples look their bin up in a 256-entry table
+ * In BLOCK_PRIVATE and GLOBAL_ATOMIC, integer samples in whole-number bins 2^k wide take their
+ * bin by a subtraction and a shift, other 8-bit samples from a 256-entry table
  * (histogram_bin.cuh); bins given by edges
  * are found by binary search over the edges in shared memory when they fit beside the counters. */
 #include "common/check.h"
