@@ -13,7 +13,8 @@
  *
  *   reduce     SUM; --dtype f32 (default) or i32
  *   scan       inclusive SUM; --dtype f32 (default) or i32
- *   histogram  --dtype u8 (default): 256 bins over [0, 256); f32: 4096 bins over [0, 1)
+ *   histogram  --dtype u8 (default): 256 bins over [0, 256); f32: 4096 bins over [0, 1);
+ *              --bins B: B bins (1 to 2^24) over the same range
  *   --n        elements: a number or 2^K (default 2^26)
  *
  * scripts/ncu_ladder.sh runs it under Nsight Compute over a whole ladder. Exit status: 0 ok;
@@ -66,9 +67,10 @@ static const alg_name *algs_of(const char *primitive) {
 }
 
 static int usage(void) {
-  fprintf(stderr, "usage: cuprim-one-call PRIMITIVE ALG [--n N|2^K] [--dtype DTYPE] [--calls K]\n"
+  fprintf(stderr, "usage: cuprim-one-call PRIMITIVE ALG [--n N|2^K] [--dtype DTYPE] [--calls K]"
+                  " [--bins B]\n"
                   "       cuprim-one-call --list PRIMITIVE\n"
-                  "PRIMITIVE: reduce, scan (dtype f32 or i32), histogram (u8 or f32)\n");
+                  "PRIMITIVE: reduce, scan (dtype f32 or i32), histogram (u8 or f32; --bins)\n");
   return 2;
 }
 
@@ -124,6 +126,7 @@ int main(int argc, char **argv) {
   uint64_t n = (uint64_t)1 << 26;
   const char *dtype_text = is_hist ? "u8" : "f32";
   long calls = 1;
+  long bins_arg = 0; /* 0: the dtype's default */
   for (int i = 3; i < argc; ++i) {
     if (!strcmp(argv[i], "--n") && i + 1 < argc) {
       if (!parse_n(argv[++i], &n) || n == 0)
@@ -133,6 +136,10 @@ int main(int argc, char **argv) {
     } else if (!strcmp(argv[i], "--calls") && i + 1 < argc) {
       calls = strtol(argv[++i], NULL, 10);
       if (calls < 1 || calls > 1000)
+        return usage();
+    } else if (!strcmp(argv[i], "--bins") && i + 1 < argc && is_hist) {
+      bins_arg = strtol(argv[++i], NULL, 10);
+      if (bins_arg < 1 || bins_arg > (1L << 24))
         return usage();
     } else {
       return usage();
@@ -148,7 +155,7 @@ int main(int argc, char **argv) {
   else
     return usage();
   const size_t size = cuprim_dtype_size(dtype);
-  const uint32_t bins = dtype == CUPRIM_U8 ? 256 : 4096;
+  const uint32_t bins = bins_arg ? (uint32_t)bins_arg : dtype == CUPRIM_U8 ? 256 : 4096;
   const double lower = 0.0, upper = dtype == CUPRIM_U8 ? 256.0 : 1.0;
 
   /* The input, as cuprim-bench makes it: f32 k * 2^-24 in [0, 1), i32 in [-8, 8), u8 uniform. */

@@ -7,10 +7,12 @@
 # raw CSV into the output directory). docs/ladder.md says what to look for in each column.
 #
 # usage: scripts/ncu_ladder.sh [--primitive reduce|scan|histogram] [--n N|2^K] [--dtype DT]
-#                              [--build DIR] [--out DIR]
+#                              [--bins B] [--alg A[,A...]] [--build DIR] [--out DIR]
 #   --primitive  the ladder (default reduce); --list of cuprim-one-call gives its algorithms
 #   --n          elements (default 2^26, cuprim-bench's large ladder size)
 #   --dtype      f32 (default) or i32; histogram: u8 (default) or f32
+#   --bins       histogram only: B bins (default 256 for u8, 4096 for f32)
+#   --alg        only these algorithms (names as --list gives them; e.g. auto)
 #   --build DIR  build tree (default build-ncu); configured (Release, sm_90, no tests, tools or
 #                examples) if it has no CMakeCache.txt; the target cuprim-one-call (the library
 #                and bench/one_call.c) is (re)built every time
@@ -33,6 +35,8 @@ src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 primitive=reduce
 n=2^26
 dtype=
+bins=
+only=
 build=$src/build-ncu
 out=
 
@@ -44,6 +48,8 @@ while [[ $# -gt 0 ]]; do
     --primitive) primitive=${2:?}; shift 2 ;;
     --n) n=${2:?}; shift 2 ;;
     --dtype) dtype=${2:?}; shift 2 ;;
+    --bins) bins=${2:?}; shift 2 ;;
+    --alg) only=${2:?}; shift 2 ;;
     --build) build=${2:?}; shift 2 ;;
     --out) out=${2:?}; shift 2 ;;
     -h|--help) usage; exit 0 ;;
@@ -109,10 +115,23 @@ fi
 cmake --build "$build" --target cuprim-one-call -j "$(nproc)" >&2
 driver=$build/bench/cuprim-one-call
 mapfile -t algs < <("$driver" --list "$primitive")
+if [[ -n $only ]]; then
+  IFS=, read -r -a wanted <<<"$only"
+  for a in "${wanted[@]}"; do
+    printf '%s\n' "${algs[@]}" | grep -qx "$a" ||
+      { echo "ncu_ladder: no algorithm '$a' (cuprim-one-call --list $primitive)" >&2; exit 2; }
+  done
+  algs=("${wanted[@]}")
+fi
+extra=()
+if [[ -n $bins ]]; then
+  [[ $primitive == histogram ]] || { echo "ncu_ladder: --bins is for histogram" >&2; exit 2; }
+  extra=(--bins "$bins")
+fi
 
 # One run without the profiler first: the call works and the device is there.
 rc=0
-"$driver" "$primitive" auto --n "$n" --dtype "$dtype" >&2 || rc=$?
+"$driver" "$primitive" auto --n "$n" --dtype "$dtype" "${extra[@]}" >&2 || rc=$?
 if [[ $rc -eq 77 ]]; then
   echo "ncu_ladder: no CUDA device" >&2
   exit 77
@@ -122,7 +141,7 @@ elif [[ $rc -ne 0 ]]; then
 fi
 
 {
-  echo "# ncu_ladder: $primitive, $dtype, n = $n"
+  echo "# ncu_ladder: $primitive, $dtype, n = $n${bins:+, $bins bins}"
   echo "# $("$ncu" --version | tail -n 1)"
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null |
     sed 's/^/# GPU: /' || true
@@ -136,7 +155,7 @@ for alg in "${algs[@]}"; do
   echo "== ncu_ladder: $primitive $alg" >&2
   rep=$out/$primitive-$alg
   if ! "$ncu" --profile-from-start off --metrics "$metrics" --force-overwrite --export "$rep" \
-      "$driver" "$primitive" "$alg" --n "$n" --dtype "$dtype" > "$rep.log" 2>&1; then
+      "$driver" "$primitive" "$alg" --n "$n" --dtype "$dtype" "${extra[@]}" > "$rep.log" 2>&1; then
     echo "ncu_ladder: ncu failed for $alg; last lines of $rep.log:" >&2
     tail -n 15 "$rep.log" >&2
     if grep -q ERR_NVGPUCTRPERM "$rep.log"; then
