@@ -233,7 +233,6 @@ __global__ void __launch_bounds__(256)
   }
 }
 
-
 /* ---------------------------------------------------------------- AUTO, 8-bit samples */
 
 /* AUTO for 8-bit samples counts the 256 raw byte values, not bins: a sample costs one byte
