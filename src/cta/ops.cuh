@@ -132,4 +132,20 @@ template <class T> struct op<T, CUPRIM_XOR> {
     return CUPRIM_ERROR_INTERNAL;                                                                  \
   }
 
+/* The same over the ten sample dtypes histogram takes: the 8- and 16-bit ones, then the above. */
+#define CUPRIM__DISPATCH_SAMPLE_TYPE(dtype_, FN, ...)                                              \
+  switch (dtype_) {                                                                                \
+  case CUPRIM_I8:                                                                                  \
+    return FN<int8_t>(__VA_ARGS__);                                                                \
+  case CUPRIM_U8:                                                                                  \
+    return FN<uint8_t>(__VA_ARGS__);                                                               \
+  case CUPRIM_I16:                                                                                 \
+    return FN<int16_t>(__VA_ARGS__);                                                               \
+  case CUPRIM_U16:                                                                                 \
+    return FN<uint16_t>(__VA_ARGS__);                                                              \
+  default:                                                                                         \
+    break;                                                                                         \
+  }                                                                                                \
+  CUPRIM__DISPATCH_TYPE(dtype_, FN, __VA_ARGS__)
+
 #endif

@@ -26,6 +26,7 @@
  * are found by binary search over the edges in shared memory when they fit beside the counters. */
 #include "common/check.h"
 #include "common/launch_config.cuh"
+#include "cta/ops.cuh"
 #include "cta/warp_reduce.cuh"
 #include "histogram_bin.cuh"
 #include "histogram_internal.h"
@@ -578,27 +579,6 @@ extern "C" cuprim_status cuprim__histogram_count(const cuprim_ctx *ctx, cuprim_h
                                                  cuprim_dtype dtype, uint64_t *d_counts,
                                                  const cuprim__bins *bins, cudaStream_t stream) {
   using cuprim::histogram::count_for_type;
-  switch (dtype) {
-  case CUPRIM_I8:
-    return count_for_type<int8_t>(ctx, alg, d_samples, n, d_counts, *bins, stream);
-  case CUPRIM_U8:
-    return count_for_type<uint8_t>(ctx, alg, d_samples, n, d_counts, *bins, stream);
-  case CUPRIM_I16:
-    return count_for_type<int16_t>(ctx, alg, d_samples, n, d_counts, *bins, stream);
-  case CUPRIM_U16:
-    return count_for_type<uint16_t>(ctx, alg, d_samples, n, d_counts, *bins, stream);
-  case CUPRIM_I32:
-    return count_for_type<int32_t>(ctx, alg, d_samples, n, d_counts, *bins, stream);
-  case CUPRIM_U32:
-    return count_for_type<uint32_t>(ctx, alg, d_samples, n, d_counts, *bins, stream);
-  case CUPRIM_I64:
-    return count_for_type<int64_t>(ctx, alg, d_samples, n, d_counts, *bins, stream);
-  case CUPRIM_U64:
-    return count_for_type<uint64_t>(ctx, alg, d_samples, n, d_counts, *bins, stream);
-  case CUPRIM_F32:
-    return count_for_type<float>(ctx, alg, d_samples, n, d_counts, *bins, stream);
-  case CUPRIM_F64:
-    return count_for_type<double>(ctx, alg, d_samples, n, d_counts, *bins, stream);
-  }
-  return CUPRIM_ERROR_INTERNAL;
+  CUPRIM__DISPATCH_SAMPLE_TYPE(dtype, count_for_type,
+                               ctx, alg, d_samples, n, d_counts, *bins, stream)
 }

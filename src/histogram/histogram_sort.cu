@@ -12,6 +12,7 @@
  * the last's (the first chunk writes them). Wastes: the keys are written and read back once per
  * pass, and the counting kernel's binary searches are latency-bound; it is here to be measured. */
 #include "common/check.h"
+#include "cta/ops.cuh"
 #include "cta/warp_reduce.cuh"
 #include "histogram_bin.cuh"
 #include "histogram_internal.h"
@@ -213,27 +214,6 @@ extern "C" cuprim_status cuprim__histogram_sort(const cuprim_ctx *ctx, const voi
                                                 uint64_t n, cuprim_dtype dtype, uint64_t *d_counts,
                                                 const cuprim__bins *bins, cudaStream_t stream) {
   using cuprim::histogram::sort_for_type;
-  switch (dtype) {
-  case CUPRIM_I8:
-    return sort_for_type<int8_t>(ctx, d_samples, n, d_counts, *bins, stream);
-  case CUPRIM_U8:
-    return sort_for_type<uint8_t>(ctx, d_samples, n, d_counts, *bins, stream);
-  case CUPRIM_I16:
-    return sort_for_type<int16_t>(ctx, d_samples, n, d_counts, *bins, stream);
-  case CUPRIM_U16:
-    return sort_for_type<uint16_t>(ctx, d_samples, n, d_counts, *bins, stream);
-  case CUPRIM_I32:
-    return sort_for_type<int32_t>(ctx, d_samples, n, d_counts, *bins, stream);
-  case CUPRIM_U32:
-    return sort_for_type<uint32_t>(ctx, d_samples, n, d_counts, *bins, stream);
-  case CUPRIM_I64:
-    return sort_for_type<int64_t>(ctx, d_samples, n, d_counts, *bins, stream);
-  case CUPRIM_U64:
-    return sort_for_type<uint64_t>(ctx, d_samples, n, d_counts, *bins, stream);
-  case CUPRIM_F32:
-    return sort_for_type<float>(ctx, d_samples, n, d_counts, *bins, stream);
-  case CUPRIM_F64:
-    return sort_for_type<double>(ctx, d_samples, n, d_counts, *bins, stream);
-  }
-  return CUPRIM_ERROR_INTERNAL;
+  CUPRIM__DISPATCH_SAMPLE_TYPE(dtype, sort_for_type,
+                               ctx, d_samples, n, d_counts, *bins, stream)
 }
