@@ -29,14 +29,21 @@ constexpr uint32_t NO_BIN = 0xffffffffu; /* not counted; num_bins - 1 is at most
 
 enum bin_kind { BIN_EVEN, BIN_LUT8, BIN_EDGES_SMEM, BIN_EDGES_GLOBAL, BIN_SHIFT };
 
+/* min((uint64_t)v, last) for the v of the bin formula, 0 <= v < 2^32 (x in [lower, upper): v is
+ * at most num_bins and a few ulps). The truncation without a double-to-integer conversion (16 a
+ * clock per SM on sm_90, where double adds issue 64): 2^52 + v, rounded toward zero, is exactly
+ * 2^52 + trunc(v) for 0 <= v < 2^52, so its low mantissa word is trunc(v) below 2^32. */
+__device__ __forceinline__ uint32_t bin_of(double v, uint32_t last) {
+  return min((uint32_t)__double2loint(__dadd_rz(v, 0x1p52)), last);
+}
+
 /* histogram.h's formula: (uint64_t)((x - lower) * scale), clamped to num_bins - 1; x outside
  * [lower, upper) or NaN (both comparisons false) is not counted. __dsub_rn and __dmul_rn are
  * never contracted into an fma, so the device rounds exactly as the formula (and the host) does. */
 __device__ __forceinline__ uint32_t even_bin(double x, const cuprim__bins &b) {
-  if (!(x >= b.lower && x < b.upper))
-    return NO_BIN;
-  const uint64_t i = (uint64_t)__dmul_rn(__dsub_rn(x, b.lower), b.scale);
-  return i < b.num_bins ? (uint32_t)i : b.num_bins - 1;
+  /* Computed for every x and then selected: no branch (x out of range gives some i, unused). */
+  const uint32_t i = bin_of(__dmul_rn(__dsub_rn(x, b.lower), b.scale), b.num_bins - 1);
+  return x >= b.lower && x < b.upper ? i : NO_BIN;
 }
 
 /* Bin i holds [e[i], e[i+1]). Edges out of order give some bin in [0, num_bins) (the search
@@ -89,10 +96,9 @@ template <class T> struct binner<T, BIN_SHIFT> {
         shift(b.shift) {}
   __device__ __forceinline__ uint32_t operator()(T x) const {
     const U d = (U)((S)x - lo); /* x < lo wraps past width */
-    if (d >= width)
-      return NO_BIN;
     const U i = d >> shift;
-    return i < (U)last ? (uint32_t)i : last;
+    const uint32_t k = i < (U)last ? (uint32_t)i : last;
+    return d < width ? k : NO_BIN;
   }
 };
 

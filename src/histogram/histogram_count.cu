@@ -55,20 +55,37 @@ template <class T, int KIND, int MODE> struct counter {
   static constexpr int VEC = 16 / (int)sizeof(T);
   const binner<T, KIND> &bin;
   void *base;
-  uint32_t copies, slot;
+  /* COUNT_SMEM: the shared-memory address of this thread's counter of bin 0 (copy `slot`) and
+   * the bytes from one bin's counters to the next (4 * copies). */
+  uint32_t at0 = 0, stride = 0;
   uint32_t run_bin = NO_BIN, run_count = 0;
 
+  __device__ counter(const binner<T, KIND> &bn, void *b, uint32_t copies, uint32_t slot)
+      : bin(bn), base(b) {
+    if constexpr (MODE == COUNT_SMEM) {
+      at0 = (uint32_t)__cvta_generic_to_shared(static_cast<uint32_t *>(b) + slot);
+      stride = 4 * copies;
+    }
+  }
   __device__ __forceinline__ void add(uint32_t b, uint32_t c) const {
     if constexpr (MODE == COUNT_SMEM)
-      atomicAdd(static_cast<uint32_t *>(base) + (size_t)b * copies + slot, c);
+      asm volatile("red.shared.add.u32 [%0], %1;" ::"r"(at0 + b * stride), "r"(c) : "memory");
     else
       atomicAdd(reinterpret_cast<unsigned long long *>(base) + b, (unsigned long long)c);
   }
-  __device__ __forceinline__ void one(T x) {
-    const uint32_t b = bin(x);
-    if (b != NO_BIN)
+  /* Adds 1 to bin b unless b is NO_BIN. In shared memory without a branch: the add is predicated
+   * (a branch around each sample's add, with its convergence barrier, cost the SM as many issue
+   * slots as the bin arithmetic). */
+  __device__ __forceinline__ void add_one(uint32_t b) const {
+    if constexpr (MODE == COUNT_SMEM)
+      asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %0, %1;\n\t"
+                   "@p red.shared.add.u32 [%2], 1;\n\t}" ::"r"(b),
+                   "r"(NO_BIN), "r"(at0 + b * stride)
+                   : "memory");
+    else if (b != NO_BIN)
       add(b, 1);
   }
+  __device__ __forceinline__ void one(T x) { add_one(bin(x)); }
   /* 1 if the vector's samples are all the same bits: a cheap test on the raw words (for 8- and
    * 16-bit samples, cheaper than comparing their 16 or 8 bins). */
   static __device__ __forceinline__ bool same_bits(const T (&x)[VEC]) {
@@ -122,8 +139,7 @@ template <class T, int KIND, int MODE> struct counter {
     }
 #pragma unroll
     for (int j = 0; j < VEC; ++j)
-      if (b[j] != NO_BIN)
-        add(b[j], 1);
+      add_one(b[j]);
   }
   /* The pending runs, with the whole warp present. */
   __device__ __forceinline__ void flush() {
@@ -159,18 +175,23 @@ __global__ void __launch_bounds__(THREADS)
     counts[i] = 0;
   const binner<T, KIND> bin(bins, smem);
   __syncthreads();
-  counter<T, KIND, COUNT_SMEM> f{bin, counts, copies, (threadIdx.x % 32) % copies};
+  counter<T, KIND, COUNT_SMEM> f(bin, counts, copies, (threadIdx.x % 32) % copies);
   for_each_sample<T, VPT>(in, n, f);
   f.flush();
   __syncthreads();
   const bool fold = gridDim.x > 1 && partials == nullptr;
   if (fold)
     asm volatile("griddepcontrol.wait;" ::: "memory"); /* the zeroed output */
+  /* Thread b sums bin b's copies, starting at copy b % copies (a power of two): the lanes of a
+   * warp read different banks. Consecutive threads write (or add into) consecutive bins, so
+   * that each warp's adds into the output reach L2 as few requests. */
   uint32_t *mine = partials + (size_t)blockIdx.x * bins.num_bins;
   for (uint32_t b = threadIdx.x; b < bins.num_bins; b += THREADS) {
+    const uint32_t *of_b = counts + (size_t)b * copies;
     uint32_t c = 0;
+#pragma unroll 8
     for (uint32_t k = 0; k < copies; ++k)
-      c += counts[(size_t)b * copies + (k + b) % copies]; /* rotated: fewer bank conflicts */
+      c += of_b[(k + b) & (copies - 1)];
     if (gridDim.x == 1)
       out[b] = c;
     else if (fold) {
@@ -193,7 +214,7 @@ __global__ void __launch_bounds__(THREADS)
   extern __shared__ __align__(16) unsigned char smem[];
   const binner<T, KIND> bin(bins, smem);
   __syncthreads();
-  counter<T, KIND, MODE> f{bin, base + (size_t)(blockIdx.x % copies) * bins.num_bins, 1, 0};
+  counter<T, KIND, MODE> f(bin, base + (size_t)(blockIdx.x % copies) * bins.num_bins, 1, 0);
   for_each_sample<T, VPT>(in, n, f);
   f.flush();
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
@@ -432,13 +453,12 @@ cuprim_status count_private(const cuprim_ctx *ctx, const T *in, uint64_t n, uint
   CUPRIM__FORWARD(allow_smem(private_kernel<T, KIND>, smem));
   uint64_t resident = 0;
   CUPRIM__FORWARD(resident_blocks(ctx, private_kernel<T, KIND>, smem, &resident));
-  /* Folding blocks: every block adds its bins into the same few lines of the output at the end,
-   * where the adds to one address queue at its L2 slice. Where the blocks would count fewer than
-   * 16384 samples each, at most two per SM: half the queue. Larger inputs keep every resident
-   * block, which they need to keep their loads and bin arithmetic in flight. H100, f32, 256 bins,
-   * two blocks per SM against four: 14.82 against 15.97 us at 2^22; 32.29 against 31.30 at 2^24,
-   * 99.71 against 96.90 at 2^26. */
-  if (fold && n < resident * 16384 && resident > 2 * (uint64_t)ctx->attrs.sm_count)
+  /* Folding blocks: at most two per SM (1024 threads), which keep the loads in flight; more
+   * blocks only add more bins into the output at the end. H100, f32 (same run), two per SM
+   * against four: 256 bins 13.12 against 14.37 us at 2^22, 29.22 against 29.76 at 2^24, 93.38
+   * against 93.28 at 2^26, 349.82 against 347.10 at 2^28; 4096 bins 17.12 against 22.66 at 2^22,
+   * 32.90 against 37.60 at 2^24, 95.49 against 99.42 at 2^26. */
+  if (fold && resident > 2 * (uint64_t)ctx->attrs.sm_count)
     resident = 2 * (uint64_t)ctx->attrs.sm_count;
   const uint64_t grid = count_grid(n, resident, min_per_block);
   if (grid == 1) {
