@@ -269,6 +269,10 @@ __global__ void __launch_bounds__(256)
 constexpr int BYTE_THREADS = 1024;
 constexpr int BYTE_VPT = 4;            /* 16-byte vectors in flight per thread */
 constexpr uint32_t BYTE_FOLD_MAX = 8192; /* bins a one-block grid folds in shared memory */
+/* Samples up to which one block counts them all, in one launch (bins permitting), rather than a
+ * grid adding into an output zeroed by a kernel before it. H100, u8/256: one block 6.66-6.72 us
+ * at 2^16 against 7.46-7.81 for the grid; 11.4 against 7.5-7.8 at 2^18. */
+constexpr uint64_t BYTE_ONE_BLOCK_MAX_N = 65536;
 
 __device__ __forceinline__ void count_byte(uint32_t *lane_col, uint32_t v) {
   atomicAdd(lane_col + (v << 5), 1u);
@@ -530,6 +534,8 @@ cuprim_status count_bytes(const cuprim_ctx *ctx, const T *in, uint64_t n, uint64
   /* A vector per thread at least: each block's fold (256 adds into the output) stays small
    * beside its counting. */
   uint64_t grid = count_grid(n, resident, (uint64_t)BYTE_THREADS * 16);
+  if (n <= BYTE_ONE_BLOCK_MAX_N)
+    grid = 1;
   if (grid == 1 && bins.num_bins <= BYTE_FOLD_MAX) {
     bytes_kernel<T><<<1, BYTE_THREADS, 0, stream>>>(in, n, bins, out);
     CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
