@@ -183,8 +183,9 @@ __global__ void __launch_bounds__(THREADS)
   if (fold)
     asm volatile("griddepcontrol.wait;" ::: "memory"); /* the zeroed output */
   /* Thread b sums bin b's copies, starting at copy b % copies (a power of two): the lanes of a
-   * warp read different banks. Consecutive threads write (or add into) consecutive bins, so
-   * that each warp's adds into the output reach L2 as few requests. */
+   * warp read different banks. Consecutive threads write (or add into) consecutive bins, so a
+   * warp's adds into the output reach L2 as a few wide requests, not one request per bin (one
+   * lane per bin made f32/256 at 2^24 take 50 us instead of 31). */
   uint32_t *mine = partials + (size_t)blockIdx.x * bins.num_bins;
   for (uint32_t b = threadIdx.x; b < bins.num_bins; b += THREADS) {
     const uint32_t *of_b = counts + (size_t)b * copies;
