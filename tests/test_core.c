@@ -58,12 +58,13 @@ static void test_dtype_size(void **state) {
     cuprim_dtype t;
     size_t size;
   } want[] = {{CUPRIM_I8, 1},  {CUPRIM_U8, 1},  {CUPRIM_I16, 2}, {CUPRIM_U16, 2}, {CUPRIM_I32, 4},
-              {CUPRIM_U32, 4}, {CUPRIM_I64, 8}, {CUPRIM_U64, 8}, {CUPRIM_F32, 4}, {CUPRIM_F64, 8}};
+              {CUPRIM_U32, 4}, {CUPRIM_I64, 8}, {CUPRIM_U64, 8}, {CUPRIM_F32, 4}, {CUPRIM_F64, 8},
+              {CUPRIM_F16, 2}, {CUPRIM_BF16, 2}};
   for (size_t i = 0; i < sizeof want / sizeof want[0]; ++i) {
     assert_int_equal((int)want[i].t, (int)i); /* values are pinned */
     assert_int_equal(cuprim_dtype_size(want[i].t), want[i].size);
   }
-  const int invalid[] = {10, 11, 255, -1, INT_MAX, INT_MIN};
+  const int invalid[] = {12, 13, 255, -1, INT_MAX, INT_MIN};
   for (size_t i = 0; i < sizeof invalid / sizeof invalid[0]; ++i)
     assert_int_equal(cuprim_dtype_size((cuprim_dtype)invalid[i]), 0);
 }

@@ -222,7 +222,7 @@ static void put_any(cuprim_dtype t, void *h, uint64_t i, uint64_t *s) {
 }
 
 double tu_hist_sample(cuprim_dtype t, const void *h, uint64_t i) {
-  switch (t) {
+  switch ((int)t) {
   case CUPRIM_I8:
     return (double)((const int8_t *)h)[i];
   case CUPRIM_U8:
@@ -371,7 +371,7 @@ uint64_t tu_hist_reference(const tu_hist_bins *b, cuprim_dtype t, const void *h,
       return counted;
     }
   }
-  switch (t) {
+  switch ((int)t) {
   case CUPRIM_I8:
     TU_HIST_LOOP(int8_t);
     break;

@@ -1239,7 +1239,7 @@ static void test_errors_with_device(void **state) {
        cuprim_reduce_ex(g.ctx, (cuprim_reduce_alg)10, in, out, 10, CUPRIM_F32, CUPRIM_SUM,
                         g.stream),
        CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"dtype 10", cuprim_reduce(g.ctx, in, out, 10, (cuprim_dtype)10, CUPRIM_SUM, g.stream),
+      {"dtype 12", cuprim_reduce(g.ctx, in, out, 10, (cuprim_dtype)12, CUPRIM_SUM, g.stream),
        CUPRIM_ERROR_INVALID_ARGUMENT},
       {"op 7", cuprim_reduce(g.ctx, in, out, 10, CUPRIM_F32, (cuprim_op)7, g.stream),
        CUPRIM_ERROR_INVALID_ARGUMENT},

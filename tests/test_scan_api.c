@@ -213,10 +213,10 @@ static void test_invalid_arguments(void **state) {
       {"alg INT_MAX", HOST_CTX, INT_MAX, I32, SUM, INCL, P_IN, P_OUT, 10, INVALID},
       {"alg 5, n 0", HOST_CTX, 5, I32, SUM, INCL, P_NULL, P_NULL, 0, INVALID},
       /* dtype out of range */
-      {"dtype 10", HOST_CTX, AUTO, 10, SUM, INCL, P_IN, P_OUT, 10, INVALID},
+      {"dtype 12", HOST_CTX, AUTO, 12, SUM, INCL, P_IN, P_OUT, 10, INVALID},
       {"dtype -1", HOST_CTX, AUTO, -1, SUM, INCL, P_IN, P_OUT, 10, INVALID},
       {"dtype INT_MIN", HOST_CTX, BL, INT_MIN, CUPRIM_MAX, INCL, P_IN, P_OUT, 10, INVALID},
-      {"dtype 10, n 0", HOST_CTX, AUTO, 10, SUM, INCL, P_NULL, P_NULL, 0, INVALID},
+      {"dtype 12, n 0", HOST_CTX, AUTO, 12, SUM, INCL, P_NULL, P_NULL, 0, INVALID},
       /* op out of range */
       {"op 7", HOST_CTX, AUTO, U32, 7, INCL, P_IN, P_OUT, 10, INVALID},
       {"op -1", HOST_CTX, AUTO, U32, -1, INCL, P_IN, P_OUT, 10, INVALID},
@@ -351,7 +351,7 @@ static void test_every_combination(void **state) {
   long cases = 0;
   char why[512];
   for (int alg = -1; alg <= 5; ++alg)
-    for (int t = -1; t <= 10; ++t)
+    for (int t = -1; t <= 12; ++t)
       for (int op = -1; op <= 7; ++op)
         for (int kind = -1; kind <= 2; ++kind)
           for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k)
@@ -359,7 +359,7 @@ static void test_every_combination(void **state) {
               for (int ctx = NULL_CTX; ctx <= HOST_CTX; ++ctx) {
                 const uint64_t n = sizes[k];
                 const int null_in = ptrs & 1, null_out = ptrs >> 1;
-                const int enums_ok = alg >= 0 && alg <= 4 && t >= 0 && t <= 9 && op >= 0 &&
+                const int enums_ok = alg >= 0 && alg <= 4 && t >= 0 && t <= 11 && op >= 0 &&
                                      op <= 6 && kind >= 0 && kind <= 1;
                 const int supported = (t >= CUPRIM_I32 && t <= CUPRIM_U64) ||
                                       ((t == CUPRIM_F32 || t == CUPRIM_F64) && op <= CUPRIM_MAX);

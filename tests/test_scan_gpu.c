@@ -1310,7 +1310,7 @@ static void test_errors_with_device(void **state) {
       {"alg 5",
        cuprim_scan_ex(g.ctx, (cuprim_scan_alg)5, in, out, 10, CUPRIM_F32, CUPRIM_SUM, I, g.stream),
        CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"dtype 10", cuprim_scan(g.ctx, in, out, 10, (cuprim_dtype)10, CUPRIM_SUM, I, g.stream),
+      {"dtype 12", cuprim_scan(g.ctx, in, out, 10, (cuprim_dtype)12, CUPRIM_SUM, I, g.stream),
        CUPRIM_ERROR_INVALID_ARGUMENT},
       {"op 7", cuprim_scan(g.ctx, in, out, 10, CUPRIM_F32, (cuprim_op)7, I, g.stream),
        CUPRIM_ERROR_INVALID_ARGUMENT},

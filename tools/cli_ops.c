@@ -79,7 +79,7 @@ int cli_check_supported(cli_primitive p, cuprim_dtype t, cuprim_op op, char *err
   }
 
 void cli_combine(cuprim_dtype t, cuprim_op op, void *acc, const void *x) {
-  switch (t) {
+  switch ((int)t) {
   case CUPRIM_I8:
     ONE_COMBINE_INT(uint8_t, int8_t, 1)
   case CUPRIM_U8:
@@ -186,7 +186,7 @@ void cli_identity(cuprim_dtype t, cuprim_op op, void *out) {
 #define C_F64(a, b) FLOAT_COMBINE(double, op, a, b)
 
 #define DISPATCH(LOOP)                                                                             \
-  switch (t) {                                                                                     \
+  switch ((int)t) {                                                                                     \
   case CUPRIM_I8:                                                                                  \
     LOOP(uint8_t, C_I8)                                                                            \
   case CUPRIM_U8:                                                                                  \
@@ -219,7 +219,7 @@ void cli_scan_host(cuprim_dtype t, cuprim_op op, cuprim_scan_kind kind, const vo
 }
 
 double cli_to_double(cuprim_dtype t, const void *in, uint64_t i) {
-  switch (t) {
+  switch ((int)t) {
   case CUPRIM_I8:
     return (double)((const int8_t *)in)[i];
   case CUPRIM_U8:
@@ -305,7 +305,7 @@ void cli_format_value(cuprim_dtype t, const void *p, char *buf, size_t len) {
   memcpy(&v, p, size);
   double d = 0.0;
   int digits = 0;
-  switch (t) {
+  switch ((int)t) {
   case CUPRIM_I8:
     snprintf(buf, len, "%d", (int)v.i8);
     return;

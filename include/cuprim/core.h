@@ -69,7 +69,10 @@ typedef enum cuprim_status {
   /** A CUDA runtime call or a kernel launch failed: cuprim_last_cuda_error() tells which error. */
   CUPRIM_ERROR_CUDA = 5,
   /** A bug in cuprim: please report it. */
-  CUPRIM_ERROR_INTERNAL = 6
+  CUPRIM_ERROR_INTERNAL = 6,
+  /** An NCCL call failed (the optional component, cuprim/nccl.h): cuprim_nccl_last_error()
+   *  tells which error. */
+  CUPRIM_ERROR_NCCL = 7
 } cuprim_status;
 
 /** A short English description of a status. Needs no device.
@@ -96,14 +99,22 @@ typedef enum cuprim_dtype {
   CUPRIM_U32 = 5, /**< uint32_t */
   CUPRIM_I64 = 6, /**< int64_t */
   CUPRIM_U64 = 7, /**< uint64_t */
-  CUPRIM_F32 = 8, /**< float (IEEE 754 binary32) */
-  CUPRIM_F64 = 9  /**< double (IEEE 754 binary64) */
+  CUPRIM_F32 = 8,  /**< float (IEEE 754 binary32) */
+  CUPRIM_F64 = 9,  /**< double (IEEE 754 binary64) */
+  CUPRIM_F16 = 10, /**< IEEE 754 binary16 (CUDA's __half); host code holds it as uint16_t bits */
+  CUPRIM_BF16 = 11 /**< bfloat16 (CUDA's __nv_bfloat16); host code holds it as uint16_t bits */
 } cuprim_dtype;
 
 /** Size in bytes of one element of a dtype. Needs no device.
  *  @param t any value, also one outside the enum.
  *  @return 1, 2, 4 or 8; 0 for a value outside the enum. */
 size_t cuprim_dtype_size(cuprim_dtype t);
+
+/** The short name of a dtype, as NumPy-minded tools write it: "i8", "u8", "i16", "u16", "i32",
+ *  "u32", "i64", "u64", "f32", "f64", "f16", "bf16". Needs no device.
+ *  @param t any value, also one outside the enum.
+ *  @return a string in static storage, or NULL for a value outside the enum. */
+const char *cuprim_dtype_name(cuprim_dtype t);
 
 /** Binary operators for reduce and scan. Values are pinned.
  *  Integer SUM and PROD wrap modulo 2^bits. Float MIN and MAX return NaN when any input is NaN.
@@ -117,6 +128,12 @@ typedef enum cuprim_op {
   CUPRIM_OR = 5,   /**< a | b (integers only); identity 0 */
   CUPRIM_XOR = 6   /**< a ^ b (integers only); identity 0 */
 } cuprim_op;
+
+/** The lower-case name of an op: "sum", "prod", "min", "max", "and", "or", "xor". Needs no
+ *  device.
+ *  @param op any value, also one outside the enum.
+ *  @return a string in static storage, or NULL for a value outside the enum. */
+const char *cuprim_op_name(cuprim_op op);
 
 /** A stream-ordered device allocator.
  *
@@ -151,10 +168,11 @@ typedef struct cuprim_ctx cuprim_ctx;
  *         ::CUPRIM_ERROR_CUDA if a CUDA call fails; ::CUPRIM_ERROR_OUT_OF_MEMORY.
  *
  * A context is immutable after creation: it may be used from several threads and streams at
- * once. This call synchronizes with the device once (to upload a small constant table). */
+ * once. This call reads the device's attributes and enqueues nothing; it does not synchronize
+ * with the device. */
 cuprim_status cuprim_ctx_create(cuprim_ctx **ctx, int device, const cuprim_allocator *alloc);
 
-/** Destroys a context and frees what it holds (its identity table and its default memory pool).
+/** Destroys a context and frees what it holds (its default memory pool).
  *  Work already enqueued with the context must have been completed or must not need the
  *  context's default memory pool after this call returns (the pool's destruction is deferred by
  *  CUDA until its outstanding allocations are freed).

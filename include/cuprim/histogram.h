@@ -95,6 +95,26 @@ cuprim_status cuprim_histogram_range(cuprim_ctx *ctx, const void *d_samples, uin
                                      cuprim_dtype sample_dtype, uint64_t *d_counts,
                                      uint32_t num_bins, const double *d_edges, cudaStream_t stream);
 
+/** cuprim_histogram_range() with a chosen algorithm. Every algorithm takes the same dtypes, bin
+ *  counts and edges, and gives the same counts.
+ *
+ * @param alg any ::cuprim_histogram_alg (out of range: ::CUPRIM_ERROR_INVALID_ARGUMENT).
+ * @param ctx,d_samples,n,sample_dtype,d_counts,num_bins,d_edges,stream as for
+ *        cuprim_histogram_range().
+ * @return as for cuprim_histogram_range(). */
+cuprim_status cuprim_histogram_range_ex(cuprim_ctx *ctx, cuprim_histogram_alg alg,
+                                        const void *d_samples, uint64_t n,
+                                        cuprim_dtype sample_dtype, uint64_t *d_counts,
+                                        uint32_t num_bins, const double *d_edges,
+                                        cudaStream_t stream);
+
+/** Whether the histogram calls take samples of @p sample_dtype, as this library build does.
+ *  Needs no device.
+ *  @param sample_dtype any value, also one outside the enum.
+ *  @return 1 if taken; 0 if a call would return ::CUPRIM_ERROR_UNSUPPORTED (or, for a value
+ *          outside the enum, ::CUPRIM_ERROR_INVALID_ARGUMENT). */
+int cuprim_histogram_supported(cuprim_dtype sample_dtype);
+
 #ifdef __cplusplus
 }
 #endif

@@ -75,6 +75,13 @@ cuprim_status cuprim_reduce_ex(cuprim_ctx *ctx, cuprim_reduce_alg alg, const voi
                                void *d_out, uint64_t n, cuprim_dtype dtype, cuprim_op op,
                                cudaStream_t stream);
 
+/** Whether cuprim_reduce() and cuprim_reduce_ex() take @p dtype with @p op, as this library
+ *  build does: a program can ask before it prepares the data, with no device.
+ *  @param dtype,op any values, also ones outside the enums.
+ *  @return 1 if the pair is taken; 0 if a call would return ::CUPRIM_ERROR_UNSUPPORTED (or, for
+ *          values outside the enums, ::CUPRIM_ERROR_INVALID_ARGUMENT). */
+int cuprim_reduce_supported(cuprim_dtype dtype, cuprim_op op);
+
 #ifdef __cplusplus
 }
 #endif

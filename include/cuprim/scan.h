@@ -75,6 +75,13 @@ cuprim_status cuprim_scan_ex(cuprim_ctx *ctx, cuprim_scan_alg alg, const void *d
                              uint64_t n, cuprim_dtype dtype, cuprim_op op, cuprim_scan_kind kind,
                              cudaStream_t stream);
 
+/** Whether cuprim_scan() and cuprim_scan_ex() take @p dtype with @p op, as this library build
+ *  does. Needs no device.
+ *  @param dtype,op any values, also ones outside the enums.
+ *  @return 1 if the pair is taken; 0 if a call would return ::CUPRIM_ERROR_UNSUPPORTED (or, for
+ *          values outside the enums, ::CUPRIM_ERROR_INVALID_ARGUMENT). */
+int cuprim_scan_supported(cuprim_dtype dtype, cuprim_op op);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,9 +1,7 @@
-/* Context creation: device attributes read once, the default stream-ordered pool allocator, and
- * the identity table. */
+/* Context creation: device attributes read once, and the default stream-ordered pool
+ * allocator. */
 #include "context.h"
 
-#include <float.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,57 +23,6 @@ static void cuprim__pool_free(void *user, void *ptr, size_t bytes, cudaStream_t 
   (void)bytes;
   if (cudaFreeAsync(ptr, stream) != cudaSuccess)
     (void)cudaGetLastError();
-}
-
-/* ---------------------------------------------------------------- identities */
-
-void cuprim__identity_host(cuprim_dtype dtype, cuprim_op op, void *out8) {
-  unsigned char b[8];
-  memset(b, 0, sizeof b);
-#define CUPRIM__PUT(T, v)                                                                          \
-  do {                                                                                             \
-    T x_ = (v);                                                                                    \
-    memcpy(b, &x_, sizeof x_);                                                                     \
-  } while (0)
-  switch (op) {
-  case CUPRIM_SUM:
-  case CUPRIM_OR:
-  case CUPRIM_XOR:
-    break; /* zero bits: 0, 0.0 */
-  case CUPRIM_AND:
-    memset(b, 0xff, cuprim_dtype_size(dtype));
-    break;
-  case CUPRIM_PROD:
-    switch (dtype) {
-    case CUPRIM_F32: CUPRIM__PUT(float, 1.0f); break;
-    case CUPRIM_F64: CUPRIM__PUT(double, 1.0); break;
-    default: b[0] = 1; break; /* little-endian 1 for every integer width */
-    }
-    break;
-  case CUPRIM_MIN:
-  case CUPRIM_MAX: {
-    const int mx = op == CUPRIM_MIN; /* MIN's identity is the largest value */
-    switch (dtype) {
-    case CUPRIM_I8: CUPRIM__PUT(int8_t, mx ? INT8_MAX : INT8_MIN); break;
-    case CUPRIM_U8: CUPRIM__PUT(uint8_t, mx ? UINT8_MAX : 0); break;
-    case CUPRIM_I16: CUPRIM__PUT(int16_t, mx ? INT16_MAX : INT16_MIN); break;
-    case CUPRIM_U16: CUPRIM__PUT(uint16_t, mx ? UINT16_MAX : 0); break;
-    case CUPRIM_I32: CUPRIM__PUT(int32_t, mx ? INT32_MAX : INT32_MIN); break;
-    case CUPRIM_U32: CUPRIM__PUT(uint32_t, mx ? UINT32_MAX : 0); break;
-    case CUPRIM_I64: CUPRIM__PUT(int64_t, mx ? INT64_MAX : INT64_MIN); break;
-    case CUPRIM_U64: CUPRIM__PUT(uint64_t, mx ? UINT64_MAX : 0); break;
-    case CUPRIM_F32: CUPRIM__PUT(float, mx ? INFINITY : -INFINITY); break;
-    case CUPRIM_F64: CUPRIM__PUT(double, mx ? (double)INFINITY : -(double)INFINITY); break;
-    }
-    break;
-  }
-  }
-#undef CUPRIM__PUT
-  memcpy(out8, b, 8);
-}
-
-const void *cuprim__identity_ptr(const cuprim_ctx *ctx, cuprim_dtype dtype, cuprim_op op) {
-  return (const unsigned char *)ctx->d_identity + ((size_t)dtype * CUPRIM__NUM_OPS + op) * 8;
 }
 
 /* ---------------------------------------------------------------- device scope */
@@ -155,19 +102,10 @@ static cuprim_status cuprim__ctx_init(cuprim_ctx *c, const cuprim_allocator *all
     c->alloc.free = cuprim__pool_free;
     c->alloc.user = c->pool;
   }
-  unsigned char table[CUPRIM__NUM_DTYPES * CUPRIM__NUM_OPS * 8];
-  for (int t = 0; t < CUPRIM__NUM_DTYPES; ++t)
-    for (int o = 0; o < CUPRIM__NUM_OPS; ++o)
-      cuprim__identity_host((cuprim_dtype)t, (cuprim_op)o, table + (t * CUPRIM__NUM_OPS + o) * 8);
-  /* A plain allocation, not the context's allocator: it lives as long as the context. */
-  CUPRIM__CUDA_CHECK(cudaMalloc(&c->d_identity, sizeof table));
-  CUPRIM__CUDA_CHECK(cudaMemcpy(c->d_identity, table, sizeof table, cudaMemcpyHostToDevice));
   return CUPRIM_SUCCESS;
 }
 
 static void cuprim__ctx_release(cuprim_ctx *c) {
-  if (c->d_identity)
-    (void)cudaFree(c->d_identity);
   if (c->pool)
     (void)cudaMemPoolDestroy(c->pool);
   free(c);

@@ -1,6 +1,6 @@
 /* The context: the device it is bound to, the attributes launch configuration needs (read once
- * at creation, never per call), the allocator, and a small device table of identities. Host
- * code; the struct is immutable after creation, so one context serves many threads at once. */
+ * at creation, never per call), and the allocator. Host code; the struct is immutable after
+ * creation, so one context serves many threads at once. */
 #ifndef CUPRIM_CONTEXT_H
 #define CUPRIM_CONTEXT_H
 
@@ -21,17 +21,11 @@ typedef struct cuprim__device_attrs {
   int max_grid_x;              /* largest gridDim.x */
 } cuprim__device_attrs;
 
-/* Identity elements, 8 bytes a slot, indexed [dtype][op] (dtype < 10, op < 7); slots that do not
- * apply hold zero. Uploaded once to the context's device. */
-#define CUPRIM__NUM_DTYPES 10
-#define CUPRIM__NUM_OPS 7
-
 struct cuprim_ctx {
   int device;                  /* CUDA ordinal; -1 for a host-only context (tests) */
   cuprim__device_attrs attrs;
   cuprim_allocator alloc;      /* the allocator in use (the default one points at `pool`) */
   cudaMemPool_t pool;          /* the default allocator's pool, NULL with a user allocator */
-  void *d_identity;            /* device memory: CUPRIM__NUM_DTYPES * CUPRIM__NUM_OPS * 8 bytes */
 };
 
 /* Makes the context's device current for the duration of a call. */
@@ -47,12 +41,6 @@ void cuprim__device_leave(const cuprim__device_scope *scope);
 cuprim_status cuprim__temp_alloc(const cuprim_ctx *ctx, size_t bytes, cudaStream_t stream,
                                  void **ptr);
 void cuprim__temp_free(const cuprim_ctx *ctx, void *ptr, size_t bytes, cudaStream_t stream);
-
-/* Device address of the identity of (dtype, op): 8 bytes, of which the first
- * cuprim_dtype_size(dtype) hold the value. */
-const void *cuprim__identity_ptr(const cuprim_ctx *ctx, cuprim_dtype dtype, cuprim_op op);
-/* Host copy of the same table entry. */
-void cuprim__identity_host(cuprim_dtype dtype, cuprim_op op, void *out8);
 
 /* For tests of argument checking on machines with no GPU: a context bound to no device. Calls
  * whose arguments are valid return CUPRIM_ERROR_NO_DEVICE with it, having touched nothing. */

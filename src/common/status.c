@@ -1,4 +1,4 @@
-/* Version, status strings, the per-thread last CUDA error, and dtype sizes. */
+/* Version, status strings and the per-thread last CUDA error. */
 #include <cuprim/core.h>
 
 #include "check.h"
@@ -42,24 +42,4 @@ cuprim_status cuprim__record_cuda_error(cudaError_t err) {
   if (err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver)
     return CUPRIM_ERROR_NO_DEVICE;
   return CUPRIM_ERROR_CUDA;
-}
-
-size_t cuprim_dtype_size(cuprim_dtype t) {
-  switch (t) {
-  case CUPRIM_I8:
-  case CUPRIM_U8:
-    return 1;
-  case CUPRIM_I16:
-  case CUPRIM_U16:
-    return 2;
-  case CUPRIM_I32:
-  case CUPRIM_U32:
-  case CUPRIM_F32:
-    return 4;
-  case CUPRIM_I64:
-  case CUPRIM_U64:
-  case CUPRIM_F64:
-    return 8;
-  }
-  return 0;
 }

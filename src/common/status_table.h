@@ -10,6 +10,7 @@
   X(ERROR_OUT_OF_MEMORY, 3, "out of device memory: the allocator returned NULL")                   \
   X(ERROR_NO_DEVICE, 4, "no usable CUDA device or driver")                                         \
   X(ERROR_CUDA, 5, "CUDA runtime error (see cuprim_last_cuda_error)")                              \
-  X(ERROR_INTERNAL, 6, "internal error in cuprim")
+  X(ERROR_INTERNAL, 6, "internal error in cuprim")                                                 \
+  X(ERROR_NCCL, 7, "NCCL error (see cuprim_nccl_last_error)")
 
 #endif

@@ -7,6 +7,7 @@
 
 #include "common/check.h"
 #include "common/context.h"
+#include "common/dtype.h"
 #include "histogram_internal.h"
 
 namespace {
@@ -17,7 +18,7 @@ cuprim_status validate_common(const cuprim_ctx *ctx, const void *d_samples, uint
                               cuprim_dtype dtype, const uint64_t *d_counts, uint32_t num_bins,
                               const void *other, size_t other_bytes) {
   CUPRIM__CHECK_ARG(ctx != NULL);
-  CUPRIM__CHECK_ARG((unsigned)dtype <= (unsigned)CUPRIM_F64);
+  CUPRIM__CHECK_ARG(cuprim__dtype_valid(dtype));
   CUPRIM__CHECK_ARG(num_bins >= 1);
   CUPRIM__CHECK_ARG(d_counts != NULL && (uintptr_t)d_counts % sizeof(uint64_t) == 0);
   const uintptr_t c = (uintptr_t)d_counts, cbytes = (uintptr_t)num_bins * sizeof(uint64_t);
@@ -74,6 +75,7 @@ extern "C" cuprim_status cuprim_histogram_even_ex(cuprim_ctx *ctx, cuprim_histog
   bins.upper = upper;
   bins.scale = (double)num_bins / (upper - lower); /* upper - lower may overflow to +inf */
   CUPRIM__CHECK_ARG(isfinite(bins.scale) && bins.scale > 0.0);
+  CUPRIM__CHECK(cuprim__histogram_takes(sample_dtype), CUPRIM_ERROR_UNSUPPORTED);
   /* Integer-friendly bins: a whole-number lower bound and a scale of 2^-shift. Then, for
    * integer samples of up to 32 bits, (double)x - lower is exact (both whole, below 2^41), the
    * product by 2^-shift is exact, and truncating it is the shift. */
@@ -96,16 +98,31 @@ extern "C" cuprim_status cuprim_histogram_even(cuprim_ctx *ctx, const void *d_sa
                                   d_counts, num_bins, lower, upper, stream);
 }
 
-extern "C" cuprim_status cuprim_histogram_range(cuprim_ctx *ctx, const void *d_samples,
-                                                uint64_t n, cuprim_dtype sample_dtype,
-                                                uint64_t *d_counts, uint32_t num_bins,
-                                                const double *d_edges, cudaStream_t stream) {
+extern "C" cuprim_status cuprim_histogram_range_ex(cuprim_ctx *ctx, cuprim_histogram_alg alg,
+                                                   const void *d_samples, uint64_t n,
+                                                   cuprim_dtype sample_dtype, uint64_t *d_counts,
+                                                   uint32_t num_bins, const double *d_edges,
+                                                   cudaStream_t stream) {
   CUPRIM__CHECK_ARG(d_edges != NULL && (uintptr_t)d_edges % sizeof(double) == 0);
   CUPRIM__FORWARD(validate_common(ctx, d_samples, n, sample_dtype, d_counts, num_bins, d_edges,
                                   ((size_t)num_bins + 1) * sizeof(double)));
+  CUPRIM__CHECK_ARG((unsigned)alg <= (unsigned)CUPRIM_HISTOGRAM_SORT_REDUCE_BY_KEY);
+  CUPRIM__CHECK(cuprim__histogram_takes(sample_dtype), CUPRIM_ERROR_UNSUPPORTED);
   cuprim__bins bins = {};
   bins.num_bins = num_bins;
   bins.by_edges = 1;
   bins.d_edges = d_edges;
-  return run(ctx, CUPRIM_HISTOGRAM_AUTO, d_samples, n, sample_dtype, d_counts, &bins, stream);
+  return run(ctx, alg, d_samples, n, sample_dtype, d_counts, &bins, stream);
+}
+
+extern "C" cuprim_status cuprim_histogram_range(cuprim_ctx *ctx, const void *d_samples,
+                                                uint64_t n, cuprim_dtype sample_dtype,
+                                                uint64_t *d_counts, uint32_t num_bins,
+                                                const double *d_edges, cudaStream_t stream) {
+  return cuprim_histogram_range_ex(ctx, CUPRIM_HISTOGRAM_AUTO, d_samples, n, sample_dtype,
+                                   d_counts, num_bins, d_edges, stream);
+}
+
+extern "C" int cuprim_histogram_supported(cuprim_dtype sample_dtype) {
+  return cuprim__histogram_takes(sample_dtype);
 }

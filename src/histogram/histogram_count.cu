@@ -25,8 +25,8 @@
  * (histogram_bin.cuh); bins given by edges
  * are found by binary search over the edges in shared memory when they fit beside the counters. */
 #include "common/check.h"
+#include "common/dispatch.cuh"
 #include "common/launch_config.cuh"
-#include "cta/ops.cuh"
 #include "cta/warp_reduce.cuh"
 #include "histogram_bin.cuh"
 #include "histogram_internal.h"
@@ -605,7 +605,8 @@ extern "C" cuprim_status cuprim__histogram_count(const cuprim_ctx *ctx, cuprim_h
                                                  const void *d_samples, uint64_t n,
                                                  cuprim_dtype dtype, uint64_t *d_counts,
                                                  const cuprim__bins *bins, cudaStream_t stream) {
-  using cuprim::histogram::count_for_type;
-  CUPRIM__DISPATCH_SAMPLE_TYPE(dtype, count_for_type,
-                               ctx, alg, d_samples, n, d_counts, *bins, stream)
+  return cuprim::dispatch_dtype<cuprim::HISTOGRAM_TYPES>(dtype, [&](auto t) {
+    using T = typename decltype(t)::type;
+    return cuprim::histogram::count_for_type<T>(ctx, alg, d_samples, n, d_counts, *bins, stream);
+  });
 }

@@ -12,7 +12,7 @@
  * the last's (the first chunk writes them). Wastes: the keys are written and read back once per
  * pass, and the counting kernel's binary searches are latency-bound; it is here to be measured. */
 #include "common/check.h"
-#include "cta/ops.cuh"
+#include "common/dispatch.cuh"
 #include "cta/warp_reduce.cuh"
 #include "histogram_bin.cuh"
 #include "histogram_internal.h"
@@ -213,7 +213,8 @@ cuprim_status sort_for_type(const cuprim_ctx *ctx, const void *d_in, uint64_t n,
 extern "C" cuprim_status cuprim__histogram_sort(const cuprim_ctx *ctx, const void *d_samples,
                                                 uint64_t n, cuprim_dtype dtype, uint64_t *d_counts,
                                                 const cuprim__bins *bins, cudaStream_t stream) {
-  using cuprim::histogram::sort_for_type;
-  CUPRIM__DISPATCH_SAMPLE_TYPE(dtype, sort_for_type,
-                               ctx, d_samples, n, d_counts, *bins, stream)
+  return cuprim::dispatch_dtype<cuprim::HISTOGRAM_TYPES>(dtype, [&](auto t) {
+    using T = typename decltype(t)::type;
+    return cuprim::histogram::sort_for_type<T>(ctx, d_samples, n, d_counts, *bins, stream);
+  });
 }

@@ -4,26 +4,17 @@
 
 #include "common/check.h"
 #include "common/context.h"
+#include "common/dtype.h"
 #include "reduce_internal.h"
 
 namespace {
-
-bool dtype_valid(cuprim_dtype t) { return (unsigned)t <= (unsigned)CUPRIM_F64; }
-bool op_valid(cuprim_op op) { return (unsigned)op <= (unsigned)CUPRIM_XOR; }
-bool is_float(cuprim_dtype t) { return t == CUPRIM_F32 || t == CUPRIM_F64; }
-
-/* Reduce takes 32- and 64-bit integers and floats. */
-bool reduce_dtype_supported(cuprim_dtype t) {
-  return t == CUPRIM_I32 || t == CUPRIM_U32 || t == CUPRIM_I64 || t == CUPRIM_U64 ||
-         t == CUPRIM_F32 || t == CUPRIM_F64;
-}
 
 cuprim_status validate(const cuprim_ctx *ctx, cuprim_reduce_alg alg, const void *d_in,
                        const void *d_out, uint64_t n, cuprim_dtype dtype, cuprim_op op) {
   CUPRIM__CHECK_ARG(ctx != NULL);
   CUPRIM__CHECK_ARG((unsigned)alg <= (unsigned)CUPRIM_REDUCE_ATOMIC);
-  CUPRIM__CHECK_ARG(dtype_valid(dtype));
-  CUPRIM__CHECK_ARG(op_valid(op));
+  CUPRIM__CHECK_ARG(cuprim__dtype_valid(dtype));
+  CUPRIM__CHECK_ARG(cuprim__op_valid(op));
   CUPRIM__CHECK_ARG(d_out != NULL);
   CUPRIM__CHECK_ARG(n == 0 || d_in != NULL);
   const size_t size = cuprim_dtype_size(dtype);
@@ -36,8 +27,7 @@ cuprim_status validate(const cuprim_ctx *ctx, cuprim_reduce_alg alg, const void 
     CUPRIM__CHECK_ARG(lo <= UINTPTR_MAX - n * size);
     CUPRIM__CHECK_ARG(out + size <= lo || out >= lo + n * size);
   }
-  CUPRIM__CHECK(reduce_dtype_supported(dtype), CUPRIM_ERROR_UNSUPPORTED);
-  CUPRIM__CHECK(!(is_float(dtype) && op >= CUPRIM_AND), CUPRIM_ERROR_UNSUPPORTED);
+  CUPRIM__CHECK(cuprim__reduce_scan_takes(dtype, op), CUPRIM_ERROR_UNSUPPORTED);
   return CUPRIM_SUCCESS;
 }
 
@@ -61,4 +51,8 @@ extern "C" cuprim_status cuprim_reduce_ex(cuprim_ctx *ctx, cuprim_reduce_alg alg
 extern "C" cuprim_status cuprim_reduce(cuprim_ctx *ctx, const void *d_in, void *d_out, uint64_t n,
                                        cuprim_dtype dtype, cuprim_op op, cudaStream_t stream) {
   return cuprim_reduce_ex(ctx, CUPRIM_REDUCE_AUTO, d_in, d_out, n, dtype, op, stream);
+}
+
+extern "C" int cuprim_reduce_supported(cuprim_dtype dtype, cuprim_op op) {
+  return cuprim__reduce_scan_takes(dtype, op);
 }

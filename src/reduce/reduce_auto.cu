@@ -15,6 +15,7 @@
 #include <cooperative_groups.h>
 
 #include "common/check.h"
+#include "common/dispatch.cuh"
 #include "common/launch.h"
 #include "common/launch_config.cuh"
 #include "cta/ops.cuh"
@@ -352,12 +353,6 @@ release:
   return st;
 }
 
-template <class T>
-cuprim_status auto_for_type(const cuprim_ctx *ctx, const void *d_in, void *d_out, uint64_t n,
-                            cuprim_op op, cudaStream_t stream, const cuprim__reduce_tuning *tune) {
-  CUPRIM__DISPATCH_OP(T, auto_impl, op, ctx, d_in, d_out, n, stream, tune)
-}
-
 } // namespace
 } // namespace reduce
 } // namespace cuprim
@@ -366,8 +361,11 @@ extern "C" cuprim_status cuprim__reduce_auto_tuned(const cuprim_ctx *ctx, const 
                                                    void *d_out, uint64_t n, cuprim_dtype dtype,
                                                    cuprim_op op, cudaStream_t stream,
                                                    const cuprim__reduce_tuning *tune) {
-  using cuprim::reduce::auto_for_type;
-  CUPRIM__DISPATCH_TYPE(dtype, auto_for_type, ctx, d_in, d_out, n, op, stream, tune)
+  return cuprim::dispatch_dtype_op<cuprim::REDUCE_SCAN_TYPES>(dtype, op, [&](auto t, auto o) {
+    using T = typename decltype(t)::type;
+    return cuprim::reduce::auto_impl<T, cuprim::op<T, decltype(o)::value>>(ctx, d_in, d_out, n,
+                                                                           stream, tune);
+  });
 }
 
 extern "C" cuprim_status cuprim__reduce_auto(const cuprim_ctx *ctx, const void *d_in, void *d_out,

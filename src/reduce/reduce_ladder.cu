@@ -7,6 +7,7 @@
  * Every kernel below says in two lines what it improves over the previous rung and what it still
  * wastes; docs/ladder.md has the measured numbers. */
 #include "common/check.h"
+#include "common/dispatch.cuh"
 #include "common/launch.h"
 #include "cta/atomic.cuh"
 #include "cta/ops.cuh"
@@ -214,6 +215,9 @@ __global__ void __launch_bounds__(BLOCK)
     cta::atomic_combine<T, Op>(out, v);
 }
 
+/* The start value that ATOMIC's blocks combine into. */
+template <class T, class Op> __global__ void identity_kernel(T *out) { *out = Op::identity(); }
+
 /* ---------------------------------------------------------------- dispatch */
 
 template <class T, class Op>
@@ -316,8 +320,8 @@ cuprim_status ladder_impl(const cuprim_ctx *ctx, cuprim_reduce_alg alg, const vo
   const unsigned grid = (unsigned)cuprim__grid_1d(ctx, tiles, BLOCK, 1, 0);
   cuprim_status st = CUPRIM_SUCCESS;
   if (alg == CUPRIM_REDUCE_ATOMIC) {
-    CUPRIM__CUDA_CHECK(cudaMemcpyAsync(out, cuprim__identity_ptr(ctx, traits<T>::dtype, Op::id),
-                                       sizeof(T), cudaMemcpyDeviceToDevice, stream));
+    identity_kernel<T, Op><<<1, 1, 0, stream>>>(out);
+    CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
     atomic_kernel<T, Op><<<grid, BLOCK, 0, stream>>>(in, n, out);
     CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
     return CUPRIM_SUCCESS;
@@ -333,12 +337,6 @@ cuprim_status ladder_impl(const cuprim_ctx *ctx, cuprim_reduce_alg alg, const vo
   return st;
 }
 
-template <class T>
-cuprim_status ladder_for_type(const cuprim_ctx *ctx, cuprim_reduce_alg alg, const void *d_in,
-                              void *d_out, uint64_t n, cuprim_op op, cudaStream_t stream) {
-  CUPRIM__DISPATCH_OP(T, ladder_impl, op, ctx, alg, d_in, d_out, n, stream)
-}
-
 } // namespace
 } // namespace reduce
 } // namespace cuprim
@@ -347,6 +345,9 @@ extern "C" cuprim_status cuprim__reduce_ladder(const cuprim_ctx *ctx, cuprim_red
                                                const void *d_in, void *d_out, uint64_t n,
                                                cuprim_dtype dtype, cuprim_op op,
                                                cudaStream_t stream) {
-  using cuprim::reduce::ladder_for_type;
-  CUPRIM__DISPATCH_TYPE(dtype, ladder_for_type, ctx, alg, d_in, d_out, n, op, stream)
+  return cuprim::dispatch_dtype_op<cuprim::REDUCE_SCAN_TYPES>(dtype, op, [&](auto t, auto o) {
+    using T = typename decltype(t)::type;
+    return cuprim::reduce::ladder_impl<T, cuprim::op<T, decltype(o)::value>>(ctx, alg, d_in, d_out,
+                                                                             n, stream);
+  });
 }

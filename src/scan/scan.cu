@@ -4,24 +4,18 @@
 
 #include "common/check.h"
 #include "common/context.h"
+#include "common/dtype.h"
 #include "scan_internal.h"
 
 namespace {
-
-bool is_float(cuprim_dtype t) { return t == CUPRIM_F32 || t == CUPRIM_F64; }
-
-bool scan_dtype_supported(cuprim_dtype t) {
-  return t == CUPRIM_I32 || t == CUPRIM_U32 || t == CUPRIM_I64 || t == CUPRIM_U64 ||
-         t == CUPRIM_F32 || t == CUPRIM_F64;
-}
 
 cuprim_status validate(const cuprim_ctx *ctx, cuprim_scan_alg alg, const void *d_in,
                        const void *d_out, uint64_t n, cuprim_dtype dtype, cuprim_op op,
                        cuprim_scan_kind kind) {
   CUPRIM__CHECK_ARG(ctx != NULL);
   CUPRIM__CHECK_ARG((unsigned)alg <= (unsigned)CUPRIM_SCAN_DECOUPLED_LOOKBACK);
-  CUPRIM__CHECK_ARG((unsigned)dtype <= (unsigned)CUPRIM_F64);
-  CUPRIM__CHECK_ARG((unsigned)op <= (unsigned)CUPRIM_XOR);
+  CUPRIM__CHECK_ARG(cuprim__dtype_valid(dtype));
+  CUPRIM__CHECK_ARG(cuprim__op_valid(op));
   CUPRIM__CHECK_ARG((unsigned)kind <= (unsigned)CUPRIM_EXCLUSIVE);
   if (n > 0) {
     CUPRIM__CHECK_ARG(d_in != NULL && d_out != NULL);
@@ -33,8 +27,7 @@ cuprim_status validate(const cuprim_ctx *ctx, cuprim_scan_alg alg, const void *d
     /* In place is allowed; any other overlap is not. */
     CUPRIM__CHECK_ARG(in == out || out + bytes <= in || out >= in + bytes);
   }
-  CUPRIM__CHECK(scan_dtype_supported(dtype), CUPRIM_ERROR_UNSUPPORTED);
-  CUPRIM__CHECK(!(is_float(dtype) && op >= CUPRIM_AND), CUPRIM_ERROR_UNSUPPORTED);
+  CUPRIM__CHECK(cuprim__reduce_scan_takes(dtype, op), CUPRIM_ERROR_UNSUPPORTED);
   return CUPRIM_SUCCESS;
 }
 
@@ -65,4 +58,8 @@ extern "C" cuprim_status cuprim_scan(cuprim_ctx *ctx, const void *d_in, void *d_
                                      cuprim_dtype dtype, cuprim_op op, cuprim_scan_kind kind,
                                      cudaStream_t stream) {
   return cuprim_scan_ex(ctx, CUPRIM_SCAN_AUTO, d_in, d_out, n, dtype, op, kind, stream);
+}
+
+extern "C" int cuprim_scan_supported(cuprim_dtype dtype, cuprim_op op) {
+  return cuprim__reduce_scan_takes(dtype, op);
 }

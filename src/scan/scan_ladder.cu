@@ -8,6 +8,7 @@
  * reads its whole tile before writing it. For floats every rung here is deterministic: the tree
  * depends only on n. */
 #include "common/check.h"
+#include "common/dispatch.cuh"
 #include "cta/ops.cuh"
 #include "cta/warp_reduce.cuh"
 #include "cta/warp_scan.cuh"
@@ -212,13 +213,6 @@ cuprim_status ladder_impl(const cuprim_ctx *ctx, cuprim_scan_alg alg, const void
   return st;
 }
 
-template <class T>
-cuprim_status ladder_for_type(const cuprim_ctx *ctx, cuprim_scan_alg alg, const void *d_in,
-                              void *d_out, uint64_t n, cuprim_op op, cuprim_scan_kind kind,
-                              cudaStream_t stream) {
-  CUPRIM__DISPATCH_OP(T, ladder_impl, op, ctx, alg, d_in, d_out, n, kind, stream)
-}
-
 } // namespace
 } // namespace scan
 } // namespace cuprim
@@ -227,6 +221,9 @@ extern "C" cuprim_status cuprim__scan_ladder(const cuprim_ctx *ctx, cuprim_scan_
                                              const void *d_in, void *d_out, uint64_t n,
                                              cuprim_dtype dtype, cuprim_op op,
                                              cuprim_scan_kind kind, cudaStream_t stream) {
-  using cuprim::scan::ladder_for_type;
-  CUPRIM__DISPATCH_TYPE(dtype, ladder_for_type, ctx, alg, d_in, d_out, n, op, kind, stream)
+  return cuprim::dispatch_dtype_op<cuprim::REDUCE_SCAN_TYPES>(dtype, op, [&](auto t, auto o) {
+    using T = typename decltype(t)::type;
+    return cuprim::scan::ladder_impl<T, cuprim::op<T, decltype(o)::value>>(ctx, alg, d_in, d_out,
+                                                                           n, kind, stream);
+  });
 }

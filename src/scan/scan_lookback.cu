@@ -30,6 +30,7 @@
  * look-back kernel at every size from 2^10 to 2^20 on the H100: 7.2 us at 2^10, 9.4 at 2^16.)
  * The choices are in scan_tuning.h; cuprim-bench's kernel-choice table measures each. */
 #include "common/check.h"
+#include "common/dispatch.cuh"
 #include "common/launch.h"
 #include "common/launch_config.cuh"
 #include "cta/load.cuh"
@@ -457,13 +458,6 @@ release:
   return st;
 }
 
-template <class T>
-cuprim_status lookback_for_type(const cuprim_ctx *ctx, const void *d_in, void *d_out, uint64_t n,
-                                cuprim_op op, cuprim_scan_kind kind, cudaStream_t stream,
-                                const cuprim__scan_tuning *tune) {
-  CUPRIM__DISPATCH_OP(T, lookback_impl, op, ctx, d_in, d_out, n, kind, stream, tune)
-}
-
 } // namespace
 } // namespace scan
 } // namespace cuprim
@@ -472,6 +466,9 @@ extern "C" cuprim_status cuprim__scan_lookback(const cuprim_ctx *ctx, const void
                                                uint64_t n, cuprim_dtype dtype, cuprim_op op,
                                                cuprim_scan_kind kind, cudaStream_t stream,
                                                const cuprim__scan_tuning *tune) {
-  using cuprim::scan::lookback_for_type;
-  CUPRIM__DISPATCH_TYPE(dtype, lookback_for_type, ctx, d_in, d_out, n, op, kind, stream, tune)
+  return cuprim::dispatch_dtype_op<cuprim::REDUCE_SCAN_TYPES>(dtype, op, [&](auto t, auto o) {
+    using T = typename decltype(t)::type;
+    return cuprim::scan::lookback_impl<T, cuprim::op<T, decltype(o)::value>>(ctx, d_in, d_out, n,
+                                                                             kind, stream, tune);
+  });
 }
