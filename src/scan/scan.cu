@@ -43,7 +43,7 @@ extern "C" cuprim_status cuprim_scan_ex(cuprim_ctx *ctx, cuprim_scan_alg alg, co
   CUPRIM__FORWARD(cuprim__device_enter(ctx, &scope));
   cuprim_status st;
   if (alg == CUPRIM_SCAN_AUTO || alg == CUPRIM_SCAN_DECOUPLED_LOOKBACK) {
-    cuprim__scan_tuning tune = cuprim__scan_tuning_for(ctx->attrs.cc_major, ctx->attrs.cc_minor);
+    cuprim__scan_tuning tune = cuprim__scan_tuning_for(ctx->attrs.code_arch);
     if (alg == CUPRIM_SCAN_DECOUPLED_LOOKBACK)
       tune.single_block_max_tiles = 0; /* the look-back kernel at every size */
     st = cuprim__scan_lookback(ctx, d_in, d_out, n, dtype, op, kind, stream, &tune);

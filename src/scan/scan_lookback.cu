@@ -33,6 +33,7 @@
 #include "common/dispatch.cuh"
 #include "common/launch.h"
 #include "common/launch_config.cuh"
+#include "cta/arch.cuh"
 #include "cta/load.cuh"
 #include "cta/ops.cuh"
 #include "cta/warp_scan.cuh"
@@ -294,12 +295,11 @@ __global__ void __launch_bounds__(256, 4) lookback_kernel(const lookback_args<T>
       const uint64_t pm = a.n - pbase < (uint64_t)G::TILE ? a.n - pbase : (uint64_t)G::TILE;
       const unsigned bytes = (unsigned)(pm * sizeof(T)) & ~15u;
       if (bytes)
-        asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(a.in + pbase), "r"(bytes)
-                     : "memory");
+        cta::prefetch_l2_bulk(a.in + pbase, bytes);
     }
     /* With a programmatic dependent launch, wait here for the kernel that resets the tile status
      * and the counter (a no-op otherwise). */
-    asm volatile("griddepcontrol.wait;" ::: "memory");
+    cta::pdl_wait();
     s_tile = atomicAdd(a.tile_counter, 1u);
   }
   __syncthreads();
@@ -379,7 +379,7 @@ __global__ void __launch_bounds__(1024)
  * for this grid's completion in griddepcontrol.wait before it touches them). */
 constexpr unsigned RESET_THREADS = 256, RESET_MAX_BLOCKS = 264;
 __global__ void __launch_bounds__(RESET_THREADS) reset_kernel(unsigned long long *w, size_t words) {
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  cta::pdl_launch_dependents();
   const size_t stride = (size_t)gridDim.x * blockDim.x;
   for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < words; i += stride)
     w[i] = 0;
@@ -446,7 +446,7 @@ cuprim_status lookback_impl(const cuprim_ctx *ctx, const void *d_in, void *d_out
     CUPRIM__CUDA_GOTO(cudaPeekAtLastError(), st, release);
     cudaLaunchAttribute attr;
     /* G::THREADS is the same for both tile sizes */
-    const cudaLaunchConfig_t cfg = pdl_config((unsigned)tiles, G::THREADS, stream, &attr);
+    const cudaLaunchConfig_t cfg = pdl_config(ctx, (unsigned)tiles, G::THREADS, stream, &attr);
     CUPRIM__CUDA_GOTO(cudaLaunchKernelEx(&cfg, kernel, a), st, release);
   } else {
     CUPRIM__CUDA_GOTO(cudaMemsetAsync(temp, 0, reset_words * 8, stream), st, release);
