@@ -5,7 +5,8 @@
 #   scripts/gpu_suite.sh [options]
 #
 # Steps, all on by default, each with its log in the log directory:
-#   build      configure (Release, CMAKE_CUDA_ARCHITECTURES=90) and build into build-gpu
+#   build      configure (Release; the default architectures, or CUDA_ARCHS) and build into
+#              build-gpu
 #   ctest      ctest --output-on-failure: every test
 #   memcheck   compute-sanitizer --tool memcheck over each test labelled `gpu` (ctest -L '^gpu$'),
 #              except those also labelled `nosanitize`, with CUPRIM_TEST_QUICK=1
@@ -37,7 +38,8 @@
 #                       parallel processes, its tests took at most 320 s.
 #   -h, --help
 # Environment: OUT, if set, is the log directory (else build-gpu/gpu-suite); CUDA_ARCHS
-# overrides the architectures (default 90).
+# overrides the architectures (CMAKE_CUDA_ARCHITECTURES; default: the project's default list,
+# e.g. CUDA_ARCHS=90 for a faster build, or 80-virtual to run the PTX path on a Hopper).
 # Exit status: 0 every step that ran passed; 1 otherwise; 2 bad usage or missing prerequisites.
 #
 # cmocka: if the system has no cmocka, the suite unpacks the Debian packages found in .deps/
@@ -160,8 +162,8 @@ if [[ ${want[build]} == 1 ]]; then
   log=$log_dir/build.log
   # shellcheck disable=SC2016 # $1.. are bash -c's positional parameters
   if run_logged "$log" bash -c '
-      cmake -S . -B "$1" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$2" &&
-      cmake --build "$1" -j "$3"' _ "$build_dir" "${CUDA_ARCHS:-90}" "$jobs"; then
+      cmake -S . -B "$1" -DCMAKE_BUILD_TYPE=Release ${2:+-DCMAKE_CUDA_ARCHITECTURES="$2"} &&
+      cmake --build "$1" -j "$3"' _ "$build_dir" "${CUDA_ARCHS:-}" "$jobs"; then
     record build PASS "$(grep -c 'Building' "$log") objects compiled, $(grep -ci 'warning' "$log") warning lines"
   else
     built=0
