@@ -160,7 +160,7 @@ if [[ ${want[build]} == 1 ]]; then
   log=$log_dir/build.log
   # shellcheck disable=SC2016 # $1.. are bash -c's positional parameters
   if run_logged "$log" bash -c '
-      cmake -S . -B "$1" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$2" &&
+      cmake -S . -B "$1" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$2" -DCUPRIM_BUILD_TESTS=ON &&
       cmake --build "$1" -j "$3"' _ "$build_dir" "${CUDA_ARCHS:-90}" "$jobs"; then
     record build PASS "$(grep -c 'Building' "$log") objects compiled, $(grep -ci 'warning' "$log") warning lines"
   else
