@@ -4,7 +4,7 @@
  * Build against an installed cuprim with either
  *   gcc histogram.c $(pkg-config --cflags --libs cuprim) -lm -o histogram
  * or CMake: find_package(cuprim) and target_link_libraries(histogram PRIVATE cuprim::cuprim m)
- * (see examples/consumer/CMakeLists.txt).
+ * (as examples/CMakeLists.txt does).
  *
  * Exit status: 0 every count matches the host's; 1 one does not, or a call failed;
  * 77 no CUDA device or driver. */

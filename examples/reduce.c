@@ -3,7 +3,7 @@
  * Build against an installed cuprim with either
  *   gcc reduce.c $(pkg-config --cflags --libs cuprim) -o reduce
  * or CMake: find_package(cuprim) and target_link_libraries(reduce PRIVATE cuprim::cuprim)
- * (see examples/consumer/CMakeLists.txt).
+ * (as examples/CMakeLists.txt does).
  *
  * Exit status: 0 the GPU sum matches the host sum; 1 it does not, or a call failed;
  * 77 no CUDA device or driver. */

@@ -4,7 +4,7 @@
  * Build against an installed cuprim with either
  *   gcc scan.c $(pkg-config --cflags --libs cuprim) -o scan
  * or CMake: find_package(cuprim) and target_link_libraries(scan PRIVATE cuprim::cuprim)
- * (see examples/consumer/CMakeLists.txt).
+ * (as examples/CMakeLists.txt does).
  *
  * Exit status: 0 both scans match the host's; 1 they do not, or a call failed;
  * 77 no CUDA device or driver. */
