@@ -4,7 +4,7 @@
 #
 # Why a hand-written package config instead of install(EXPORT): CMake exports a static library
 # with CUDA sources with IMPORTED_LINK_INTERFACE_LANGUAGES "CUDA", and a consumer that has not
-# enabled CUDA (a plain C project, which API.md promises to support) then fails to pick a linker.
+# enabled CUDA (a plain C project, which the README says works) then fails to pick a linker.
 # cmake/cuprimConfig.cmake.in instead creates an IMPORTED STATIC target by hand, whose link
 # interface lists what a C link of the archive actually needs. Both installed files locate the
 # prefix from their own location, so the installed tree can be moved.

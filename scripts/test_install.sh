@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs a cuprim build tree into a fresh prefix and links examples/reduce.c against it the two
-# ways API.md promises, with the C compiler only:
-#   (a) CMake: examples/consumer (project(... LANGUAGES C), find_package(cuprim), cuprim::cuprim);
+# Installs a cuprim build tree into a fresh prefix and links the examples against it the two ways
+# the README promises, with the C compiler only:
+#   (a) CMake: a copy of examples/, outside the source tree, built as a project of its own
+#       (project(... LANGUAGES C), find_package(cuprim), cuprim::cuprim);
 #   (b) pkg-config: $CC reduce.c $(pkg-config --cflags --libs cuprim).
 # The prefix is moved after installing, so both also prove the installed files relocatable. Each
 # program is then run: exit status 0, or 77 where there is no CUDA device, passes (that also
@@ -48,12 +49,16 @@ prefix=$work/prefix
 pc_file=$(find "$prefix" -path '*/pkgconfig/cuprim.pc' | head -n 1)
 [[ -n $pc_file ]] || { echo "install_and_link: FAIL: no cuprim.pc installed" >&2; exit 1; }
 
-step "(a) find_package(cuprim${version:+ $version}) from a C-only project"
-# A C-only consumer: the compiler is named explicitly, and no CUDA compiler is involved.
-"$cmake" -S "$src/examples/consumer" -B "$work/consumer" \
+step "(a) find_package(cuprim${version:+ $version}) from a C-only project: a copy of examples/"
+# Copied out of the tree, as a user would, so that it cannot reach anything else in it. A C-only
+# consumer: the compiler is named explicitly, and no CUDA compiler is involved.
+cp -R "$src/examples" "$work/examples"
+"$cmake" -S "$work/examples" -B "$work/examples-build" \
   -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_C_COMPILER="$cc" -DCUPRIM_VERSION_WANTED="$version"
-"$cmake" --build "$work/consumer" --verbose
-run_program "$work/consumer/reduce"
+"$cmake" --build "$work/examples-build" --verbose
+for example in reduce scan histogram; do
+  run_program "$work/examples-build/example-$example"
+done
 
 if [[ -z $pkg_config ]]; then
   echo "install_and_link: SKIP (b): pkg-config not found (apt-get install pkg-config)" >&2

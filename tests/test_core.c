@@ -32,7 +32,7 @@ static void test_status_strings(void **state) {
                                CUPRIM_ERROR_NO_DEVICE,   CUPRIM_ERROR_CUDA,
                                CUPRIM_ERROR_INTERNAL};
   const size_t count = sizeof all / sizeof all[0];
-  /* Values are pinned by API.md. */
+  /* Values are pinned (core.h: new ones are appended). */
   for (size_t i = 0; i < count; ++i)
     assert_int_equal((int)all[i], (int)i);
   for (size_t i = 0; i < count; ++i) {

@@ -3,7 +3,7 @@
 
 #include "dtype_table.h"
 
-/* The public enums are written out in core.h (API.md pins them); check them against the tables. */
+/* core.h writes out the public enums and pins their values; check them against the tables. */
 #define CUPRIM__DTYPE_ASSERT(NAME, VALUE, ...)                                                     \
   _Static_assert(CUPRIM_##NAME == (VALUE), "cuprim_dtype value of " #NAME " drifted");
 CUPRIM__DTYPE_TABLE(CUPRIM__DTYPE_ASSERT)
