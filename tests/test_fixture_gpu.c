@@ -1,6 +1,7 @@
 #include "test_fixture_gpu.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,6 +183,61 @@ double tf_now_s(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* ---------------------------------------------------------------- special float data */
+
+const char *tf_special_name(tf_special sp) {
+  static const char *const names[TF_SPECIALS] = {"NaN first",  "NaN last",      "NaN middle",
+                                                 "NaN random", "two NaNs",      "-NaN",
+                                                 "all NaN",    "inf that wins", "inf that loses"};
+  return (unsigned)sp < TF_SPECIALS ? names[sp] : "special(?)";
+}
+
+static void put_float(cuprim_dtype t, void *h, uint64_t i, double v) {
+  if (t == CUPRIM_F32)
+    ((float *)h)[i] = (float)v;
+  else
+    ((double *)h)[i] = v;
+}
+
+void tf_put_special(cuprim_dtype t, void *h, uint64_t n, tf_special sp, cuprim_op op,
+                    uint64_t *state) {
+  const double qnan = (double)NAN, inf = (double)INFINITY;
+  const double wins = op == CUPRIM_MIN ? -inf : inf;
+  switch (sp) {
+  case TF_NAN_FIRST:
+    put_float(t, h, 0, qnan);
+    break;
+  case TF_NAN_LAST:
+    put_float(t, h, n - 1, qnan);
+    break;
+  case TF_NAN_MIDDLE:
+    put_float(t, h, n / 2, qnan);
+    break;
+  case TF_NAN_RANDOM:
+    put_float(t, h, tu_below(state, n), qnan);
+    break;
+  case TF_NAN_TWO:
+    put_float(t, h, tu_below(state, n), qnan);
+    put_float(t, h, tu_below(state, n), qnan);
+    break;
+  case TF_NAN_NEGATIVE:
+    put_float(t, h, tu_below(state, n), copysign(qnan, -1.0));
+    break;
+  case TF_NAN_ALL:
+    for (uint64_t i = 0; i < n; ++i)
+      put_float(t, h, i, qnan);
+    break;
+  case TF_INF_WINS:
+    put_float(t, h, tu_below(state, n), wins);
+    break;
+  case TF_INF_LOSES:
+    put_float(t, h, tu_below(state, n), -wins);
+    break;
+  default:
+    break;
+  }
+}
+
 /* ---------------------------------------------------------------- output slots */
 
 static size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
@@ -346,11 +402,22 @@ int tf_check_ran(const tf_region *rg, const tf_result *r, const char *what, cons
   return tf_check_guards(rg, &r->slot, what, out);
 }
 
-void tf_check_statuses(const tf_status_case *cases, size_t count) {
+void tf_poison_inputs(size_t in_bytes, size_t out_bytes) {
+  TF_CUDA(cudaMemsetAsync(tf.d_in, TF_POISON, in_bytes, tf.stream));
+  tf_poison(&tf.out, out_bytes, tf.stream);
+  tf_finish(tf.stream);
+}
+
+void tf_check_argument_errors(const tf_status_case *cases, size_t count, size_t in_bytes,
+                              size_t out_bytes) {
   for (size_t i = 0; i < count; ++i)
     if (cases[i].got != cases[i].want)
       tf_failure("%s: expected %s, got %s", cases[i].what, tu_status_name(cases[i].want),
                  tu_status_name(cases[i].got));
+  const char *what = "a call with invalid or unsupported arguments";
+  tf_check_poisoned(tf.out.d, tf.out.h, out_bytes, tf.stream, what, "its output");
+  tf_check_poisoned(tf.d_in, tf.h_in, in_bytes, tf.stream, what, "into d_in");
+  tf_check_no_recorded_error("after argument errors");
 }
 
 void tf_check_no_recorded_error(const char *after) {

@@ -138,6 +138,30 @@ size_t tf_skip_without_room(const char *what, size_t need);
 /* Seconds on a monotonic clock, for the times a test prints. */
 double tf_now_s(void);
 
+/* ---------------------------------------------------------------- special float data */
+
+/* NaN and infinities put into float data, for MIN and MAX: a NaN must win through every algorithm,
+ * an infinity is an ordinary value. */
+typedef enum tf_special {
+  TF_NAN_FIRST,
+  TF_NAN_LAST,
+  TF_NAN_MIDDLE,
+  TF_NAN_RANDOM,
+  TF_NAN_TWO,
+  TF_NAN_NEGATIVE,
+  TF_NAN_ALL,
+  TF_INF_WINS, /* the first that is no NaN */
+  TF_INF_LOSES,
+  TF_SPECIALS
+} tf_special;
+
+/* "NaN first", ..., for messages. */
+const char *tf_special_name(tf_special sp);
+/* Puts `sp` into h[0..n) (n > 0) of dtype t (F32 or F64), at positions drawn from *state where
+ * the kind says "random"; an infinity wins or loses under op (MIN or MAX). */
+void tf_put_special(cuprim_dtype t, void *h, uint64_t n, tf_special sp, cuprim_op op,
+                    uint64_t *state);
+
 /* ---------------------------------------------------------------- output slots */
 
 /* An output's slot in a region: TF_GUARD_BYTES of guards, the output (`misalign` bytes past the
@@ -234,12 +258,17 @@ void tf_run_two_streams(const tf_call_ops *ops, cuprim_ctx *ctx, int count, cons
  * wrote outside its output (`out` names it). For ops->check to start with. */
 int tf_check_ran(const tf_region *rg, const tf_result *r, const char *what, const char *out);
 
-/* A table of statuses that calls returned and should have returned (argument errors). */
+/* Argument errors with a real context: calls that must return before any CUDA work. The test
+ * poisons the first in_bytes of d_in and out_bytes of the region out (tf_poison_inputs), makes
+ * its calls into them (a table of what each returned and should have returned), and checks: each
+ * status, nothing written into either, no CUDA error recorded (tf_check_argument_errors). */
 typedef struct tf_status_case {
   const char *what;
   cuprim_status got, want;
 } tf_status_case;
-void tf_check_statuses(const tf_status_case *cases, size_t count);
+void tf_poison_inputs(size_t in_bytes, size_t out_bytes);
+void tf_check_argument_errors(const tf_status_case *cases, size_t count, size_t in_bytes,
+                              size_t out_bytes);
 /* cuprim_last_cuda_error() must be cudaSuccess on this thread: else a failure. */
 void tf_check_no_recorded_error(const char *after);
 

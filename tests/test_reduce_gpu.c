@@ -322,29 +322,6 @@ static void test_empty_input(void **state) {
 
 /* ---------------------------------------------------------------- NaN and infinities */
 
-typedef enum special {
-  NAN_FIRST,
-  NAN_LAST,
-  NAN_MIDDLE,
-  NAN_RANDOM,
-  NAN_TWO,
-  NAN_NEGATIVE,
-  NAN_ALL,
-  INF_WINS,
-  INF_LOSES,
-  SPECIALS
-} special;
-static const char *const special_names[] = {"NaN first",  "NaN last",      "NaN middle",
-                                            "NaN random", "two NaNs",      "-NaN",
-                                            "all NaN",    "inf that wins", "inf that loses"};
-
-static void put_float(cuprim_dtype t, void *h, uint64_t i, double v) {
-  if (t == CUPRIM_F32)
-    ((float *)h)[i] = (float)v;
-  else
-    ((double *)h)[i] = v;
-}
-
 /* Float MIN and MAX return NaN when any input is NaN, through every algorithm; an infinity is an
  * ordinary value. */
 static void test_nan_and_inf(void **state) {
@@ -354,56 +331,23 @@ static void test_nan_and_inf(void **state) {
   static const uint64_t quick[] = {1, 2, 33, 257, 4097, 65537};
   const uint64_t *sizes = tf.quick ? quick : full;
   const size_t nsizes = tf.quick ? sizeof quick / sizeof quick[0] : sizeof full / sizeof full[0];
-  const double qnan = (double)NAN, inf = (double)INFINITY;
   for (int ti = 0; ti < 2; ++ti)
     for (int op = CUPRIM_MIN; op <= CUPRIM_MAX; ++op)
       for (size_t k = 0; k < nsizes; ++k)
-        for (int sp = 0; sp < SPECIALS; ++sp) {
+        for (int sp = 0; sp < TF_SPECIALS; ++sp) {
           const cuprim_dtype t = ti ? CUPRIM_F64 : CUPRIM_F32;
           const uint64_t n = sizes[k];
           const uint64_t seed = tf_case_seed(0x4A4, t, (uint64_t)op * 16 + (uint64_t)sp, n);
           uint64_t s = seed;
           tu_reduce_fill(t, (cuprim_op)op, TU_DATA_RANDOM, seed, tf.h_in, n);
-          const double wins = op == CUPRIM_MIN ? -inf : inf;
-          switch ((special)sp) {
-          case NAN_FIRST:
-            put_float(t, tf.h_in, 0, qnan);
-            break;
-          case NAN_LAST:
-            put_float(t, tf.h_in, n - 1, qnan);
-            break;
-          case NAN_MIDDLE:
-            put_float(t, tf.h_in, n / 2, qnan);
-            break;
-          case NAN_RANDOM:
-            put_float(t, tf.h_in, tu_below(&s, n), qnan);
-            break;
-          case NAN_TWO:
-            put_float(t, tf.h_in, tu_below(&s, n), qnan);
-            put_float(t, tf.h_in, tu_below(&s, n), qnan);
-            break;
-          case NAN_NEGATIVE:
-            put_float(t, tf.h_in, tu_below(&s, n), copysign(qnan, -1.0));
-            break;
-          case NAN_ALL:
-            for (uint64_t i = 0; i < n; ++i)
-              put_float(t, tf.h_in, i, qnan);
-            break;
-          case INF_WINS:
-            put_float(t, tf.h_in, tu_below(&s, n), wins);
-            break;
-          case INF_LOSES:
-            put_float(t, tf.h_in, tu_below(&s, n), -wins);
-            break;
-          default:
-            break;
-          }
+          tf_put_special(t, tf.h_in, n, (tf_special)sp, (cuprim_op)op, &s);
           tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
           tu_reduce_ref ref;
           tu_reduce_reference(t, (cuprim_op)op, tf.h_in, n, &ref);
-          if (sp < INF_WINS && !ref.nan)
+          if (sp < TF_INF_WINS && !ref.nan)
             fail_msg("test bug: the reference of a NaN case is not NaN");
-          run_all(tf.ctx, tf.d_in, n, t, (cuprim_op)op, tf.stream, &ref, special_names[sp], seed);
+          run_all(tf.ctx, tf.d_in, n, t, (cuprim_op)op, tf.stream, &ref,
+                  tf_special_name((tf_special)sp), seed);
         }
   tf_end();
 }
@@ -898,9 +842,7 @@ static void test_errors_with_device(void **state) {
   (void)state;
   tf_begin();
   const size_t in_bytes = 4096, out_bytes = 2 * TF_GUARD_BYTES;
-  TF_CUDA(cudaMemsetAsync(tf.d_in, TF_POISON, in_bytes, tf.stream));
-  TF_CUDA(cudaMemsetAsync(tf.out.d, TF_POISON, out_bytes, tf.stream));
-  tf_finish(tf.stream);
+  tf_poison_inputs(in_bytes, out_bytes);
   const void *in = tf.d_in;
   unsigned char *out = tf.out.d + TF_GUARD_BYTES;
   const tf_status_case cases[] = {
@@ -942,11 +884,7 @@ static void test_errors_with_device(void **state) {
                         tf.stream),
        CUPRIM_ERROR_UNSUPPORTED},
   };
-  tf_check_statuses(cases, sizeof cases / sizeof cases[0]);
-  const char *what = "a call with invalid or unsupported arguments";
-  tf_check_poisoned(tf.out.d, tf.out.h, out_bytes, tf.stream, what, "its output slot");
-  tf_check_poisoned(tf.d_in, tf.h_in, in_bytes, tf.stream, what, "into d_in");
-  tf_check_no_recorded_error("after argument errors and successful calls");
+  tf_check_argument_errors(cases, sizeof cases / sizeof cases[0], in_bytes, out_bytes);
   tf_end();
 }
 
