@@ -159,6 +159,21 @@ void tf_upload(void *d, const void *h, size_t bytes, cudaStream_t stream) {
     TF_CUDA(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, stream));
 }
 
+size_t tf_sizes(const uint64_t *base, size_t nbase, uint64_t salt, int randoms, double top,
+                uint64_t *sizes, size_t cap) {
+  size_t k = 0;
+  for (size_t i = 0; i < nbase && k < cap; ++i)
+    sizes[k++] = base[i];
+  uint64_t s = tu_mix(tf.seed, salt);
+  for (int i = 0; i < randoms && k < cap; ++i)
+    sizes[k++] = (uint64_t)exp2(1.0 + tu_unit(&s) * (top - 1.0));
+  return k;
+}
+
+const cudaStream_t tf_default_stream[TF_DEFAULT_STREAMS] = {0, cudaStreamPerThread};
+const char *const tf_default_stream_name[TF_DEFAULT_STREAMS] = {"legacy default stream",
+                                                                "per-thread default stream"};
+
 void tf_skip_in_quick_mode(const char *what) {
   if (tf.quick) {
     print_message("[  SKIP    ] %s: skipped in quick mode (CUPRIM_TEST_QUICK)\n", what);
@@ -236,6 +251,29 @@ void tf_put_special(cuprim_dtype t, void *h, uint64_t n, tf_special sp, cuprim_o
   default:
     break;
   }
+}
+
+void tf_special_cases(void (*fill)(cuprim_dtype t, cuprim_op op, uint64_t seed, void *h,
+                                   uint64_t n),
+                      void (*run)(cuprim_dtype t, cuprim_op op, uint64_t n, tf_special sp,
+                                  uint64_t seed)) {
+  static const uint64_t full[] = {1, 2, 33, 256, 257, 4097, 65537, 1000003};
+  static const uint64_t quick[] = {1, 2, 33, 257, 4097, 65537};
+  const uint64_t *sizes = tf.quick ? quick : full;
+  const size_t nsizes = tf.quick ? sizeof quick / sizeof quick[0] : sizeof full / sizeof full[0];
+  for (int ti = 0; ti < 2; ++ti)
+    for (int op = CUPRIM_MIN; op <= CUPRIM_MAX; ++op)
+      for (size_t k = 0; k < nsizes; ++k)
+        for (int sp = 0; sp < TF_SPECIALS; ++sp) {
+          const cuprim_dtype t = ti ? CUPRIM_F64 : CUPRIM_F32;
+          const uint64_t n = sizes[k];
+          const uint64_t seed = tf_case_seed(0x4A4, t, (uint64_t)op * 16 + (uint64_t)sp, n);
+          uint64_t s = seed;
+          fill(t, (cuprim_op)op, seed, tf.h_in, n);
+          tf_put_special(t, tf.h_in, n, (tf_special)sp, (cuprim_op)op, &s);
+          tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
+          run(t, (cuprim_op)op, n, (tf_special)sp, seed);
+        }
 }
 
 /* ---------------------------------------------------------------- output slots */
@@ -472,6 +510,40 @@ void tf_replay(cudaGraphExec_t exec, const tf_region *rg, size_t used, cudaStrea
   tf_finish(stream);
 }
 
+void tf_graph_rounds(const tf_call_ops *ops, void *calls, int count, uint64_t n,
+                     void (*prepare)(void *calls, int count, int round, uint64_t seed, char *data,
+                                     size_t len)) {
+  tf_result res[TF_MAX_BATCH];
+  if (count > TF_MAX_BATCH)
+    fail_msg("test bug: %d calls in a graph, at most %d", count, TF_MAX_BATCH);
+  size_t used = 0;
+  cudaGraph_t graph = tf_capture(ops, tf.ctx, calls, count, &tf.out, res, tf.stream, &used);
+  if (!graph)
+    return;
+  unsigned char *saved = (unsigned char *)malloc(used);
+  assert_non_null(saved);
+  cudaGraphExec_t exec = NULL;
+  TF_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  for (int round = 0; round < 3; ++round) {
+    const uint64_t seed = tf_case_seed(0x6A9, (uint64_t)(round < 2 ? round : 1), 0, n);
+    char data[64];
+    prepare(calls, count, round, seed, data, sizeof data);
+    tf_replay(exec, &tf.out, used, tf.stream);
+    const tf_case cs = {data, seed, 0};
+    for (int i = 0; i < count; ++i) {
+      res[i].st = CUPRIM_SUCCESS;
+      ops->check(&tf.out, tf_call_at(ops, calls, i), &res[i], &cs);
+    }
+    if (round == 1)
+      memcpy(saved, tf.out.h, used);
+    else if (round == 2 && memcmp(saved, tf.out.h, used) != 0)
+      tf_failure("replaying the graph twice on the same input gave different output bytes");
+  }
+  free(saved);
+  TF_CUDA(cudaGraphExecDestroy(exec));
+  TF_CUDA(cudaGraphDestroy(graph));
+}
+
 /* ---------------------------------------------------------------- allocators */
 
 cuprim_ctx *tf_context(const cuprim_allocator *a) {
@@ -518,13 +590,14 @@ static void counting_free(void *user, void *ptr, size_t bytes, cudaStream_t stre
   (void)cudaFreeAsync(ptr, stream);
 }
 
-cuprim_allocator tf_counting(tf_counting_allocator *counts) {
+cuprim_ctx *tf_counting_context(tf_counting_allocator *counts) {
   memset(counts, 0, sizeof *counts);
   const cuprim_allocator a = {counting_alloc, counting_free, counts};
-  return a;
+  return tf_context(&a);
 }
 
-void tf_check_counting(const tf_counting_allocator *c, const char *why) {
+void tf_check_counting(cuprim_ctx *ctx, const tf_counting_allocator *c, const char *why) {
+  assert_int_equal(cuprim_ctx_destroy(ctx), CUPRIM_SUCCESS);
   print_message("counting allocator: %lu allocs, %lu frees, %llu bytes, at most %d live\n",
                 c->allocs, c->frees, c->bytes_allocated, c->max_live);
   if (c->allocs == 0)
@@ -558,17 +631,19 @@ static void failing_free(void *user, void *ptr, size_t bytes, cudaStream_t strea
   ++((tf_failing_allocator *)user)->frees;
 }
 
-cuprim_allocator tf_failing(tf_failing_allocator *counts) {
+cuprim_ctx *tf_failing_context(tf_failing_allocator *counts) {
   memset(counts, 0, sizeof *counts);
   const cuprim_allocator a = {failing_alloc, failing_free, counts};
-  return a;
+  return tf_context(&a);
 }
 
-void tf_check_failing(const tf_failing_allocator *counts) {
+void tf_check_failing(cuprim_ctx *ctx, const tf_failing_allocator *counts) {
   if (counts->allocs == 0)
     tf_failure("the failing allocator was never called");
   if (counts->frees != 0)
     tf_failure("free called %lu time(s) although every alloc returned NULL", counts->frees);
+  TF_CUDA(cudaGetLastError());
+  assert_int_equal(cuprim_ctx_destroy(ctx), CUPRIM_SUCCESS);
 }
 
 void tf_check_out_of_memory(const tf_call_ops *ops, const void *calls, int count,

@@ -122,6 +122,29 @@ void tf_failure(const char *fmt, ...) TF_PRINTF(1, 2);
 /* The last line of every GPU test: fails it if any check failed, naming the base seed. */
 void tf_end(void);
 
+/* A program's sweep tests, one per dtype: TF_SWEEP_TESTS_32_64(sweep) defines
+ * test_sweep_i32(void **state), which calls sweep(CUPRIM_I32), and likewise test_sweep_u32, _i64,
+ * _u64, _f32 and _f64; TF_SWEEP_TESTS_8_16 the four of 8 and 16 bits. main() lists each by name,
+ * cmocka_unit_test(test_sweep_i32), so that CUPRIM_TEST_FILTER and scripts/gpu_suite.sh find
+ * them. */
+#define TF_SWEEP_TEST(fn, suffix, t)                                                               \
+  static void test_sweep_##suffix(void **state) {                                                  \
+    (void)state;                                                                                   \
+    fn(t);                                                                                         \
+  }
+#define TF_SWEEP_TESTS_8_16(fn)                                                                    \
+  TF_SWEEP_TEST(fn, i8, CUPRIM_I8)                                                                 \
+  TF_SWEEP_TEST(fn, u8, CUPRIM_U8)                                                                 \
+  TF_SWEEP_TEST(fn, i16, CUPRIM_I16)                                                               \
+  TF_SWEEP_TEST(fn, u16, CUPRIM_U16)
+#define TF_SWEEP_TESTS_32_64(fn)                                                                   \
+  TF_SWEEP_TEST(fn, i32, CUPRIM_I32)                                                               \
+  TF_SWEEP_TEST(fn, u32, CUPRIM_U32)                                                               \
+  TF_SWEEP_TEST(fn, i64, CUPRIM_I64)                                                               \
+  TF_SWEEP_TEST(fn, u64, CUPRIM_U64)                                                               \
+  TF_SWEEP_TEST(fn, f32, CUPRIM_F32)                                                               \
+  TF_SWEEP_TEST(fn, f64, CUPRIM_F64)
+
 /* The seed of one case: a function of the base seed and the case's parameters, so that a failing
  * case is named by one number. */
 uint64_t tf_case_seed(uint64_t a, uint64_t b, uint64_t c, uint64_t d);
@@ -130,6 +153,18 @@ uint64_t tf_case_seed(uint64_t a, uint64_t b, uint64_t c, uint64_t d);
 void tf_finish(cudaStream_t stream);
 /* Copies h[0..bytes) to d, which must lie in d_in or d_in2 with room for it (else a test bug). */
 void tf_upload(void *d, const void *h, size_t bytes, cudaStream_t stream);
+/* Sizes for a sweep: base[0..nbase) and then `randoms` seeded sizes, log-uniform in [2, 2^top)
+ * and the same for every dtype (drawn from the base seed and `salt`). Returns how many it wrote
+ * (at most cap). */
+size_t tf_sizes(const uint64_t *base, size_t nbase, uint64_t salt, int randoms, double top,
+                uint64_t *sizes, size_t cap);
+
+/* The streams a program's calls also run on, besides the non-blocking tf.stream: the legacy
+ * default stream (0) and the per-thread default stream; their names for messages. */
+#define TF_DEFAULT_STREAMS 2
+extern const cudaStream_t tf_default_stream[TF_DEFAULT_STREAMS];
+extern const char *const tf_default_stream_name[TF_DEFAULT_STREAMS];
+
 /* The large tests: skip in quick mode (compute-sanitizer), and without `need` bytes free on the
  * device (returns the bytes free), printing why; `what` names the test. */
 #define TF_GIB 1073741824.0
@@ -161,6 +196,15 @@ const char *tf_special_name(tf_special sp);
  * the kind says "random"; an infinity wins or loses under op (MIN or MAX). */
 void tf_put_special(cuprim_dtype t, void *h, uint64_t n, tf_special sp, cuprim_op op,
                     uint64_t *state);
+
+/* The cases of a NaN and infinity test, in the order every such test takes them: F32 and F64,
+ * MIN and MAX, sizes 1 to 1000003 (quick: to 65537), every special. For each: fill(t, op, seed,
+ * h, n) writes the program's random data for op into tf.h_in, the special is put in (drawing from
+ * the case's seed), the data goes to tf.d_in, and run(t, op, n, sp, seed) makes the calls. */
+void tf_special_cases(void (*fill)(cuprim_dtype t, cuprim_op op, uint64_t seed, void *h,
+                                   uint64_t n),
+                      void (*run)(cuprim_dtype t, cuprim_op op, uint64_t n, tf_special sp,
+                                  uint64_t seed));
 
 /* ---------------------------------------------------------------- output slots */
 
@@ -284,6 +328,15 @@ cudaGraph_t tf_capture(const tf_call_ops *ops, cuprim_ctx *ctx, const void *call
                        const tf_region *rg, tf_result *res, cudaStream_t stream, size_t *used);
 /* One replay: poisons the slots, launches the graph, copies the slots back, waits. */
 void tf_replay(cudaGraphExec_t exec, const tf_region *rg, size_t used, cudaStream_t stream);
+/* The graph test: calls[0..count) captured (tf_capture, in tf.out on tf.stream), then replayed
+ * three times. Before each replay prepare(calls, count, round, seed, data, len) puts the round's
+ * data in the input buffer the calls read (the graph reads whatever it holds then), sets each
+ * call's expectation and names the data; rounds 0 and 1 have new data, round 2 the data of round 1
+ * (seeds from `n`). After each replay every call is checked, and the output of round 2 must be
+ * the bytes of round 1. */
+void tf_graph_rounds(const tf_call_ops *ops, void *calls, int count, uint64_t n,
+                     void (*prepare)(void *calls, int count, int round, uint64_t seed, char *data,
+                                     size_t len));
 
 /* ---------------------------------------------------------------- allocators */
 
@@ -305,21 +358,23 @@ typedef struct tf_counting_allocator {
   int nlive, max_live;
 } tf_counting_allocator;
 
-/* Zeroes the counts and returns the allocator that keeps them. */
-cuprim_allocator tf_counting(tf_counting_allocator *counts);
-/* After the context is destroyed: prints the counts; a failure for an allocator never called
- * (`why`: why it should have been), a failed allocation, an allocation never freed, a free that
- * matches no allocation or another size or stream, bytes that do not balance. */
-void tf_check_counting(const tf_counting_allocator *counts, const char *why);
+/* A context whose allocator keeps `counts` (zeroed here). */
+cuprim_ctx *tf_counting_context(tf_counting_allocator *counts);
+/* Destroys the context, prints the counts; a failure for an allocator never called (`why`: why
+ * it should have been), a failed allocation, an allocation never freed, a free that matches no
+ * allocation or another size or stream, bytes that do not balance. */
+void tf_check_counting(cuprim_ctx *ctx, const tf_counting_allocator *counts, const char *why);
 
 /* An allocator that always fails (returns NULL), counting its calls. */
 typedef struct tf_failing_allocator {
   unsigned long allocs, frees;
 } tf_failing_allocator;
 
-cuprim_allocator tf_failing(tf_failing_allocator *counts);
-/* A failure unless it was called, and unless free was never called (nothing was allocated). */
-void tf_check_failing(const tf_failing_allocator *counts);
+/* A context whose allocator always fails, counting into `counts` (zeroed here). */
+cuprim_ctx *tf_failing_context(tf_failing_allocator *counts);
+/* Destroys the context; a failure unless the allocator was called, and unless free was never
+ * called (nothing was allocated); no CUDA error may be left. */
+void tf_check_failing(cuprim_ctx *ctx, const tf_failing_allocator *counts);
 
 /* Calls made with a failing allocator: a call that returned CUPRIM_ERROR_OUT_OF_MEMORY must have
  * written nothing; one in must_fail[] must have returned it; any other must pass ops->check. */

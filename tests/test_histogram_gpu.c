@@ -314,13 +314,7 @@ static size_t sweep_sizes(uint32_t num_bins, uint64_t *sizes, size_t cap) {
     randoms = big ? 1 : 3;
     top = 22.0;
   }
-  size_t k = 0;
-  for (size_t i = 0; i < nbase && k < cap; ++i)
-    sizes[k++] = base[i];
-  uint64_t s = tu_mix(tf.seed, 0x5A5E5 + num_bins);
-  for (int i = 0; i < randoms && k < cap; ++i)
-    sizes[k++] = (uint64_t)exp2(1.0 + tu_unit(&s) * (top - 1.0));
-  return k;
+  return tf_sizes(base, nbase, 0x5A5E5 + num_bins, randoms, top, sizes, cap);
 }
 
 static const uint32_t sweep_bins_full[] = {1, 2, 255, 256, 257, 4096, 65536, 1u << 20};
@@ -392,46 +386,8 @@ static void sweep(cuprim_dtype t) {
   tf_end();
 }
 
-static void test_sweep_i8(void **state) {
-  (void)state;
-  sweep(CUPRIM_I8);
-}
-static void test_sweep_u8(void **state) {
-  (void)state;
-  sweep(CUPRIM_U8);
-}
-static void test_sweep_i16(void **state) {
-  (void)state;
-  sweep(CUPRIM_I16);
-}
-static void test_sweep_u16(void **state) {
-  (void)state;
-  sweep(CUPRIM_U16);
-}
-static void test_sweep_i32(void **state) {
-  (void)state;
-  sweep(CUPRIM_I32);
-}
-static void test_sweep_u32(void **state) {
-  (void)state;
-  sweep(CUPRIM_U32);
-}
-static void test_sweep_i64(void **state) {
-  (void)state;
-  sweep(CUPRIM_I64);
-}
-static void test_sweep_u64(void **state) {
-  (void)state;
-  sweep(CUPRIM_U64);
-}
-static void test_sweep_f32(void **state) {
-  (void)state;
-  sweep(CUPRIM_F32);
-}
-static void test_sweep_f64(void **state) {
-  (void)state;
-  sweep(CUPRIM_F64);
-}
+TF_SWEEP_TESTS_8_16(sweep)
+TF_SWEEP_TESTS_32_64(sweep)
 
 /* ---------------------------------------------------------------- n == 0 */
 
@@ -543,13 +499,12 @@ static void test_misaligned(void **state) {
 static void test_streams(void **state) {
   (void)state;
   tf_begin();
-  const cudaStream_t streams[] = {0, cudaStreamPerThread};
-  const char *const names[] = {"legacy default stream", "per-thread default stream"};
   const cuprim_dtype dtypes[] = {CUPRIM_U8, CUPRIM_F32, CUPRIM_I64};
   const uint64_t sizes[] = {1000, tf.quick ? 65537u : (1u << 20) + 1};
-  for (int si = 0; si < 2; ++si)
+  for (int si = 0; si < TF_DEFAULT_STREAMS; ++si)
     for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; ++d)
       for (int k = 0; k < 2; ++k) {
+        const cudaStream_t stream = tf_default_stream[si];
         const cuprim_dtype t = dtypes[d];
         const uint64_t n = sizes[k];
         const uint32_t nb = d == 0 ? 256 : 4096;
@@ -558,18 +513,18 @@ static void test_streams(void **state) {
         const tu_hist_bins b = tu_hist_bins_even(nb, lo, hi);
         const uint64_t seed = tf_case_seed(0x57E, t, (uint64_t)si, n);
         tu_hist_fill(&b, t, TU_HIST_UNIFORM, seed, tf.h_in, n);
-        tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), streams[si]);
+        tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), stream);
         uint64_t *want = want_slot(0), *want_e = want_slot(1);
         reference(&b, t, tf.h_in, n, want);
         tu_hist_random_edges(g.h_edges, nb, lo, hi, !is_float(t), seed);
         const tu_hist_bins be = tu_hist_bins_edges(nb, g.h_edges);
         reference(&be, t, tf.h_in, n, want_e);
-        upload_edges(g.h_edges, nb, streams[si]);
+        upload_edges(g.h_edges, nb, stream);
         hist_call calls[MAX_CALLS];
         tf_result res[MAX_CALLS];
         int count = all_even_calls(calls, tf.d_in, n, t, &b, want);
         calls[count++] = range_call(SHORTHAND, tf.d_in, n, t, nb, g.d_edges, want_e);
-        run_and_check(calls, count, streams[si], names[si], seed, res);
+        run_and_check(calls, count, stream, tf_default_stream_name[si], seed, res);
       }
 
   cudaStream_t other;
@@ -605,6 +560,29 @@ static void test_streams(void **state) {
 
 /* ---------------------------------------------------------------- CUDA graphs */
 
+/* What a graph round needs: the bins of the calls, and where their references go. */
+static struct {
+  tu_hist_bins b, be, b2, b3;
+  uint64_t n_small;
+  uint64_t *w_b, *w_e, *w_small, *w_b2, *w_b3;
+} g_graph;
+
+/* F32 samples with NaN and infinities (round 0), or on the edges of b's bins (rounds 1 and 2). */
+static void graph_round(void *p, int count, int round, uint64_t seed, char *data, size_t len) {
+  const hist_call *calls = (const hist_call *)p;
+  const uint64_t n = calls[0].n;
+  const cuprim_dtype t = CUPRIM_F32;
+  (void)count; /* each call's reference is one of g_graph's */
+  tu_hist_fill(&g_graph.b, t, round ? TU_HIST_EDGES : TU_HIST_NAN, seed, tf.h_in, n);
+  tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
+  reference(&g_graph.b, t, tf.h_in, n, g_graph.w_b);
+  reference(&g_graph.be, t, tf.h_in, n, g_graph.w_e);
+  reference(&g_graph.b, t, tf.h_in, g_graph.n_small, g_graph.w_small);
+  reference(&g_graph.b2, t, tf.h_in, n, g_graph.w_b2);
+  reference(&g_graph.b3, t, tf.h_in, g_graph.n_small, g_graph.w_b3);
+  snprintf(data, len, "%s, graph replay %d", round ? "on edges" : "NaN and inf", round);
+}
+
 /* Every algorithm, the shorthand and the range call on a large input, a call with n == 0, small
  * inputs, 65536 bins, captured into one graph: capture runs nothing; each replay reads whatever
  * the input buffer holds then and overwrites the counts; replaying twice on the same input gives
@@ -613,27 +591,28 @@ static void test_graph_capture(void **state) {
   (void)state;
   tf_begin();
   const uint64_t n = tf.quick ? 65537 : (1u << 20) + 1, n_small = 1000;
-  const cuprim_dtype t = CUPRIM_F32;
-  const size_t esize = cuprim_dtype_size(t);
+  const cuprim_dtype t = CUPRIM_F32; /* graph_round fills F32 samples */
   static uint64_t zeros[4096];
   double lo, hi;
   tu_hist_span_range(t, 4096, TU_HIST_ODD, &lo, &hi);
-  const tu_hist_bins b = tu_hist_bins_even(4096, lo, hi);
+  const tu_hist_bins b = g_graph.b = tu_hist_bins_even(4096, lo, hi);
   tu_hist_span_range(t, 65536, TU_HIST_EXACT, &lo, &hi);
-  const tu_hist_bins b2 = tu_hist_bins_even(65536, lo, hi);
+  const tu_hist_bins b2 = g_graph.b2 = tu_hist_bins_even(65536, lo, hi);
   tu_hist_span_range(t, 257, TU_HIST_FULL, &lo, &hi);
-  const tu_hist_bins b3 = tu_hist_bins_even(257, lo, hi);
+  const tu_hist_bins b3 = g_graph.b3 = tu_hist_bins_even(257, lo, hi);
   /* Random edges over b's range, uploaded once: the graph reads them at each replay. */
   const uint32_t nbe = 1000;
   tu_hist_random_edges(g.h_edges, nbe, b.lower, b.upper, 0, tf_case_seed(0x6A9, 0xED, 0, 0));
-  const tu_hist_bins be = tu_hist_bins_edges(nbe, g.h_edges);
+  g_graph.be = tu_hist_bins_edges(nbe, g.h_edges);
   upload_edges(g.h_edges, nbe, tf.stream);
   /* The references: slot 0 (b, n), 1 (edges, n), 2 (b, n_small), 3 (b2, n) and 3 + 65536 (b3,
    * n_small). */
-  uint64_t *w_b = want_slot(0), *w_e = want_slot(1), *w_small = want_slot(2), *w_b2 = want_slot(3),
-           *w_b3 = want_slot(3) + 65536;
+  g_graph.n_small = n_small;
+  uint64_t *w_b = g_graph.w_b = want_slot(0), *w_e = g_graph.w_e = want_slot(1),
+           *w_small = g_graph.w_small = want_slot(2), *w_b2 = g_graph.w_b2 = want_slot(3),
+           *w_b3 = g_graph.w_b3 = want_slot(3) + 65536;
 
-  hist_call calls[16];
+  hist_call calls[16]; /* calls[0]: n samples (graph_round reads n from it) */
   int count = all_even_calls(calls, tf.d_in, n, t, &b, w_b);
   calls[count++] = range_call(SHORTHAND, tf.d_in, n, t, nbe, g.d_edges, w_e);
   calls[count++] = even_call(CUPRIM_HISTOGRAM_AUTO, tf.d_in, 0, t, &b, zeros);
@@ -641,46 +620,7 @@ static void test_graph_capture(void **state) {
   calls[count++] = even_call(CUPRIM_HISTOGRAM_BLOCK_PRIVATE, tf.d_in, n, t, &b2, w_b2);
   calls[count++] = even_call(CUPRIM_HISTOGRAM_SORT_REDUCE_BY_KEY, tf.d_in, n_small, t, &b3, w_b3);
   calls[count++] = even_call(CUPRIM_HISTOGRAM_AUTO, tf.d_in, n, t, &b2, w_b2);
-
-  tf_result res[16];
-  size_t used = 0;
-  cudaGraph_t graph = tf_capture(&ops, tf.ctx, calls, count, &tf.out, res, tf.stream, &used);
-  if (!graph) {
-    tf_end();
-    return;
-  }
-  unsigned char *saved = (unsigned char *)malloc(used);
-  assert_non_null(saved);
-  cudaGraphExec_t exec = NULL;
-  TF_CUDA(cudaGraphInstantiate(&exec, graph, 0));
-  for (int round = 0; round < 3; ++round) {
-    /* New data before rounds 0 and 1; round 2 replays on round 1's data. */
-    const uint64_t seed = tf_case_seed(0x6A9, (uint64_t)(round < 2 ? round : 1), 0, n);
-    if (round < 2) {
-      tu_hist_fill(&b, t, round ? TU_HIST_EDGES : TU_HIST_NAN, seed, tf.h_in, n);
-      tf_upload(tf.d_in, tf.h_in, n * esize, tf.stream);
-      reference(&b, t, tf.h_in, n, w_b);
-      reference(&be, t, tf.h_in, n, w_e);
-      reference(&b, t, tf.h_in, n_small, w_small);
-      reference(&b2, t, tf.h_in, n, w_b2);
-      reference(&b3, t, tf.h_in, n_small, w_b3);
-    }
-    tf_replay(exec, &tf.out, used, tf.stream);
-    char data[64];
-    snprintf(data, sizeof data, "%s, graph replay %d", round ? "on edges" : "NaN and inf", round);
-    const tf_case cs = {data, seed, 0};
-    for (int i = 0; i < count; ++i) {
-      res[i].st = CUPRIM_SUCCESS;
-      check(&tf.out, &calls[i], &res[i], &cs);
-    }
-    if (round == 1)
-      memcpy(saved, tf.out.h, used);
-    else if (round == 2 && memcmp(saved, tf.out.h, used) != 0)
-      tf_failure("replaying the graph twice on the same input gave different output bytes");
-  }
-  free(saved);
-  TF_CUDA(cudaGraphExecDestroy(exec));
-  TF_CUDA(cudaGraphDestroy(graph));
+  tf_graph_rounds(&ops, calls, count, n, graph_round);
   tf_end();
 }
 

@@ -211,17 +211,10 @@ static size_t sweep_sizes(cuprim_dtype t, uint64_t *sizes, size_t cap) {
       4099,   8191,   8192,   8193,   16383,  16384,   16385,   65535,   65536,  65537, 131071,
       131072, 131073, 262143, 262144, 262145, 1000003, 1048575, 1048576, 1048577};
   static const uint64_t quick[] = {0, 1, 33, 257, 1025, 4097, 8193, 16385, 65537, 131071};
-  const uint64_t *base = tf.quick ? quick : full;
-  const size_t nbase = tf.quick ? sizeof quick / sizeof quick[0] : sizeof full / sizeof full[0];
-  size_t k = 0;
-  for (size_t i = 0; i < nbase && k < cap; ++i)
-    sizes[k++] = base[i];
-  /* Random sizes, log-uniform in [2, 2^21) (quick: [2, 2^17)); the same for every dtype. */
-  uint64_t s = tu_mix(tf.seed, 0x512E5);
-  const int count = tf.quick ? 1 : 3;
-  const double top = tf.quick ? 17.0 : 21.0;
-  for (int i = 0; i < count && k < cap; ++i)
-    sizes[k++] = (uint64_t)exp2(1.0 + tu_unit(&s) * (top - 1.0));
+  /* Random sizes, log-uniform in [2, 2^21) (quick: [2, 2^17)). */
+  size_t k = tf.quick
+                 ? tf_sizes(quick, sizeof quick / sizeof quick[0], 0x512E5, 1, 17.0, sizes, cap)
+                 : tf_sizes(full, sizeof full / sizeof full[0], 0x512E5, 3, 21.0, sizes, cap);
   if (!tf.quick && k < cap)
     sizes[k++] = cuprim_dtype_size(t) == 4 ? (1u << 24) + 2 * 4096 + 3 : (1u << 22) + 3 * 2048 + 5;
   return k;
@@ -267,30 +260,7 @@ static void sweep(cuprim_dtype t) {
   tf_end();
 }
 
-static void test_sweep_i32(void **state) {
-  (void)state;
-  sweep(CUPRIM_I32);
-}
-static void test_sweep_u32(void **state) {
-  (void)state;
-  sweep(CUPRIM_U32);
-}
-static void test_sweep_i64(void **state) {
-  (void)state;
-  sweep(CUPRIM_I64);
-}
-static void test_sweep_u64(void **state) {
-  (void)state;
-  sweep(CUPRIM_U64);
-}
-static void test_sweep_f32(void **state) {
-  (void)state;
-  sweep(CUPRIM_F32);
-}
-static void test_sweep_f64(void **state) {
-  (void)state;
-  sweep(CUPRIM_F64);
-}
+TF_SWEEP_TESTS_32_64(sweep)
 
 static const cuprim_dtype reduce_dtypes[] = {CUPRIM_I32, CUPRIM_U32, CUPRIM_I64,
                                              CUPRIM_U64, CUPRIM_F32, CUPRIM_F64};
@@ -322,33 +292,24 @@ static void test_empty_input(void **state) {
 
 /* ---------------------------------------------------------------- NaN and infinities */
 
+static void nan_fill(cuprim_dtype t, cuprim_op op, uint64_t seed, void *h, uint64_t n) {
+  tu_reduce_fill(t, op, TU_DATA_RANDOM, seed, h, n);
+}
+
+static void nan_case(cuprim_dtype t, cuprim_op op, uint64_t n, tf_special sp, uint64_t seed) {
+  tu_reduce_ref ref;
+  tu_reduce_reference(t, op, tf.h_in, n, &ref);
+  if (sp < TF_INF_WINS && !ref.nan)
+    fail_msg("test bug: the reference of a NaN case is not NaN");
+  run_all(tf.ctx, tf.d_in, n, t, op, tf.stream, &ref, tf_special_name(sp), seed);
+}
+
 /* Float MIN and MAX return NaN when any input is NaN, through every algorithm; an infinity is an
  * ordinary value. */
 static void test_nan_and_inf(void **state) {
   (void)state;
   tf_begin();
-  static const uint64_t full[] = {1, 2, 33, 256, 257, 4097, 65537, 1000003};
-  static const uint64_t quick[] = {1, 2, 33, 257, 4097, 65537};
-  const uint64_t *sizes = tf.quick ? quick : full;
-  const size_t nsizes = tf.quick ? sizeof quick / sizeof quick[0] : sizeof full / sizeof full[0];
-  for (int ti = 0; ti < 2; ++ti)
-    for (int op = CUPRIM_MIN; op <= CUPRIM_MAX; ++op)
-      for (size_t k = 0; k < nsizes; ++k)
-        for (int sp = 0; sp < TF_SPECIALS; ++sp) {
-          const cuprim_dtype t = ti ? CUPRIM_F64 : CUPRIM_F32;
-          const uint64_t n = sizes[k];
-          const uint64_t seed = tf_case_seed(0x4A4, t, (uint64_t)op * 16 + (uint64_t)sp, n);
-          uint64_t s = seed;
-          tu_reduce_fill(t, (cuprim_op)op, TU_DATA_RANDOM, seed, tf.h_in, n);
-          tf_put_special(t, tf.h_in, n, (tf_special)sp, (cuprim_op)op, &s);
-          tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
-          tu_reduce_ref ref;
-          tu_reduce_reference(t, (cuprim_op)op, tf.h_in, n, &ref);
-          if (sp < TF_INF_WINS && !ref.nan)
-            fail_msg("test bug: the reference of a NaN case is not NaN");
-          run_all(tf.ctx, tf.d_in, n, t, (cuprim_op)op, tf.stream, &ref,
-                  tf_special_name((tf_special)sp), seed);
-        }
+  tf_special_cases(nan_fill, nan_case);
   tf_end();
 }
 
@@ -393,24 +354,23 @@ static void test_misaligned_input(void **state) {
 static void test_default_streams(void **state) {
   (void)state;
   tf_begin();
-  const cudaStream_t streams[] = {0, cudaStreamPerThread};
-  const char *const names[] = {"legacy default stream", "per-thread default stream"};
   const cuprim_dtype dtypes[] = {CUPRIM_F32, CUPRIM_I64};
   const uint64_t sizes[] = {1000, tf.quick ? 65537u : (1u << 20) + 1};
   const cuprim_op ops[] = {CUPRIM_SUM, CUPRIM_MIN};
-  for (int si = 0; si < 2; ++si)
+  for (int si = 0; si < TF_DEFAULT_STREAMS; ++si)
     for (int d = 0; d < 2; ++d)
       for (int k = 0; k < 2; ++k)
         for (int o = 0; o < 2; ++o) {
+          const cudaStream_t stream = tf_default_stream[si];
           const cuprim_op op = ops[o];
           const cuprim_dtype t = dtypes[d];
           const uint64_t n = sizes[k];
           const uint64_t seed = tf_case_seed(0x57E, t, (uint64_t)op, n);
           tu_reduce_fill(t, op, TU_DATA_RANDOM, seed, tf.h_in, n);
-          tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), streams[si]);
+          tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), stream);
           tu_reduce_ref ref;
           tu_reduce_reference(t, op, tf.h_in, n, &ref);
-          run_all(tf.ctx, tf.d_in, n, t, op, streams[si], &ref, names[si], seed);
+          run_all(tf.ctx, tf.d_in, n, t, op, stream, &ref, tf_default_stream_name[si], seed);
         }
   tf_end();
 }
@@ -587,17 +547,34 @@ static void test_threads_share_context(void **state) {
 
 /* ---------------------------------------------------------------- CUDA graphs */
 
+/* The input of a graph round, and what each call must give. */
+static tu_reduce_ref g_graph_refs[3]; /* n, n_small, the cluster's input */
+
+#define GRAPH_N_SMALL 1000
+
+static void graph_round(void *p, int count, int round, uint64_t seed, char *data, size_t len) {
+  call *calls = (call *)p;
+  const uint64_t n = calls[0].n, n_small = GRAPH_N_SMALL;
+  tu_reduce_fill(CUPRIM_U32, CUPRIM_SUM, TU_DATA_RANDOM, seed, tf.h_in, n);
+  tu_reduce_reference(CUPRIM_U32, CUPRIM_SUM, tf.h_in, n, &g_graph_refs[0]);
+  tu_reduce_reference(CUPRIM_U32, CUPRIM_SUM, tf.h_in, n_small, &g_graph_refs[1]);
+  tu_reduce_reference(CUPRIM_U32, CUPRIM_SUM, tf.h_in, n_small * 60, &g_graph_refs[2]);
+  tf_upload(tf.d_in, tf.h_in, n * sizeof(uint32_t), tf.stream);
+  for (int i = 0; i < count; ++i)
+    calls[i].ref = &g_graph_refs[calls[i].n == n ? 0 : calls[i].n == n_small ? 1 : 2];
+  snprintf(data, len, "random, graph replay %d", round);
+}
+
 /* Every algorithm (and cuprim_reduce, on a large and a small input) captured into one graph:
  * capture enqueues and runs nothing; each replay reads whatever the input buffer holds then. */
 static void test_graph_capture(void **state) {
   (void)state;
   tf_begin();
-  const uint64_t n = tf.quick ? 65537 : (1u << 20) + 1, n_small = 1000;
-  const cuprim_dtype t = CUPRIM_U32;
+  const uint64_t n = tf.quick ? 65537 : (1u << 20) + 1, n_small = GRAPH_N_SMALL;
+  const cuprim_dtype t = CUPRIM_U32; /* graph_round fills U32 SUM data */
   const cuprim_op op = CUPRIM_SUM;
-  const size_t bytes = n * cuprim_dtype_size(t);
 
-  call calls[NUM_ALGS + 4];
+  call calls[NUM_ALGS + 4]; /* calls[0]: n elements (graph_round reads n from it) */
   calls[0] = make_call(SHORTHAND, tf.d_in, n, t, op);
   for (int a = 1; a < NUM_ALGS; ++a)
     calls[a] = make_call(a, tf.d_in, n, t, op);
@@ -614,36 +591,7 @@ static void test_graph_capture(void **state) {
   calls[NUM_ALGS + 3].tune.grid_sync_min_chunks = UINT32_MAX;
   const int count = NUM_ALGS + 4;
 
-  tf_result res[NUM_ALGS + 4];
-  size_t used = 0;
-  cudaGraph_t graph = tf_capture(&ops, tf.ctx, calls, count, &tf.out, res, tf.stream, &used);
-  if (!graph) {
-    tf_end();
-    return;
-  }
-  cudaGraphExec_t exec = NULL;
-  TF_CUDA(cudaGraphInstantiate(&exec, graph, 0));
-  for (int round = 0; round < 3; ++round) {
-    /* New data in the same buffer before rounds 0 and 1; round 2 replays on round 1's data. */
-    const uint64_t seed = tf_case_seed(0x6A9, (uint64_t)(round < 2 ? round : 1), 0, n);
-    tu_reduce_fill(t, op, TU_DATA_RANDOM, seed, tf.h_in, n);
-    tu_reduce_ref ref, ref_small, ref_cluster;
-    tu_reduce_reference(t, op, tf.h_in, n, &ref);
-    tu_reduce_reference(t, op, tf.h_in, n_small, &ref_small);
-    tu_reduce_reference(t, op, tf.h_in, n_small * 60, &ref_cluster);
-    tf_upload(tf.d_in, tf.h_in, bytes, tf.stream);
-    tf_replay(exec, &tf.out, used, tf.stream);
-    char data[64];
-    snprintf(data, sizeof data, "random, graph replay %d", round);
-    const tf_case cs = {data, seed, 0};
-    for (int i = 0; i < count; ++i) {
-      calls[i].ref = calls[i].n == n ? &ref : calls[i].n == n_small ? &ref_small : &ref_cluster;
-      res[i].st = CUPRIM_SUCCESS;
-      check(&tf.out, &calls[i], &res[i], &cs);
-    }
-  }
-  TF_CUDA(cudaGraphExecDestroy(exec));
-  TF_CUDA(cudaGraphDestroy(graph));
+  tf_graph_rounds(&ops, calls, count, n, graph_round);
   tf_end();
 }
 
@@ -754,8 +702,7 @@ static void test_counting_allocator(void **state) {
   (void)state;
   tf_begin();
   static tf_counting_allocator counts; /* static: large */
-  const cuprim_allocator a = tf_counting(&counts);
-  cuprim_ctx *ctx = tf_context(&a);
+  cuprim_ctx *ctx = tf_counting_context(&counts);
 
   const struct {
     cuprim_dtype t;
@@ -775,8 +722,7 @@ static void test_counting_allocator(void **state) {
     tu_reduce_reference(t, cases[k].op, tf.h_in, n, &ref);
     run_all(ctx, tf.d_in, n, t, cases[k].op, tf.stream, &ref, "random, counting allocator", seed);
   }
-  assert_int_equal(cuprim_ctx_destroy(ctx), CUPRIM_SUCCESS);
-  tf_check_counting(&counts, "GLOBAL_TREE needs a scratch copy");
+  tf_check_counting(ctx, &counts, "GLOBAL_TREE needs a scratch copy");
   tf_end();
 }
 
@@ -787,8 +733,7 @@ static void test_failing_allocator(void **state) {
   (void)state;
   tf_begin();
   tf_failing_allocator counts;
-  const cuprim_allocator a = tf_failing(&counts);
-  cuprim_ctx *ctx = tf_context(&a);
+  cuprim_ctx *ctx = tf_failing_context(&counts);
 
   const cuprim_dtype t = CUPRIM_U32;
   const cuprim_op op = CUPRIM_SUM;
@@ -828,9 +773,7 @@ static void test_failing_allocator(void **state) {
   tf_finish(tf.stream);
   const tf_case cs = {"random, failing allocator", seed, 0};
   tf_check_out_of_memory(&ops, calls, count, &tf.out, res, must_fail, &cs);
-  tf_check_failing(&counts);
-  TF_CUDA(cudaGetLastError());
-  assert_int_equal(cuprim_ctx_destroy(ctx), CUPRIM_SUCCESS);
+  tf_check_failing(ctx, &counts);
   tf_end();
 }
 

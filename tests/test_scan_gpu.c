@@ -247,17 +247,10 @@ static size_t sweep_sizes(cuprim_dtype t, uint64_t *sizes, size_t cap) {
       8191,   8192,   8193,   16383,  16384,   16385,   32767,   32769,  65535, 65536, 65537,
       131071, 131073, 262143, 262145, 1000003, 1048575, 1048576, 1048577};
   static const uint64_t quick[] = {0, 1, 33, 257, 2049, 4097, 8193, 16385, 65537, 131071};
-  const uint64_t *base = tf.quick ? quick : full;
-  const size_t nbase = tf.quick ? sizeof quick / sizeof quick[0] : sizeof full / sizeof full[0];
-  size_t k = 0;
-  for (size_t i = 0; i < nbase && k < cap; ++i)
-    sizes[k++] = base[i];
-  /* Random sizes, log-uniform in [2, 2^21) (quick: [2, 2^17)); the same for every dtype. */
-  uint64_t s = tu_mix(tf.seed, 0x5CA115E5);
-  const int count = tf.quick ? 1 : 3;
-  const double top = tf.quick ? 17.0 : 21.0;
-  for (int i = 0; i < count && k < cap; ++i)
-    sizes[k++] = (uint64_t)exp2(1.0 + tu_unit(&s) * (top - 1.0));
+  /* Random sizes, log-uniform in [2, 2^21) (quick: [2, 2^17)). */
+  size_t k = tf.quick
+                 ? tf_sizes(quick, sizeof quick / sizeof quick[0], 0x5CA115E5, 1, 17.0, sizes, cap)
+                 : tf_sizes(full, sizeof full / sizeof full[0], 0x5CA115E5, 3, 21.0, sizes, cap);
   if (!tf.quick && k < cap)
     sizes[k++] = cuprim_dtype_size(t) == 4 ? (1u << 24) + 2 * 4096 + 3 : (1u << 22) + 3 * 2048 + 5;
   return k;
@@ -333,30 +326,7 @@ static void sweep(cuprim_dtype t) {
   tf_end();
 }
 
-static void test_sweep_i32(void **state) {
-  (void)state;
-  sweep(CUPRIM_I32);
-}
-static void test_sweep_u32(void **state) {
-  (void)state;
-  sweep(CUPRIM_U32);
-}
-static void test_sweep_i64(void **state) {
-  (void)state;
-  sweep(CUPRIM_I64);
-}
-static void test_sweep_u64(void **state) {
-  (void)state;
-  sweep(CUPRIM_U64);
-}
-static void test_sweep_f32(void **state) {
-  (void)state;
-  sweep(CUPRIM_F32);
-}
-static void test_sweep_f64(void **state) {
-  (void)state;
-  sweep(CUPRIM_F64);
-}
+TF_SWEEP_TESTS_32_64(sweep)
 
 /* ---------------------------------------------------------------- n == 0 */
 
@@ -396,44 +366,35 @@ static void test_empty_input(void **state) {
 
 /* ---------------------------------------------------------------- NaN and infinities */
 
+static void nan_fill(cuprim_dtype t, cuprim_op op, uint64_t seed, void *h, uint64_t n) {
+  tu_scan_fill(t, op, TU_SCAN_RANDOM, seed, h, n);
+}
+
+static void nan_case(cuprim_dtype t, cuprim_op op, uint64_t n, tf_special sp, uint64_t seed) {
+  for (int ki = 0; ki < 2; ++ki) {
+    make_reference(&g_ref, t, op, kinds[ki], tf.h_in, n);
+    if (sp < TF_INF_WINS && kinds[ki] == CUPRIM_INCLUSIVE && g_ref.nan_from == n)
+      fail_msg("test bug: the reference of a NaN case has no NaN");
+    scan_call calls[MAX_CALLS];
+    tf_result res[MAX_CALLS];
+    int count = 0;
+    for (int a = SHORTHAND; a < NUM_ALGS; ++a) {
+      const scan_call c = make_call(a, tf.d_in, n, t, op, kinds[ki]);
+      calls[count++] = c;
+      if (a == CUPRIM_SCAN_AUTO)
+        calls[count++] = in_place(c);
+    }
+    run_and_check(calls, count, tf.stream, &g_ref, tf_special_name(sp), seed, 0, res);
+  }
+}
+
 /* Float MIN and MAX scans: every output from the first NaN input on (inclusive) or after it
  * (exclusive) is NaN, every output before it exact; an infinity is an ordinary value. Through
  * every algorithm and both kinds. */
 static void test_nan_and_inf(void **state) {
   (void)state;
   tf_begin();
-  static const uint64_t full[] = {1, 2, 33, 256, 257, 4097, 65537, 1000003};
-  static const uint64_t quick[] = {1, 2, 33, 257, 4097, 65537};
-  const uint64_t *sizes = tf.quick ? quick : full;
-  const size_t nsizes = tf.quick ? sizeof quick / sizeof quick[0] : sizeof full / sizeof full[0];
-  for (int ti = 0; ti < 2; ++ti)
-    for (int op = CUPRIM_MIN; op <= CUPRIM_MAX; ++op)
-      for (size_t k = 0; k < nsizes; ++k)
-        for (int sp = 0; sp < TF_SPECIALS; ++sp) {
-          const cuprim_dtype t = ti ? CUPRIM_F64 : CUPRIM_F32;
-          const uint64_t n = sizes[k];
-          const uint64_t seed = tf_case_seed(0x4A4, t, (uint64_t)op * 16 + (uint64_t)sp, n);
-          uint64_t s = seed;
-          tu_scan_fill(t, (cuprim_op)op, TU_SCAN_RANDOM, seed, tf.h_in, n);
-          tf_put_special(t, tf.h_in, n, (tf_special)sp, (cuprim_op)op, &s);
-          tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
-          for (int ki = 0; ki < 2; ++ki) {
-            make_reference(&g_ref, t, (cuprim_op)op, kinds[ki], tf.h_in, n);
-            if (sp < TF_INF_WINS && kinds[ki] == CUPRIM_INCLUSIVE && g_ref.nan_from == n)
-              fail_msg("test bug: the reference of a NaN case has no NaN");
-            scan_call calls[MAX_CALLS];
-            tf_result res[MAX_CALLS];
-            int count = 0;
-            for (int a = SHORTHAND; a < NUM_ALGS; ++a) {
-              const scan_call c = make_call(a, tf.d_in, n, t, (cuprim_op)op, kinds[ki]);
-              calls[count++] = c;
-              if (a == CUPRIM_SCAN_AUTO)
-                calls[count++] = in_place(c);
-            }
-            run_and_check(calls, count, tf.stream, &g_ref, tf_special_name((tf_special)sp), seed, 0,
-                          res);
-          }
-        }
+  tf_special_cases(nan_fill, nan_case);
   tf_end();
 }
 
@@ -504,20 +465,19 @@ static void test_misaligned(void **state) {
 static void test_default_streams(void **state) {
   (void)state;
   tf_begin();
-  const cudaStream_t streams[] = {0, cudaStreamPerThread};
-  const char *const names[] = {"legacy default stream", "per-thread default stream"};
   const cuprim_dtype dtypes[] = {CUPRIM_F32, CUPRIM_I64};
   const cuprim_op ops[] = {CUPRIM_SUM, CUPRIM_MIN};
   const uint64_t sizes[] = {1000, tf.quick ? 65537u : (1u << 20) + 1};
-  for (int si = 0; si < 2; ++si)
+  for (int si = 0; si < TF_DEFAULT_STREAMS; ++si)
     for (int d = 0; d < 2; ++d)
       for (int k = 0; k < 2; ++k) {
+        const cudaStream_t stream = tf_default_stream[si];
         const cuprim_dtype t = dtypes[d];
         const cuprim_op op = ops[d];
         const uint64_t n = sizes[k];
         const uint64_t seed = tf_case_seed(0x57E, t, (uint64_t)si, n);
         tu_scan_fill(t, op, TU_SCAN_EXACT, seed, tf.h_in, n);
-        tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), streams[si]);
+        tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), stream);
         for (int ki = 0; ki < 2; ++ki) {
           make_reference(&g_ref, t, op, kinds[ki], tf.h_in, n);
           scan_call calls[MAX_CALLS];
@@ -526,7 +486,7 @@ static void test_default_streams(void **state) {
           for (int a = SHORTHAND; a < NUM_ALGS; ++a)
             calls[count++] = make_call(a, tf.d_in, n, t, op, kinds[ki]);
           calls[count++] = in_place(calls[1]);
-          run_and_check(calls, count, streams[si], &g_ref, names[si], seed, 0, res);
+          run_and_check(calls, count, stream, &g_ref, tf_default_stream_name[si], seed, 0, res);
         }
       }
   tf_end();
@@ -574,6 +534,23 @@ static void test_concurrent_streams(void **state) {
 
 /* ---------------------------------------------------------------- CUDA graphs */
 
+/* The input of a graph round (U32 SUM data, as many elements as calls[0] scans) and each call's
+ * reference. */
+#define GRAPH_CALLS 16
+static tu_scan_ref g_graph_refs[GRAPH_CALLS];
+
+static void graph_round(void *p, int count, int round, uint64_t seed, char *data, size_t len) {
+  scan_call *calls = (scan_call *)p;
+  const uint64_t n = calls[0].n;
+  tu_scan_fill(CUPRIM_U32, CUPRIM_SUM, TU_SCAN_RANDOM, seed, tf.h_in, n);
+  tf_upload(tf.d_in, tf.h_in, n * sizeof(uint32_t), tf.stream);
+  for (int i = 0; i < count; ++i) {
+    make_reference(&g_graph_refs[i], CUPRIM_U32, CUPRIM_SUM, calls[i].kind, tf.h_in, calls[i].n);
+    calls[i].ref = &g_graph_refs[i];
+  }
+  snprintf(data, len, "random, graph replay %d", round);
+}
+
 /* AUTO (through cuprim_scan, on a large and a small input, in place, exclusive), every other
  * algorithm, and both of AUTO's kernels forced, captured into one graph: capture enqueues and runs
  * nothing; each replay reads whatever the input buffer holds then. */
@@ -581,12 +558,11 @@ static void test_graph_capture(void **state) {
   (void)state;
   tf_begin();
   const uint64_t n = tf.quick ? 65537 : (1u << 20) + 1, n_small = 1000;
-  const cuprim_dtype t = CUPRIM_U32;
+  const cuprim_dtype t = CUPRIM_U32; /* graph_round fills U32 SUM data */
   const cuprim_op op = CUPRIM_SUM;
-  const size_t bytes = n * cuprim_dtype_size(t);
   const uint64_t tile = lookback_tile(t);
 
-  scan_call calls[16];
+  scan_call calls[GRAPH_CALLS]; /* calls[0]: n elements (graph_round reads n from it) */
   int count = 0;
   calls[count++] = make_call(SHORTHAND, tf.d_in, n, t, op, CUPRIM_INCLUSIVE);
   for (int a = 1; a < NUM_ALGS; ++a)
@@ -600,33 +576,9 @@ static void test_graph_capture(void **state) {
   const uint64_t n_one = 60 * tile + 7 < n ? 60 * tile + 7 : n;
   calls[count++] = tuned(tf.d_in, n_one, t, op, CUPRIM_EXCLUSIVE, 64);
 
-  tf_result res[16];
-  size_t used = 0;
-  cudaGraph_t graph = tf_capture(&ops, tf.ctx, calls, count, &tf.out, res, tf.stream, &used);
-  if (!graph) {
-    tf_end();
-    return;
-  }
-  cudaGraphExec_t exec = NULL;
-  TF_CUDA(cudaGraphInstantiate(&exec, graph, 0));
-  for (int round = 0; round < 3; ++round) {
-    /* New data in the same buffer before rounds 0 and 1; round 2 replays on round 1's data. */
-    const uint64_t seed = tf_case_seed(0x6A9, (uint64_t)(round < 2 ? round : 1), 0, n);
-    tu_scan_fill(t, op, TU_SCAN_RANDOM, seed, tf.h_in, n);
-    tf_upload(tf.d_in, tf.h_in, bytes, tf.stream);
-    tf_replay(exec, &tf.out, used, tf.stream);
-    char data[64];
-    snprintf(data, sizeof data, "random, graph replay %d", round);
-    const tf_case cs = {data, seed, 0};
-    for (int i = 0; i < count; ++i) {
-      make_reference(&g_ref, t, op, calls[i].kind, tf.h_in, calls[i].n);
-      calls[i].ref = &g_ref;
-      res[i].st = CUPRIM_SUCCESS;
-      check(&tf.out, &calls[i], &res[i], &cs);
-    }
-  }
-  TF_CUDA(cudaGraphExecDestroy(exec));
-  TF_CUDA(cudaGraphDestroy(graph));
+  tf_graph_rounds(&ops, calls, count, n, graph_round);
+  for (int i = 0; i < count; ++i)
+    tu_scan_ref_free(&g_graph_refs[i]);
   tf_end();
 }
 
@@ -806,8 +758,7 @@ static void test_counting_allocator(void **state) {
   (void)state;
   tf_begin();
   static tf_counting_allocator counts; /* static: large */
-  const cuprim_allocator a = tf_counting(&counts);
-  cuprim_ctx *ctx = tf_context(&a);
+  cuprim_ctx *ctx = tf_counting_context(&counts);
   const struct {
     cuprim_dtype t;
     cuprim_op op;
@@ -828,8 +779,7 @@ static void test_counting_allocator(void **state) {
       const tf_case cs = {"random, counting allocator", seed, 0};
       run_all_on(ctx, n, t, cases[k].op, kinds[ki], calls, res, &cs);
     }
-  assert_int_equal(cuprim_ctx_destroy(ctx), CUPRIM_SUCCESS);
-  tf_check_counting(&counts, "the look-back tile status needs memory");
+  tf_check_counting(ctx, &counts, "the look-back tile status needs memory");
   tf_end();
 }
 
@@ -840,8 +790,7 @@ static void test_failing_allocator(void **state) {
   (void)state;
   tf_begin();
   tf_failing_allocator counts;
-  const cuprim_allocator a = tf_failing(&counts);
-  cuprim_ctx *ctx = tf_context(&a);
+  cuprim_ctx *ctx = tf_failing_context(&counts);
   const cuprim_dtype t = CUPRIM_U32;
   const cuprim_op op = CUPRIM_SUM;
   const uint64_t sizes[] = {1000, tf.quick ? (1u << 17) + 1 : (1u << 20) + 1};
@@ -866,9 +815,7 @@ static void test_failing_allocator(void **state) {
     const tf_case cs = {"random, failing allocator", seed, 0};
     tf_check_out_of_memory(&ops, calls, count, &tf.out, res, must_fail, &cs);
   }
-  tf_check_failing(&counts);
-  TF_CUDA(cudaGetLastError());
-  assert_int_equal(cuprim_ctx_destroy(ctx), CUPRIM_SUCCESS);
+  tf_check_failing(ctx, &counts);
   tf_end();
 }
 
