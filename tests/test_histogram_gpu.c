@@ -256,6 +256,16 @@ static int all_even_calls(hist_call *calls, const void *d_samples, uint64_t n, c
   return count;
 }
 
+/* The calls by edges of one case: cuprim_histogram_range and cuprim_histogram_range_ex with every
+ * algorithm. Returns the number of calls written. */
+static int all_range_calls(hist_call *calls, const void *d_samples, uint64_t n, cuprim_dtype t,
+                           uint32_t num_bins, const double *d_edges, const uint64_t *want) {
+  int count = 0;
+  for (int a = SHORTHAND; a < NUM_ALGS; ++a)
+    calls[count++] = range_call(a, d_samples, n, t, num_bins, d_edges, want);
+  return count;
+}
+
 static uint64_t reference(const tu_hist_bins *b, cuprim_dtype t, const void *h, uint64_t n,
                           uint64_t *want) {
   return tu_hist_reference(b, t, h, n, want);
@@ -392,8 +402,7 @@ TF_SWEEP_TESTS_32_64(sweep)
 /* ---------------------------------------------------------------- n == 0 */
 
 /* n == 0 writes num_bins zeros over whatever d_counts held (the poison or all-ones garbage), with
- * d_samples NULL or not, through every algorithm, dtype and a few bin counts, and through
- * cuprim_histogram_range. */
+ * d_samples NULL or not, through every algorithm, dtype and a few bin counts, even and by edges. */
 static void test_empty_input(void **state) {
   (void)state;
   tf_begin();
@@ -416,17 +425,16 @@ static void test_empty_input(void **state) {
         }
       run_and_check(calls, count, tf.stream, "n = 0", 0, res);
     }
-  /* range: the edges uploaded once; NULL samples and not */
+  /* by edges, every call: the edges uploaded once; NULL samples and not */
   tu_hist_even_edges(g.h_edges, 4096, 0.0, 4096.0);
   upload_edges(g.h_edges, 4096, tf.stream);
-  int count = 0;
   for (size_t d = 0; d < NUM_DTYPES; ++d) {
-    hist_call c = range_call(SHORTHAND, d % 2 ? NULL : tf.d_in, 0, all_dtypes[d], d % 3 ? 4096 : 1,
-                             g.d_edges, zeros);
-    c.garbage = d % 2 ? 0xFF : -1;
-    calls[count++] = c;
+    const int count = all_range_calls(calls, d % 2 ? NULL : tf.d_in, 0, all_dtypes[d],
+                                      d % 3 ? 4096 : 1, g.d_edges, zeros);
+    for (int i = 0; i < count; ++i)
+      calls[i].garbage = d % 2 ? 0xFF : -1;
+    run_and_check(calls, count, tf.stream, "n = 0", 0, res);
   }
-  run_and_check(calls, count, tf.stream, "n = 0", 0, res);
   tf_check_no_recorded_error("after calls with n == 0");
   tf_end();
 }
@@ -435,8 +443,9 @@ static void test_empty_input(void **state) {
 
 /* Samples need only element alignment: d_samples + k elements (k = 1, 3 for every dtype; also 7
  * and 15 for 8- and 16-bit samples, whose 16-byte vectors hold 16 or 8 of them, so that heads of
- * many lengths are met) through every call, with sizes below and above a vector's length; and
- * d_counts + 1 element (8-byte aligned, not 16) for AUTO, BLOCK_PRIVATE and the range call. */
+ * many lengths are met) through every call, even and by edges, with sizes below and above a
+ * vector's length; and d_counts + 1 element (8-byte aligned, not 16) for AUTO, BLOCK_PRIVATE and
+ * cuprim_histogram_range. */
 static void test_misaligned(void **state) {
   (void)state;
   tf_begin();
@@ -479,9 +488,11 @@ static void test_misaligned(void **state) {
         calls[count++] = c;
         c.alg = CUPRIM_HISTOGRAM_BLOCK_PRIVATE;
         calls[count++] = c;
-        c = range_call(SHORTHAND, din, n, t, nb, g.d_edges, want_e);
-        c.in_offset = off;
-        calls[count++] = c;
+        const int first_range = count;
+        count += all_range_calls(calls + count, din, n, t, nb, g.d_edges, want_e);
+        for (int i = first_range; i < count; ++i)
+          calls[i].in_offset = off;
+        c = calls[first_range];
         c.out_offset = 1;
         calls[count++] = c;
         run_and_check(calls, count, tf.stream, tu_hist_data_name(data), seed, res);
@@ -523,7 +534,7 @@ static void test_streams(void **state) {
         hist_call calls[MAX_CALLS];
         tf_result res[MAX_CALLS];
         int count = all_even_calls(calls, tf.d_in, n, t, &b, want);
-        calls[count++] = range_call(SHORTHAND, tf.d_in, n, t, nb, g.d_edges, want_e);
+        count += all_range_calls(calls + count, tf.d_in, n, t, nb, g.d_edges, want_e);
         run_and_check(calls, count, stream, tf_default_stream_name[si], seed, res);
       }
 
@@ -583,10 +594,10 @@ static void graph_round(void *p, int count, int round, uint64_t seed, char *data
   snprintf(data, len, "%s, graph replay %d", round ? "on edges" : "NaN and inf", round);
 }
 
-/* Every algorithm, the shorthand and the range call on a large input, a call with n == 0, small
- * inputs, 65536 bins, captured into one graph: capture runs nothing; each replay reads whatever
- * the input buffer holds then and overwrites the counts; replaying twice on the same input gives
- * the same counts. */
+/* Every algorithm, even and by edges, and the shorthands on a large input, a call with n == 0,
+ * small inputs, 65536 bins, captured into one graph: capture runs nothing; each replay reads
+ * whatever the input buffer holds then and overwrites the counts; replaying twice on the same input
+ * gives the same counts. */
 static void test_graph_capture(void **state) {
   (void)state;
   tf_begin();
@@ -614,7 +625,7 @@ static void test_graph_capture(void **state) {
 
   hist_call calls[16]; /* calls[0]: n samples (graph_round reads n from it) */
   int count = all_even_calls(calls, tf.d_in, n, t, &b, w_b);
-  calls[count++] = range_call(SHORTHAND, tf.d_in, n, t, nbe, g.d_edges, w_e);
+  count += all_range_calls(calls + count, tf.d_in, n, t, nbe, g.d_edges, w_e);
   calls[count++] = even_call(CUPRIM_HISTOGRAM_AUTO, tf.d_in, 0, t, &b, zeros);
   calls[count++] = even_call(CUPRIM_HISTOGRAM_GLOBAL_ATOMIC, tf.d_in, n_small, t, &b, w_small);
   calls[count++] = even_call(CUPRIM_HISTOGRAM_BLOCK_PRIVATE, tf.d_in, n, t, &b2, w_b2);
@@ -626,7 +637,9 @@ static void test_graph_capture(void **state) {
 
 /* ---------------------------------------------------------------- cuprim_histogram_range */
 
-/* Random strictly increasing edges (narrow and wide bins; for integer samples mostly integral, so
+/* cuprim_histogram_range and cuprim_histogram_range_ex with every algorithm (the edge binning of
+ * GLOBAL_ATOMIC, BLOCK_PRIVATE and SORT_REDUCE_BY_KEY is reachable only through range_ex). Random
+ * strictly increasing edges (narrow and wide bins; for integer samples mostly integral, so
  * samples land on them) over the full or the irregular range, and the even bins of an exact range
  * given as edges (then also run through cuprim_histogram_even_ex against the formula's reference:
  * for 64-bit and float samples next to an edge the two differ, so a range call that used the
@@ -680,10 +693,9 @@ static void test_range(void **state) {
             tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
             uint64_t *want = want_slot(0), *want_even = want_slot(1);
             reference(&be, t, tf.h_in, n, want);
-            hist_call calls[4];
-            tf_result res[4];
-            int count = 0;
-            calls[count++] = range_call(SHORTHAND, tf.d_in, n, t, nb, g.d_edges, want);
+            hist_call calls[MAX_CALLS];
+            tf_result res[MAX_CALLS];
+            int count = all_range_calls(calls, tf.d_in, n, t, nb, g.d_edges, want);
             if (ek) {
               /* The same bins, even: the formula's reference, which for 64-bit and float samples
                * next to an edge differs from the edges' (test_histogram_api: even_as_edges). */
@@ -753,13 +765,105 @@ static void test_one_bin_large(void **state) {
       hist_call calls[MAX_CALLS];
       tf_result res[MAX_CALLS];
       int count = all_even_calls(calls, tf.d_in, n, t, &b, want);
-      calls[count++] = range_call(SHORTHAND, tf.d_in, n, t, nb, g.d_edges, want_e);
+      count += all_range_calls(calls + count, tf.d_in, n, t, nb, g.d_edges, want_e);
       char data[64];
       snprintf(data, sizeof data, "one bin, %s (%s range)", varied ? "varied" : "all equal",
                tu_hist_span_name(cases[c].span));
       run_and_check(calls, count, tf.stream, data, seed, res);
     }
   print_message("one bin, n=%" PRIu64 ": %.1f s\n", n, tf_now_s() - t0);
+  tf_end();
+}
+
+/* ---------------------------------------------------------------- allocators */
+
+/* A case of the allocator tests: uniform samples of dtype t in num_bins bins over the `span`
+ * range, even (want_slot(0)) and by random edges of that range (want_slot(1), in d_edges).
+ * Writes every call, even and by edges, into calls; returns how many. */
+static int allocator_case(hist_call *calls, cuprim_dtype t, uint32_t num_bins, tu_hist_span span,
+                          uint64_t n, uint64_t seed) {
+  double lo, hi;
+  tu_hist_span_range(t, num_bins, span, &lo, &hi);
+  const tu_hist_bins b = tu_hist_bins_even(num_bins, lo, hi);
+  tu_hist_fill(&b, t, TU_HIST_UNIFORM, seed, tf.h_in, n);
+  tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
+  uint64_t *want = want_slot(0), *want_e = want_slot(1);
+  reference(&b, t, tf.h_in, n, want);
+  tu_hist_random_edges(g.h_edges, num_bins, lo, hi, !is_float(t), seed);
+  const tu_hist_bins be = tu_hist_bins_edges(num_bins, g.h_edges);
+  reference(&be, t, tf.h_in, n, want_e);
+  upload_edges(g.h_edges, num_bins, tf.stream);
+  const int count = all_even_calls(calls, tf.d_in, n, t, &b, want);
+  return count + all_range_calls(calls + count, tf.d_in, n, t, num_bins, g.d_edges, want_e);
+}
+
+/* Every call, even and by edges, through a context with a counting allocator, on the paths that
+ * take temporary memory (BLOCK_PRIVATE's copies in shared memory summed through memory, its copies
+ * in global memory past shared memory, SORT_REDUCE_BY_KEY's keys and digit counts, and the scan it
+ * calls) and on those that take none (AUTO, GLOBAL_ATOMIC, BLOCK_PRIVATE in one block): right
+ * counts, and every allocation freed with the size and stream it was taken with. */
+static void test_counting_allocator(void **state) {
+  (void)state;
+  tf_begin();
+  static tf_counting_allocator counts; /* static: large */
+  cuprim_ctx *ctx = tf_counting_context(&counts);
+  const struct {
+    cuprim_dtype t;
+    uint32_t num_bins;
+    tu_hist_span span;
+    uint64_t n;
+  } cases[] = {{CUPRIM_U8, 256, TU_HIST_FULL, 1000},
+               {CUPRIM_F32, 256, TU_HIST_ODD, tf.quick ? 65537 : (1u << 20) + 1},
+               {CUPRIM_I16, 4096, TU_HIST_EXACT, tf.quick ? 100003 : (1u << 22) + 1},
+               {CUPRIM_F64, MAX_BINS, TU_HIST_ODD, tf.quick ? 65537 : (1u << 20) + 1}};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+    const uint64_t seed = tf_case_seed(0xA11C, cases[k].t, cases[k].num_bins, cases[k].n);
+    hist_call calls[MAX_CALLS];
+    tf_result res[MAX_CALLS];
+    const int count =
+        allocator_case(calls, cases[k].t, cases[k].num_bins, cases[k].span, cases[k].n, seed);
+    const tf_case cs = {"uniform, counting allocator", seed, 0};
+    tf_run_and_check(&ops, ctx, calls, count, tf.stream, &cs, res);
+  }
+  tf_check_counting(ctx, &counts, "SORT_REDUCE_BY_KEY sorts in temporary memory");
+  tf_end();
+}
+
+/* Calls that need temporary memory return OUT_OF_MEMORY having launched nothing and written
+ * nothing: SORT_REDUCE_BY_KEY whenever n > 0, BLOCK_PRIVATE when its grid has more than one block
+ * (its copies are summed through memory: here 256 bins in shared memory and 2^20 bins in global
+ * memory, at 2^20 + 1 samples, 65537 in quick mode). Calls that need none (AUTO, GLOBAL_ATOMIC,
+ * the small BLOCK_PRIVATE) may succeed, but never with wrong counts. */
+static void test_failing_allocator(void **state) {
+  (void)state;
+  tf_begin();
+  tf_failing_allocator counts;
+  cuprim_ctx *ctx = tf_failing_context(&counts);
+  const uint64_t n_big = tf.quick ? 65537 : (1u << 20) + 1;
+  const struct {
+    uint32_t num_bins;
+    uint64_t n;
+  } cases[] = {{256, 1000}, {256, n_big}, {MAX_BINS, n_big}};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+    const cuprim_dtype t = CUPRIM_F32;
+    const uint64_t seed = tf_case_seed(0xFA11, t, cases[k].num_bins, cases[k].n);
+    hist_call calls[MAX_CALLS];
+    tf_result res[MAX_CALLS];
+    int must_fail[MAX_CALLS];
+    const int count = allocator_case(calls, t, cases[k].num_bins, TU_HIST_ODD, cases[k].n, seed);
+    for (int i = 0; i < count; ++i)
+      must_fail[i] = calls[i].alg == CUPRIM_HISTOGRAM_SORT_REDUCE_BY_KEY ||
+                     (calls[i].alg == CUPRIM_HISTOGRAM_BLOCK_PRIVATE && cases[k].n == n_big);
+    /* The even calls, then those by edges: five outputs of 2^20 bins fit in the region. */
+    const tf_case cs = {"uniform, failing allocator", seed, 0};
+    for (int half = 0; half < count; half += NUM_ALGS + 1) {
+      tf_enqueue(&ops, ctx, calls + half, NUM_ALGS + 1, &tf.out, res + half, tf.stream);
+      tf_finish(tf.stream);
+      tf_check_out_of_memory(&ops, calls + half, NUM_ALGS + 1, &tf.out, res + half,
+                             must_fail + half, &cs);
+    }
+  }
+  tf_check_failing(ctx, &counts);
   tf_end();
 }
 
@@ -820,6 +924,18 @@ static void test_errors_with_device(void **state) {
        INVALID},
       {"range: num_bins 0", cuprim_histogram_range(tf.ctx, in, 10, CUPRIM_F32, out, 0, e, s),
        INVALID},
+      {"range_ex: alg 4",
+       cuprim_histogram_range_ex(tf.ctx, (cuprim_histogram_alg)4, in, 10, CUPRIM_F32, out, 16, e,
+                                 s),
+       INVALID},
+      {"range_ex: alg -1, n 0",
+       cuprim_histogram_range_ex(tf.ctx, (cuprim_histogram_alg)-1, NULL, 0, CUPRIM_U8, out, 16, e,
+                                 s),
+       INVALID},
+      {"range_ex: NULL d_edges, SORT_REDUCE_BY_KEY",
+       cuprim_histogram_range_ex(tf.ctx, CUPRIM_HISTOGRAM_SORT_REDUCE_BY_KEY, in, 10, CUPRIM_F32,
+                                 out, 16, NULL, s),
+       INVALID},
       {"range: d_counts inside d_edges",
        cuprim_histogram_range(tf.ctx, in, 10, CUPRIM_F32, (uint64_t *)(void *)(g.d_edges + 8), 16,
                               e, s),
@@ -837,8 +953,8 @@ static void test_errors_with_device(void **state) {
  * device by tu_fill_u8_formula, which depends on i mod 65537 only: the host bins one period and
  * the leftover, and multiplies, with no host copy of the input. 256 bins through every call; one
  * bin (a count past 2^32: 32-bit counters wrap) through every algorithm; 7 bins over an irregular
- * range; and cuprim_histogram_range with 4 uneven bins. A context of its own, destroyed at the end,
- * so that its pool gives back what it took. */
+ * range; and 4 uneven bins by edges through every call (cuprim_histogram_range and _range_ex). A
+ * context of its own, destroyed at the end, so that its pool gives back what it took. */
 static void test_large_input(void **state) {
   (void)state;
   tf_begin();
@@ -873,7 +989,7 @@ static void test_large_input(void **state) {
   } specs[] = {{0, 256, 0.0, 256.0, 0x1F},
                {0, 1, 0.0, 256.0, 0x1E},
                {0, 7, 10.5, 200.25, 0x12},
-               {1, 4, 0.0, 0.0, 0x01}};
+               {1, 4, 0.0, 0.0, 0x1F}};
   uint64_t want[256], part[256];
   for (size_t sp = 0; sp < sizeof specs / sizeof specs[0]; ++sp) {
     const uint32_t nb = specs[sp].num_bins;
@@ -936,7 +1052,8 @@ int main(void) {
       cmocka_unit_test(test_sweep_f32),          cmocka_unit_test(test_sweep_f64),
       cmocka_unit_test(test_misaligned),         cmocka_unit_test(test_streams),
       cmocka_unit_test(test_graph_capture),      cmocka_unit_test(test_range),
-      cmocka_unit_test(test_one_bin_large),      cmocka_unit_test(test_large_input),
+      cmocka_unit_test(test_one_bin_large),      cmocka_unit_test(test_counting_allocator),
+      cmocka_unit_test(test_failing_allocator),  cmocka_unit_test(test_large_input),
       cmocka_unit_test(test_no_cuda_error_left),
   };
   tf_configure(&config);
