@@ -146,6 +146,14 @@ void ta_finish(const ta_tally *t, const char *what) {
     fail_msg("%d of %ld %s failed", t->failures, t->cases, what);
 }
 
+void ta_run_both(const void *c, int alg,
+                 int (*run)(const void *c, int shorthand, char *why, size_t len), ta_tally *t) {
+  char why[512];
+  ta_record(t, run(c, 0, why, sizeof why), why);
+  if (alg == 0)
+    ta_record(t, run(c, 1, why, sizeof why), why);
+}
+
 void ta_run_table(const void *cases, size_t count, size_t size,
                   void (*run)(const void *c, ta_tally *t)) {
   ta_tally t = {0, 0, INT_MAX};

@@ -100,6 +100,11 @@ void ta_record(ta_tally *t, int ok, const char *why);
 /* The end of a test: nothing reached CUDA (cuprim_last_cuda_error() is cudaSuccess), and the test
  * fails if any call failed ("N of M <what> failed"). */
 void ta_finish(const ta_tally *t, const char *what);
+/* Runs case c through its _ex call (run(c, 0, ...)), and through the shorthand too (run(c, 1,
+ * ...)) when its algorithm is AUTO: every primitive's shorthand is its _ex call with AUTO. run
+ * returns what ta_check_call returns. */
+void ta_run_both(const void *c, int alg,
+                 int (*run)(const void *c, int shorthand, char *why, size_t len), ta_tally *t);
 /* Runs every case of a table (count cases of `size` bytes each) through run, and ta_finish. */
 void ta_run_table(const void *cases, size_t count, size_t size,
                   void (*run)(const void *c, ta_tally *t));

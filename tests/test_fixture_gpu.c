@@ -174,14 +174,12 @@ const cudaStream_t tf_default_stream[TF_DEFAULT_STREAMS] = {0, cudaStreamPerThre
 const char *const tf_default_stream_name[TF_DEFAULT_STREAMS] = {"legacy default stream",
                                                                 "per-thread default stream"};
 
-void tf_skip_in_quick_mode(const char *what) {
+size_t tf_begin_large(const char *what, size_t need) {
+  tf_begin();
   if (tf.quick) {
     print_message("[  SKIP    ] %s: skipped in quick mode (CUPRIM_TEST_QUICK)\n", what);
     skip();
   }
-}
-
-size_t tf_skip_without_room(const char *what, size_t need) {
   size_t free_bytes = 0, total_bytes = 0;
   TF_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
   if (free_bytes < need) {
@@ -190,6 +188,12 @@ size_t tf_skip_without_room(const char *what, size_t need) {
     skip();
   }
   return free_bytes;
+}
+
+const uint64_t *tf_pick(const uint64_t *full, size_t nfull, const uint64_t *quick, size_t nquick,
+                        size_t *n) {
+  *n = tf.quick ? nquick : nfull;
+  return tf.quick ? quick : full;
 }
 
 double tf_now_s(void) {
@@ -259,8 +263,8 @@ void tf_special_cases(void (*fill)(cuprim_dtype t, cuprim_op op, uint64_t seed, 
                                   uint64_t seed)) {
   static const uint64_t full[] = {1, 2, 33, 256, 257, 4097, 65537, 1000003};
   static const uint64_t quick[] = {1, 2, 33, 257, 4097, 65537};
-  const uint64_t *sizes = tf.quick ? quick : full;
-  const size_t nsizes = tf.quick ? sizeof quick / sizeof quick[0] : sizeof full / sizeof full[0];
+  size_t nsizes = 0;
+  const uint64_t *sizes = TF_PICK(full, quick, &nsizes);
   for (int ti = 0; ti < 2; ++ti)
     for (int op = CUPRIM_MIN; op <= CUPRIM_MAX; ++op)
       for (size_t k = 0; k < nsizes; ++k)
@@ -401,7 +405,7 @@ int tf_run_and_check(const tf_call_ops *ops, cuprim_ctx *ctx, const void *calls,
     tf_enqueue(ops, ctx, tf_call_at(ops, calls, i), j - i, rg, res + i, stream);
     tf_finish(stream);
     for (int k = i; k < j; ++k)
-      passed += ops->check(rg, tf_call_at(ops, calls, k), &res[k], cs);
+      passed += tf_check(ops, rg, tf_call_at(ops, calls, k), &res[k], cs);
     i = j;
   }
   return passed;
@@ -426,18 +430,22 @@ void tf_run_two_streams(const tf_call_ops *ops, cuprim_ctx *ctx, int count, cons
   tf_finish(stream_a);
   tf_finish(stream_b);
   for (int i = 0; i < count; ++i) {
-    ops->check(&tf.out, tf_call_at(ops, calls_a, i), &ra[i], cs_a);
-    ops->check(&tf.out2, tf_call_at(ops, calls_b, i), &rb[i], cs_b);
+    tf_check(ops, &tf.out, tf_call_at(ops, calls_a, i), &ra[i], cs_a);
+    tf_check(ops, &tf.out2, tf_call_at(ops, calls_b, i), &rb[i], cs_b);
   }
 }
 
-int tf_check_ran(const tf_region *rg, const tf_result *r, const char *what, const char *out) {
-  if (r->st != CUPRIM_SUCCESS) {
+int tf_check(const tf_call_ops *ops, const tf_region *rg, const void *call, tf_result *r,
+             const tf_case *cs) {
+  char what[512];
+  ops->describe(what, sizeof what, call, cs->data, cs->seed);
+  r->ok = 0;
+  if (r->st != CUPRIM_SUCCESS)
     tf_failure("%s: returned %s (last CUDA error %s)", what, tu_status_name(r->st),
                cudaGetErrorName(cuprim_last_cuda_error()));
-    return 0;
-  }
-  return tf_check_guards(rg, &r->slot, what, out);
+  else if (tf_check_guards(rg, &r->slot, what, ops->out_name))
+    r->ok = ops->check(rg, call, r, cs, what);
+  return r->ok;
 }
 
 void tf_poison_inputs(size_t in_bytes, size_t out_bytes) {
@@ -532,7 +540,7 @@ void tf_graph_rounds(const tf_call_ops *ops, void *calls, int count, uint64_t n,
     const tf_case cs = {data, seed, 0};
     for (int i = 0; i < count; ++i) {
       res[i].st = CUPRIM_SUCCESS;
-      ops->check(&tf.out, tf_call_at(ops, calls, i), &res[i], &cs);
+      tf_check(ops, &tf.out, tf_call_at(ops, calls, i), &res[i], &cs);
     }
     if (round == 1)
       memcpy(saved, tf.out.h, used);
@@ -646,6 +654,24 @@ void tf_check_failing(cuprim_ctx *ctx, const tf_failing_allocator *counts) {
   assert_int_equal(cuprim_ctx_destroy(ctx), CUPRIM_SUCCESS);
 }
 
+void tf_counting_test(void (*run_cases)(cuprim_ctx *ctx), const char *why) {
+  static tf_counting_allocator counts; /* static: large */
+  tf_begin();
+  cuprim_ctx *ctx = tf_counting_context(&counts);
+  run_cases(ctx);
+  tf_check_counting(ctx, &counts, why);
+  tf_end();
+}
+
+void tf_failing_test(void (*run_cases)(cuprim_ctx *ctx)) {
+  tf_failing_allocator counts;
+  tf_begin();
+  cuprim_ctx *ctx = tf_failing_context(&counts);
+  run_cases(ctx);
+  tf_check_failing(ctx, &counts);
+  tf_end();
+}
+
 void tf_check_out_of_memory(const tf_call_ops *ops, const void *calls, int count,
                             const tf_region *rg, tf_result *res, const int *must_fail,
                             const tf_case *cs) {
@@ -659,7 +685,7 @@ void tf_check_out_of_memory(const tf_call_ops *ops, const void *calls, int count
       tf_failure("%s: expected CUPRIM_ERROR_OUT_OF_MEMORY, got %s", what,
                  tu_status_name(res[i].st));
     else
-      ops->check(rg, call, &res[i], cs);
+      tf_check(ops, rg, call, &res[i], cs);
   }
 }
 

@@ -165,11 +165,18 @@ size_t tf_sizes(const uint64_t *base, size_t nbase, uint64_t salt, int randoms, 
 extern const cudaStream_t tf_default_stream[TF_DEFAULT_STREAMS];
 extern const char *const tf_default_stream_name[TF_DEFAULT_STREAMS];
 
-/* The large tests: skip in quick mode (compute-sanitizer), and without `need` bytes free on the
- * device (returns the bytes free), printing why; `what` names the test. */
+/* The first line of a large test instead of tf_begin: it also skips in quick mode
+ * (compute-sanitizer) and without `need` bytes free on the device, printing why (`what` names
+ * the test). Returns the bytes free. */
 #define TF_GIB 1073741824.0
-void tf_skip_in_quick_mode(const char *what);
-size_t tf_skip_without_room(const char *what, size_t need);
+size_t tf_begin_large(const char *what, size_t need);
+
+/* The sizes of a test, full or quick: TF_PICK(full, quick, &n) gives the array (and its length
+ * in n) that the mode asks for. */
+const uint64_t *tf_pick(const uint64_t *full, size_t nfull, const uint64_t *quick, size_t nquick,
+                        size_t *n);
+#define TF_PICK(full, quick, n)                                                                    \
+  tf_pick((full), sizeof(full) / sizeof(full)[0], (quick), sizeof(quick) / sizeof(quick)[0], (n))
 /* Seconds on a monotonic clock, for the times a test prints. */
 double tf_now_s(void);
 
@@ -256,6 +263,7 @@ typedef struct tf_case {
  * with one. */
 typedef struct tf_call_ops {
   size_t size;
+  const char *out_name; /* the output's parameter, for messages: "d_out" */
   /* The bytes of the call's output, and how many bytes past a 256-byte aligned address it
    * starts. */
   void (*output)(const void *call, size_t *bytes, size_t *misalign);
@@ -265,10 +273,16 @@ typedef struct tf_call_ops {
   cuprim_status (*issue)(cuprim_ctx *ctx, const void *call, void *d_out, cudaStream_t stream);
   /* The call, its data kind and seed in words, for messages. */
   void (*describe)(char *buf, size_t len, const void *call, const char *data, uint64_t seed);
-  /* The full check of a call after it ran: a failure for each problem; sets r->ok (and r->hash
-   * when cs->want_hash). Returns r->ok. */
-  int (*check)(const tf_region *rg, const void *call, tf_result *r, const tf_case *cs);
+  /* The check of a call's output (tf_slot_host(rg, &r->slot)), once tf_check has found that the
+   * call returned CUPRIM_SUCCESS and left its guards alone: a failure for each problem, with
+   * `what` (the call described) in front; fills r->hash when cs->want_hash. Returns 1 if right. */
+  int (*check)(const tf_region *rg, const void *call, tf_result *r, const tf_case *cs,
+               const char *what);
 } tf_call_ops;
+
+/* The full check of a call that ran: status, guards, then ops->check. Sets and returns r->ok. */
+int tf_check(const tf_call_ops *ops, const tf_region *rg, const void *call, tf_result *r,
+             const tf_case *cs);
 
 /* The call at index i of an array of ops->size-byte calls. */
 const void *tf_call_at(const tf_call_ops *ops, const void *calls, int i);
@@ -288,19 +302,16 @@ void tf_copy_back(const tf_region *rg, size_t bytes, cudaStream_t stream);
 void tf_enqueue(const tf_call_ops *ops, cuprim_ctx *ctx, const void *calls, int count,
                 const tf_region *rg, tf_result *res, cudaStream_t stream);
 /* Runs calls[0..count) through ctx on `stream` in tf.out (as many per batch as it holds), waits,
- * and checks each (ops->check). Returns how many passed. */
+ * and checks each (tf_check). Returns how many passed. */
 int tf_run_and_check(const tf_call_ops *ops, cuprim_ctx *ctx, const void *calls, int count,
                      cudaStream_t stream, const tf_case *cs, tf_result *res);
 /* Two non-blocking streams in flight at once on one context: calls_a[0..count) in tf.out on
  * stream_a and calls_b[0..count) in tf.out2 on stream_b, enqueued alternately before either is
- * waited for, then each checked (ops->check with cs_a or cs_b). count <= TF_MAX_BATCH. */
+ * waited for, then each checked (tf_check with cs_a or cs_b). count <= TF_MAX_BATCH. */
 #define TF_MAX_BATCH 64
 void tf_run_two_streams(const tf_call_ops *ops, cuprim_ctx *ctx, int count, const void *calls_a,
                         const tf_case *cs_a, cudaStream_t stream_a, const void *calls_b,
                         const tf_case *cs_b, cudaStream_t stream_b);
-/* The status and guards of a call that ran: a failure if it did not return CUPRIM_SUCCESS or
- * wrote outside its output (`out` names it). For ops->check to start with. */
-int tf_check_ran(const tf_region *rg, const tf_result *r, const char *what, const char *out);
 
 /* Argument errors with a real context: calls that must return before any CUDA work. The test
  * poisons the first in_bytes of d_in and out_bytes of the region out (tf_poison_inputs), makes
@@ -376,8 +387,14 @@ cuprim_ctx *tf_failing_context(tf_failing_allocator *counts);
  * called (nothing was allocated); no CUDA error may be left. */
 void tf_check_failing(cuprim_ctx *ctx, const tf_failing_allocator *counts);
 
+/* The bodies of the allocator tests: tf_begin, a context with the allocator, run_cases(ctx) (the
+ * program's calls through it), then tf_check_counting (why: why the allocator must have been
+ * called) or tf_check_failing, and tf_end. */
+void tf_counting_test(void (*run_cases)(cuprim_ctx *ctx), const char *why);
+void tf_failing_test(void (*run_cases)(cuprim_ctx *ctx));
+
 /* Calls made with a failing allocator: a call that returned CUPRIM_ERROR_OUT_OF_MEMORY must have
- * written nothing; one in must_fail[] must have returned it; any other must pass ops->check. */
+ * written nothing; one in must_fail[] must have returned it; any other must pass tf_check. */
 void tf_check_out_of_memory(const tf_call_ops *ops, const void *calls, int count,
                             const tf_region *rg, tf_result *res, const int *must_fail,
                             const tf_case *cs);

@@ -216,14 +216,12 @@ static cuprim_status issue(cuprim_ctx *ctx, const void *p, void *d_out, cudaStre
   return call_histogram(ctx, c, (uint64_t *)d_out, stream);
 }
 
-/* The full check of one call: status, guards, every bin. */
-static int check(const tf_region *rg, const void *p, tf_result *r, const tf_case *cs) {
+/* Every bin. */
+static int check(const tf_region *rg, const void *p, tf_result *r, const tf_case *cs,
+                 const char *what) {
   const hist_call *c = (const hist_call *)p;
-  char what[512], why[1024];
-  describe(what, sizeof what, c, cs->data, cs->seed);
-  r->ok = 0;
-  if (!tf_check_ran(rg, r, what, "d_counts"))
-    return 0;
+  char why[1024];
+  (void)cs;
   uint64_t first = 0;
   const uint64_t wrong = tu_hist_check(
       c->want, (const uint64_t *)(const void *)tf_slot_host(rg, &r->slot), c->num_bins, c->n,
@@ -232,11 +230,10 @@ static int check(const tf_region *rg, const void *p, tf_result *r, const tf_case
     tf_failure("%s: %s", what, why);
     return 0;
   }
-  r->ok = 1;
   return 1;
 }
 
-static const tf_call_ops ops = {sizeof(hist_call), call_output, issue, describe, check};
+static const tf_call_ops ops = {sizeof(hist_call), "d_counts", call_output, issue, describe, check};
 
 /* Runs calls[0..count) on `stream` (as many per batch as the region holds) and checks each against
  * its reference. Returns the number of calls that passed. */
@@ -451,8 +448,8 @@ static void test_misaligned(void **state) {
   tf_begin();
   static const uint64_t full[] = {1, 2, 7, 15, 17, 33, 1025, 65537, 1000003};
   static const uint64_t quick[] = {1, 15, 33, 1025, 65537};
-  const uint64_t *sizes = tf.quick ? quick : full;
-  const size_t nsizes = tf.quick ? sizeof quick / sizeof quick[0] : sizeof full / sizeof full[0];
+  size_t nsizes = 0;
+  const uint64_t *sizes = TF_PICK(full, quick, &nsizes);
   for (size_t d = 0; d < NUM_DTYPES; ++d) {
     const cuprim_dtype t = all_dtypes[d];
     const size_t esize = cuprim_dtype_size(t);
@@ -802,11 +799,7 @@ static int allocator_case(hist_call *calls, cuprim_dtype t, uint32_t num_bins, t
  * in global memory past shared memory, SORT_REDUCE_BY_KEY's keys and digit counts, and the scan it
  * calls) and on those that take none (AUTO, GLOBAL_ATOMIC, BLOCK_PRIVATE in one block): right
  * counts, and every allocation freed with the size and stream it was taken with. */
-static void test_counting_allocator(void **state) {
-  (void)state;
-  tf_begin();
-  static tf_counting_allocator counts; /* static: large */
-  cuprim_ctx *ctx = tf_counting_context(&counts);
+static void counting_cases(cuprim_ctx *ctx) {
   const struct {
     cuprim_dtype t;
     uint32_t num_bins;
@@ -825,8 +818,11 @@ static void test_counting_allocator(void **state) {
     const tf_case cs = {"uniform, counting allocator", seed, 0};
     tf_run_and_check(&ops, ctx, calls, count, tf.stream, &cs, res);
   }
-  tf_check_counting(ctx, &counts, "SORT_REDUCE_BY_KEY sorts in temporary memory");
-  tf_end();
+}
+
+static void test_counting_allocator(void **state) {
+  (void)state;
+  tf_counting_test(counting_cases, "SORT_REDUCE_BY_KEY sorts in temporary memory");
 }
 
 /* Calls that need temporary memory return OUT_OF_MEMORY having launched nothing and written
@@ -834,11 +830,7 @@ static void test_counting_allocator(void **state) {
  * (its copies are summed through memory: here 256 bins in shared memory and 2^20 bins in global
  * memory, at 2^20 + 1 samples, 65537 in quick mode). Calls that need none (AUTO, GLOBAL_ATOMIC,
  * the small BLOCK_PRIVATE) may succeed, but never with wrong counts. */
-static void test_failing_allocator(void **state) {
-  (void)state;
-  tf_begin();
-  tf_failing_allocator counts;
-  cuprim_ctx *ctx = tf_failing_context(&counts);
+static void failing_cases(cuprim_ctx *ctx) {
   const uint64_t n_big = tf.quick ? 65537 : (1u << 20) + 1;
   const struct {
     uint32_t num_bins;
@@ -863,8 +855,11 @@ static void test_failing_allocator(void **state) {
                              must_fail + half, &cs);
     }
   }
-  tf_check_failing(ctx, &counts);
-  tf_end();
+}
+
+static void test_failing_allocator(void **state) {
+  (void)state;
+  tf_failing_test(failing_cases);
 }
 
 /* ---------------------------------------------------------------- errors with a device */
@@ -957,10 +952,8 @@ static void test_errors_with_device(void **state) {
  * context of its own, destroyed at the end, so that its pool gives back what it took. */
 static void test_large_input(void **state) {
   (void)state;
-  tf_begin();
-  tf_skip_in_quick_mode("past 2^32");
   const uint64_t n = (1ull << 32) + 4099;
-  tf_skip_without_room("past 2^32", (size_t)6 << 30);
+  tf_begin_large("past 2^32", (size_t)6 << 30);
   const double t0 = tf_now_s();
   cuprim_ctx *ctx = tf_context(NULL);
   unsigned char *d_buf = NULL;
@@ -1031,7 +1024,7 @@ static void test_large_input(void **state) {
         print_message("past 2^32: %s: %.1f GiB were free\n", call_name(&c), free_before / TF_GIB);
       TF_CUDA(cudaMemcpy(rg.h, rg.d, r.slot.span, cudaMemcpyDeviceToHost));
       const tf_case cs = {"tu_fill_u8_formula", 0, 0};
-      check(&rg, &c, &r, &cs);
+      tf_check(&ops, &rg, &c, &r, &cs);
     }
   }
   TF_CUDA(cudaFree(d_buf));

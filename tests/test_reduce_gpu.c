@@ -123,14 +123,12 @@ static void describe(char *buf, size_t len, const void *p, const char *data, uin
            tu_dtype_name(c->dtype), tu_op_name(c->op), c->n, data, seed);
 }
 
-/* The full check of a call: status, guards, output written, value. */
-static int check(const tf_region *rg, const void *p, tf_result *r, const tf_case *cs) {
+/* The output written, and its value. */
+static int check(const tf_region *rg, const void *p, tf_result *r, const tf_case *cs,
+                 const char *what) {
   const call *c = (const call *)p;
-  char what[256], why[512];
-  describe(what, sizeof what, c, cs->data, cs->seed);
-  r->ok = 0;
-  if (!tf_check_ran(rg, r, what, "d_out"))
-    return 0;
+  char why[512];
+  (void)cs;
   const size_t size = cuprim_dtype_size(c->dtype);
   const unsigned char *got = tf_slot_host(rg, &r->slot);
   const int poison_expected =
@@ -143,11 +141,10 @@ static int check(const tf_region *rg, const void *p, tf_result *r, const tf_case
     tf_failure("%s: %s", what, why);
     return 0;
   }
-  r->ok = 1;
   return 1;
 }
 
-static const tf_call_ops ops = {sizeof(call), call_output, issue, describe, check};
+static const tf_call_ops ops = {sizeof(call), "d_out", call_output, issue, describe, check};
 
 /* What calls[0..count) must give. */
 static void expect(call *calls, int count, const tu_reduce_ref *ref) {
@@ -321,8 +318,8 @@ static void test_misaligned_input(void **state) {
   tf_begin();
   static const uint64_t full[] = {1, 33, 2048, 2049, 4096, 4097, 8192, 16385, 65537, 1000003};
   static const uint64_t quick[] = {1, 33, 2049, 4096, 4097, 16385};
-  const uint64_t *sizes = tf.quick ? quick : full;
-  const size_t nsizes = tf.quick ? sizeof quick / sizeof quick[0] : sizeof full / sizeof full[0];
+  size_t nsizes = 0;
+  const uint64_t *sizes = TF_PICK(full, quick, &nsizes);
   static const unsigned offsets[] = {1, 3};
   for (size_t d = 0; d < NUM_REDUCE_DTYPES; ++d) {
     const cuprim_dtype t = reduce_dtypes[d];
@@ -698,12 +695,7 @@ static void test_auto_kernel_choice_same_bits(void **state) {
 
 /* ---------------------------------------------------------------- allocators */
 
-static void test_counting_allocator(void **state) {
-  (void)state;
-  tf_begin();
-  static tf_counting_allocator counts; /* static: large */
-  cuprim_ctx *ctx = tf_counting_context(&counts);
-
+static void counting_cases(cuprim_ctx *ctx) {
   const struct {
     cuprim_dtype t;
     cuprim_op op;
@@ -722,19 +714,17 @@ static void test_counting_allocator(void **state) {
     tu_reduce_reference(t, cases[k].op, tf.h_in, n, &ref);
     run_all(ctx, tf.d_in, n, t, cases[k].op, tf.stream, &ref, "random, counting allocator", seed);
   }
-  tf_check_counting(ctx, &counts, "GLOBAL_TREE needs a scratch copy");
-  tf_end();
+}
+
+static void test_counting_allocator(void **state) {
+  (void)state;
+  tf_counting_test(counting_cases, "GLOBAL_TREE needs a scratch copy");
 }
 
 /* Calls that need temporary memory return OUT_OF_MEMORY having launched nothing (their output
  * untouched); calls that need none (small inputs, ATOMIC) may succeed, but never with a wrong
  * result. */
-static void test_failing_allocator(void **state) {
-  (void)state;
-  tf_begin();
-  tf_failing_allocator counts;
-  cuprim_ctx *ctx = tf_failing_context(&counts);
-
+static void failing_cases(cuprim_ctx *ctx) {
   const cuprim_dtype t = CUPRIM_U32;
   const cuprim_op op = CUPRIM_SUM;
   /* Past AUTO's single-block limit (64 chunks of 4096): AUTO must take temporary memory. */
@@ -773,8 +763,11 @@ static void test_failing_allocator(void **state) {
   tf_finish(tf.stream);
   const tf_case cs = {"random, failing allocator", seed, 0};
   tf_check_out_of_memory(&ops, calls, count, &tf.out, res, must_fail, &cs);
-  tf_check_failing(ctx, &counts);
-  tf_end();
+}
+
+static void test_failing_allocator(void **state) {
+  (void)state;
+  tf_failing_test(failing_cases);
 }
 
 /* ---------------------------------------------------------------- errors with a device */
@@ -839,15 +832,13 @@ static void test_errors_with_device(void **state) {
  * own, destroyed at the end, so that the scratch copies its pool keeps are given back. */
 static void test_large_input(void **state) {
   (void)state;
-  tf_begin();
-  tf_skip_in_quick_mode("large inputs");
   const uint64_t n31 = (1ull << 31) + 17, n32 = (1ull << 32) + 17;
   /* The input, plus GLOBAL_TREE's scratch copy of it from the context's pool, which keeps freed
    * memory: at 2^32 + 17 the pool still holds the 2^31 + 17 copy when it takes the larger one. */
   const size_t margin = (size_t)1 << 30;
   const size_t need31 = 2 * n31 * sizeof(uint32_t) + margin;
   const size_t need32 = (2 * n32 + n31) * sizeof(uint32_t) + margin;
-  const size_t free_bytes = tf_skip_without_room("large inputs", need31);
+  const size_t free_bytes = tf_begin_large("large inputs", need31);
   const uint64_t n_max = free_bytes >= need32 ? n32 : n31;
   if (n_max == n31)
     print_message("large inputs: %.1f GiB free, %.1f GiB needed for 2^32+17: 2^31+17 only\n",

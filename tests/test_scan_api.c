@@ -38,7 +38,8 @@ typedef struct api_case {
 } api_case;
 
 /* Runs one call on guarded fake memory; on a mismatch returns 0 with a message. */
-static int run_case(const api_case *c, int use_shorthand, char *why, size_t len) {
+static int run_case(const void *p, int use_shorthand, char *why, size_t len) {
+  const api_case *c = (const api_case *)p;
   ta_poison();
   cuprim_ctx *ctx = ta_context(c->ctx);
   const size_t size = cuprim_dtype_size((cuprim_dtype)c->dtype);
@@ -59,13 +60,9 @@ static int run_case(const api_case *c, int use_shorthand, char *why, size_t len)
                        c->expect, why, len);
 }
 
-/* A case through cuprim_scan_ex, and through cuprim_scan when its algorithm is AUTO. */
+/* A case through the _ex call, and through the shorthand when its algorithm is AUTO. */
 static void run_one(const void *p, ta_tally *t) {
-  const api_case *c = (const api_case *)p;
-  char why[512];
-  ta_record(t, run_case(c, 0, why, sizeof why), why);
-  if (c->alg == CUPRIM_SCAN_AUTO)
-    ta_record(t, run_case(c, 1, why, sizeof why), why);
+  ta_run_both(p, ((const api_case *)p)->alg, run_case, t);
 }
 
 static void run_table(const api_case *cases, size_t count) {
