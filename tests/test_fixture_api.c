@@ -149,16 +149,23 @@ void ta_finish(const ta_tally *t, const char *what) {
 void ta_run_both(const void *c, int alg,
                  int (*run)(const void *c, int shorthand, char *why, size_t len), ta_tally *t) {
   char why[512];
+  ta_poison();
   ta_record(t, run(c, 0, why, sizeof why), why);
-  if (alg == 0)
+  if (alg == 0) {
+    ta_poison();
     ta_record(t, run(c, 1, why, sizeof why), why);
+  }
 }
 
-void ta_run_table(const void *cases, size_t count, size_t size,
-                  void (*run)(const void *c, ta_tally *t)) {
+void ta_run_table(const void *cases, size_t count, size_t size, size_t alg_offset,
+                  int (*run)(const void *c, int shorthand, char *why, size_t len)) {
   ta_tally t = {0, 0, INT_MAX};
-  for (size_t i = 0; i < count; ++i)
-    run((const unsigned char *)cases + i * size, &t);
+  for (size_t i = 0; i < count; ++i) {
+    const unsigned char *c = (const unsigned char *)cases + i * size;
+    int alg;
+    memcpy(&alg, c + alg_offset, sizeof alg);
+    ta_run_both(c, alg, run, &t);
+  }
   ta_finish(&t, "argument-checking calls");
 }
 

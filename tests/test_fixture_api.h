@@ -12,6 +12,8 @@
 #ifndef CUPRIM_TEST_FIXTURE_API_H
 #define CUPRIM_TEST_FIXTURE_API_H
 
+#include <stddef.h>
+
 #include "test_util.h"
 
 /* ---------------------------------------------------------------- the host-only context */
@@ -24,6 +26,14 @@ int ta_teardown(void **state);
 /* Which context a case passes. */
 enum { TA_NULL_CTX = 0, TA_HOST_CTX = 1 };
 cuprim_ctx *ta_context(int which);
+
+/* The words of the case tables, short so that a row stays on a line. */
+#define NULL_CTX TA_NULL_CTX
+#define HOST_CTX TA_HOST_CTX
+#define OK CUPRIM_SUCCESS
+#define INVALID CUPRIM_ERROR_INVALID_ARGUMENT
+#define UNSUPPORTED CUPRIM_ERROR_UNSUPPORTED
+#define NO_DEVICE CUPRIM_ERROR_NO_DEVICE
 
 /* The host-only context itself: NULL is refused, one is made and destroyed. Listed as
  * cmocka_unit_test(test_host_only_context) (see tf_test_no_cuda_error_left for why the name). */
@@ -77,7 +87,7 @@ void *ta_pointer(ta_ptr k, const ta_shape *s);
 uintptr_t ta_address(size_t offset);
 #define TA_IN_OFFSET 2048
 
-/* Fills the fake memory with the guard pattern: before each call. */
+/* Fills the fake memory with the guard pattern: before each call (ta_run_both does it). */
 void ta_poison(void);
 
 /* After a call: 1 if it returned `expect` and left the fake memory untouched. Otherwise 0, with
@@ -101,13 +111,18 @@ void ta_record(ta_tally *t, int ok, const char *why);
  * fails if any call failed ("N of M <what> failed"). */
 void ta_finish(const ta_tally *t, const char *what);
 /* Runs case c through its _ex call (run(c, 0, ...)), and through the shorthand too (run(c, 1,
- * ...)) when its algorithm is AUTO: every primitive's shorthand is its _ex call with AUTO. run
- * returns what ta_check_call returns. */
+ * ...)) when its algorithm is AUTO: every primitive's shorthand is its _ex call with AUTO. The
+ * fake memory is poisoned before each; run makes the call and returns what ta_check_call
+ * returns. */
 void ta_run_both(const void *c, int alg,
                  int (*run)(const void *c, int shorthand, char *why, size_t len), ta_tally *t);
-/* Runs every case of a table (count cases of `size` bytes each) through run, and ta_finish. */
-void ta_run_table(const void *cases, size_t count, size_t size,
-                  void (*run)(const void *c, ta_tally *t));
+/* Runs every case of a table (count cases of `size` bytes each, each with its algorithm as an int
+ * at byte alg_offset) through ta_run_both, and ta_finish. TA_RUN_TABLE(cases, type, run) for an
+ * array of `type` with a member `alg`. */
+void ta_run_table(const void *cases, size_t count, size_t size, size_t alg_offset,
+                  int (*run)(const void *c, int shorthand, char *why, size_t len));
+#define TA_RUN_TABLE(cases, type, run)                                                             \
+  ta_run_table((cases), sizeof(cases) / sizeof(cases)[0], sizeof(type), offsetof(type, alg), (run))
 
 /* ---------------------------------------------------------------- supported combinations */
 

@@ -18,13 +18,7 @@
 #include "test_fixture_api.h"
 #include "test_histogram_ref.h"
 
-#define NULL_CTX TA_NULL_CTX
-#define HOST_CTX TA_HOST_CTX
 enum { EVEN = 0, RANGE = 1 };
-#define OK CUPRIM_SUCCESS
-#define INVALID CUPRIM_ERROR_INVALID_ARGUMENT
-#define NO_DEVICE CUPRIM_ERROR_NO_DEVICE
-#define UNSUPPORTED CUPRIM_ERROR_UNSUPPORTED
 
 typedef struct api_case {
   const char *what;
@@ -47,10 +41,9 @@ static const char *fn_name(const api_case *c, int shorthand) {
   return shorthand ? "cuprim_histogram_even" : "cuprim_histogram_even_ex";
 }
 
-/* Runs one call on guarded fake memory; on a mismatch returns 0 with a message. */
+/* Makes one call on the (poisoned) fake memory; on a mismatch returns 0 with a message. */
 static int run_case(const void *p, int shorthand, char *why, size_t len) {
   const api_case *c = (const api_case *)p;
-  ta_poison();
   cuprim_ctx *ctx = ta_context(c->ctx);
   const cuprim_dtype t = (cuprim_dtype)c->dtype;
   const ta_shape shape = {cuprim_dtype_size(t), c->n, sizeof(uint64_t), c->num_bins};
@@ -73,15 +66,6 @@ static int run_case(const void *p, int shorthand, char *why, size_t len) {
            tu_dtype_name(t), (unsigned long long)c->n, (unsigned long)c->num_bins, c->lower,
            c->upper);
   return ta_check_call(fn_name(c, shorthand), c->what, args, s, c->expect, why, len);
-}
-
-/* A case through the _ex call, and through the shorthand when its algorithm is AUTO. */
-static void run_one(const void *p, ta_tally *t) {
-  ta_run_both(p, ((const api_case *)p)->alg, run_case, t);
-}
-
-static void run_table(const api_case *cases, size_t count) {
-  ta_run_table(cases, count, sizeof cases[0], run_one);
 }
 
 #define AUTO CUPRIM_HISTOGRAM_AUTO
@@ -245,7 +229,7 @@ static void test_invalid_arguments_even(void **state) {
          INVALID),
       EV("alg 7 and num_bins 0", HOST_CTX, 7, F32, TA_IN, TA_OUT, 10, 0, 0.0, 1.0, INVALID),
   };
-  run_table(cases, sizeof cases / sizeof cases[0]);
+  TA_RUN_TABLE(cases, api_case, run_case);
 }
 
 static void test_invalid_arguments_range(void **state) {
@@ -315,7 +299,7 @@ static void test_invalid_arguments_range(void **state) {
       RGX("d_counts inside d_samples, GLOBAL_ATOMIC", GA, U8, TA_IN, TA_IN_MID, TA_EDGES, 32, 2,
           INVALID),
   };
-  run_table(cases, sizeof cases / sizeof cases[0]);
+  TA_RUN_TABLE(cases, api_case, run_case);
 }
 
 /* What the histogram takes, by the test's own table: every dtype up to F64 (F16 and BF16 are in
@@ -371,7 +355,7 @@ static void test_every_combination(void **state) {
                                       invalid                   ? INVALID
                                       : !takes((cuprim_dtype)t) ? UNSUPPORTED
                                                                 : NO_DEVICE};
-                  run_one(&c, &tally);
+                  ta_run_both(&c, c.alg, run_case, &tally);
                 }
   ta_finish(&tally, "combinations");
 }

@@ -86,15 +86,13 @@ static void teardown(void) {
   free(g.want);
 }
 
-static const tf_config config = {
-    .in_bytes = IN_CAP_BYTES,
-    .in2_bytes = IN2_CAP_BYTES,
-    .h_in2_bytes = IN2_CAP_BYTES,
-    .out_bytes = OUT_CAP_BYTES,
-    .out2_bytes = OUT2_CAP_BYTES,
-    .setup = setup,
-    .teardown = teardown,
-};
+static const tf_config config = {.in_bytes = IN_CAP_BYTES,
+                                 .in2_bytes = IN2_CAP_BYTES,
+                                 .h_in2_bytes = IN2_CAP_BYTES,
+                                 .out_bytes = OUT_CAP_BYTES,
+                                 .out2_bytes = OUT2_CAP_BYTES,
+                                 .setup = setup,
+                                 .teardown = teardown};
 
 static uint64_t *want_slot(int i) { return g.want + (size_t)i * MAX_BINS; }
 
@@ -266,6 +264,86 @@ static int all_range_calls(hist_call *calls, const void *d_samples, uint64_t n, 
 static uint64_t reference(const tu_hist_bins *b, cuprim_dtype t, const void *h, uint64_t n,
                           uint64_t *want) {
   return tu_hist_reference(b, t, h, n, want);
+}
+
+/* ---------------------------------------------------------------- errors with a device */
+
+/* With a real context, invalid calls still return before any CUDA work: nothing is written, no
+ * CUDA error is recorded. */
+static void test_errors_with_device(void **state) {
+  (void)state;
+  tf_begin();
+  const size_t in_bytes = 4096, out_bytes = 8192, edge_bytes = 4096;
+  TF_CUDA(cudaMemsetAsync(g.d_edges, TF_POISON, edge_bytes, tf.stream));
+  tf_poison_inputs(in_bytes, out_bytes);
+  const unsigned char *in = tf.d_in;
+  uint64_t *out = (uint64_t *)(void *)(tf.out.d + TF_GUARD_BYTES);
+  const double *e = g.d_edges;
+  const cuprim_histogram_alg A = CUPRIM_HISTOGRAM_AUTO;
+  const cudaStream_t s = tf.stream;
+  const cuprim_status INVALID = CUPRIM_ERROR_INVALID_ARGUMENT;
+  const tf_status_case cases[] = {
+      {"NULL ctx", cuprim_histogram_even(NULL, in, 10, CUPRIM_F32, out, 16, 0.0, 1.0, s), INVALID},
+      {"NULL d_counts", cuprim_histogram_even(tf.ctx, in, 10, CUPRIM_F32, NULL, 16, 0.0, 1.0, s),
+       INVALID},
+      {"NULL d_counts, n 0",
+       cuprim_histogram_even(tf.ctx, NULL, 0, CUPRIM_F32, NULL, 16, 0.0, 1.0, s), INVALID},
+      {"NULL d_samples, n 10",
+       cuprim_histogram_even_ex(tf.ctx, CUPRIM_HISTOGRAM_BLOCK_PRIVATE, NULL, 10, CUPRIM_F32, out,
+                                16, 0.0, 1.0, s),
+       INVALID},
+      {"num_bins 0", cuprim_histogram_even(tf.ctx, in, 10, CUPRIM_U8, out, 0, 0.0, 1.0, s),
+       INVALID},
+      {"lower NaN", cuprim_histogram_even(tf.ctx, in, 10, CUPRIM_F32, out, 16, NAN, 1.0, s),
+       INVALID},
+      {"upper inf", cuprim_histogram_even(tf.ctx, in, 10, CUPRIM_F32, out, 16, 0.0, INFINITY, s),
+       INVALID},
+      {"lower == upper", cuprim_histogram_even(tf.ctx, in, 10, CUPRIM_F32, out, 16, 1.0, 1.0, s),
+       INVALID},
+      {"UINT32_MAX bins over 1e-300",
+       cuprim_histogram_even(tf.ctx, in, 10, CUPRIM_F64, out, UINT32_MAX, 0.0, 1e-300, s), INVALID},
+      {"alg 4",
+       cuprim_histogram_even_ex(tf.ctx, (cuprim_histogram_alg)4, in, 10, CUPRIM_F32, out, 16, 0.0,
+                                1.0, s),
+       INVALID},
+      {"dtype 12",
+       cuprim_histogram_even_ex(tf.ctx, A, in, 10, (cuprim_dtype)12, out, 16, 0.0, 1.0, s),
+       INVALID},
+      {"d_counts + 4 bytes",
+       cuprim_histogram_even(tf.ctx, in, 10, CUPRIM_U8,
+                             (uint64_t *)(void *)((unsigned char *)out + 4), 16, 0.0, 1.0, s),
+       INVALID},
+      {"d_counts inside d_samples",
+       cuprim_histogram_even_ex(tf.ctx, CUPRIM_HISTOGRAM_SORT_REDUCE_BY_KEY, in, 4096, CUPRIM_U8,
+                                (uint64_t *)(void *)(tf.d_in + 1024), 16, 0.0, 256.0, s),
+       INVALID},
+      {"d_samples + 1 byte, F32",
+       cuprim_histogram_even(tf.ctx, in + 1, 10, CUPRIM_F32, out, 16, 0.0, 1.0, s), INVALID},
+      {"range: NULL d_edges", cuprim_histogram_range(tf.ctx, in, 10, CUPRIM_F32, out, 16, NULL, s),
+       INVALID},
+      {"range: num_bins 0", cuprim_histogram_range(tf.ctx, in, 10, CUPRIM_F32, out, 0, e, s),
+       INVALID},
+      {"range_ex: alg 4",
+       cuprim_histogram_range_ex(tf.ctx, (cuprim_histogram_alg)4, in, 10, CUPRIM_F32, out, 16, e,
+                                 s),
+       INVALID},
+      {"range_ex: alg -1, n 0",
+       cuprim_histogram_range_ex(tf.ctx, (cuprim_histogram_alg)-1, NULL, 0, CUPRIM_U8, out, 16, e,
+                                 s),
+       INVALID},
+      {"range_ex: NULL d_edges, SORT_REDUCE_BY_KEY",
+       cuprim_histogram_range_ex(tf.ctx, CUPRIM_HISTOGRAM_SORT_REDUCE_BY_KEY, in, 10, CUPRIM_F32,
+                                 out, 16, NULL, s),
+       INVALID},
+      {"range: d_counts inside d_edges",
+       cuprim_histogram_range(tf.ctx, in, 10, CUPRIM_F32, (uint64_t *)(void *)(g.d_edges + 8), 16,
+                              e, s),
+       INVALID},
+  };
+  tf_check_argument_errors(cases, sizeof cases / sizeof cases[0], in_bytes, out_bytes);
+  tf_check_poisoned(g.d_edges, tf.h_in2, edge_bytes, tf.stream, "a call with invalid arguments",
+                    "into d_edges");
+  tf_end();
 }
 
 /* ---------------------------------------------------------------- the sweep */
@@ -860,86 +938,6 @@ static void failing_cases(cuprim_ctx *ctx) {
 static void test_failing_allocator(void **state) {
   (void)state;
   tf_failing_test(failing_cases);
-}
-
-/* ---------------------------------------------------------------- errors with a device */
-
-/* With a real context, invalid calls still return before any CUDA work: nothing is written, no
- * CUDA error is recorded. */
-static void test_errors_with_device(void **state) {
-  (void)state;
-  tf_begin();
-  const size_t in_bytes = 4096, out_bytes = 8192, edge_bytes = 4096;
-  TF_CUDA(cudaMemsetAsync(g.d_edges, TF_POISON, edge_bytes, tf.stream));
-  tf_poison_inputs(in_bytes, out_bytes);
-  const unsigned char *in = tf.d_in;
-  uint64_t *out = (uint64_t *)(void *)(tf.out.d + TF_GUARD_BYTES);
-  const double *e = g.d_edges;
-  const cuprim_histogram_alg A = CUPRIM_HISTOGRAM_AUTO;
-  const cudaStream_t s = tf.stream;
-  const cuprim_status INVALID = CUPRIM_ERROR_INVALID_ARGUMENT;
-  const tf_status_case cases[] = {
-      {"NULL ctx", cuprim_histogram_even(NULL, in, 10, CUPRIM_F32, out, 16, 0.0, 1.0, s), INVALID},
-      {"NULL d_counts", cuprim_histogram_even(tf.ctx, in, 10, CUPRIM_F32, NULL, 16, 0.0, 1.0, s),
-       INVALID},
-      {"NULL d_counts, n 0",
-       cuprim_histogram_even(tf.ctx, NULL, 0, CUPRIM_F32, NULL, 16, 0.0, 1.0, s), INVALID},
-      {"NULL d_samples, n 10",
-       cuprim_histogram_even_ex(tf.ctx, CUPRIM_HISTOGRAM_BLOCK_PRIVATE, NULL, 10, CUPRIM_F32, out,
-                                16, 0.0, 1.0, s),
-       INVALID},
-      {"num_bins 0", cuprim_histogram_even(tf.ctx, in, 10, CUPRIM_U8, out, 0, 0.0, 1.0, s),
-       INVALID},
-      {"lower NaN", cuprim_histogram_even(tf.ctx, in, 10, CUPRIM_F32, out, 16, NAN, 1.0, s),
-       INVALID},
-      {"upper inf", cuprim_histogram_even(tf.ctx, in, 10, CUPRIM_F32, out, 16, 0.0, INFINITY, s),
-       INVALID},
-      {"lower == upper", cuprim_histogram_even(tf.ctx, in, 10, CUPRIM_F32, out, 16, 1.0, 1.0, s),
-       INVALID},
-      {"UINT32_MAX bins over 1e-300",
-       cuprim_histogram_even(tf.ctx, in, 10, CUPRIM_F64, out, UINT32_MAX, 0.0, 1e-300, s), INVALID},
-      {"alg 4",
-       cuprim_histogram_even_ex(tf.ctx, (cuprim_histogram_alg)4, in, 10, CUPRIM_F32, out, 16, 0.0,
-                                1.0, s),
-       INVALID},
-      {"dtype 12",
-       cuprim_histogram_even_ex(tf.ctx, A, in, 10, (cuprim_dtype)12, out, 16, 0.0, 1.0, s),
-       INVALID},
-      {"d_counts + 4 bytes",
-       cuprim_histogram_even(tf.ctx, in, 10, CUPRIM_U8,
-                             (uint64_t *)(void *)((unsigned char *)out + 4), 16, 0.0, 1.0, s),
-       INVALID},
-      {"d_counts inside d_samples",
-       cuprim_histogram_even_ex(tf.ctx, CUPRIM_HISTOGRAM_SORT_REDUCE_BY_KEY, in, 4096, CUPRIM_U8,
-                                (uint64_t *)(void *)(tf.d_in + 1024), 16, 0.0, 256.0, s),
-       INVALID},
-      {"d_samples + 1 byte, F32",
-       cuprim_histogram_even(tf.ctx, in + 1, 10, CUPRIM_F32, out, 16, 0.0, 1.0, s), INVALID},
-      {"range: NULL d_edges", cuprim_histogram_range(tf.ctx, in, 10, CUPRIM_F32, out, 16, NULL, s),
-       INVALID},
-      {"range: num_bins 0", cuprim_histogram_range(tf.ctx, in, 10, CUPRIM_F32, out, 0, e, s),
-       INVALID},
-      {"range_ex: alg 4",
-       cuprim_histogram_range_ex(tf.ctx, (cuprim_histogram_alg)4, in, 10, CUPRIM_F32, out, 16, e,
-                                 s),
-       INVALID},
-      {"range_ex: alg -1, n 0",
-       cuprim_histogram_range_ex(tf.ctx, (cuprim_histogram_alg)-1, NULL, 0, CUPRIM_U8, out, 16, e,
-                                 s),
-       INVALID},
-      {"range_ex: NULL d_edges, SORT_REDUCE_BY_KEY",
-       cuprim_histogram_range_ex(tf.ctx, CUPRIM_HISTOGRAM_SORT_REDUCE_BY_KEY, in, 10, CUPRIM_F32,
-                                 out, 16, NULL, s),
-       INVALID},
-      {"range: d_counts inside d_edges",
-       cuprim_histogram_range(tf.ctx, in, 10, CUPRIM_F32, (uint64_t *)(void *)(g.d_edges + 8), 16,
-                              e, s),
-       INVALID},
-  };
-  tf_check_argument_errors(cases, sizeof cases / sizeof cases[0], in_bytes, out_bytes);
-  tf_check_poisoned(g.d_edges, tf.h_in2, edge_bytes, tf.stream, "a call with invalid arguments",
-                    "into d_edges");
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- past 2^32 samples */

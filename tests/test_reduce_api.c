@@ -11,27 +11,18 @@
 #include "test_fixture_api.h"
 #include "test_reduce_ref.h"
 
-#define NULL_CTX TA_NULL_CTX
-#define HOST_CTX TA_HOST_CTX
-#define INVALID CUPRIM_ERROR_INVALID_ARGUMENT
-#define UNSUPPORTED CUPRIM_ERROR_UNSUPPORTED
-#define NO_DEVICE CUPRIM_ERROR_NO_DEVICE
-
 typedef struct api_case {
   const char *what;
   int ctx;
-  int alg; /* int: out-of-range values on purpose */
-  int dtype;
-  int op;
+  int alg, dtype, op; /* int: out-of-range values on purpose */
   ta_ptr in, out;
   uint64_t n;
   cuprim_status expect;
 } api_case;
 
-/* Runs one call on guarded fake memory; on a mismatch returns 0 with a message. */
+/* Makes one call on the (poisoned) fake memory; on a mismatch returns 0 with a message. */
 static int run_case(const void *p, int use_shorthand, char *why, size_t len) {
   const api_case *c = (const api_case *)p;
-  ta_poison();
   cuprim_ctx *ctx = ta_context(c->ctx);
   const size_t size = cuprim_dtype_size((cuprim_dtype)c->dtype);
   const ta_shape shape = {size, c->n, size, 1};
@@ -47,15 +38,6 @@ static int run_case(const void *p, int use_shorthand, char *why, size_t len) {
            (unsigned long long)c->n);
   return ta_check_call(use_shorthand ? "cuprim_reduce" : "cuprim_reduce_ex", c->what, args, s,
                        c->expect, why, len);
-}
-
-/* A case through the _ex call, and through the shorthand when its algorithm is AUTO. */
-static void run_one(const void *p, ta_tally *t) {
-  ta_run_both(p, ((const api_case *)p)->alg, run_case, t);
-}
-
-static void run_table(const api_case *cases, size_t count) {
-  ta_run_table(cases, count, sizeof cases[0], run_one);
 }
 
 #define AUTO CUPRIM_REDUCE_AUTO
@@ -168,7 +150,7 @@ static void test_invalid_arguments(void **state) {
       {"n 2^63 of 4 bytes (byte count overflows)", HOST_CTX, ATOMIC, CUPRIM_U32, CUPRIM_SUM, TA_IN,
        TA_OUT, 1ull << 63, INVALID},
   };
-  run_table(cases, sizeof cases / sizeof cases[0]);
+  TA_RUN_TABLE(cases, api_case, run_case);
 }
 
 /* An input range that runs past the end of the address space. */
@@ -181,7 +163,7 @@ static void test_input_range_wraps(void **state) {
       {"d_in + (n - 1) * size does not", HOST_CTX, AUTO, CUPRIM_F32, CUPRIM_SUM, TA_IN, TA_OUT,
        n - 1, NO_DEVICE},
   };
-  run_table(cases, sizeof cases / sizeof cases[0]);
+  TA_RUN_TABLE(cases, api_case, run_case);
 }
 
 /* Every (alg, dtype, op) in range, with valid pointers: NO_DEVICE where reduce takes the pair
@@ -203,7 +185,7 @@ static void test_every_combination(void **state) {
                 expect = INVALID;
               const api_case c = {"every combination",       ctx,    alg,      t,     op,
                                   null_in ? TA_NULL : TA_IN, TA_OUT, sizes[k], expect};
-              run_one(&c, &tally);
+              ta_run_both(&c, c.alg, run_case, &tally);
             }
   ta_finish(&tally, "combinations");
 }

@@ -46,13 +46,11 @@ static void setup(void) {
   g_shape.max_blocks_per_sm = (unsigned)tf.prop.maxBlocksPerMultiProcessor;
 }
 
-static const tf_config config = {
-    .in_bytes = IN_CAP_BYTES,
-    .in2_bytes = IN_CAP_BYTES,
-    .out_bytes = MAX_SLOTS * SLOT_BYTES,
-    .out2_bytes = MAX_SLOTS * SLOT_BYTES,
-    .setup = setup,
-};
+static const tf_config config = {.in_bytes = IN_CAP_BYTES,
+                                 .in2_bytes = IN_CAP_BYTES,
+                                 .out_bytes = MAX_SLOTS * SLOT_BYTES,
+                                 .out2_bytes = MAX_SLOTS * SLOT_BYTES,
+                                 .setup = setup};
 
 /* ---------------------------------------------------------------- calls and checks */
 

@@ -16,31 +16,21 @@
 #include "test_fixture_api.h"
 #include "test_scan_ref.h"
 
-#define NULL_CTX TA_NULL_CTX
-#define HOST_CTX TA_HOST_CTX
-#define OK CUPRIM_SUCCESS
-#define INVALID CUPRIM_ERROR_INVALID_ARGUMENT
-#define UNSUPPORTED CUPRIM_ERROR_UNSUPPORTED
-#define NO_DEVICE CUPRIM_ERROR_NO_DEVICE
 #define INCL CUPRIM_INCLUSIVE
 #define EXCL CUPRIM_EXCLUSIVE
 
 typedef struct api_case {
   const char *what;
   int ctx;
-  int alg; /* int: out-of-range values on purpose */
-  int dtype;
-  int op;
-  int kind;
+  int alg, dtype, op, kind; /* int: out-of-range values on purpose */
   ta_ptr in, out;
   uint64_t n;
   cuprim_status expect;
 } api_case;
 
-/* Runs one call on guarded fake memory; on a mismatch returns 0 with a message. */
+/* Makes one call on the (poisoned) fake memory; on a mismatch returns 0 with a message. */
 static int run_case(const void *p, int use_shorthand, char *why, size_t len) {
   const api_case *c = (const api_case *)p;
-  ta_poison();
   cuprim_ctx *ctx = ta_context(c->ctx);
   const size_t size = cuprim_dtype_size((cuprim_dtype)c->dtype);
   const ta_shape shape = {size, c->n, size, c->n};
@@ -58,15 +48,6 @@ static int run_case(const void *p, int use_shorthand, char *why, size_t len) {
            (unsigned long long)c->n);
   return ta_check_call(use_shorthand ? "cuprim_scan" : "cuprim_scan_ex", c->what, args, s,
                        c->expect, why, len);
-}
-
-/* A case through the _ex call, and through the shorthand when its algorithm is AUTO. */
-static void run_one(const void *p, ta_tally *t) {
-  ta_run_both(p, ((const api_case *)p)->alg, run_case, t);
-}
-
-static void run_table(const api_case *cases, size_t count) {
-  ta_run_table(cases, count, sizeof cases[0], run_one);
 }
 
 #define AUTO CUPRIM_SCAN_AUTO
@@ -237,7 +218,7 @@ static void test_invalid_arguments(void **state) {
       {"d_out near the top, no wrap", HOST_CTX, AUTO, F32, SUM, INCL, TA_IN, TA_TOP, 1023,
        NO_DEVICE},
   };
-  run_table(cases, sizeof cases / sizeof cases[0]);
+  TA_RUN_TABLE(cases, api_case, run_case);
 }
 
 /* Every (alg, dtype, op, kind) in range and just outside it, with valid, NULL and (n == 0) absent
@@ -268,7 +249,7 @@ static void test_every_combination(void **state) {
                 const api_case c = {
                     "every combination",         ctx, alg,   t, op, kind, null_in ? TA_NULL : TA_IN,
                     null_out ? TA_NULL : TA_OUT, n,   expect};
-                run_one(&c, &tally);
+                ta_run_both(&c, c.alg, run_case, &tally);
               }
   ta_finish(&tally, "combinations");
 }

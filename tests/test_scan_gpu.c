@@ -50,13 +50,11 @@ static void teardown(void) {
   tu_scan_ref_free(&g_ref2);
 }
 
-static const tf_config config = {
-    .in_bytes = IN_CAP_BYTES,
-    .in2_bytes = IN_CAP_BYTES,
-    .out_bytes = OUT_CAP_BYTES,
-    .out2_bytes = OUT2_CAP_BYTES,
-    .teardown = teardown,
-};
+static const tf_config config = {.in_bytes = IN_CAP_BYTES,
+                                 .in2_bytes = IN_CAP_BYTES,
+                                 .out_bytes = OUT_CAP_BYTES,
+                                 .out2_bytes = OUT2_CAP_BYTES,
+                                 .teardown = teardown};
 
 static void make_reference(tu_scan_ref *r, cuprim_dtype t, cuprim_op op, cuprim_scan_kind kind,
                            const void *h, uint64_t n) {
