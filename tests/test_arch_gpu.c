@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "test_util.h"
+#include "test_fixture_gpu.h"
 
 /* The entries of the build list "75-real,80-real,120" as (arch, has machine code, has PTX). */
 typedef struct arch_entry {
@@ -55,8 +55,8 @@ static void test_code_arch_matches_device(void **state) {
   assert_int_equal(cuprim_ctx_code_arch(ctx, NULL, NULL), CUPRIM_SUCCESS);
   assert_int_equal(cuprim_ctx_code_arch(NULL, &arch, NULL), CUPRIM_ERROR_INVALID_ARGUMENT);
   int major = 0, minor = 0;
-  TU_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
-  TU_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0));
+  TF_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
+  TF_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0));
   const int cc = major * 10 + minor;
   print_message("device %d.%d runs %d code%s\n", major, minor, arch,
                 from_ptx ? " compiled by the driver from PTX" : " (machine code)");
