@@ -252,8 +252,7 @@ cuprim_status launch_pass(cuprim_reduce_alg alg, unsigned grid, const T *src, ui
   default:
     return CUPRIM_ERROR_INTERNAL;
   }
-  cudaError_t e = cudaPeekAtLastError();
-  return e == cudaSuccess ? CUPRIM_SUCCESS : cuprim__record_cuda_error(e);
+  return cuprim__cuda_status(cudaPeekAtLastError());
 }
 
 uint64_t per_block_elems(cuprim_reduce_alg alg) {
