@@ -33,6 +33,12 @@ const Suite kSuites[] = {
      "cuprim_histogram_even vs cub::DeviceHistogram::HistogramEven (u8/256, f32/256, f32/4096 "
      "bins), and the histogram ladder",
      run_histogram_suite},
+#if CUPRIM_BENCH_NCCL
+    {"nccl",
+     "cuprim_nccl_reduce, _scan, _histogram_even of 2^30 f32 over 1..P GPUs: strong scaling "
+     "(P = the visible GPUs, at most 8)",
+     run_nccl_suite},
+#endif
 };
 
 constexpr int kReadThreads = 256;
