@@ -70,6 +70,7 @@ step "(a) find_package(cuprim${version:+ $version}) from a C-only project"
 run_program "$work/consumer/reduce"
 if [[ $nccl == 1 ]]; then
   run_program "$work/consumer/nccl_consumer"
+  run_program "$work/consumer/nccl_reduce" # every visible GPU, one process each; 77 without
 fi
 
 if [[ -z $pkg_config ]]; then

@@ -5,9 +5,10 @@
  * The combination runs in one thread, partial after partial in rank order. NCCL's all-reduce
  * would be faster for large P, but its order of combination depends on the algorithm and the
  * topology NCCL picks, so float results could differ between ranks and between runs; it also
- * lacks AND, OR and XOR. P values are few (one per GPU), so a sequential fold costs about a
- * microsecond for tens of ranks; the threads of the block only stage the partials in shared
- * memory, so that the fold's loads are not one dependent global load after another. */
+ * lacks AND, OR and XOR. P values are few (one per GPU), so a sequential fold is short; the
+ * threads of the block only stage the partials in shared memory, so that the fold's loads are not
+ * one dependent global load after another (not measured apart: cuprim-bench --only nccl's one-GPU
+ * row against the local call includes it). */
 #include <cuprim/reduce.h>
 #include <cuprim/scan.h>
 
