@@ -818,7 +818,7 @@ static void test_combine_order(void **state) {
   double got = 0.0;
   /* one partial: -0.0 stays -0.0 under SUM */
   h_part[0] = -0.0;
-  TF_CUDA(cudaMemcpy(d_part, h_part, 8, cudaMemcpyHostToDevice));
+  TF_CUDA(cudaMemcpyAsync(d_part, h_part, 8, cudaMemcpyHostToDevice, tf.stream));
   assert_int_equal(
       cuprim__nccl_combine(tf.ctx, d_part, 1, d_out, CUPRIM_F64, CUPRIM_SUM, tf.stream),
       CUPRIM_SUCCESS);
@@ -839,7 +839,7 @@ static void test_combine_order(void **state) {
   h_part[0] = 1e20;
   h_part[1] = -1e20;
   h_part[2] = 1.0;
-  TF_CUDA(cudaMemcpy(d_part, h_part, 24, cudaMemcpyHostToDevice));
+  TF_CUDA(cudaMemcpyAsync(d_part, h_part, 24, cudaMemcpyHostToDevice, tf.stream));
   assert_int_equal(
       cuprim__nccl_combine(tf.ctx, d_part, 3, d_out, CUPRIM_F64, CUPRIM_SUM, tf.stream),
       CUPRIM_SUCCESS);
@@ -852,7 +852,7 @@ static void test_combine_order(void **state) {
     for (int i = 0; i < count; ++i)
       h_part[i] = i % 2 ? -1e20 : 1e20;
     h_part[count - 1] = 3.0; /* left to right, 3 survives only where the sum before it is 0 */
-    TF_CUDA(cudaMemcpy(d_part, h_part, (size_t)count * 8, cudaMemcpyHostToDevice));
+    TF_CUDA(cudaMemcpyAsync(d_part, h_part, (size_t)count * 8, cudaMemcpyHostToDevice, tf.stream));
     assert_int_equal(
         cuprim__nccl_combine(tf.ctx, d_part, count, d_out, CUPRIM_F64, CUPRIM_SUM, tf.stream),
         CUPRIM_SUCCESS);
@@ -870,7 +870,7 @@ static void test_combine_order(void **state) {
       hx[i] = 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1);
       wx ^= hx[i];
     }
-    TF_CUDA(cudaMemcpy(d_part, hx, (size_t)count * 8, cudaMemcpyHostToDevice));
+    TF_CUDA(cudaMemcpyAsync(d_part, hx, (size_t)count * 8, cudaMemcpyHostToDevice, tf.stream));
     assert_int_equal(
         cuprim__nccl_combine(tf.ctx, d_part, count, d_out, CUPRIM_U64, CUPRIM_XOR, tf.stream),
         CUPRIM_SUCCESS);
@@ -882,7 +882,7 @@ static void test_combine_order(void **state) {
   }
   /* MIN with a NaN among the partials: NaN */
   float hf[4] = {3.0f, NAN, -1.0f, 2.0f}, gf = 0.0f;
-  TF_CUDA(cudaMemcpy(d_part, hf, sizeof hf, cudaMemcpyHostToDevice));
+  TF_CUDA(cudaMemcpyAsync(d_part, hf, sizeof hf, cudaMemcpyHostToDevice, tf.stream));
   assert_int_equal(
       cuprim__nccl_combine(tf.ctx, d_part, 4, d_out, CUPRIM_F32, CUPRIM_MIN, tf.stream),
       CUPRIM_SUCCESS);
