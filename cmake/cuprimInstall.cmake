@@ -24,9 +24,10 @@ list(REMOVE_DUPLICATES CUPRIM_HOST_LINK_LIBS)
 set(CUPRIM_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/cuprim")
 
 install(TARGETS cuprim ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}")
+# nccl.h belongs to the NCCL component, which installs it where it is built (src/nccl/).
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/cuprim"
         DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"
-        FILES_MATCHING PATTERN "*.h")
+        FILES_MATCHING PATTERN "*.h" PATTERN "nccl.h" EXCLUDE)
 
 # ---------------------------------------------------------------- CMake package
 set(CUPRIM_ARCHIVE_NAME "${CMAKE_STATIC_LIBRARY_PREFIX}cuprim${CMAKE_STATIC_LIBRARY_SUFFIX}")

@@ -26,6 +26,9 @@
  *   griddepcontrol.wait only before they touch the counter (a cudaMemsetAsync before the launch
  *   cost 0.2-1.5 us more from 2^14 to 2^24 elements). Up to 2^17 elements the tiles are half size.
  * Small inputs skip all of it: one block scans them with a running carry (no temporary memory).
+ * cuprim_scan_init starts from a value in device memory: tile 0 takes it as its prefix (in place of
+ * nothing to look back at), the single block as its first carry; without one (the pointer NULL)
+ * both kernels do what they did, at the cost of a test of the pointer.
  * (One thread-block cluster of 8 or 16 such blocks, measured for mid sizes, was slower than the
  * look-back kernel at every size from 2^10 to 2^20 on the H100: 7.2 us at 2^10, 9.4 at 2^16.)
  * The choices are in scan_tuning.h; cuprim-bench's kernel-choice table measures each. */
@@ -272,6 +275,7 @@ template <class T> struct lookback_args {
   const T *in;
   T *out;
   uint64_t n;
+  const T *init; /* cuprim_scan_init's initial value (device); NULL: start from the identity */
   tile_status<T> ts;
   unsigned *tile_counter;
 };
@@ -319,14 +323,15 @@ __global__ void __launch_bounds__(256, 4) lookback_kernel(const lookback_args<T>
   T aggregate;
   const T wprefix = warp_prefix<T, Op, WARPS>(warp_totals, warp, aggregate);
   T p = wprefix; /* the exclusive prefix of this warp's segment */
-  if (tile == 0) {
+  if (tile == 0 && a.init == NULL) {
     if (t == 0)
       a.ts.publish(0, STATUS_P, aggregate);
   } else {
-    if (t == 0)
+    /* Tile 0 of cuprim_scan_init has no predecessor to look back at: its prefix is *init. */
+    if (t == 0 && tile > 0)
       a.ts.publish(tile, STATUS_A, aggregate);
     if (warp == 0) {
-      const T tp = look_back<T, Op>(a.ts, tile, lane);
+      const T tp = tile > 0 ? look_back<T, Op>(a.ts, tile, lane) : *a.init;
       if (lane == 0) {
         a.ts.publish(tile, STATUS_P, op(tp, aggregate));
         s_prefix = tp;
@@ -335,25 +340,27 @@ __global__ void __launch_bounds__(256, 4) lookback_kernel(const lookback_args<T>
     __syncthreads();
     p = warp == 0 ? s_prefix : op(s_prefix, wprefix);
   }
-  if (tile > 0 || warp > 0) /* the first segment has nothing before it */
+  if (tile > 0 || warp > 0 || a.init != NULL) /* the first segment has nothing before it */
     add_prefix<G, T, Op>(x, p);
   store_items<G, T>(a.out + seg_base, sm, full && cta::aligned16(a.out), lane, x);
 }
 
 /* Small inputs: one block of 1024 threads scans 32 warp segments per step, carrying the running
- * total from step to step. */
+ * total from step to step. With `init` (cuprim_scan_init), the carry starts as *init instead of
+ * nothing. */
 template <class T, class Op>
 __global__ void __launch_bounds__(1024)
-    single_block_kernel(const T *in, T *out, uint64_t n, cuprim_scan_kind kind) {
+    single_block_kernel(const T *in, T *out, uint64_t n, cuprim_scan_kind kind, const T *init) {
   typedef single_geometry<T> G;
   const Op op;
   constexpr int WARPS = G::THREADS / 32;
   __shared__ T warp_totals[2][WARPS]; /* alternate steps: one barrier per step */
   const int t = threadIdx.x, lane = t % 32, warp = t / 32;
   const bool in_aligned = cta::aligned16(in), out_aligned = cta::aligned16(out);
-  T carry = Op::identity();
+  T carry = init != NULL ? *init : Op::identity();
   int parity = 0;
   for (uint64_t base = 0; base < n; base += G::STEP, parity ^= 1) {
+    const bool carried = base > 0 || init != NULL; /* something comes before this step */
     const uint64_t m = n - base < (uint64_t)G::STEP ? n - base : G::STEP;
     const uint64_t seg_base = base + (uint64_t)warp * G::WARP_ITEMS;
     const uint64_t sm = segment_count<G>(m, warp);
@@ -367,11 +374,11 @@ __global__ void __launch_bounds__(1024)
     T aggregate;
     const T wprefix = warp_prefix<T, Op, WARPS>(warp_totals[parity], warp, aggregate);
     if (sm) {
-      if (base > 0 || warp > 0)
-        add_prefix<G, T, Op>(x, base == 0 ? wprefix : (warp == 0 ? carry : op(carry, wprefix)));
+      if (carried || warp > 0)
+        add_prefix<G, T, Op>(x, !carried ? wprefix : (warp == 0 ? carry : op(carry, wprefix)));
       store_items<G, T>(out + seg_base, sm, full && out_aligned, lane, x);
     }
-    carry = base == 0 ? aggregate : op(carry, aggregate);
+    carry = !carried ? aggregate : op(carry, aggregate);
   }
 }
 
@@ -389,15 +396,16 @@ inline size_t round16(size_t b) { return (b + 15) / 16 * 16; }
 
 template <class T, class Op>
 cuprim_status lookback_impl(const cuprim_ctx *ctx, const void *d_in, void *d_out, uint64_t n,
-                            cuprim_scan_kind kind, cudaStream_t stream,
+                            cuprim_scan_kind kind, const void *d_init, cudaStream_t stream,
                             const cuprim__scan_tuning *tune) {
   typedef tile_geometry<T> G;
   const T *in = static_cast<const T *>(d_in);
   T *out = static_cast<T *>(d_out);
+  const T *init = static_cast<const T *>(d_init);
   const uint64_t big_tiles = (n + G::TILE - 1) / G::TILE;
   if (big_tiles <= tune->single_block_max_tiles) {
     static_assert(single_geometry<T>::THREADS == 1024, "the launch below");
-    single_block_kernel<T, Op><<<1, 1024, 0, stream>>>(in, out, n, kind);
+    single_block_kernel<T, Op><<<1, 1024, 0, stream>>>(in, out, n, kind, init);
     CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
     return CUPRIM_SUCCESS;
   }
@@ -421,6 +429,7 @@ cuprim_status lookback_impl(const cuprim_ctx *ctx, const void *d_in, void *d_out
   a.in = in;
   a.out = out;
   a.n = n;
+  a.init = init;
   a.tile_counter = reinterpret_cast<unsigned *>(b);
   if constexpr (sizeof(T) == 4) {
     a.ts.words = reinterpret_cast<unsigned long long *>(b + counter_bytes);
@@ -462,13 +471,21 @@ release:
 } // namespace scan
 } // namespace cuprim
 
+extern "C" cuprim_status cuprim__scan_lookback_init(const cuprim_ctx *ctx, const void *d_in,
+                                                    void *d_out, uint64_t n, cuprim_dtype dtype,
+                                                    cuprim_op op, cuprim_scan_kind kind,
+                                                    const void *d_init, cudaStream_t stream,
+                                                    const cuprim__scan_tuning *tune) {
+  return cuprim::dispatch_dtype_op<cuprim::REDUCE_SCAN_TYPES>(dtype, op, [&](auto t, auto o) {
+    using T = typename decltype(t)::type;
+    return cuprim::scan::lookback_impl<T, cuprim::op<T, decltype(o)::value>>(
+        ctx, d_in, d_out, n, kind, d_init, stream, tune);
+  });
+}
+
 extern "C" cuprim_status cuprim__scan_lookback(const cuprim_ctx *ctx, const void *d_in, void *d_out,
                                                uint64_t n, cuprim_dtype dtype, cuprim_op op,
                                                cuprim_scan_kind kind, cudaStream_t stream,
                                                const cuprim__scan_tuning *tune) {
-  return cuprim::dispatch_dtype_op<cuprim::REDUCE_SCAN_TYPES>(dtype, op, [&](auto t, auto o) {
-    using T = typename decltype(t)::type;
-    return cuprim::scan::lookback_impl<T, cuprim::op<T, decltype(o)::value>>(ctx, d_in, d_out, n,
-                                                                             kind, stream, tune);
-  });
+  return cuprim__scan_lookback_init(ctx, d_in, d_out, n, dtype, op, kind, NULL, stream, tune);
 }
