@@ -39,7 +39,9 @@
 #   -h, --help
 # Environment: OUT, if set, is the log directory (else build-gpu/gpu-suite); CUDA_ARCHS
 # overrides the architectures (CMAKE_CUDA_ARCHITECTURES; default: the project's default list,
-# e.g. CUDA_ARCHS=90 for a faster build, or 80-virtual to run the PTX path on a Hopper).
+# e.g. CUDA_ARCHS=90 for a faster build, or 80-virtual to run the PTX path on a Hopper);
+# CUDA_FLAGS, if set, is CMAKE_CUDA_FLAGS (e.g. --threads=4: nvcc compiles several
+# architectures of one file at once).
 # Exit status: 0 every step that ran passed; 1 otherwise; 2 bad usage or missing prerequisites.
 #
 # cmocka: if the system has no cmocka, the suite unpacks the Debian packages found in .deps/
@@ -163,8 +165,8 @@ if [[ ${want[build]} == 1 ]]; then
   # shellcheck disable=SC2016 # $1.. are bash -c's positional parameters
   if run_logged "$log" bash -c '
       cmake -S . -B "$1" -DCMAKE_BUILD_TYPE=Release ${2:+-DCMAKE_CUDA_ARCHITECTURES="$2"} \
-        -DCUPRIM_BUILD_TESTS=ON &&
-      cmake --build "$1" -j "$3"' _ "$build_dir" "${CUDA_ARCHS:-}" "$jobs"; then
+        -DCUPRIM_BUILD_TESTS=ON ${4:+-DCMAKE_CUDA_FLAGS="$4"} &&
+      cmake --build "$1" -j "$3"' _ "$build_dir" "${CUDA_ARCHS:-}" "$jobs" "${CUDA_FLAGS:-}"; then
     record build PASS "$(grep -c 'Building' "$log") objects compiled, $(grep -ci 'warning' "$log") warning lines"
   else
     built=0
