@@ -447,7 +447,7 @@ static void test_combine_and_identity(void **state) {
       uint64_t state_ = 12345;
       for (int k = 0; k < 50; ++k) {
         unsigned char id[8], val[8];
-        uint64_t r = tu_splitmix64(&state_);
+        uint64_t r = hr_splitmix64(&state_);
         if (is_float) {
           const double v = (double)(int64_t)(r >> 40) - 8e6;
           if (t == CUPRIM_F32) {
@@ -462,8 +462,8 @@ static void test_combine_and_identity(void **state) {
         cli_identity((cuprim_dtype)t, (cuprim_op)op, id);
         cli_combine((cuprim_dtype)t, (cuprim_op)op, id, val);
         if (memcmp(id, val, size) != 0)
-          fail_msg("identity of %s on %s is not neutral", tu_op_name((cuprim_op)op),
-                   tu_dtype_name((cuprim_dtype)t));
+          fail_msg("identity of %s on %s is not neutral", hr_op_name((cuprim_op)op),
+                   hr_dtype_name((cuprim_dtype)t));
       }
     }
   }
@@ -493,7 +493,7 @@ static void test_chunked_reduce_join(void **state) {
   uint32_t data[N];
   uint64_t s = 99;
   for (int i = 0; i < N; ++i)
-    data[i] = (uint32_t)tu_splitmix64(&s);
+    data[i] = (uint32_t)hr_splitmix64(&s);
   for (int op = 0; op <= CUPRIM_XOR; ++op) {
     uint32_t whole;
     cli_reduce_host(CUPRIM_U32, (cuprim_op)op, data, N, &whole);
@@ -524,7 +524,7 @@ static void test_scan_carry_scheme(void **state) {
   int32_t in[N], want_incl[N], want_excl[N], got[N];
   uint64_t s = 7;
   for (int i = 0; i < N; ++i)
-    in[i] = (int32_t)(tu_splitmix64(&s) % 2001) - 1000;
+    in[i] = (int32_t)(hr_splitmix64(&s) % 2001) - 1000;
   for (int op = 0; op <= CUPRIM_XOR; ++op) {
     cli_scan_host(CUPRIM_I32, (cuprim_op)op, CUPRIM_INCLUSIVE, in, want_incl, N);
     cli_scan_host(CUPRIM_I32, (cuprim_op)op, CUPRIM_EXCLUSIVE, in, want_excl, N);

@@ -42,7 +42,7 @@ static void *make_data(cuprim_dtype t, cuprim_op op, uint64_t n, uint64_t seed) 
   assert_non_null(h);
   uint64_t s = seed;
   for (uint64_t i = 0; i < n; ++i) {
-    const uint64_t r = tu_splitmix64(&s);
+    const uint64_t r = hr_splitmix64(&s);
     if (is_float(t)) {
       double v;
       if (op == CUPRIM_SUM)
@@ -97,7 +97,7 @@ static void test_reduce(void **state) {
     for (int op = 0; op <= CUPRIM_XOR; ++op) {
       if (!op_applies(t, op))
         continue;
-      void *h = make_data(t, (cuprim_op)op, N, tu_mix(tu_seed(), (uint64_t)(k * 16 + op)));
+      void *h = make_data(t, (cuprim_op)op, N, hr_mix(tu_seed(), (uint64_t)(k * 16 + op)));
       const uint64_t shape[1] = {N};
       const char *file = tc_path("reduce.npy");
       tc_write_npy(file, t, 1, shape, h, (size_t)N * cuprim_dtype_size(t));
@@ -202,7 +202,7 @@ static void check_scan(tc_run *r, const char *file, cuprim_dtype t, cuprim_op op
       cli_format_value(t, got + i * size, g, sizeof g);
       cli_format_value(t, (const char *)want + i * size, w, sizeof w);
       fail_msg("scan %s %s %s %s n=%llu: element %llu is %s, expected %s", cli_op_name(op),
-               tu_scan_kind_name(kind), cli_dtype_name(t), extra, (unsigned long long)n,
+               hr_scan_kind_name(kind), cli_dtype_name(t), extra, (unsigned long long)n,
                (unsigned long long)i, g, w);
     }
   }
@@ -220,7 +220,7 @@ static void test_scan(void **state) {
     for (int op = 0; op <= CUPRIM_XOR; ++op) {
       if (!op_applies(t, op))
         continue;
-      void *h = make_data(t, (cuprim_op)op, N, tu_mix(tu_seed(), (uint64_t)(k * 16 + op + 100)));
+      void *h = make_data(t, (cuprim_op)op, N, hr_mix(tu_seed(), (uint64_t)(k * 16 + op + 100)));
       const uint64_t shape[1] = {N};
       const char *file = tc_path("scan.npy");
       tc_write_npy(file, t, 1, shape, h, (size_t)N * cuprim_dtype_size(t));
@@ -302,7 +302,7 @@ static void *histogram_data(cuprim_dtype t, uint64_t n, uint64_t seed, double *l
   *lo = is_float(t) ? -1.0 : 10.0;
   *hi = is_float(t) ? 1.0 : 100.0;
   for (uint64_t i = 0; i < n; ++i) {
-    const uint64_t r = tu_splitmix64(&s);
+    const uint64_t r = hr_splitmix64(&s);
     if (is_float(t)) {
       const double v = (double)(r >> 40) * 0x1p-22 - 2.0; /* [-2, 2): half outside the range */
       if (t == CUPRIM_F32) {
@@ -348,7 +348,7 @@ static void test_histogram(void **state) {
   assert_non_null(r);
   for (int t = 0; t <= CUPRIM_F64; ++t) {
     double lo, hi;
-    void *h = histogram_data((cuprim_dtype)t, N, tu_mix(tu_seed(), (uint64_t)t + 200), &lo, &hi);
+    void *h = histogram_data((cuprim_dtype)t, N, hr_mix(tu_seed(), (uint64_t)t + 200), &lo, &hi);
     const uint64_t shape[1] = {N};
     const char *file = tc_path("hist.npy");
     tc_write_npy(file, (cuprim_dtype)t, 1, shape, h,
@@ -439,7 +439,7 @@ static void test_histogram_outputs_edges_algorithms(void **state) {
   assert_non_null(bytes);
   uint64_t st = 77;
   for (int i = 0; i < N; ++i)
-    bytes[i] = (unsigned char)tu_splitmix64(&st);
+    bytes[i] = (unsigned char)hr_splitmix64(&st);
   tc_write_file(tc_path("u8.bin"), bytes, N);
   uint64_t want8[256] = {0};
   cli_histogram_host(CUPRIM_U8, bytes, N, 256, 0.0, 256.0, NULL, want8);

@@ -43,8 +43,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "hostref_histogram.h"
 #include "test_device_fill.h"
-#include "test_histogram_ref.h"
 #include "test_util.h"
 
 /* ---------------------------------------------------------------- fixture */
@@ -196,7 +196,7 @@ static double now_s(void) {
 
 /* The seed of one case: a function of the base seed and the case's parameters. */
 static uint64_t case_seed(uint64_t a, uint64_t b, uint64_t c, uint64_t d) {
-  return tu_mix(tu_mix(tu_mix(tu_mix(g.seed, a), b), c), d);
+  return hr_mix(hr_mix(hr_mix(hr_mix(g.seed, a), b), c), d);
 }
 
 static uint64_t *want_slot(int i) { return g.want + (size_t)i * MAX_BINS; }
@@ -263,7 +263,7 @@ static region main_region(void) {
 }
 
 static hist_call even_call(int alg, const void *d_samples, uint64_t n, cuprim_dtype t,
-                           const tu_hist_bins *b, const uint64_t *want) {
+                           const hr_hist_bins *b, const uint64_t *want) {
   hist_call c;
   memset(&c, 0, sizeof c);
   c.alg = alg;
@@ -317,7 +317,7 @@ static void describe(char *buf, size_t len, const hist_call *c, const char *data
   else
     snprintf(range, sizeof range, "[%.17g, %.17g)", c->lower, c->upper);
   snprintf(buf, len, "%s %s n=%" PRIu64 " bins=%" PRIu32 " %s%s data=%s seed=0x%016" PRIx64,
-           alg_name(c->alg), tu_dtype_name(c->dtype), c->n, c->num_bins, range, offs, data, seed);
+           alg_name(c->alg), hr_dtype_name(c->dtype), c->n, c->num_bins, range, offs, data, seed);
 }
 
 static size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
@@ -409,7 +409,7 @@ static int check_call(const region *rg, const hist_call *c, call_result *r, cons
   }
   uint64_t first = 0;
   const uint64_t wrong =
-      tu_hist_check(c->want, (const uint64_t *)(const void *)(slot + at), c->num_bins, c->n,
+      hr_hist_check(c->want, (const uint64_t *)(const void *)(slot + at), c->num_bins, c->n,
                     c->garbage >= 0 ? c->garbage : POISON, &first, why, sizeof why);
   if (wrong) {
     failure("%s: %s", what, why);
@@ -442,16 +442,16 @@ static int run_and_check(const hist_call *calls, int count, cudaStream_t stream,
 /* The even calls of one case: cuprim_histogram_even and cuprim_histogram_even_ex with every
  * algorithm. Returns the number of calls written. */
 static int all_even_calls(hist_call *calls, const void *d_samples, uint64_t n, cuprim_dtype t,
-                          const tu_hist_bins *b, const uint64_t *want) {
+                          const hr_hist_bins *b, const uint64_t *want) {
   int count = 0;
   for (int a = SHORTHAND; a < NUM_ALGS; ++a)
     calls[count++] = even_call(a, d_samples, n, t, b, want);
   return count;
 }
 
-static uint64_t reference(const tu_hist_bins *b, cuprim_dtype t, const void *h, uint64_t n,
+static uint64_t reference(const hr_hist_bins *b, cuprim_dtype t, const void *h, uint64_t n,
                           uint64_t *want) {
-  return tu_hist_reference(b, t, h, n, want);
+  return hr_hist_reference(b, t, h, n, want);
 }
 
 /* ---------------------------------------------------------------- the sweep */
@@ -510,9 +510,9 @@ static size_t sweep_sizes(uint32_t num_bins, uint64_t *sizes, size_t cap) {
   size_t k = 0;
   for (size_t i = 0; i < nbase && k < cap; ++i)
     sizes[k++] = base[i];
-  uint64_t s = tu_mix(g.seed, 0x5A5E5 + num_bins);
+  uint64_t s = hr_mix(g.seed, 0x5A5E5 + num_bins);
   for (int i = 0; i < randoms && k < cap; ++i)
-    sizes[k++] = (uint64_t)exp2(1.0 + tu_unit(&s) * (top - 1.0));
+    sizes[k++] = (uint64_t)exp2(1.0 + hr_unit(&s) * (top - 1.0));
   return k;
 }
 
@@ -520,19 +520,19 @@ static const uint32_t sweep_bins_full[] = {1, 2, 255, 256, 257, 4096, 65536, 1u 
 static const uint32_t sweep_bins_quick[] = {1, 257, 4096, 65536, 1u << 20};
 
 /* Which range a (data kind, size index) uses: rotating, so that each kind meets each range. */
-static tu_hist_span span_for(tu_hist_data d, size_t k) {
+static hr_hist_span span_for(hr_hist_data d, size_t k) {
   switch (d) {
-  case TU_HIST_UNIFORM:
-    return (tu_hist_span)(k % 3);
-  case TU_HIST_ONE_BIN:
-    return k % 2 ? TU_HIST_ODD : TU_HIST_FULL;
-  case TU_HIST_OUT_OF_RANGE:
-    return k % 2 ? TU_HIST_EXACT : TU_HIST_ODD;
-  case TU_HIST_NAN:
-    return (tu_hist_span)((k + 1) % 3);
-  case TU_HIST_EDGES:
+  case HR_HIST_UNIFORM:
+    return (hr_hist_span)(k % 3);
+  case HR_HIST_ONE_BIN:
+    return k % 2 ? HR_HIST_ODD : HR_HIST_FULL;
+  case HR_HIST_OUT_OF_RANGE:
+    return k % 2 ? HR_HIST_EXACT : HR_HIST_ODD;
+  case HR_HIST_NAN:
+    return (hr_hist_span)((k + 1) % 3);
+  case HR_HIST_EDGES:
   default:
-    return k % 3 == 1 ? TU_HIST_ODD : k % 3 == 2 ? TU_HIST_FULL : TU_HIST_EXACT;
+    return k % 3 == 1 ? HR_HIST_ODD : k % 3 == 2 ? HR_HIST_FULL : HR_HIST_EXACT;
   }
 }
 
@@ -549,22 +549,22 @@ static void sweep(cuprim_dtype t) {
     const uint32_t nb = bins[bi];
     uint64_t sizes[64];
     const size_t nsizes = sweep_sizes(nb, sizes, 64);
-    for (int d = 0; d < TU_HIST_DATA_KINDS; ++d) {
-      if (!tu_hist_data_applies(t, (tu_hist_data)d))
+    for (int d = 0; d < HR_HIST_DATA_KINDS; ++d) {
+      if (!hr_hist_data_applies(t, (hr_hist_data)d))
         continue;
       for (size_t k = 0; k < nsizes; ++k) {
         const uint64_t n = sizes[k];
-        if (d != TU_HIST_UNIFORM && (n > SWEEP_DATA_MAX || n == 0))
+        if (d != HR_HIST_UNIFORM && (n > SWEEP_DATA_MAX || n == 0))
           continue;
         /* quick: uniform data, and one other kind per size, rotating */
-        if (g.quick && d != TU_HIST_UNIFORM && (size_t)d != 1 + (k + bi) % 4)
+        if (g.quick && d != HR_HIST_UNIFORM && (size_t)d != 1 + (k + bi) % 4)
           continue;
-        const tu_hist_span span = span_for((tu_hist_data)d, k);
+        const hr_hist_span span = span_for((hr_hist_data)d, k);
         double lo, hi;
-        tu_hist_span_range(t, nb, span, &lo, &hi);
-        const tu_hist_bins b = tu_hist_bins_even(nb, lo, hi);
+        hr_hist_span_range(t, nb, span, &lo, &hi);
+        const hr_hist_bins b = hr_hist_bins_even(nb, lo, hi);
         const uint64_t seed = case_seed(t, nb, (uint64_t)d * 8 + span, n);
-        tu_hist_fill(&b, t, (tu_hist_data)d, seed, g.h_in, n);
+        hr_hist_fill(&b, t, (hr_hist_data)d, seed, g.h_in, n);
         upload(g.d_in, g.h_in, n * esize, g.stream);
         uint64_t *want = want_slot(0);
         reference(&b, t, g.h_in, n, want);
@@ -572,15 +572,15 @@ static void sweep(cuprim_dtype t) {
         call_result res[MAX_CALLS];
         const int count = all_even_calls(calls, g.d_in, n, t, &b, want);
         char data[96];
-        snprintf(data, sizeof data, "%s (%s range)", tu_hist_data_name((tu_hist_data)d),
-                 tu_hist_span_name(span));
+        snprintf(data, sizeof data, "%s (%s range)", hr_hist_data_name((hr_hist_data)d),
+                 hr_hist_span_name(span));
         run_and_check(calls, count, g.stream, data, seed, res);
         ++cases;
         ncalls += (unsigned long)count;
       }
     }
   }
-  print_message("%s: %lu cases, %lu calls, %.1f s\n", tu_dtype_name(t), cases, ncalls,
+  print_message("%s: %lu cases, %lu calls, %.1f s\n", hr_dtype_name(t), cases, ncalls,
                 now_s() - t0);
   end_gpu_test();
 }
@@ -642,8 +642,8 @@ static void test_empty_input(void **state) {
   for (size_t d = 0; d < NUM_DTYPES; ++d)
     for (size_t bi = 0; bi < sizeof bins / sizeof bins[0]; ++bi) {
       const cuprim_dtype t = all_dtypes[d];
-      tu_hist_span_range(t, bins[bi], TU_HIST_ODD, &lo, &hi);
-      const tu_hist_bins b = tu_hist_bins_even(bins[bi], lo, hi);
+      hr_hist_span_range(t, bins[bi], HR_HIST_ODD, &lo, &hi);
+      const hr_hist_bins b = hr_hist_bins_even(bins[bi], lo, hi);
       int count = 0;
       for (int nul = 0; nul < 2; ++nul)
         for (int a = SHORTHAND; a < NUM_ALGS; ++a) {
@@ -654,7 +654,7 @@ static void test_empty_input(void **state) {
       run_and_check(calls, count, g.stream, "n = 0", 0, res);
     }
   /* range: the edges uploaded once; NULL samples and not */
-  tu_hist_even_edges(g.h_edges, 4096, 0.0, 4096.0);
+  hr_hist_even_edges(g.h_edges, 4096, 0.0, 4096.0);
   upload_edges(g.h_edges, 4096, g.stream);
   int count = 0;
   for (size_t d = 0; d < NUM_DTYPES; ++d) {
@@ -692,15 +692,15 @@ static void test_misaligned(void **state) {
       const uint64_t n = sizes[k];
       const uint32_t nb = k % 3 == 0 ? 256 : k % 3 == 1 ? 257 : 4096;
       double lo, hi;
-      tu_hist_span_range(t, nb, TU_HIST_ODD, &lo, &hi);
-      const tu_hist_bins b = tu_hist_bins_even(nb, lo, hi);
-      const tu_hist_data data = k % 2 ? TU_HIST_OUT_OF_RANGE : TU_HIST_UNIFORM;
+      hr_hist_span_range(t, nb, HR_HIST_ODD, &lo, &hi);
+      const hr_hist_bins b = hr_hist_bins_even(nb, lo, hi);
+      const hr_hist_data data = k % 2 ? HR_HIST_OUT_OF_RANGE : HR_HIST_UNIFORM;
       const uint64_t seed = case_seed(0x3A1, t, nb, n);
-      tu_hist_fill(&b, t, data, seed, g.h_in, n);
+      hr_hist_fill(&b, t, data, seed, g.h_in, n);
       uint64_t *want = want_slot(0), *want_e = want_slot(1);
       reference(&b, t, g.h_in, n, want);
-      tu_hist_even_edges(g.h_edges, nb, lo, hi);
-      const tu_hist_bins be = tu_hist_bins_edges(nb, g.h_edges);
+      hr_hist_even_edges(g.h_edges, nb, lo, hi);
+      const hr_hist_bins be = hr_hist_bins_edges(nb, g.h_edges);
       reference(&be, t, g.h_in, n, want_e);
       upload_edges(g.h_edges, nb, g.stream);
       for (size_t o = 0; o < noffsets; ++o) {
@@ -723,7 +723,7 @@ static void test_misaligned(void **state) {
         calls[count++] = c;
         c.out_offset = 1;
         calls[count++] = c;
-        run_and_check(calls, count, g.stream, tu_hist_data_name(data), seed, res);
+        run_and_check(calls, count, g.stream, hr_hist_data_name(data), seed, res);
       }
     }
   }
@@ -749,15 +749,15 @@ static void test_streams(void **state) {
         const uint64_t n = sizes[k];
         const uint32_t nb = d == 0 ? 256 : 4096;
         double lo, hi;
-        tu_hist_span_range(t, nb, TU_HIST_FULL, &lo, &hi);
-        const tu_hist_bins b = tu_hist_bins_even(nb, lo, hi);
+        hr_hist_span_range(t, nb, HR_HIST_FULL, &lo, &hi);
+        const hr_hist_bins b = hr_hist_bins_even(nb, lo, hi);
         const uint64_t seed = case_seed(0x57E, t, (uint64_t)si, n);
-        tu_hist_fill(&b, t, TU_HIST_UNIFORM, seed, g.h_in, n);
+        hr_hist_fill(&b, t, HR_HIST_UNIFORM, seed, g.h_in, n);
         upload(g.d_in, g.h_in, n * cuprim_dtype_size(t), streams[si]);
         uint64_t *want = want_slot(0), *want_e = want_slot(1);
         reference(&b, t, g.h_in, n, want);
-        tu_hist_random_edges(g.h_edges, nb, lo, hi, !is_float(t), seed);
-        const tu_hist_bins be = tu_hist_bins_edges(nb, g.h_edges);
+        hr_hist_random_edges(g.h_edges, nb, lo, hi, !is_float(t), seed);
+        const hr_hist_bins be = hr_hist_bins_edges(nb, g.h_edges);
         reference(&be, t, g.h_in, n, want_e);
         upload_edges(g.h_edges, nb, streams[si]);
         hist_call calls[MAX_CALLS];
@@ -775,14 +775,14 @@ static void test_streams(void **state) {
   assert_true(n * cuprim_dtype_size(tb) <= IN2_CAP_BYTES);
   for (int round = 0; round < (g.quick ? 1 : 3); ++round) {
     double lo, hi;
-    tu_hist_span_range(ta, 4096, TU_HIST_ODD, &lo, &hi);
-    const tu_hist_bins ba = tu_hist_bins_even(4096, lo, hi);
-    tu_hist_span_range(tb, 257, TU_HIST_ODD, &lo, &hi);
-    const tu_hist_bins bb = tu_hist_bins_even(257, lo, hi);
+    hr_hist_span_range(ta, 4096, HR_HIST_ODD, &lo, &hi);
+    const hr_hist_bins ba = hr_hist_bins_even(4096, lo, hi);
+    hr_hist_span_range(tb, 257, HR_HIST_ODD, &lo, &hi);
+    const hr_hist_bins bb = hr_hist_bins_even(257, lo, hi);
     const uint64_t seed_a = case_seed(0xC0C, 1, (uint64_t)round, n);
     const uint64_t seed_b = case_seed(0xC0C, 2, (uint64_t)round, n);
-    tu_hist_fill(&ba, ta, TU_HIST_UNIFORM, seed_a, g.h_in, n);
-    tu_hist_fill(&bb, tb, TU_HIST_NAN, seed_b, g.h_in2, n);
+    hr_hist_fill(&ba, ta, HR_HIST_UNIFORM, seed_a, g.h_in, n);
+    hr_hist_fill(&bb, tb, HR_HIST_NAN, seed_b, g.h_in2, n);
     uint64_t *want_a = want_slot(0), *want_b = want_slot(1);
     reference(&ba, ta, g.h_in, n, want_a);
     reference(&bb, tb, g.h_in2, n, want_b);
@@ -828,16 +828,16 @@ static void test_graph_capture(void **state) {
   const size_t esize = cuprim_dtype_size(t);
   static uint64_t zeros[4096];
   double lo, hi;
-  tu_hist_span_range(t, 4096, TU_HIST_ODD, &lo, &hi);
-  const tu_hist_bins b = tu_hist_bins_even(4096, lo, hi);
-  tu_hist_span_range(t, 65536, TU_HIST_EXACT, &lo, &hi);
-  const tu_hist_bins b2 = tu_hist_bins_even(65536, lo, hi);
-  tu_hist_span_range(t, 257, TU_HIST_FULL, &lo, &hi);
-  const tu_hist_bins b3 = tu_hist_bins_even(257, lo, hi);
+  hr_hist_span_range(t, 4096, HR_HIST_ODD, &lo, &hi);
+  const hr_hist_bins b = hr_hist_bins_even(4096, lo, hi);
+  hr_hist_span_range(t, 65536, HR_HIST_EXACT, &lo, &hi);
+  const hr_hist_bins b2 = hr_hist_bins_even(65536, lo, hi);
+  hr_hist_span_range(t, 257, HR_HIST_FULL, &lo, &hi);
+  const hr_hist_bins b3 = hr_hist_bins_even(257, lo, hi);
   /* Random edges over b's range, uploaded once: the graph reads them at each replay. */
   const uint32_t nbe = 1000;
-  tu_hist_random_edges(g.h_edges, nbe, b.lower, b.upper, 0, case_seed(0x6A9, 0xED, 0, 0));
-  const tu_hist_bins be = tu_hist_bins_edges(nbe, g.h_edges);
+  hr_hist_random_edges(g.h_edges, nbe, b.lower, b.upper, 0, case_seed(0x6A9, 0xED, 0, 0));
+  const hr_hist_bins be = hr_hist_bins_edges(nbe, g.h_edges);
   upload_edges(g.h_edges, nbe, g.stream);
   /* The references: slot 0 (b, n), 1 (edges, n), 2 (b, n_small), 3 (b2, n) and 3 + 65536 (b3,
    * n_small). */
@@ -894,7 +894,7 @@ static void test_graph_capture(void **state) {
     /* New data before rounds 0 and 1; round 2 replays on round 1's data. */
     const uint64_t seed = case_seed(0x6A9, (uint64_t)(round < 2 ? round : 1), 0, n);
     if (round < 2) {
-      tu_hist_fill(&b, t, round ? TU_HIST_EDGES : TU_HIST_NAN, seed, g.h_in, n);
+      hr_hist_fill(&b, t, round ? HR_HIST_EDGES : HR_HIST_NAN, seed, g.h_in, n);
       upload(g.d_in, g.h_in, n * esize, g.stream);
       reference(&b, t, g.h_in, n, w_b);
       reference(&be, t, g.h_in, n, w_e);
@@ -952,30 +952,30 @@ static void test_range(void **state) {
       for (int ek = 0; ek < 2; ++ek) {
         const cuprim_dtype t = all_dtypes[d];
         const uint32_t nb = bins[bi];
-        const tu_hist_span span = ek ? TU_HIST_EXACT : bi % 2 ? TU_HIST_ODD : TU_HIST_FULL;
+        const hr_hist_span span = ek ? HR_HIST_EXACT : bi % 2 ? HR_HIST_ODD : HR_HIST_FULL;
         double lo, hi;
-        tu_hist_span_range(t, nb, span, &lo, &hi);
+        hr_hist_span_range(t, nb, span, &lo, &hi);
         const uint64_t seed_e = case_seed(0xED6E, t, nb, (uint64_t)ek);
         if (ek)
-          tu_hist_even_edges(g.h_edges, nb, lo, hi);
+          hr_hist_even_edges(g.h_edges, nb, lo, hi);
         else
-          tu_hist_random_edges(g.h_edges, nb, lo, hi, !is_float(t), seed_e);
+          hr_hist_random_edges(g.h_edges, nb, lo, hi, !is_float(t), seed_e);
         upload_edges(g.h_edges, nb, g.stream);
-        const tu_hist_bins be = tu_hist_bins_edges(nb, g.h_edges);
-        const tu_hist_bins bev = tu_hist_bins_even(nb, lo, hi);
+        const hr_hist_bins be = hr_hist_bins_edges(nb, g.h_edges);
+        const hr_hist_bins bev = hr_hist_bins_even(nb, lo, hi);
         const uint64_t *sizes = g.quick ? sizes_quick : nb <= 4096 ? sizes_small : sizes_big;
         const size_t nsizes = g.quick      ? sizeof sizes_quick / sizeof sizes_quick[0]
                               : nb <= 4096 ? sizeof sizes_small / sizeof sizes_small[0]
                                            : sizeof sizes_big / sizeof sizes_big[0];
         for (size_t k = 0; k < nsizes; ++k) {
           const uint64_t n = sizes[k];
-          tu_hist_data kinds[2] = {TU_HIST_UNIFORM, (tu_hist_data)(1 + (k + bi + (size_t)ek) % 4)};
-          if (!tu_hist_data_applies(t, kinds[1]))
-            kinds[1] = TU_HIST_EDGES;
+          hr_hist_data kinds[2] = {HR_HIST_UNIFORM, (hr_hist_data)(1 + (k + bi + (size_t)ek) % 4)};
+          if (!hr_hist_data_applies(t, kinds[1]))
+            kinds[1] = HR_HIST_EDGES;
           const int nkinds = n == 0 || n > SWEEP_DATA_MAX ? 1 : 2;
           for (int ki = 0; ki < nkinds; ++ki) {
             const uint64_t seed = case_seed(seed_e, kinds[ki], n, 0);
-            tu_hist_fill(&be, t, kinds[ki], seed, g.h_in, n);
+            hr_hist_fill(&be, t, kinds[ki], seed, g.h_in, n);
             upload(g.d_in, g.h_in, n * cuprim_dtype_size(t), g.stream);
             uint64_t *want = want_slot(0), *want_even = want_slot(1);
             reference(&be, t, g.h_in, n, want);
@@ -990,8 +990,8 @@ static void test_range(void **state) {
               calls[count++] = even_call(CUPRIM_HISTOGRAM_AUTO, g.d_in, n, t, &bev, want_even);
             }
             char data[96];
-            snprintf(data, sizeof data, "%s (%s edges, %s range)", tu_hist_data_name(kinds[ki]),
-                     ek ? "even" : "random", tu_hist_span_name(span));
+            snprintf(data, sizeof data, "%s (%s edges, %s range)", hr_hist_data_name(kinds[ki]),
+                     ek ? "even" : "random", hr_hist_span_name(span));
             run_and_check(calls, count, g.stream, data, seed, res);
             ++cases;
           }
@@ -1014,24 +1014,24 @@ static void test_one_bin_large(void **state) {
   const struct {
     cuprim_dtype t;
     uint32_t num_bins;
-    tu_hist_span span;
-  } cases[] = {{CUPRIM_U8, 256, TU_HIST_FULL},  {CUPRIM_I16, 65536, TU_HIST_EXACT},
-               {CUPRIM_F32, 1, TU_HIST_ODD},    {CUPRIM_F64, 4096, TU_HIST_ODD},
-               {CUPRIM_U64, 257, TU_HIST_FULL}, {CUPRIM_I8, 1u << 20, TU_HIST_EXACT},
-               {CUPRIM_I32, 2, TU_HIST_ODD}};
+    hr_hist_span span;
+  } cases[] = {{CUPRIM_U8, 256, HR_HIST_FULL},  {CUPRIM_I16, 65536, HR_HIST_EXACT},
+               {CUPRIM_F32, 1, HR_HIST_ODD},    {CUPRIM_F64, 4096, HR_HIST_ODD},
+               {CUPRIM_U64, 257, HR_HIST_FULL}, {CUPRIM_I8, 1u << 20, HR_HIST_EXACT},
+               {CUPRIM_I32, 2, HR_HIST_ODD}};
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
     for (int varied = 0; varied < 2; ++varied) {
       const cuprim_dtype t = cases[c].t;
       const size_t esize = cuprim_dtype_size(t);
       const uint32_t nb = cases[c].num_bins;
       double lo, hi;
-      tu_hist_span_range(t, nb, cases[c].span, &lo, &hi);
-      const tu_hist_bins b = tu_hist_bins_even(nb, lo, hi);
+      hr_hist_span_range(t, nb, cases[c].span, &lo, &hi);
+      const hr_hist_bins b = hr_hist_bins_even(nb, lo, hi);
       const uint64_t seed = case_seed(0x0B1, t, nb, (uint64_t)varied);
       if (varied) {
-        tu_hist_fill(&b, t, TU_HIST_ONE_BIN, seed, g.h_in, n);
+        hr_hist_fill(&b, t, HR_HIST_ONE_BIN, seed, g.h_in, n);
       } else {
-        tu_hist_fill(&b, t, TU_HIST_ONE_BIN, seed, g.h_in, 1);
+        hr_hist_fill(&b, t, HR_HIST_ONE_BIN, seed, g.h_in, 1);
         for (uint64_t i = 1; i < n; ++i)
           memcpy(g.h_in + i * esize, g.h_in, esize);
       }
@@ -1044,9 +1044,9 @@ static void test_one_bin_large(void **state) {
       if (nonzero != 1 || counted != n)
         fail_msg("test bug: one-bin data for %s %u bins fills %u bins (%" PRIu64 " of %" PRIu64
                  " counted)",
-                 tu_dtype_name(t), nb, nonzero, counted, n);
-      tu_hist_even_edges(g.h_edges, nb, lo, hi);
-      const tu_hist_bins be = tu_hist_bins_edges(nb, g.h_edges);
+                 hr_dtype_name(t), nb, nonzero, counted, n);
+      hr_hist_even_edges(g.h_edges, nb, lo, hi);
+      const hr_hist_bins be = hr_hist_bins_edges(nb, g.h_edges);
       reference(&be, t, g.h_in, n, want_e);
       upload_edges(g.h_edges, nb, g.stream);
       hist_call calls[MAX_CALLS];
@@ -1055,7 +1055,7 @@ static void test_one_bin_large(void **state) {
       calls[count++] = range_call(g.d_in, n, t, nb, g.d_edges, want_e);
       char data[64];
       snprintf(data, sizeof data, "one bin, %s (%s range)", varied ? "varied" : "all equal",
-               tu_hist_span_name(cases[c].span));
+               hr_hist_span_name(cases[c].span));
       run_and_check(calls, count, g.stream, data, seed, res);
     }
   print_message("one bin, n=%" PRIu64 ": %.1f s\n", n, now_s() - t0);
@@ -1207,13 +1207,13 @@ static void test_large_input(void **state) {
   unsigned char h_slot[2 * GUARD_BYTES + 256 * sizeof(uint64_t)];
   for (size_t sp = 0; sp < sizeof specs / sizeof specs[0]; ++sp) {
     const uint32_t nb = specs[sp].num_bins;
-    const tu_hist_bins b = specs[sp].by_edges
-                               ? tu_hist_bins_edges(nb, edges)
-                               : tu_hist_bins_even(nb, specs[sp].lower, specs[sp].upper);
-    tu_hist_reference(&b, CUPRIM_U8, period, TU_FILL_U8_PERIOD, want);
+    const hr_hist_bins b = specs[sp].by_edges
+                               ? hr_hist_bins_edges(nb, edges)
+                               : hr_hist_bins_even(nb, specs[sp].lower, specs[sp].upper);
+    hr_hist_reference(&b, CUPRIM_U8, period, TU_FILL_U8_PERIOD, want);
     for (uint32_t k = 0; k < nb; ++k)
       want[k] *= q;
-    tu_hist_reference(&b, CUPRIM_U8, period, r, part);
+    hr_hist_reference(&b, CUPRIM_U8, period, r, part);
     for (uint32_t k = 0; k < nb; ++k)
       want[k] += part[k];
     for (int a = RANGE; a < NUM_ALGS; ++a) {
@@ -1252,7 +1252,7 @@ static void test_large_input(void **state) {
         failure("%s: wrote %s d_counts", what, bad_head != GUARD_BYTES ? "before" : "past");
       uint64_t first = 0, got[256];
       memcpy(got, h_slot + GUARD_BYTES, (size_t)nb * sizeof(uint64_t));
-      if (tu_hist_check(want, got, nb, n, POISON, &first, why, sizeof why))
+      if (hr_hist_check(want, got, nb, n, POISON, &first, why, sizeof why))
         failure("%s: %s", what, why);
     }
   }

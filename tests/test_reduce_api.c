@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "common/context.h" /* cuprim__ctx_create_host_only */
-#include "test_reduce_ref.h"
+#include "hostref_reduce.h"
 #include "test_util.h"
 
 #define GUARD 0xA5
@@ -107,7 +107,7 @@ static int run_case(const api_case *c, int use_shorthand, char *why, size_t len)
   const char *fn = use_shorthand ? "cuprim_reduce" : "cuprim_reduce_ex";
   if (s != c->expect) {
     snprintf(why, len, "%s: %s: alg %d dtype %s op %s n %llu: expected %s, got %s", fn, c->what,
-             c->alg, tu_dtype_name((cuprim_dtype)c->dtype), tu_op_name((cuprim_op)c->op),
+             c->alg, hr_dtype_name((cuprim_dtype)c->dtype), hr_op_name((cuprim_op)c->op),
              (unsigned long long)c->n, tu_status_name(c->expect), tu_status_name(s));
     return 0;
   }

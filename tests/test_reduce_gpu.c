@@ -21,9 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hostref_reduce.h"
 #include "reduce/reduce_internal.h" /* cuprim__reduce_auto_tuned: AUTO with a chosen kernel split */
 #include "test_device_fill.h"
-#include "test_reduce_ref.h"
 #include "test_util.h"
 
 /* ---------------------------------------------------------------- fixture */
@@ -49,7 +49,7 @@ static struct fixture {
   cuprim_status ctx_status;
   cuprim_ctx *ctx;     /* one context for the whole file (default allocator) */
   cudaStream_t stream; /* non-blocking: where most calls run */
-  tu_gpu_shape shape;
+  hr_gpu_shape shape;
   unsigned char *d_in, *d_in2;  /* IN_CAP_BYTES each */
   unsigned char *h_in;          /* pinned, IN_CAP_BYTES */
   unsigned char *d_out, *h_out; /* MAX_SLOTS * SLOT_BYTES (h_out pinned) */
@@ -158,7 +158,7 @@ static void end_gpu_test(void) {
 
 /* The seed of one case: a function of the base seed and the case's parameters. */
 static uint64_t case_seed(uint64_t a, uint64_t b, uint64_t c, uint64_t d) {
-  return tu_mix(tu_mix(tu_mix(tu_mix(g.seed, a), b), c), d);
+  return hr_mix(hr_mix(hr_mix(hr_mix(g.seed, a), b), c), d);
 }
 
 /* ---------------------------------------------------------------- calls and checks */
@@ -195,7 +195,7 @@ static const char *call_name(const call *c) {
              c->tune.single_block_max_chunks, c->tune.grid_sync_min_chunks);
     return buf;
   }
-  return tu_alg_name((cuprim_reduce_alg)c->alg);
+  return hr_reduce_alg_name((cuprim_reduce_alg)c->alg);
 }
 
 /* The algorithm whose tolerance applies to a call. */
@@ -254,7 +254,7 @@ static void upload(void *d, const void *h, size_t bytes, cudaStream_t stream) {
 
 static void describe(char *buf, size_t len, const call *c, const char *data, uint64_t seed) {
   snprintf(buf, len, "%s %s %s n=%" PRIu64 " data=%s seed=0x%016" PRIx64, call_name(c),
-           tu_dtype_name(c->dtype), tu_op_name(c->op), c->n, data, seed);
+           hr_dtype_name(c->dtype), hr_op_name(c->op), c->n, data, seed);
 }
 
 /* The guards of slot i must hold the poison. */
@@ -288,7 +288,7 @@ static int check_untouched(const unsigned char *region, int i, const char *what)
 
 /* The full check of a successful call: status, guards, output written, value. */
 static int check_slot(const unsigned char *region, int i, const call *c, cuprim_status st,
-                      const tu_reduce_ref *ref, const char *data, uint64_t seed) {
+                      const hr_reduce_ref *ref, const char *data, uint64_t seed) {
   char what[256], why[512];
   describe(what, sizeof what, c, data, seed);
   if (st != CUPRIM_SUCCESS) {
@@ -305,7 +305,7 @@ static int check_slot(const unsigned char *region, int i, const call *c, cuprim_
     failure("%s: d_out was not written (still the poison pattern)", what);
     return 0;
   }
-  if (!tu_reduce_check(ref, tolerance_alg(c), &g.shape, got, why, sizeof why)) {
+  if (!hr_reduce_check(ref, tolerance_alg(c), &g.shape, got, why, sizeof why)) {
     failure("%s: %s", what, why);
     return 0;
   }
@@ -320,8 +320,8 @@ static void check_same_bits(const unsigned char *region, int i, int j, const cal
   const unsigned char *b = region + (size_t)j * SLOT_BYTES + out_offset(cj->dtype);
   if (memcmp(a, b, size) != 0) {
     char va[96], vb[96], what[256];
-    tu_format_value(ci->dtype, a, va, sizeof va);
-    tu_format_value(cj->dtype, b, vb, sizeof vb);
+    hr_format_value_bits(ci->dtype, a, va, sizeof va);
+    hr_format_value_bits(cj->dtype, b, vb, sizeof vb);
     describe(what, sizeof what, ci, "-", seed);
     failure("%s: %s gave %s but %s gave %s (%s)", what, call_name(ci), va, call_name(cj), vb,
             why_same);
@@ -347,11 +347,11 @@ static size_t sweep_sizes(cuprim_dtype t, uint64_t *sizes, size_t cap) {
   for (size_t i = 0; i < nbase && k < cap; ++i)
     sizes[k++] = base[i];
   /* Random sizes, log-uniform in [2, 2^21) (quick: [2, 2^17)); the same for every dtype. */
-  uint64_t s = tu_mix(g.seed, 0x512E5);
+  uint64_t s = hr_mix(g.seed, 0x512E5);
   const int count = g.quick ? 1 : 3;
   const double top = g.quick ? 17.0 : 21.0;
   for (int i = 0; i < count && k < cap; ++i)
-    sizes[k++] = (uint64_t)exp2(1.0 + tu_unit(&s) * (top - 1.0));
+    sizes[k++] = (uint64_t)exp2(1.0 + hr_unit(&s) * (top - 1.0));
   if (!g.quick && k < cap)
     sizes[k++] = cuprim_dtype_size(t) == 4 ? (1u << 24) + 2 * 4096 + 3 : (1u << 22) + 3 * 2048 + 5;
   return k;
@@ -366,21 +366,21 @@ static void sweep(cuprim_dtype t) {
   uint64_t sizes[64];
   const size_t nsizes = sweep_sizes(t, sizes, 64);
   const size_t esize = cuprim_dtype_size(t);
-  const int kinds = g.quick ? 1 : TU_DATA_KINDS;
+  const int kinds = g.quick ? 1 : HR_DATA_KINDS;
   unsigned long cases = 0;
   for (int op = 0; op <= CUPRIM_XOR; ++op) {
-    if (!tu_reduce_supported(t, (cuprim_op)op))
+    if (!hr_reduce_supported(t, (cuprim_op)op))
       continue;
     for (int kind = 0; kind < kinds; ++kind)
       for (size_t k = 0; k < nsizes; ++k) {
         const uint64_t n = sizes[k];
-        if (kind != TU_DATA_RANDOM && n > SWEEP_MAX)
+        if (kind != HR_DATA_RANDOM && n > SWEEP_MAX)
           continue;
         const uint64_t seed = case_seed(t, (uint64_t)op, (uint64_t)kind, n);
-        tu_reduce_fill(t, (cuprim_op)op, (tu_data_kind)kind, seed, g.h_in, n);
+        hr_reduce_fill(t, (cuprim_op)op, (hr_data_kind)kind, seed, g.h_in, n);
         upload(g.d_in, g.h_in, n * esize, g.stream);
-        tu_reduce_ref ref;
-        tu_reduce_reference(t, (cuprim_op)op, g.h_in, n, &ref);
+        hr_reduce_ref ref;
+        hr_reduce_reference(t, (cuprim_op)op, g.h_in, n, &ref);
 
         call calls[SWEEP_CALLS];
         for (int a = 0; a < NUM_ALGS; ++a)
@@ -391,7 +391,7 @@ static void sweep(cuprim_dtype t) {
 
         int ok = 1;
         for (int i = 0; i < SWEEP_CALLS; ++i)
-          ok &= check_slot(g.h_out, i, &calls[i], st[i], &ref, tu_data_name((tu_data_kind)kind),
+          ok &= check_slot(g.h_out, i, &calls[i], st[i], &ref, hr_data_name((hr_data_kind)kind),
                            seed);
         if (ok) /* cuprim_reduce is cuprim_reduce_ex with AUTO, and AUTO is deterministic */
           check_same_bits(g.h_out, 0, NUM_ALGS, &calls[0], &calls[NUM_ALGS],
@@ -399,7 +399,7 @@ static void sweep(cuprim_dtype t) {
         ++cases;
       }
   }
-  print_message("%s: %lu cases x %d calls\n", tu_dtype_name(t), cases, SWEEP_CALLS);
+  print_message("%s: %lu cases x %d calls\n", hr_dtype_name(t), cases, SWEEP_CALLS);
   end_gpu_test();
 }
 
@@ -441,10 +441,10 @@ static void test_empty_input(void **state) {
   for (size_t d = 0; d < NUM_REDUCE_DTYPES; ++d)
     for (int op = 0; op <= CUPRIM_XOR; ++op) {
       const cuprim_dtype t = reduce_dtypes[d];
-      if (!tu_reduce_supported(t, (cuprim_op)op))
+      if (!hr_reduce_supported(t, (cuprim_op)op))
         continue;
-      tu_reduce_ref ref;
-      tu_reduce_reference(t, (cuprim_op)op, NULL, 0, &ref);
+      hr_reduce_ref ref;
+      hr_reduce_reference(t, (cuprim_op)op, NULL, 0, &ref);
       call calls[2 * SWEEP_CALLS];
       for (int null_in = 0; null_in < 2; ++null_in) {
         const void *in = null_in ? NULL : g.d_in;
@@ -504,7 +504,7 @@ static void test_nan_and_inf(void **state) {
           const uint64_t n = sizes[k];
           const uint64_t seed = case_seed(0x4A4, t, (uint64_t)op * 16 + (uint64_t)sp, n);
           uint64_t s = seed;
-          tu_reduce_fill(t, (cuprim_op)op, TU_DATA_RANDOM, seed, g.h_in, n);
+          hr_reduce_fill(t, (cuprim_op)op, HR_DATA_RANDOM, seed, g.h_in, n);
           const double wins = op == CUPRIM_MIN ? -inf : inf;
           switch ((special)sp) {
           case NAN_FIRST:
@@ -517,31 +517,31 @@ static void test_nan_and_inf(void **state) {
             put_float(t, g.h_in, n / 2, qnan);
             break;
           case NAN_RANDOM:
-            put_float(t, g.h_in, tu_below(&s, n), qnan);
+            put_float(t, g.h_in, hr_below(&s, n), qnan);
             break;
           case NAN_TWO:
-            put_float(t, g.h_in, tu_below(&s, n), qnan);
-            put_float(t, g.h_in, tu_below(&s, n), qnan);
+            put_float(t, g.h_in, hr_below(&s, n), qnan);
+            put_float(t, g.h_in, hr_below(&s, n), qnan);
             break;
           case NAN_NEGATIVE:
-            put_float(t, g.h_in, tu_below(&s, n), copysign(qnan, -1.0));
+            put_float(t, g.h_in, hr_below(&s, n), copysign(qnan, -1.0));
             break;
           case NAN_ALL:
             for (uint64_t i = 0; i < n; ++i)
               put_float(t, g.h_in, i, qnan);
             break;
           case INF_WINS:
-            put_float(t, g.h_in, tu_below(&s, n), wins);
+            put_float(t, g.h_in, hr_below(&s, n), wins);
             break;
           case INF_LOSES:
-            put_float(t, g.h_in, tu_below(&s, n), -wins);
+            put_float(t, g.h_in, hr_below(&s, n), -wins);
             break;
           default:
             break;
           }
           upload(g.d_in, g.h_in, n * cuprim_dtype_size(t), g.stream);
-          tu_reduce_ref ref;
-          tu_reduce_reference(t, (cuprim_op)op, g.h_in, n, &ref);
+          hr_reduce_ref ref;
+          hr_reduce_reference(t, (cuprim_op)op, g.h_in, n, &ref);
           if (sp < INF_WINS && !ref.nan)
             fail_msg("test bug: the reference of a NaN case is not NaN");
           call calls[SWEEP_CALLS];
@@ -577,11 +577,11 @@ static void test_misaligned_input(void **state) {
         for (size_t f = 0; f < sizeof offsets / sizeof offsets[0]; ++f) {
           const uint64_t n = sizes[k];
           const uint64_t seed = case_seed(0x3A1, t, ops[o] * 16u + offsets[f], n);
-          tu_reduce_fill(t, ops[o], TU_DATA_RANDOM, seed, g.h_in, n);
+          hr_reduce_fill(t, ops[o], HR_DATA_RANDOM, seed, g.h_in, n);
           unsigned char *in = g.d_in + offsets[f] * esize;
           upload(in, g.h_in, n * esize, g.stream);
-          tu_reduce_ref ref;
-          tu_reduce_reference(t, ops[o], g.h_in, n, &ref);
+          hr_reduce_ref ref;
+          hr_reduce_reference(t, ops[o], g.h_in, n, &ref);
           call calls[SWEEP_CALLS];
           for (int a = 0; a < NUM_ALGS; ++a)
             calls[a] = make_call(a, in, n, t, ops[o]);
@@ -617,10 +617,10 @@ static void test_default_streams(void **state) {
           const cuprim_dtype t = dtypes[d];
           const uint64_t n = sizes[k];
           const uint64_t seed = case_seed(0x57E, t, (uint64_t)op, n);
-          tu_reduce_fill(t, op, TU_DATA_RANDOM, seed, g.h_in, n);
+          hr_reduce_fill(t, op, HR_DATA_RANDOM, seed, g.h_in, n);
           upload(g.d_in, g.h_in, n * cuprim_dtype_size(t), streams[si]);
-          tu_reduce_ref ref;
-          tu_reduce_reference(t, op, g.h_in, n, &ref);
+          hr_reduce_ref ref;
+          hr_reduce_reference(t, op, g.h_in, n, &ref);
           call calls[SWEEP_CALLS];
           for (int a = 0; a < NUM_ALGS; ++a)
             calls[a] = make_call(a, g.d_in, n, t, op);
@@ -648,11 +648,11 @@ static void test_concurrent_streams(void **state) {
   for (int round = 0; round < (g.quick ? 2 : 4); ++round) {
     const uint64_t seed_a = case_seed(0xC0C, 1, (uint64_t)round, n);
     const uint64_t seed_b = case_seed(0xC0C, 2, (uint64_t)round, n);
-    tu_reduce_fill(t, CUPRIM_SUM, TU_DATA_RANDOM, seed_a, h_a, n);
-    tu_reduce_fill(t, CUPRIM_SUM, TU_DATA_RANDOM, seed_b, h_b, n);
-    tu_reduce_ref ref_a, ref_b;
-    tu_reduce_reference(t, CUPRIM_SUM, h_a, n, &ref_a);
-    tu_reduce_reference(t, CUPRIM_SUM, h_b, n, &ref_b);
+    hr_reduce_fill(t, CUPRIM_SUM, HR_DATA_RANDOM, seed_a, h_a, n);
+    hr_reduce_fill(t, CUPRIM_SUM, HR_DATA_RANDOM, seed_b, h_b, n);
+    hr_reduce_ref ref_a, ref_b;
+    hr_reduce_reference(t, CUPRIM_SUM, h_a, n, &ref_a);
+    hr_reduce_reference(t, CUPRIM_SUM, h_b, n, &ref_b);
     upload(g.d_in, h_a, bytes, g.stream);
     upload(g.d_in2, h_b, bytes, other);
     call ca[SWEEP_CALLS], cb[SWEEP_CALLS];
@@ -739,19 +739,20 @@ static void *thread_main(void *arg) {
           f32 ? cuprim_reduce_ex(g.ctx, alg, d_f32, d_out + 8, j->n, CUPRIM_F32, CUPRIM_SUM, s)
               : cuprim_reduce_ex(g.ctx, alg, d_u64, d_out + 8, j->n, CUPRIM_U64, CUPRIM_SUM, s);
       if (st != CUPRIM_SUCCESS) {
-        job_fail(j, "%s %s SUM: %s", tu_alg_name(alg), f32 ? "F32" : "U64", tu_status_name(st));
+        job_fail(j, "%s %s SUM: %s", hr_reduce_alg_name(alg), f32 ? "F32" : "U64",
+                 tu_status_name(st));
         continue;
       }
       JOB_CUDA(cudaMemcpyAsync(h_out, d_out, 16, cudaMemcpyDeviceToHost, s));
       JOB_CUDA(cudaStreamSynchronize(s));
       if (f32 ? memcmp(h_out + 8, j->want_f32, 4) != 0 : memcmp(h_out + 8, &j->want_u64, 8) != 0) {
         char got[96], want[96];
-        tu_format_value(f32 ? CUPRIM_F32 : CUPRIM_U64, h_out + 8, got, sizeof got);
-        tu_format_value(f32 ? CUPRIM_F32 : CUPRIM_U64,
-                        f32 ? (const void *)j->want_f32 : (const void *)&j->want_u64, want,
-                        sizeof want);
-        job_fail(j, "%s %s SUM n=%" PRIu64 " iteration %d: expected %s, got %s", tu_alg_name(alg),
-                 f32 ? "F32" : "U64", j->n, it, want, got);
+        hr_format_value_bits(f32 ? CUPRIM_F32 : CUPRIM_U64, h_out + 8, got, sizeof got);
+        hr_format_value_bits(f32 ? CUPRIM_F32 : CUPRIM_U64,
+                             f32 ? (const void *)j->want_f32 : (const void *)&j->want_u64, want,
+                             sizeof want);
+        job_fail(j, "%s %s SUM n=%" PRIu64 " iteration %d: expected %s, got %s",
+                 hr_reduce_alg_name(alg), f32 ? "F32" : "U64", j->n, it, want, got);
       }
     }
 done:
@@ -775,11 +776,11 @@ static void test_threads_share_context(void **state) {
   float *h_f32 = (float *)malloc(n * sizeof *h_f32);
   assert_non_null(h_u64);
   assert_non_null(h_f32);
-  tu_reduce_fill(CUPRIM_U64, CUPRIM_SUM, TU_DATA_RANDOM, seed, h_u64, n);
-  tu_reduce_fill(CUPRIM_F32, CUPRIM_SUM, TU_DATA_RANDOM, seed + 1, h_f32, n);
-  tu_reduce_ref ref_u64, ref_f32;
-  tu_reduce_reference(CUPRIM_U64, CUPRIM_SUM, h_u64, n, &ref_u64);
-  tu_reduce_reference(CUPRIM_F32, CUPRIM_SUM, h_f32, n, &ref_f32);
+  hr_reduce_fill(CUPRIM_U64, CUPRIM_SUM, HR_DATA_RANDOM, seed, h_u64, n);
+  hr_reduce_fill(CUPRIM_F32, CUPRIM_SUM, HR_DATA_RANDOM, seed + 1, h_f32, n);
+  hr_reduce_ref ref_u64, ref_f32;
+  hr_reduce_reference(CUPRIM_U64, CUPRIM_SUM, h_u64, n, &ref_u64);
+  hr_reduce_reference(CUPRIM_F32, CUPRIM_SUM, h_f32, n, &ref_f32);
 
   /* The main thread's AUTO F32 result, checked against the reference, is what every thread must
    * reproduce bit for bit. */
@@ -880,11 +881,11 @@ static void test_graph_capture(void **state) {
   for (int round = 0; round < 3; ++round) {
     /* New data in the same buffer before rounds 0 and 1; round 2 replays on round 1's data. */
     const uint64_t seed = case_seed(0x6A9, (uint64_t)(round < 2 ? round : 1), 0, n);
-    tu_reduce_fill(t, op, TU_DATA_RANDOM, seed, g.h_in, n);
-    tu_reduce_ref ref, ref_small, ref_cluster;
-    tu_reduce_reference(t, op, g.h_in, n, &ref);
-    tu_reduce_reference(t, op, g.h_in, n_small, &ref_small);
-    tu_reduce_reference(t, op, g.h_in, n_small * 60, &ref_cluster);
+    hr_reduce_fill(t, op, HR_DATA_RANDOM, seed, g.h_in, n);
+    hr_reduce_ref ref, ref_small, ref_cluster;
+    hr_reduce_reference(t, op, g.h_in, n, &ref);
+    hr_reduce_reference(t, op, g.h_in, n_small, &ref_small);
+    hr_reduce_reference(t, op, g.h_in, n_small * 60, &ref_cluster);
     upload(g.d_in, g.h_in, bytes, g.stream);
     TU_CUDA(cudaMemsetAsync(g.d_out, POISON, (size_t)count * SLOT_BYTES, g.stream));
     TU_CUDA(cudaGraphLaunch(exec, g.stream));
@@ -916,12 +917,12 @@ static void test_determinism(void **state) {
     const cuprim_dtype t = ti ? CUPRIM_F64 : CUPRIM_F32;
     const size_t esize = cuprim_dtype_size(t);
     const uint64_t seed = case_seed(0xDE7, t, 0, n);
-    tu_reduce_fill(t, CUPRIM_SUM, TU_DATA_RANDOM, seed, g.h_in, n);
+    hr_reduce_fill(t, CUPRIM_SUM, HR_DATA_RANDOM, seed, g.h_in, n);
     unsigned char *moved = g.d_in2 + esize;
     upload(g.d_in, g.h_in, n * esize, g.stream);
     upload(moved, g.h_in, n * esize, g.stream);
-    tu_reduce_ref ref;
-    tu_reduce_reference(t, CUPRIM_SUM, g.h_in, n, &ref);
+    hr_reduce_ref ref;
+    hr_reduce_reference(t, CUPRIM_SUM, g.h_in, n, &ref);
 
     call calls[MAX_SLOTS];
     int count = 0;
@@ -972,12 +973,12 @@ static void test_auto_kernel_choice_same_bits(void **state) {
       const size_t nsizes = g.quick ? 10 : sizeof sizes / sizeof sizes[0];
       const uint64_t max_n = g.quick ? 64 * C : 3 * C * C + 7 * C + 1;
       const uint64_t seed = case_seed(0xA07, t, ops[o], 0);
-      tu_reduce_fill(t, ops[o], TU_DATA_RANDOM, seed, g.h_in, max_n);
+      hr_reduce_fill(t, ops[o], HR_DATA_RANDOM, seed, g.h_in, max_n);
       upload(g.d_in, g.h_in, max_n * cuprim_dtype_size(t), g.stream);
       for (size_t k = 0; k < nsizes; ++k) {
         const uint64_t n = sizes[k];
-        tu_reduce_ref ref;
-        tu_reduce_reference(t, ops[o], g.h_in, n, &ref);
+        hr_reduce_ref ref;
+        hr_reduce_reference(t, ops[o], g.h_in, n, &ref);
         call calls[7];
         calls[0] = make_call(TUNED, g.d_in, n, t, ops[o]);
         calls[0].tune.single_block_max_chunks = 64; /* one block up to 64 chunks */
@@ -1087,10 +1088,10 @@ static void test_counting_allocator(void **state) {
     const cuprim_dtype t = cases[k].t;
     const uint64_t n = cases[k].n;
     const uint64_t seed = case_seed(0xA11C, t, cases[k].op, n);
-    tu_reduce_fill(t, cases[k].op, TU_DATA_RANDOM, seed, g.h_in, n);
+    hr_reduce_fill(t, cases[k].op, HR_DATA_RANDOM, seed, g.h_in, n);
     upload(g.d_in, g.h_in, n * cuprim_dtype_size(t), g.stream);
-    tu_reduce_ref ref;
-    tu_reduce_reference(t, cases[k].op, g.h_in, n, &ref);
+    hr_reduce_ref ref;
+    hr_reduce_reference(t, cases[k].op, g.h_in, n, &ref);
     call calls[SWEEP_CALLS];
     for (int i = 0; i < NUM_ALGS; ++i)
       calls[i] = make_call(i, g.d_in, n, t, cases[k].op);
@@ -1161,16 +1162,16 @@ static void test_failing_allocator(void **state) {
   const uint64_t n_big = g.quick ? 64 * 4096 + 1 : 1u << 24;
   const uint64_t n_mid = g.quick ? 65537 : (1u << 20) + 1;
   const uint64_t seed = case_seed(0xFA11, t, op, n_big);
-  tu_reduce_fill(t, op, TU_DATA_RANDOM, seed, g.h_in, n_big);
+  hr_reduce_fill(t, op, HR_DATA_RANDOM, seed, g.h_in, n_big);
   upload(g.d_in, g.h_in, n_big * cuprim_dtype_size(t), g.stream);
-  tu_reduce_ref ref_big, ref_mid, ref_small, ref_two;
-  tu_reduce_reference(t, op, g.h_in, n_big, &ref_big);
-  tu_reduce_reference(t, op, g.h_in, n_mid, &ref_mid);
-  tu_reduce_reference(t, op, g.h_in, 1000, &ref_small);
-  tu_reduce_reference(t, op, g.h_in, 2, &ref_two);
+  hr_reduce_ref ref_big, ref_mid, ref_small, ref_two;
+  hr_reduce_reference(t, op, g.h_in, n_big, &ref_big);
+  hr_reduce_reference(t, op, g.h_in, n_mid, &ref_mid);
+  hr_reduce_reference(t, op, g.h_in, 1000, &ref_small);
+  hr_reduce_reference(t, op, g.h_in, 2, &ref_two);
 
   call calls[MAX_SLOTS];
-  const tu_reduce_ref *refs[MAX_SLOTS];
+  const hr_reduce_ref *refs[MAX_SLOTS];
   int must_fail[MAX_SLOTS];
   int count = 0;
 #define ADD(alg_, n_, ref_, must_)                                                                 \
@@ -1331,7 +1332,7 @@ static void test_large_input(void **state) {
   const uint64_t ns[] = {n31, n_max};
   const int nn = n_max == n31 ? 1 : 2;
   for (int k = 0; k < nn; ++k) {
-    tu_reduce_ref ref;
+    hr_reduce_ref ref;
     memset(&ref, 0, sizeof ref);
     ref.dtype = CUPRIM_U32;
     ref.op = CUPRIM_SUM;
@@ -1355,7 +1356,7 @@ static void test_large_input(void **state) {
   TU_CUDA(tu_device_fill_f32(d_f32, n31, g.stream));
   const uint64_t q = n31 / 1000, r = n31 % 1000;
   const uint64_t quarters = q * (999 * 1000 / 2) + r * (r - 1) / 2; /* the sum of i % 1000 */
-  tu_reduce_ref ref;
+  hr_reduce_ref ref;
   memset(&ref, 0, sizeof ref);
   ref.dtype = CUPRIM_F32;
   ref.op = CUPRIM_SUM;

@@ -26,9 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hostref_scan.h"
 #include "scan/scan_internal.h" /* cuprim__scan_lookback: AUTO with a chosen kernel */
 #include "test_device_fill.h"
-#include "test_scan_ref.h"
 #include "test_util.h"
 
 /* ---------------------------------------------------------------- fixture */
@@ -55,7 +55,7 @@ static struct fixture {
   unsigned char *h_in;            /* pinned, IN_CAP_BYTES */
   unsigned char *d_out, *h_out;   /* OUT_CAP_BYTES (h_out pinned) */
   unsigned char *d_out2, *h_out2; /* OUT2_CAP_BYTES */
-  tu_scan_ref ref, ref2;
+  hr_scan_ref ref, ref2;
   uint64_t seed;
   int quick;
   int fails; /* failed checks in the running test */
@@ -79,8 +79,8 @@ static int group_setup(void **state) {
   g.seed = tu_seed();
   g.quick = tu_quick();
   g.ctx_status = CUPRIM_ERROR_NO_DEVICE;
-  tu_scan_ref_init(&g.ref);
-  tu_scan_ref_init(&g.ref2);
+  hr_scan_ref_init(&g.ref);
+  hr_scan_ref_init(&g.ref2);
   print_message("mode: %s\n", g.quick ? "quick (CUPRIM_TEST_QUICK)" : "full");
   char reason[256];
   if (!tu_device_available(reason, sizeof reason)) {
@@ -118,8 +118,8 @@ static int group_teardown(void **state) {
   (void)cudaFreeHost(g.h_out2);
   if (g.stream)
     (void)cudaStreamDestroy(g.stream);
-  tu_scan_ref_free(&g.ref);
-  tu_scan_ref_free(&g.ref2);
+  hr_scan_ref_free(&g.ref);
+  hr_scan_ref_free(&g.ref2);
   return 0;
 }
 
@@ -159,12 +159,12 @@ static void end_gpu_test(void) {
 
 /* The seed of one case: a function of the base seed and the case's parameters. */
 static uint64_t case_seed(uint64_t a, uint64_t b, uint64_t c, uint64_t d) {
-  return tu_mix(tu_mix(tu_mix(tu_mix(g.seed, a), b), c), d);
+  return hr_mix(hr_mix(hr_mix(hr_mix(g.seed, a), b), c), d);
 }
 
-static void make_reference(tu_scan_ref *r, cuprim_dtype t, cuprim_op op, cuprim_scan_kind kind,
+static void make_reference(hr_scan_ref *r, cuprim_dtype t, cuprim_op op, cuprim_scan_kind kind,
                            const void *h, uint64_t n) {
-  if (tu_scan_reference(r, t, op, kind, h, n) != 0)
+  if (hr_scan_reference(r, t, op, kind, h, n) != 0)
     fail_msg("out of host memory for the reference of %" PRIu64 " elements", n);
 }
 
@@ -255,7 +255,7 @@ static const char *call_name(const scan_call *c) {
              c->tune.single_block_max_tiles, c->tune.small_tiles_max_n, c->tune.pdl_reset);
     return buf;
   }
-  return tu_scan_alg_name((cuprim_scan_alg)c->alg);
+  return hr_scan_alg_name((cuprim_scan_alg)c->alg);
 }
 
 static void describe(char *buf, size_t len, const scan_call *c, const char *data, uint64_t seed) {
@@ -264,7 +264,7 @@ static void describe(char *buf, size_t len, const scan_call *c, const char *data
     snprintf(offs, sizeof offs, " (d_in+%u d_out+%u elements)",
              c->in_place ? c->out_offset : c->in_offset, c->out_offset);
   snprintf(buf, len, "%s %s %s %s n=%" PRIu64 " %s%s data=%s seed=0x%016" PRIx64, call_name(c),
-           tu_dtype_name(c->dtype), tu_op_name(c->op), tu_scan_kind_name(c->kind), c->n,
+           hr_dtype_name(c->dtype), hr_op_name(c->op), hr_scan_kind_name(c->kind), c->n,
            c->in_place ? "in-place" : "out-of-place", offs, data, seed);
 }
 
@@ -324,7 +324,7 @@ static void enqueue_calls(cuprim_ctx *ctx, const scan_call *calls, int count, cu
 }
 
 /* The full check of one call: status, guards, every element (and its hash if asked). */
-static int check_call(const region *rg, const scan_call *c, call_result *r, const tu_scan_ref *ref,
+static int check_call(const region *rg, const scan_call *c, call_result *r, const hr_scan_ref *ref,
                       const char *data, uint64_t seed, int want_hash) {
   char what[384], why[512];
   describe(what, sizeof what, c, data, seed);
@@ -351,14 +351,14 @@ static int check_call(const region *rg, const scan_call *c, call_result *r, cons
   if (ref->n != c->n || ref->dtype != c->dtype || ref->op != c->op || ref->kind != c->kind)
     fail_msg("test bug: the reference does not match the call %s", what);
   uint64_t first = 0, last = 0;
-  const uint64_t wrong = tu_scan_check(ref, slot + at, POISON, &first, &last, why, sizeof why);
+  const uint64_t wrong = hr_scan_check(ref, slot + at, POISON, &first, &last, why, sizeof why);
   if (wrong) {
     failure("%s: %" PRIu64 " wrong element(s) (indices %" PRIu64 "..%" PRIu64 "), the first %s",
             what, wrong, first, last, why);
     return 0;
   }
   if (want_hash)
-    r->hash = tu_hash_bytes(slot + at, bytes);
+    r->hash = hr_hash_bytes(slot + at, bytes);
   r->ok = 1;
   return 1;
 }
@@ -366,7 +366,7 @@ static int check_call(const region *rg, const scan_call *c, call_result *r, cons
 /* Runs calls[0..count) on `stream` (as many per batch as the region holds) and checks each against
  * `ref`. Returns the number of calls that passed. */
 static int run_and_check(const scan_call *calls, int count, cudaStream_t stream,
-                         const tu_scan_ref *ref, const char *data, uint64_t seed, int want_hash,
+                         const hr_scan_ref *ref, const char *data, uint64_t seed, int want_hash,
                          call_result *res) {
   const region rg = main_region();
   int passed = 0;
@@ -429,11 +429,11 @@ static size_t sweep_sizes(cuprim_dtype t, uint64_t *sizes, size_t cap) {
   for (size_t i = 0; i < nbase && k < cap; ++i)
     sizes[k++] = base[i];
   /* Random sizes, log-uniform in [2, 2^21) (quick: [2, 2^17)); the same for every dtype. */
-  uint64_t s = tu_mix(g.seed, 0x5CA115E5);
+  uint64_t s = hr_mix(g.seed, 0x5CA115E5);
   const int count = g.quick ? 1 : 3;
   const double top = g.quick ? 17.0 : 21.0;
   for (int i = 0; i < count && k < cap; ++i)
-    sizes[k++] = (uint64_t)exp2(1.0 + tu_unit(&s) * (top - 1.0));
+    sizes[k++] = (uint64_t)exp2(1.0 + hr_unit(&s) * (top - 1.0));
   if (!g.quick && k < cap)
     sizes[k++] = cuprim_dtype_size(t) == 4 ? (1u << 24) + 2 * 4096 + 3 : (1u << 22) + 3 * 2048 + 5;
   return k;
@@ -474,38 +474,38 @@ static void sweep(cuprim_dtype t) {
   const size_t esize = cuprim_dtype_size(t);
   unsigned long cases = 0, ncalls = 0;
   for (int op = 0; op <= CUPRIM_XOR; ++op) {
-    if (!tu_scan_supported(t, (cuprim_op)op))
+    if (!hr_scan_supported(t, (cuprim_op)op))
       continue;
-    for (int d = 0; d < TU_SCAN_DATA_KINDS; ++d) {
-      if (!tu_scan_data_applies(t, (cuprim_op)op, (tu_scan_data)d))
+    for (int d = 0; d < HR_SCAN_DATA_KINDS; ++d) {
+      if (!hr_scan_data_applies(t, (cuprim_op)op, (hr_scan_data)d))
         continue;
-      if (g.quick && d == TU_SCAN_CONSTANT)
+      if (g.quick && d == HR_SCAN_CONSTANT)
         continue;
       for (size_t k = 0; k < nsizes; ++k) {
         const uint64_t n = sizes[k];
-        if (d != TU_SCAN_RANDOM && n > SWEEP_MAX)
+        if (d != HR_SCAN_RANDOM && n > SWEEP_MAX)
           continue;
         const uint64_t seed = case_seed(t, (uint64_t)op, (uint64_t)d, n);
-        tu_scan_fill(t, (cuprim_op)op, (tu_scan_data)d, seed, g.h_in, n);
+        hr_scan_fill(t, (cuprim_op)op, (hr_scan_data)d, seed, g.h_in, n);
         upload(g.d_in, g.h_in, n * esize, g.stream);
         for (int ki = 0; ki < 2; ++ki) {
           make_reference(&g.ref, t, (cuprim_op)op, kinds[ki], g.h_in, n);
           scan_call calls[MAX_CALLS];
           call_result res[MAX_CALLS];
           const int count = sweep_calls(calls, g.d_in, n, t, (cuprim_op)op, kinds[ki], k);
-          run_and_check(calls, count, g.stream, &g.ref, tu_scan_data_name((tu_scan_data)d), seed, 0,
+          run_and_check(calls, count, g.stream, &g.ref, hr_scan_data_name((hr_scan_data)d), seed, 0,
                         res);
           ncalls += (unsigned long)count;
           ++cases;
         }
         char what[128];
-        snprintf(what, sizeof what, "%s %s n=%" PRIu64 " seed=0x%016" PRIx64, tu_dtype_name(t),
-                 tu_op_name((cuprim_op)op), n, seed);
+        snprintf(what, sizeof what, "%s %s n=%" PRIu64 " seed=0x%016" PRIx64, hr_dtype_name(t),
+                 hr_op_name((cuprim_op)op), n, seed);
         check_input_intact(g.d_in, g.h_in, n * esize, what);
       }
     }
   }
-  print_message("%s: %lu cases, %lu calls\n", tu_dtype_name(t), cases, ncalls);
+  print_message("%s: %lu cases, %lu calls\n", hr_dtype_name(t), cases, ncalls);
   end_gpu_test();
 }
 
@@ -551,7 +551,7 @@ static void test_empty_input(void **state) {
         for (int a = SHORTHAND; a < NUM_ALGS; ++a)
           for (int ptrs = 0; ptrs < 5; ++ptrs) {
             const cuprim_dtype t = scan_dtypes[d];
-            if (!tu_scan_supported(t, (cuprim_op)op))
+            if (!hr_scan_supported(t, (cuprim_op)op))
               continue;
             const void *in = ptrs & 1 ? (const void *)g.d_in : NULL;
             void *o = ptrs & 2 ? (void *)out : NULL;
@@ -561,7 +561,7 @@ static void test_empty_input(void **state) {
             const cuprim_status st = issue(g.ctx, &c, in, o, g.stream);
             if (st != CUPRIM_SUCCESS)
               failure("%s %s %s %s n=0 d_in=%s d_out=%s: returned %s", call_name(&c),
-                      tu_dtype_name(t), tu_op_name((cuprim_op)op), tu_scan_kind_name(kinds[ki]),
+                      hr_dtype_name(t), hr_op_name((cuprim_op)op), hr_scan_kind_name(kinds[ki]),
                       in ? "valid" : "NULL", o ? "valid" : "NULL", tu_status_name(st));
           }
   TU_CUDA(cudaMemcpyAsync(g.h_out, g.d_out, bytes, cudaMemcpyDeviceToHost, g.stream));
@@ -619,7 +619,7 @@ static void test_nan_and_inf(void **state) {
           const uint64_t n = sizes[k];
           const uint64_t seed = case_seed(0x4A4, t, (uint64_t)op * 16 + (uint64_t)sp, n);
           uint64_t s = seed;
-          tu_scan_fill(t, (cuprim_op)op, TU_SCAN_RANDOM, seed, g.h_in, n);
+          hr_scan_fill(t, (cuprim_op)op, HR_SCAN_RANDOM, seed, g.h_in, n);
           const double wins = op == CUPRIM_MIN ? -inf : inf;
           switch ((special)sp) {
           case NAN_FIRST:
@@ -632,24 +632,24 @@ static void test_nan_and_inf(void **state) {
             put_float(t, g.h_in, n / 2, qnan);
             break;
           case NAN_RANDOM:
-            put_float(t, g.h_in, tu_below(&s, n), qnan);
+            put_float(t, g.h_in, hr_below(&s, n), qnan);
             break;
           case NAN_TWO:
-            put_float(t, g.h_in, tu_below(&s, n), qnan);
-            put_float(t, g.h_in, tu_below(&s, n), qnan);
+            put_float(t, g.h_in, hr_below(&s, n), qnan);
+            put_float(t, g.h_in, hr_below(&s, n), qnan);
             break;
           case NAN_NEGATIVE:
-            put_float(t, g.h_in, tu_below(&s, n), copysign(qnan, -1.0));
+            put_float(t, g.h_in, hr_below(&s, n), copysign(qnan, -1.0));
             break;
           case NAN_ALL:
             for (uint64_t i = 0; i < n; ++i)
               put_float(t, g.h_in, i, qnan);
             break;
           case INF_WINS:
-            put_float(t, g.h_in, tu_below(&s, n), wins);
+            put_float(t, g.h_in, hr_below(&s, n), wins);
             break;
           case INF_LOSES:
-            put_float(t, g.h_in, tu_below(&s, n), -wins);
+            put_float(t, g.h_in, hr_below(&s, n), -wins);
             break;
           default:
             break;
@@ -695,7 +695,7 @@ static void test_misaligned(void **state) {
         const uint64_t n = sizes[k];
         const uint64_t seed = case_seed(0x3A1, t, ops[o], n);
         /* floats: exact data, so every placement must give the very same values */
-        tu_scan_fill(t, ops[o], is_float(t) ? TU_SCAN_EXACT : TU_SCAN_RANDOM, seed, g.h_in, n);
+        hr_scan_fill(t, ops[o], is_float(t) ? HR_SCAN_EXACT : HR_SCAN_RANDOM, seed, g.h_in, n);
         unsigned char *in0 = g.d_in, *in1 = g.d_in2 + esize;
         upload(in0, g.h_in, n * esize, g.stream);
         upload(in1, g.h_in, n * esize, g.stream);
@@ -753,7 +753,7 @@ static void test_default_streams(void **state) {
         const cuprim_op op = ops[d];
         const uint64_t n = sizes[k];
         const uint64_t seed = case_seed(0x57E, t, (uint64_t)si, n);
-        tu_scan_fill(t, op, TU_SCAN_EXACT, seed, g.h_in, n);
+        hr_scan_fill(t, op, HR_SCAN_EXACT, seed, g.h_in, n);
         upload(g.d_in, g.h_in, n * cuprim_dtype_size(t), streams[si]);
         for (int ki = 0; ki < 2; ++ki) {
           make_reference(&g.ref, t, op, kinds[ki], g.h_in, n);
@@ -789,8 +789,8 @@ static void test_concurrent_streams(void **state) {
     const cuprim_scan_kind kind = kinds[round % 2];
     const uint64_t seed_a = case_seed(0xC0C, 1, (uint64_t)round, n);
     const uint64_t seed_b = case_seed(0xC0C, 2, (uint64_t)round, n);
-    tu_scan_fill(t, CUPRIM_SUM, TU_SCAN_RANDOM, seed_a, h_a, n);
-    tu_scan_fill(t, CUPRIM_SUM, TU_SCAN_RANDOM, seed_b, h_b, n);
+    hr_scan_fill(t, CUPRIM_SUM, HR_SCAN_RANDOM, seed_a, h_a, n);
+    hr_scan_fill(t, CUPRIM_SUM, HR_SCAN_RANDOM, seed_b, h_b, n);
     make_reference(&g.ref, t, CUPRIM_SUM, kind, h_a, n);
     make_reference(&g.ref2, t, CUPRIM_SUM, kind, h_b, n);
     upload(g.d_in, h_a, bytes, g.stream);
@@ -888,7 +888,7 @@ static void test_graph_capture(void **state) {
   for (int i = 0; i < count; ++i)
     if (res[i].st != CUPRIM_SUCCESS)
       failure("%s %s n=%" PRIu64 " under stream capture: %s (last CUDA error %s)",
-              call_name(&calls[i]), tu_scan_kind_name(calls[i].kind), calls[i].n,
+              call_name(&calls[i]), hr_scan_kind_name(calls[i].kind), calls[i].n,
               tu_status_name(res[i].st), cudaGetErrorName(cuprim_last_cuda_error()));
   if (copy_error != cudaSuccess)
     failure("cudaMemcpyAsync under capture: %s", cudaGetErrorName(copy_error));
@@ -913,7 +913,7 @@ static void test_graph_capture(void **state) {
   for (int round = 0; round < 3; ++round) {
     /* New data in the same buffer before rounds 0 and 1; round 2 replays on round 1's data. */
     const uint64_t seed = case_seed(0x6A9, (uint64_t)(round < 2 ? round : 1), 0, n);
-    tu_scan_fill(t, op, TU_SCAN_RANDOM, seed, g.h_in, n);
+    hr_scan_fill(t, op, HR_SCAN_RANDOM, seed, g.h_in, n);
     upload(g.d_in, g.h_in, bytes, g.stream);
     TU_CUDA(cudaMemsetAsync(rg.d, POISON, used, g.stream));
     TU_CUDA(cudaGraphLaunch(exec, g.stream));
@@ -954,7 +954,7 @@ static void test_determinism(void **state) {
     const cuprim_op op = cases[k].op;
     const int promised = !(is_float(t) && (op == CUPRIM_SUM || op == CUPRIM_PROD));
     const uint64_t seed = case_seed(0xDE7, t, op, n);
-    tu_scan_fill(t, op, TU_SCAN_RANDOM, seed, g.h_in, n);
+    hr_scan_fill(t, op, HR_SCAN_RANDOM, seed, g.h_in, n);
     upload(g.d_in, g.h_in, n * cuprim_dtype_size(t), g.stream);
     for (int ki = 0; ki < 2; ++ki) {
       make_reference(&g.ref, t, op, kinds[ki], g.h_in, n);
@@ -976,12 +976,12 @@ static void test_determinism(void **state) {
         if (promised && differ)
           failure("%s %s %s %s n=%" PRIu64 " seed=0x%016" PRIx64
                   ": %d of %d runs gave other bits than the first",
-                  call_name(&calls[i]), tu_dtype_name(t), tu_op_name(op),
-                  tu_scan_kind_name(kinds[ki]), n, seed, differ, RUNS - 1);
+                  call_name(&calls[i]), hr_dtype_name(t), hr_op_name(op),
+                  hr_scan_kind_name(kinds[ki]), n, seed, differ, RUNS - 1);
         else if (!promised)
           print_message("determinism (not promised): %s %s %s %s: %s over %d runs\n",
-                        call_name(&calls[i]), tu_dtype_name(t), tu_op_name(op),
-                        tu_scan_kind_name(kinds[ki]), differ ? "bits varied" : "same bits", RUNS);
+                        call_name(&calls[i]), hr_dtype_name(t), hr_op_name(op),
+                        hr_scan_kind_name(kinds[ki]), differ ? "bits varied" : "same bits", RUNS);
       }
     }
   }
@@ -1007,8 +1007,8 @@ static void test_kernel_choice_same_bits(void **state) {
     for (size_t o = 0; o < sizeof ops / sizeof ops[0]; ++o) {
       const uint64_t max_n = sizes[nsizes - 1];
       const uint64_t seed = case_seed(0xA07, t, ops[o], 0);
-      const tu_scan_data data = is_float(t) ? TU_SCAN_EXACT : TU_SCAN_RANDOM;
-      tu_scan_fill(t, ops[o], data, seed, g.h_in, max_n);
+      const hr_scan_data data = is_float(t) ? HR_SCAN_EXACT : HR_SCAN_RANDOM;
+      hr_scan_fill(t, ops[o], data, seed, g.h_in, max_n);
       upload(g.d_in, g.h_in, max_n * cuprim_dtype_size(t), g.stream);
       for (size_t k = 0; k < nsizes; ++k)
         for (int ki = 0; ki < 2; ++ki) {
@@ -1030,12 +1030,12 @@ static void test_kernel_choice_same_bits(void **state) {
           calls[7].tune.small_tiles_max_n = UINT64_MAX;
           calls[7] = in_place(calls[7]);
           const int ok =
-              run_and_check(calls, NCALLS, g.stream, &g.ref, tu_scan_data_name(data), seed, 1, res);
+              run_and_check(calls, NCALLS, g.stream, &g.ref, hr_scan_data_name(data), seed, 1, res);
           if (ok == NCALLS && g.ref.exact)
             for (int i = 1; i < NCALLS; ++i)
               if (res[i].hash != res[0].hash)
-                failure("%s %s %s n=%" PRIu64 ": %s and %s gave different bits", tu_dtype_name(t),
-                        tu_op_name(ops[o]), tu_scan_kind_name(kinds[ki]), n, call_name(&calls[0]),
+                failure("%s %s %s n=%" PRIu64 ": %s and %s gave different bits", hr_dtype_name(t),
+                        hr_op_name(ops[o]), hr_scan_kind_name(kinds[ki]), n, call_name(&calls[0]),
                         call_name(&calls[i]));
         }
     }
@@ -1049,11 +1049,11 @@ static void test_kernel_choice_same_bits(void **state) {
  * large input, inclusive and exclusive by turns, every element compared each time. A missing
  * fence or a misread tile status shows up as a rare wrong element, so the count of bad runs is
  * what to look at. */
-static void stress(cuprim_dtype t, cuprim_op op, tu_scan_data data, uint64_t n, int runs) {
+static void stress(cuprim_dtype t, cuprim_op op, hr_scan_data data, uint64_t n, int runs) {
   const uint64_t seed = case_seed(0x57E55, t, op, n);
-  tu_scan_fill(t, op, data, seed, g.h_in, n);
+  hr_scan_fill(t, op, data, seed, g.h_in, n);
   upload(g.d_in, g.h_in, n * cuprim_dtype_size(t), g.stream);
-  tu_scan_ref *refs[2] = {&g.ref, &g.ref2};
+  hr_scan_ref *refs[2] = {&g.ref, &g.ref2};
   for (int ki = 0; ki < 2; ++ki)
     make_reference(refs[ki], t, op, kinds[ki], g.h_in, n);
   if (!g.ref.exact || !g.ref2.exact)
@@ -1067,7 +1067,7 @@ static void stress(cuprim_dtype t, cuprim_op op, tu_scan_data data, uint64_t n, 
     for (int a = 0; a < 2; ++a)
       calls[a] = make_call(algs[a], g.d_in, n, t, op, kinds[ki]);
     char label[64];
-    snprintf(label, sizeof label, "%s, stress run %d of %d", tu_scan_data_name(data), r + 1, runs);
+    snprintf(label, sizeof label, "%s, stress run %d of %d", hr_scan_data_name(data), r + 1, runs);
     run_and_check(calls, 2, g.stream, refs[ki], label, seed, 0, res);
     for (int a = 0; a < 2; ++a)
       bad_runs[a] += !res[a].ok;
@@ -1075,7 +1075,7 @@ static void stress(cuprim_dtype t, cuprim_op op, tu_scan_data data, uint64_t n, 
   for (int a = 0; a < 2; ++a) {
     const scan_call c = make_call(algs[a], g.d_in, n, t, op, CUPRIM_INCLUSIVE);
     print_message("look-back stress: %s %s %s n=%" PRIu64 ": %d of %d runs wrong\n", call_name(&c),
-                  tu_dtype_name(t), tu_op_name(op), n, bad_runs[a], runs);
+                  hr_dtype_name(t), hr_op_name(op), n, bad_runs[a], runs);
   }
 }
 
@@ -1084,10 +1084,10 @@ static void test_lookback_stress(void **state) {
   begin_gpu_test();
   const int runs = g.quick ? 5 : 50;
   /* 4-byte values: status and value packed in one word; 8-byte: separate arrays and a fence. */
-  stress(CUPRIM_I32, CUPRIM_SUM, TU_SCAN_RANDOM, g.quick ? (1u << 17) + 5 : (1u << 24) + 5, runs);
-  stress(CUPRIM_U64, CUPRIM_SUM, TU_SCAN_RANDOM, g.quick ? (1u << 16) + 5 : (1u << 23) + 5, runs);
+  stress(CUPRIM_I32, CUPRIM_SUM, HR_SCAN_RANDOM, g.quick ? (1u << 17) + 5 : (1u << 24) + 5, runs);
+  stress(CUPRIM_U64, CUPRIM_SUM, HR_SCAN_RANDOM, g.quick ? (1u << 16) + 5 : (1u << 23) + 5, runs);
   /* Float SUM on exact data: the same bits every run, so a race in the float path shows too. */
-  stress(CUPRIM_F32, CUPRIM_SUM, TU_SCAN_EXACT, g.quick ? (1u << 17) + 5 : (1u << 24) + 5,
+  stress(CUPRIM_F32, CUPRIM_SUM, HR_SCAN_EXACT, g.quick ? (1u << 17) + 5 : (1u << 24) + 5,
          g.quick ? 3 : 20);
   end_gpu_test();
 }
@@ -1176,7 +1176,7 @@ static void test_counting_allocator(void **state) {
       const cuprim_dtype t = cases[k].t;
       const uint64_t n = cases[k].n;
       const uint64_t seed = case_seed(0xA11C, t, cases[k].op, n);
-      tu_scan_fill(t, cases[k].op, TU_SCAN_RANDOM, seed, g.h_in, n);
+      hr_scan_fill(t, cases[k].op, HR_SCAN_RANDOM, seed, g.h_in, n);
       upload(g.d_in, g.h_in, n * cuprim_dtype_size(t), g.stream);
       make_reference(&g.ref, t, cases[k].op, kinds[ki], g.h_in, n);
       scan_call calls[NUM_ALGS + 1];
@@ -1245,7 +1245,7 @@ static void test_failing_allocator(void **state) {
   for (int k = 0; k < 2; ++k) {
     const uint64_t n = sizes[k];
     const uint64_t seed = case_seed(0xFA11, t, op, n);
-    tu_scan_fill(t, op, TU_SCAN_RANDOM, seed, g.h_in, n);
+    hr_scan_fill(t, op, HR_SCAN_RANDOM, seed, g.h_in, n);
     upload(g.d_in, g.h_in, n * cuprim_dtype_size(t), g.stream);
     make_reference(&g.ref, t, op, CUPRIM_INCLUSIVE, g.h_in, n);
     scan_call calls[NUM_ALGS + 1];
