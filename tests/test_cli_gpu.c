@@ -14,7 +14,7 @@
 #include "test_util.h"
 
 #include "cli_args.h"
-#include "cli_ops.h"
+#include "hostref_histogram.h"
 #include "test_cli_common.h"
 
 enum {
@@ -65,6 +65,14 @@ static void *make_data(cuprim_dtype t, cuprim_op op, uint64_t n, uint64_t seed) 
   return h;
 }
 
+/* counts[0..bins) = the host's histogram of h[0..n): `bins` even bins over [lo, hi), or the bins
+ * given by edges[0..bins] (edges not NULL). */
+static void host_histogram(cuprim_dtype t, const void *h, uint64_t n, uint32_t bins, double lo,
+                           double hi, const double *edges, uint64_t *counts) {
+  const hr_hist_bins b = edges ? hr_hist_bins_edges(bins, edges) : hr_hist_bins_even(bins, lo, hi);
+  hr_hist_reference(&b, t, h, n, counts);
+}
+
 static const cuprim_dtype kScanTypes[] = {CUPRIM_I32, CUPRIM_U32, CUPRIM_I64,
                                           CUPRIM_U64, CUPRIM_F32, CUPRIM_F64};
 enum { NUM_SCAN_TYPES = sizeof kScanTypes / sizeof kScanTypes[0] };
@@ -78,13 +86,13 @@ static void check_reduce(tc_run *r, const char *file, cuprim_dtype t, cuprim_op 
                          const void *data, uint64_t n, const char *extra) {
   unsigned char want[8];
   char text[80];
-  cli_reduce_host(t, op, data, n, want);
-  cli_format_value(t, want, text, sizeof text);
+  hr_reduce_seq(t, op, data, n, want);
+  hr_format_value(t, want, text, sizeof text);
   strcat(text, "\n");
-  tc_cli(r, "reduce --op %s %s %s", cli_op_name(op), extra, file);
+  tc_cli(r, "reduce --op %s %s %s", hr_op_name(op), extra, file);
   if (r->status != 0 || strcmp(r->out, text) != 0)
-    fail_msg("reduce %s %s %s n=%llu: status %d, printed \"%s\", expected \"%s\"", cli_op_name(op),
-             cli_dtype_name(t), extra, (unsigned long long)n, r->status, r->out, text);
+    fail_msg("reduce %s %s %s n=%llu: status %d, printed \"%s\", expected \"%s\"", hr_op_name(op),
+             hr_dtype_name(t), extra, (unsigned long long)n, r->status, r->out, text);
 }
 
 static void test_reduce(void **state) {
@@ -121,11 +129,11 @@ static void test_reduce_inputs_and_outputs(void **state) {
   int32_t *h = make_data(CUPRIM_I32, CUPRIM_SUM, N, 11);
   const uint64_t shape[1] = {N};
   tc_write_npy(tc_path("i32.npy"), CUPRIM_I32, 1, shape, h, N * sizeof(int32_t));
-  for (int alg = 0; alg < cli_alg_count(CLI_PRIM_REDUCE); ++alg) {
+  for (int alg = 0; alg < hr_alg_count(HR_REDUCE); ++alg) {
     char extra[96];
-    snprintf(extra, sizeof extra, "--alg %s", cli_alg_name(CLI_PRIM_REDUCE, alg));
+    snprintf(extra, sizeof extra, "--alg %s", hr_alg_name(HR_REDUCE, alg));
     check_reduce(r, tc_path("i32.npy"), CUPRIM_I32, CUPRIM_SUM, h, N, extra);
-    snprintf(extra, sizeof extra, "--alg %s --chunk 4096", cli_alg_name(CLI_PRIM_REDUCE, alg));
+    snprintf(extra, sizeof extra, "--alg %s --chunk 4096", hr_alg_name(HR_REDUCE, alg));
     check_reduce(r, tc_path("i32.npy"), CUPRIM_I32, CUPRIM_MAX, h, N, extra);
   }
   /* The same data as raw binary, and as a 3-d array (flattened). */
@@ -145,7 +153,7 @@ static void test_reduce_inputs_and_outputs(void **state) {
   tc_cli(r, "reduce --op sum -o %s %s", tc_path("sum.npy"), tc_path("i32.npy"));
   assert_int_equal(r->status, 0);
   int32_t want;
-  cli_reduce_host(CUPRIM_I32, CUPRIM_SUM, h, N, &want);
+  hr_reduce_seq(CUPRIM_I32, CUPRIM_SUM, h, N, &want);
   cuprim_dtype t;
   uint64_t count;
   int32_t *got = tc_read_npy(tc_path("sum.npy"), &t, &count);
@@ -183,13 +191,13 @@ static void check_scan(tc_run *r, const char *file, cuprim_dtype t, cuprim_op op
   const size_t size = cuprim_dtype_size(t);
   void *want = malloc(n ? (size_t)n * size : 1);
   assert_non_null(want);
-  cli_scan_host(t, op, kind, data, want, n);
+  hr_scan_seq(t, op, kind, data, want, n);
   const char *out = tc_path("scan_out.npy");
   remove(out);
-  tc_cli(r, "scan --op %s %s %s -o %s %s", cli_op_name(op),
+  tc_cli(r, "scan --op %s %s %s -o %s %s", hr_op_name(op),
          kind == CUPRIM_EXCLUSIVE ? "--exclusive" : "--inclusive", extra, out, file);
   if (r->status != 0)
-    fail_msg("scan %s %s %s: status %d: %s", cli_op_name(op), cli_dtype_name(t), extra, r->status,
+    fail_msg("scan %s %s %s: status %d: %s", hr_op_name(op), hr_dtype_name(t), extra, r->status,
              r->err);
   cuprim_dtype got_t;
   uint64_t got_n;
@@ -197,12 +205,12 @@ static void check_scan(tc_run *r, const char *file, cuprim_dtype t, cuprim_op op
   assert_int_equal(got_t, t);
   assert_int_equal(got_n, n);
   for (uint64_t i = 0; i < n; ++i) {
-    if (!cli_same_value(t, got + i * size, (const char *)want + i * size)) {
+    if (!hr_same_value(t, got + i * size, (const char *)want + i * size)) {
       char g[80], w[80];
-      cli_format_value(t, got + i * size, g, sizeof g);
-      cli_format_value(t, (const char *)want + i * size, w, sizeof w);
-      fail_msg("scan %s %s %s %s n=%llu: element %llu is %s, expected %s", cli_op_name(op),
-               hr_scan_kind_name(kind), cli_dtype_name(t), extra, (unsigned long long)n,
+      hr_format_value(t, got + i * size, g, sizeof g);
+      hr_format_value(t, (const char *)want + i * size, w, sizeof w);
+      fail_msg("scan %s %s %s %s n=%llu: element %llu is %s, expected %s", hr_op_name(op),
+               hr_scan_kind_name(kind), hr_dtype_name(t), extra, (unsigned long long)n,
                (unsigned long long)i, g, w);
     }
   }
@@ -247,11 +255,11 @@ static void test_scan_algorithms_and_shapes(void **state) {
   int64_t *h = make_data(CUPRIM_I64, CUPRIM_SUM, N, 21);
   const uint64_t shape[1] = {N};
   tc_write_npy(tc_path("i64.npy"), CUPRIM_I64, 1, shape, h, N * sizeof(int64_t));
-  for (int alg = 0; alg < cli_alg_count(CLI_PRIM_SCAN); ++alg) {
+  for (int alg = 0; alg < hr_alg_count(HR_SCAN); ++alg) {
     char extra[96];
-    snprintf(extra, sizeof extra, "--alg %s", cli_alg_name(CLI_PRIM_SCAN, alg));
+    snprintf(extra, sizeof extra, "--alg %s", hr_alg_name(HR_SCAN, alg));
     check_scan(r, tc_path("i64.npy"), CUPRIM_I64, CUPRIM_SUM, CUPRIM_INCLUSIVE, h, N, extra);
-    snprintf(extra, sizeof extra, "--alg %s --chunk 3000", cli_alg_name(CLI_PRIM_SCAN, alg));
+    snprintf(extra, sizeof extra, "--alg %s --chunk 3000", hr_alg_name(HR_SCAN, alg));
     check_scan(r, tc_path("i64.npy"), CUPRIM_I64, CUPRIM_SUM, CUPRIM_EXCLUSIVE, h, N, extra);
   }
   /* Tiny passes: one element each; a file of one element; an empty file; a 2-d array. */
@@ -281,7 +289,7 @@ static void test_scan_algorithms_and_shapes(void **state) {
   int64_t *got = tc_read_npy(tc_path("inplace.npy"), &t, &count);
   int64_t *want = malloc(N * sizeof(int64_t));
   assert_non_null(want);
-  cli_scan_host(CUPRIM_I64, CUPRIM_SUM, CUPRIM_INCLUSIVE, h, want, N);
+  hr_scan_seq(CUPRIM_I64, CUPRIM_SUM, CUPRIM_INCLUSIVE, h, want, N);
   assert_int_equal(count, N);
   assert_memory_equal(got, want, N * sizeof(int64_t));
   assert_int_equal(tc_count_entries(".tmp-"), 0);
@@ -354,14 +362,14 @@ static void test_histogram(void **state) {
     tc_write_npy(file, (cuprim_dtype)t, 1, shape, h,
                  (size_t)N * cuprim_dtype_size((cuprim_dtype)t));
     uint64_t want[BINS] = {0}, got[BINS];
-    cli_histogram_host((cuprim_dtype)t, h, N, BINS, lo, hi, NULL, want);
+    host_histogram((cuprim_dtype)t, h, N, BINS, lo, hi, NULL, want);
     /* The table, in one pass and in many. */
     for (int chunked = 0; chunked < 2; ++chunked) {
       tc_cli(r, "histogram --bins %d --range %.17g %.17g %s %s", BINS, lo, hi,
              chunked ? "--chunk 1000" : "", file);
       assert_int_equal(r->status, 0);
       table_counts(r->out, got, BINS);
-      check_counts(got, want, BINS, cli_dtype_name((cuprim_dtype)t));
+      check_counts(got, want, BINS, hr_dtype_name((cuprim_dtype)t));
     }
     free(h);
   }
@@ -378,11 +386,11 @@ static void test_histogram_outputs_edges_algorithms(void **state) {
   const uint64_t shape[1] = {N};
   tc_write_npy(tc_path("f32.npy"), CUPRIM_F32, 1, shape, h, N * sizeof(float));
   uint64_t want[BINS] = {0};
-  cli_histogram_host(CUPRIM_F32, h, N, BINS, lo, hi, NULL, want);
+  host_histogram(CUPRIM_F32, h, N, BINS, lo, hi, NULL, want);
   /* Every algorithm, to a .npy of u64 counts. */
-  for (int alg = 0; alg < cli_alg_count(CLI_PRIM_HISTOGRAM); ++alg) {
+  for (int alg = 0; alg < hr_alg_count(HR_HISTOGRAM); ++alg) {
     tc_cli(r, "histogram --bins %d --range %g %g --alg %s --chunk 9999 -o %s %s", BINS, lo, hi,
-           cli_alg_name(CLI_PRIM_HISTOGRAM, alg), tc_path("h.npy"), tc_path("f32.npy"));
+           hr_alg_name(HR_HISTOGRAM, alg), tc_path("h.npy"), tc_path("f32.npy"));
     assert_int_equal(r->status, 0);
     assert_string_equal(r->out, ""); /* written to the file, not printed */
     cuprim_dtype t;
@@ -390,7 +398,7 @@ static void test_histogram_outputs_edges_algorithms(void **state) {
     uint64_t *got = tc_read_npy(tc_path("h.npy"), &t, &count);
     assert_int_equal(t, CUPRIM_U64);
     assert_int_equal(count, BINS);
-    check_counts(got, want, BINS, cli_alg_name(CLI_PRIM_HISTOGRAM, alg));
+    check_counts(got, want, BINS, hr_alg_name(HR_HISTOGRAM, alg));
     free(got);
   }
   /* CSV: a header, then lower,upper,count per bin; the first lower and last upper are the range. */
@@ -418,7 +426,7 @@ static void test_histogram_outputs_edges_algorithms(void **state) {
   /* Edges from a text file and from a .npy file: uneven bins, some samples outside. */
   const double edges[5] = {-1.5, -0.25, 0.0, 0.125, 1.75};
   uint64_t want_e[4] = {0};
-  cli_histogram_host(CUPRIM_F32, h, N, 4, 0.0, 0.0, edges, want_e);
+  host_histogram(CUPRIM_F32, h, N, 4, 0.0, 0.0, edges, want_e);
   const char *text = "# edges\n-1.5, -0.25\n0 0.125 1.75\n";
   tc_write_file(tc_path("edges.txt"), text, strlen(text));
   const uint64_t five[1] = {5};
@@ -442,7 +450,7 @@ static void test_histogram_outputs_edges_algorithms(void **state) {
     bytes[i] = (unsigned char)hr_splitmix64(&st);
   tc_write_file(tc_path("u8.bin"), bytes, N);
   uint64_t want8[256] = {0};
-  cli_histogram_host(CUPRIM_U8, bytes, N, 256, 0.0, 256.0, NULL, want8);
+  host_histogram(CUPRIM_U8, bytes, N, 256, 0.0, 256.0, NULL, want8);
   tc_cli(r, "histogram --dtype u8 --bins 256 --range 0 256 --chunk 4096 -o %s %s",
          tc_path("u8.npy"), tc_path("u8.bin"));
   assert_int_equal(r->status, 0);
@@ -478,20 +486,21 @@ static void check_ladder(tc_run *r, cli_primitive p, const char *args) {
     fail_msg("ladder %s %s: status %d\n%s", names[p], args, r->status, r->out);
   print_message("%s", r->out);
   int rows = 0;
-  for (int alg = 0; alg < cli_alg_count(p); ++alg) {
+  for (int alg = 0; alg < hr_alg_count((hr_primitive)p); ++alg) {
     char want[64];
-    snprintf(want, sizeof want, "  %s ", cli_alg_name(p, alg)); /* the row's name column */
+    snprintf(want, sizeof want, "  %s ",
+             hr_alg_name((hr_primitive)p, alg)); /* the row's name column */
     const char *row = strstr(r->out, want);
     if (!row)
-      fail_msg("ladder %s: no row for %s", names[p], cli_alg_name(p, alg));
+      fail_msg("ladder %s: no row for %s", names[p], hr_alg_name((hr_primitive)p, alg));
     const char *end = strchr(row, '\n');
     assert_non_null(end);
     const char *ok = strstr(row, " ok ");
     if (!ok || ok > end)
-      fail_msg("ladder %s: the row of %s is not ok", names[p], cli_alg_name(p, alg));
+      fail_msg("ladder %s: the row of %s is not ok", names[p], hr_alg_name((hr_primitive)p, alg));
     ++rows;
   }
-  assert_int_equal(rows, cli_alg_count(p));
+  assert_int_equal(rows, hr_alg_count((hr_primitive)p));
   assert_non_null(strstr(r->out, "GB/s"));
 }
 

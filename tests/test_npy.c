@@ -123,7 +123,7 @@ static const struct {
 } kTypes[] = {
     {CUPRIM_I8, "|i1", 1},  {CUPRIM_U8, "|u1", 1},  {CUPRIM_I16, "<i2", 2}, {CUPRIM_U16, "<u2", 2},
     {CUPRIM_I32, "<i4", 4}, {CUPRIM_U32, "<u4", 4}, {CUPRIM_I64, "<i8", 8}, {CUPRIM_U64, "<u8", 8},
-    {CUPRIM_F32, "<f4", 4}, {CUPRIM_F64, "<f8", 8},
+    {CUPRIM_F32, "<f4", 4}, {CUPRIM_F64, "<f8", 8}, {CUPRIM_F16, "<f2", 2},
 };
 enum { NUM_TYPES = sizeof kTypes / sizeof kTypes[0] };
 
@@ -332,7 +332,6 @@ static void test_bad_headers(void **state) {
       /* Unsupported dtypes. */
       {"{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }", NPY_ERR_DTYPE},
       {"{'descr': '|O', 'fortran_order': False, 'shape': (1,), }", NPY_ERR_DTYPE},
-      {"{'descr': '<f2', 'fortran_order': False, 'shape': (1,), }", NPY_ERR_DTYPE},
       {"{'descr': '<f16', 'fortran_order': False, 'shape': (1,), }", NPY_ERR_DTYPE},
       {"{'descr': '|b1', 'fortran_order': False, 'shape': (1,), }", NPY_ERR_DTYPE},
       {"{'descr': '<U3', 'fortran_order': False, 'shape': (1,), }", NPY_ERR_DTYPE},
@@ -432,6 +431,7 @@ static void test_writer_bytes(void **state) {
   assert_memory_equal(buf + 10, "{'descr': '|u1', 'fortran_order': False, 'shape': (), }", 55);
   /* Invalid arguments and a buffer too small. */
   assert_int_equal(npy_format_header(buf, sizeof buf, (cuprim_dtype)99, 1, shape), 0);
+  assert_int_equal(npy_format_header(buf, sizeof buf, CUPRIM_BF16, 1, shape), 0); /* no descr */
   assert_int_equal(npy_format_header(buf, 100, CUPRIM_F32, 1, shape), 0);
   assert_int_equal(npy_format_header(buf, sizeof buf, CUPRIM_F32, NPY_MAX_DIMS + 1, shape), 0);
   /* The most dimensions, each the largest value, still fit. */

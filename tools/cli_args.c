@@ -24,64 +24,72 @@ const char *cli_command_name(cli_command c) {
   return (unsigned)c < NUM_COMMANDS ? command_names[c] : NULL;
 }
 
-/* dtype names: the short ones first (what is printed), NumPy's long ones accepted too. */
-static const char *const dtype_short[] = {"i8",  "u8",  "i16", "u16", "i32",
-                                          "u32", "i64", "u64", "f32", "f64"};
-static const char *const dtype_long[] = {"int8",   "uint8", "int16",  "uint16",  "int32",
-                                         "uint32", "int64", "uint64", "float32", "float64"};
-enum { NUM_DTYPES = sizeof dtype_short / sizeof dtype_short[0] };
-
-static const char *const op_names[] = {"sum", "prod", "min", "max", "and", "or", "xor"};
-enum { NUM_OPS = sizeof op_names / sizeof op_names[0] };
-
-/* Algorithm names in enum order (values are pinned: index == enum value). */
-static const char *const reduce_algs[] = {"auto",
-                                          "global_tree",
-                                          "neighbored_divergent",
-                                          "neighbored_strided",
-                                          "sequential",
-                                          "first_add_on_load",
-                                          "unrolled",
-                                          "warp_shuffle",
-                                          "coarsened",
-                                          "atomic"};
-static const char *const scan_algs[] = {"auto", "hillis_steele", "blelloch", "warp_shuffle",
-                                        "decoupled_lookback"};
-static const char *const histogram_algs[] = {"auto", "global_atomic", "block_private",
-                                             "sort_reduce_by_key"};
-static const struct {
-  const char *const *names;
-  int count;
-} alg_tables[] = {
-    [CLI_PRIM_REDUCE] = {reduce_algs, (int)(sizeof reduce_algs / sizeof reduce_algs[0])},
-    [CLI_PRIM_SCAN] = {scan_algs, (int)(sizeof scan_algs / sizeof scan_algs[0])},
-    [CLI_PRIM_HISTOGRAM] = {histogram_algs,
-                            (int)(sizeof histogram_algs / sizeof histogram_algs[0])},
+/* NumPy's long dtype names, accepted besides the library's short ones ("f32"), by dtype value. */
+static const char *const dtype_long[] = {
+    [CUPRIM_I8] = "int8",     [CUPRIM_U8] = "uint8",    [CUPRIM_I16] = "int16",
+    [CUPRIM_U16] = "uint16",  [CUPRIM_I32] = "int32",   [CUPRIM_U32] = "uint32",
+    [CUPRIM_I64] = "int64",   [CUPRIM_U64] = "uint64",  [CUPRIM_F32] = "float32",
+    [CUPRIM_F64] = "float64", [CUPRIM_F16] = "float16", [CUPRIM_BF16] = "bfloat16"};
+enum {
+  NUM_LONG_NAMES = sizeof dtype_long / sizeof dtype_long[0],
+  MAX_DTYPES = 64 /* past the last dtype the library names: the scans below stop at NULL */
 };
-/* The tables must list every value of the public enums. */
-_Static_assert(sizeof reduce_algs / sizeof reduce_algs[0] == CUPRIM_REDUCE_ATOMIC + 1,
-               "reduce_algs must name every cuprim_reduce_alg");
-_Static_assert(sizeof scan_algs / sizeof scan_algs[0] == CUPRIM_SCAN_DECOUPLED_LOOKBACK + 1,
-               "scan_algs must name every cuprim_scan_alg");
-_Static_assert(sizeof histogram_algs / sizeof histogram_algs[0] ==
-                   CUPRIM_HISTOGRAM_SORT_REDUCE_BY_KEY + 1,
-               "histogram_algs must name every cuprim_histogram_alg");
-_Static_assert(NUM_DTYPES == CUPRIM_F64 + 1, "dtype names must cover cuprim_dtype");
-_Static_assert(NUM_OPS == CUPRIM_XOR + 1, "op names must cover cuprim_op");
 
-const char *cli_dtype_name(cuprim_dtype t) {
-  return (unsigned)t < NUM_DTYPES ? dtype_short[t] : "?";
-}
-const char *cli_op_name(cuprim_op op) { return (unsigned)op < NUM_OPS ? op_names[op] : "?"; }
-
-int cli_alg_count(cli_primitive p) {
-  return (unsigned)p <= CLI_PRIM_HISTOGRAM ? alg_tables[p].count : 0;
+const char *cli_primitive_name(cli_primitive p) {
+  return p == CLI_PRIM_REDUCE ? "reduce" : p == CLI_PRIM_SCAN ? "scan" : "histogram";
 }
 
-const char *cli_alg_name(cli_primitive p, int alg) {
-  if ((unsigned)p > CLI_PRIM_HISTOGRAM || alg < 0 || alg >= alg_tables[p].count)
-    return NULL;
-  return alg_tables[p].names[alg];
+/* 1 if primitive p takes (t, op), as the library answers. */
+static int takes(cli_primitive p, cuprim_dtype t, cuprim_op op) {
+  switch (p) {
+  case CLI_PRIM_REDUCE:
+    return cuprim_reduce_supported(t, op);
+  case CLI_PRIM_SCAN:
+    return cuprim_scan_supported(t, op);
+  case CLI_PRIM_HISTOGRAM:
+    return cuprim_histogram_supported(t);
+  }
+  return 0;
+}
+
+/* " i32 u32 ..." : the dtypes p takes with op, into buf; *any_float: 1 if one is a float. */
+static void taken_dtypes(cli_primitive p, cuprim_op op, char *buf, size_t len, int *any_float) {
+  size_t used = 0;
+  *any_float = 0;
+  buf[0] = '\0';
+  for (int t = 0; t < MAX_DTYPES && cuprim_dtype_name((cuprim_dtype)t); ++t)
+    if (takes(p, (cuprim_dtype)t, op) && used < len) {
+      used += (size_t)snprintf(buf + used, len - used, " %s", cuprim_dtype_name((cuprim_dtype)t));
+      *any_float |= hr_is_float((cuprim_dtype)t);
+    }
+}
+
+int cli_check_supported(cli_primitive p, cuprim_dtype t, cuprim_op op, char *err, size_t len) {
+  const char *prim = cli_primitive_name(p);
+  if (!cuprim_dtype_name(t)) {
+    snprintf(err, len, "%s: dtype %d is not a cuprim dtype", prim, (int)t);
+    return CLI_EXIT_UNSUPPORTED;
+  }
+  if (p != CLI_PRIM_HISTOGRAM && !cuprim_op_name(op)) {
+    snprintf(err, len, "%s: op %d is not a cuprim op", prim, (int)op);
+    return CLI_EXIT_UNSUPPORTED;
+  }
+  if (takes(p, t, op))
+    return CLI_EXIT_OK;
+  char with_op[128], with_sum[128];
+  int float_with_op, float_with_sum;
+  taken_dtypes(p, op, with_op, sizeof with_op, &float_with_op);
+  taken_dtypes(p, CUPRIM_SUM, with_sum, sizeof with_sum, &float_with_sum);
+  if (p == CLI_PRIM_HISTOGRAM || !takes(p, t, CUPRIM_SUM))
+    snprintf(err, len, "%s does not take %s data (it takes%s)", prim, cuprim_dtype_name(t),
+             with_sum);
+  else if (with_op[0] && !float_with_op)
+    snprintf(err, len, "%s --op %s takes integer data only (%s), not %s", prim, cuprim_op_name(op),
+             with_op + 1, cuprim_dtype_name(t));
+  else
+    snprintf(err, len, "%s --op %s does not take %s data (with %s it takes%s)", prim,
+             cuprim_op_name(op), cuprim_dtype_name(t), cuprim_op_name(op), with_op);
+  return CLI_EXIT_UNSUPPORTED;
 }
 
 /* Case-insensitive equality, with '-' and '_' the same. */
@@ -131,8 +139,9 @@ int cli_parse_double(const char *s, double *out) {
 }
 
 int cli_parse_dtype(const char *s, cuprim_dtype *out) {
-  for (int t = 0; s && t < NUM_DTYPES; ++t)
-    if (name_equal(s, dtype_short[t]) || name_equal(s, dtype_long[t])) {
+  for (int t = 0; s && t < MAX_DTYPES && cuprim_dtype_name((cuprim_dtype)t); ++t)
+    if (name_equal(s, cuprim_dtype_name((cuprim_dtype)t)) ||
+        (t < NUM_LONG_NAMES && dtype_long[t] && name_equal(s, dtype_long[t]))) {
       *out = (cuprim_dtype)t;
       return 0;
     }
@@ -140,8 +149,8 @@ int cli_parse_dtype(const char *s, cuprim_dtype *out) {
 }
 
 int cli_parse_op(const char *s, cuprim_op *out) {
-  for (int o = 0; s && o < NUM_OPS; ++o)
-    if (name_equal(s, op_names[o])) {
+  for (int o = 0; s && cuprim_op_name((cuprim_op)o); ++o)
+    if (name_equal(s, cuprim_op_name((cuprim_op)o))) {
       *out = (cuprim_op)o;
       return 0;
     }
@@ -149,8 +158,8 @@ int cli_parse_op(const char *s, cuprim_op *out) {
 }
 
 int cli_parse_alg(cli_primitive p, const char *s, int *out) {
-  for (int a = 0; s && a < cli_alg_count(p); ++a)
-    if (name_equal(s, alg_tables[p].names[a])) {
+  for (int a = 0; s && a < hr_alg_count((hr_primitive)p); ++a)
+    if (name_equal(s, hr_alg_name((hr_primitive)p, a))) {
       *out = a;
       return 0;
     }
@@ -183,9 +192,10 @@ static const char usage_main[] =
 
 #define INPUT_TEXT                                                                                 \
   "  FILE           a NumPy .npy file (format 1.0/2.0/3.0, little-endian, C order, any shape,\n"   \
-  "                 flattened; dtype i1 u1 i2 u2 i4 u4 i8 u8 f4 f8), or raw little-endian\n"       \
+  "                 flattened; dtype i1 u1 i2 u2 i4 u4 i8 u8 f2 f4 f8), or raw little-endian\n"    \
   "                 binary when --dtype is given\n"                                                \
-  "  --dtype T      raw input of type T: i8 u8 i16 u16 i32 u32 i64 u64 f32 f64\n"                  \
+  "  --dtype T      raw input of type T: i8 u8 i16 u16 i32 u32 i64 u64 f32 f64 (f16 and bf16\n"    \
+  "                 are read too, but no primitive takes them yet: exit status 5)\n"               \
   "  --chunk N      elements per pass through the device (default: from the free device\n"         \
   "                 memory); files larger than that are processed in several passes\n"             \
   "  --device D     CUDA device ordinal (default 0)\n"
@@ -375,9 +385,14 @@ static int apply(cli_args *a, const struct option_def *o, char **v, char *err, s
     a->output = v[0];
     return 0;
   case OPT_DTYPE:
-    if (cli_parse_dtype(v[0], &a->dtype))
-      return usage_error(err, len,
-                         "--dtype %s: not a dtype (i8 u8 i16 u16 i32 u32 i64 u64 f32 f64)", v[0]);
+    if (cli_parse_dtype(v[0], &a->dtype)) {
+      char names[160] = "";
+      for (int t = 0; t < MAX_DTYPES && cuprim_dtype_name((cuprim_dtype)t); ++t) {
+        strncat(names, " ", sizeof names - strlen(names) - 1);
+        strncat(names, cuprim_dtype_name((cuprim_dtype)t), sizeof names - strlen(names) - 1);
+      }
+      return usage_error(err, len, "--dtype %s: not a dtype (%s )", v[0], names + 1);
+    }
     a->have_dtype = 1;
     return 0;
   case OPT_OP:
@@ -391,9 +406,9 @@ static int apply(cli_args *a, const struct option_def *o, char **v, char *err, s
                                                          : CLI_PRIM_HISTOGRAM;
     if (cli_parse_alg(p, v[0], &a->alg)) {
       char names[256] = "";
-      for (int i = 0; i < cli_alg_count(p); ++i) {
+      for (int i = 0; i < hr_alg_count((hr_primitive)p); ++i) {
         strncat(names, " ", sizeof names - strlen(names) - 1);
-        strncat(names, cli_alg_name(p, i), sizeof names - strlen(names) - 1);
+        strncat(names, hr_alg_name((hr_primitive)p, i), sizeof names - strlen(names) - 1);
       }
       return usage_error(err, len, "--alg %s: not an algorithm of %s (%s )", v[0],
                          cli_command_name(a->command), names);
@@ -525,8 +540,7 @@ static int check_combination(cli_args *a, int positionals, char **positional, ch
   }
 
   if (a->command == CLI_CMD_LADDER) {
-    static const char *const primitive_names[] = {"reduce", "scan", "histogram"};
-    const char *p = primitive_names[a->primitive];
+    const char *p = cli_primitive_name(a->primitive);
     if (a->primitive == CLI_PRIM_HISTOGRAM && a->have_op)
       return usage_error(err, len, "ladder histogram takes no --op");
     if (a->primitive != CLI_PRIM_SCAN && a->have_kind)

@@ -3,7 +3,6 @@
 
 #include "cli_io.h"
 
-#include "cli_ops.h"
 #include "npy.h"
 
 #include <ctype.h>
@@ -102,7 +101,7 @@ int cli_input_open(cli_input *in, const char *path, int have_dtype, cuprim_dtype
     if (have_dtype && h.dtype != dtype) {
       fclose(f);
       return report(CLI_EXIT_FORMAT, err, len, "%s: the .npy file holds %s, not --dtype %s", path,
-                    cli_dtype_name(h.dtype), cli_dtype_name(dtype));
+                    hr_dtype_name(h.dtype), hr_dtype_name(dtype));
     }
     in->is_npy = 1;
     in->dtype = h.dtype;
@@ -119,7 +118,7 @@ int cli_input_open(cli_input *in, const char *path, int have_dtype, cuprim_dtype
       fclose(f);
       return report(CLI_EXIT_FORMAT, err, len,
                     "%s: raw file of %llu bytes is not a whole number of %s elements (%zu bytes)",
-                    path, (unsigned long long)size, cli_dtype_name(dtype), esize);
+                    path, (unsigned long long)size, hr_dtype_name(dtype), esize);
     }
     in->dtype = dtype;
     in->count = size / esize;
@@ -198,7 +197,7 @@ static int read_npy_edges(const char *path, FILE *f, uint64_t size, double **out
     return report(CLI_EXIT_INPUT, err, len, "%s: read error: %s", path, strerror(errno));
   }
   for (uint64_t i = 0; i < h.count; ++i)
-    e[i] = cli_to_double(h.dtype, raw, i);
+    e[i] = hr_to_double(h.dtype, raw, i);
   free(raw);
   *out = e;
   *count = h.count;

@@ -23,7 +23,7 @@
 
 #include "cli_gpu.h"
 #include "cli_io.h"
-#include "cli_ops.h"
+#include "hostref_histogram.h"
 #include "npy.h"
 
 #include <stdio.h>
@@ -166,14 +166,14 @@ int cmd_reduce(const cli_args *a) {
     if (first)
       memcpy(acc, val, j.esize);
     else
-      cli_combine(j.in.dtype, a->op, acc, val);
+      hr_combine(j.in.dtype, a->op, acc, val);
     done += m;
   }
   cli_progress_end(&prog);
 
   if (!rc) {
     char text[64];
-    cli_format_value(j.in.dtype, acc, text, sizeof text);
+    hr_format_value(j.in.dtype, acc, text, sizeof text);
     printf("%s\n", text);
     if (a->output) {
       if (cli_has_suffix(a->output, ".npy")) {
@@ -235,7 +235,7 @@ int cmd_scan(const cli_args *a) {
     if (first && !single && a->kind == CUPRIM_EXCLUSIVE) {
       /* The first exclusive pass starts from the identity; later passes from the carry. */
       unsigned char identity[8]; /* one element of any dtype */
-      cli_identity(j.in.dtype, a->op, identity);
+      hr_identity(j.in.dtype, a->op, identity);
       rc = cli_cuda(cudaMemcpyAsync(d_carry, identity, j.esize, cudaMemcpyHostToDevice, j.g.stream),
                     j.cmd, "cudaMemcpyAsync (identity)");
     }
@@ -281,14 +281,14 @@ int cmd_scan(const cli_args *a) {
 
 static int write_histogram(job *j, const uint64_t *counts, uint32_t bins, const double *edges) {
   const cli_args *a = j->a;
-  const double width = a->upper - a->lower;
-  /* Bin i's edges: given, or lower + i * width / bins (the last upper edge exactly `upper`). */
-#define EDGE(i)                                                                                    \
-  (edges ? edges[(i)] : ((i) == bins ? a->upper : a->lower + (double)(i)*width / (double)bins))
+  /* Bin i's edges: given, or lower + i * (upper - lower) / bins, the last one exactly `upper`. */
+  const hr_hist_bins b =
+      edges ? hr_hist_bins_edges(bins, edges) : hr_hist_bins_even(bins, a->lower, a->upper);
   if (!a->output) {
     printf("%24s %24s %20s\n", "lower", "upper", "count");
     for (uint32_t i = 0; i < bins; ++i)
-      printf("%24.10g %24.10g %20llu\n", EDGE(i), EDGE(i + 1), (unsigned long long)counts[i]);
+      printf("%24.10g %24.10g %20llu\n", hr_hist_edge(&b, i), hr_hist_edge(&b, (uint64_t)i + 1),
+             (unsigned long long)counts[i]);
     return CLI_EXIT_OK;
   }
   int ok = 1;
@@ -300,10 +300,9 @@ static int write_histogram(job *j, const uint64_t *counts, uint32_t bins, const 
   } else {
     ok = fprintf(j->out.f, "lower,upper,count\n") > 0;
     for (uint32_t i = 0; ok && i < bins; ++i)
-      ok = fprintf(j->out.f, "%.17g,%.17g,%llu\n", EDGE(i), EDGE(i + 1),
-                   (unsigned long long)counts[i]) > 0;
+      ok = fprintf(j->out.f, "%.17g,%.17g,%llu\n", hr_hist_edge(&b, i),
+                   hr_hist_edge(&b, (uint64_t)i + 1), (unsigned long long)counts[i]) > 0;
   }
-#undef EDGE
   if (!ok) {
     snprintf(j->err, sizeof j->err, "%s: write error", a->output);
     return fail(j, CLI_EXIT_OUTPUT);

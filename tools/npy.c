@@ -50,7 +50,9 @@ const char *npy_status_string(npy_status s) {
   return "unknown .npy status";
 }
 
-/* kind, itemsize and descr of each cuprim dtype, indexed by the enum value. */
+/* kind, itemsize and descr of each cuprim dtype, indexed by the enum value. bfloat16 has no
+ * NumPy descr (ml_dtypes writes it as raw void bytes): it is read as raw binary with --dtype bf16
+ * only, and cannot be written (kind 0: never matched, descr NULL). */
 static const struct {
   char kind;
   size_t size;
@@ -59,7 +61,7 @@ static const struct {
     [CUPRIM_I8] = {'i', 1, "|i1"},  [CUPRIM_U8] = {'u', 1, "|u1"},  [CUPRIM_I16] = {'i', 2, "<i2"},
     [CUPRIM_U16] = {'u', 2, "<u2"}, [CUPRIM_I32] = {'i', 4, "<i4"}, [CUPRIM_U32] = {'u', 4, "<u4"},
     [CUPRIM_I64] = {'i', 8, "<i8"}, [CUPRIM_U64] = {'u', 8, "<u8"}, [CUPRIM_F32] = {'f', 4, "<f4"},
-    [CUPRIM_F64] = {'f', 8, "<f8"},
+    [CUPRIM_F64] = {'f', 8, "<f8"}, [CUPRIM_F16] = {'f', 2, "<f2"}, [CUPRIM_BF16] = {0, 2, NULL},
 };
 enum { NPY_NUM_TYPES = sizeof npy_types / sizeof npy_types[0] };
 
@@ -210,7 +212,7 @@ static npy_status check_descr(parser *ps, const char *descr, cuprim_dtype *out) 
   const unsigned long size = (*d >= '0' && *d <= '9') ? strtoul(d, &end, 10) : 0;
   const int well_formed = end && *end == '\0' && errno == 0;
   for (unsigned t = 0; well_formed && t < NPY_NUM_TYPES; ++t) {
-    if (npy_types[t].kind != kind || npy_types[t].size != size)
+    if (!npy_types[t].kind || npy_types[t].kind != kind || npy_types[t].size != size)
       continue;
     /* One-byte types have no byte order, whatever character the writer put there. */
     if (order == '>' && size > 1) {
@@ -222,8 +224,8 @@ static npy_status check_descr(parser *ps, const char *descr, cuprim_dtype *out) 
     *out = (cuprim_dtype)t;
     return NPY_OK;
   }
-  set_detail(ps->detail, ps->detail_len, "dtype '%s' is not one of i1 u1 i2 u2 i4 u4 i8 u8 f4 f8",
-             descr);
+  set_detail(ps->detail, ps->detail_len,
+             "dtype '%s' is not one of i1 u1 i2 u2 i4 u4 i8 u8 f2 f4 f8", descr);
   return NPY_ERR_DTYPE;
 }
 
@@ -443,7 +445,8 @@ npy_status npy_read_header(FILE *f, uint64_t file_size, npy_header *h, char *det
 
 size_t npy_format_header(void *buf, size_t cap, cuprim_dtype dtype, unsigned ndim,
                          const uint64_t *shape) {
-  if ((unsigned)dtype >= NPY_NUM_TYPES || ndim > NPY_MAX_DIMS || (ndim && !shape))
+  if ((unsigned)dtype >= NPY_NUM_TYPES || !npy_types[dtype].descr || ndim > NPY_MAX_DIMS ||
+      (ndim && !shape))
     return 0;
   /* The dict: the keys take 56 bytes, and 64 dimensions of at most 20 digits and ", " each
    * 1408 more; 128 bytes of slack. */

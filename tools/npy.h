@@ -8,7 +8,8 @@
  *   '\n'. The data follows, count * itemsize bytes, where count is the product of the shape
  *   (1 for the 0-d shape ()).
  * Read: versions 1.0, 2.0, 3.0; little-endian (or byte-order-free) 'i', 'u' and 'f' dtypes that
- * match one of cuprim's ten; C order; any shape (the caller flattens it). The file size must be
+ * match one of cuprim's dtypes (i1 u1 i2 u2 i4 u4 i8 u8 f2 f4 f8: every one but bfloat16, which
+ * NumPy has no descr for); C order; any shape (the caller flattens it). The file size must be
  * exactly what the header says: shorter is truncated, longer is a shape that does not match.
  * Everything else is rejected with a status and a one-line detail.
  * Written: version 1.0 (2.0 when the header does not fit 1.0's 16-bit length), C order, the
@@ -42,7 +43,7 @@ typedef enum npy_status {
   NPY_ERR_HEADER,           /* the header is not the dict the format prescribes */
   NPY_ERR_BIG_ENDIAN,       /* a big-endian dtype ('>f4') */
   NPY_ERR_FORTRAN,          /* fortran_order True */
-  NPY_ERR_DTYPE,            /* a dtype that is none of cuprim's ten ('<c8', '|O', structured) */
+  NPY_ERR_DTYPE,            /* a dtype that is none of cuprim's ('<c8', '|O', structured) */
   NPY_ERR_TOO_LARGE,        /* the element count or byte size does not fit 64 bits */
   NPY_ERR_TRUNCATED,        /* fewer data bytes than the shape needs */
   NPY_ERR_SIZE_MISMATCH     /* more data bytes than the shape needs */
