@@ -104,13 +104,19 @@ static void test_demo_and_info(void **state) {
   bad("demo --n 0", "--n 0");
   bad("demo --n -5", "--n -5");
   bad("demo --n 12abc", "--n 12abc");
-  bad("demo --n 2^64", "--n 2^64");
-  bad("demo --n 99999999999999999999999", "--n");
+  bad("demo --n 2^64", "--n 2^64: too large");
+  bad("demo --n 99999999999999999999999", "--n 99999999999999999999999: too large");
+  bad("demo --n 12abc", "not a whole number");
+  /* Sizes that fit 64 bits but not the host's arrays: usage errors too (with the hint, which
+   * main adds to every usage error: test_cli_run). */
+  bad("demo --n 2^63", "too large for this host");
+  bad("ladder scan --dtype f64 --n 2^62", "too large for this host");
   bad("demo --n", "--n needs a value");
   bad("demo --runs 0", "--runs 0");
-  bad("demo --runs 1001", "--runs 1001");
-  bad("demo --device 5000", "--device");
+  bad("demo --runs 1001", "--runs 1001: too large (at most 1000)");
+  bad("demo --device 5000", "--device 5000: too large (at most 1023)");
   bad("demo --seed x", "--seed x");
+  bad("demo --seed 18446744073709551616", "--seed 18446744073709551616: too large");
   bad("demo extra", "unexpected argument 'extra'");
   bad("demo --bins 4", "demo does not take --bins");
   bad("demo --op sum", "demo does not take --op");
@@ -258,7 +264,8 @@ static void test_histogram(void **state) {
   assert_int_equal(hr_alg_count(HR_HISTOGRAM), CUPRIM_HISTOGRAM_SORT_REDUCE_BY_KEY + 1);
   /* Bin counts. */
   bad("histogram --bins 0 --range 0 1 d", "at least 1");
-  bad("histogram --bins 4294967296 --range 0 1 d", "at most 4294967295");
+  bad("histogram --bins 4294967296 --range 0 1 d", "too large (at most 4294967295)");
+  bad("histogram --bins 2^70 --range 0 1 d", "--bins 2^70: too large");
   bad("histogram --bins -3 --range 0 1 d", "--bins -3");
   bad("histogram --bins 1.5 --range 0 1 d", "--bins 1.5");
   bad("histogram --bins ten --range 0 1 d", "--bins ten");
@@ -281,7 +288,11 @@ static void test_histogram(void **state) {
   bad("histogram --range 0 1 d", "--range needs --bins");
   bad("histogram --edges e --bins 4 --range 0 1 d", "exclude each other");
   bad("histogram --edges e --alg block_private d", "equal-width bins only");
-  bad("histogram --bins 4 --range 0 1 -o h.txt d", "must end in .npy or .csv");
+  /* The output's name is checked when it is opened (test_cli_run): -o - and devices are fine. */
+  ok("histogram --bins 4 --range 0 1 -o - d", &a);
+  assert_string_equal(a.output, "-");
+  bad("histogram --bins 4 --range -1e308 1e308 d", "too wide");
+  bad("histogram --bins 4 --range 0 1e-320 d", "too narrow for 4 bins");
   bad("histogram --bins 4 --range 0 1 --op sum d", "histogram does not take --op");
   bad("histogram --bins 4 --range 0 1 --alg atomic d", "not an algorithm of histogram");
   bad("histogram --edges= d", "empty file name");
@@ -334,12 +345,19 @@ static void test_value_parsers(void **state) {
   assert_int_equal(u, (uint64_t)1 << 63);
   u = 77;
   static const char *const bad_u[] = {"",   "-1",  "+1",   " 1",   "1 ",  "18446744073709551616",
-                                      "2^", "2^x", "2^-1", "0x10", "1e3", NULL};
+                                      "2^", "2^x", "2^-1", "0x10", "1e3", "2^64",
+                                      NULL};
   for (int i = 0; bad_u[i]; ++i) {
     if (!cli_parse_u64(bad_u[i], &u))
       fail_msg("cli_parse_u64(\"%s\") accepted", bad_u[i]);
     assert_int_equal(u, 77); /* untouched */
   }
+  /* Numbers too large are told apart from text that is no number. */
+  assert_int_equal(cli_parse_u64("18446744073709551616", &u), CLI_TOO_LARGE);
+  assert_int_equal(cli_parse_u64("2^64", &u), CLI_TOO_LARGE);
+  assert_int_equal(cli_parse_u64("2^99999999999999999999", &u), CLI_TOO_LARGE);
+  assert_int_equal(cli_parse_u64("1e3", &u), CLI_NOT_A_NUMBER);
+  assert_int_equal(cli_parse_u64("2^x", &u), CLI_NOT_A_NUMBER);
   assert_int_equal(cli_parse_u64(NULL, &u), 1);
   double d = 5.0;
   assert_int_equal(cli_parse_double("-1.25e2", &d), 0);

@@ -6,10 +6,14 @@
  * give the same bits as the host, which exercises the pass joins: the host combine of reduce,
  * the added histogram counts, and the scan's carry. About 200 runs of the program, each creating a
  * CUDA context: a minute or two. */
+#define _POSIX_C_SOURCE 200809L /* symlink */
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "test_util.h"
 
@@ -504,6 +508,77 @@ static void check_ladder(tc_run *r, cli_primitive p, const char *args) {
   assert_non_null(strstr(r->out, "GB/s"));
 }
 
+/* Outputs beyond a plain new file: scan's CSV (one value a line, as reduce prints them), standard
+ * output for each command ("-" and /dev/stdout; reduce's value printed once), and a symbolic
+ * link (written through to its target, and still a link). */
+static void test_output_targets(void **state) {
+  (void)state;
+  TU_SKIP_WITHOUT_DEVICE();
+  tc_run *r = malloc(sizeof *r);
+  assert_non_null(r);
+  enum { M = 1000 };
+  int32_t *h = make_data(CUPRIM_I32, CUPRIM_SUM, M, 5);
+  const uint64_t shape[1] = {M};
+  tc_write_npy(tc_path("m.npy"), CUPRIM_I32, 1, shape, h, M * sizeof(int32_t));
+  int32_t want[M];
+  hr_scan_seq(CUPRIM_I32, CUPRIM_SUM, CUPRIM_INCLUSIVE, h, want, M);
+  /* CSV: line i is element i. */
+  tc_cli(r, "scan -o %s %s", tc_path("m.csv"), tc_path("m.npy"));
+  assert_int_equal(r->status, 0);
+  FILE *f = fopen(tc_path("m.csv"), "r");
+  assert_non_null(f);
+  char line[64], text[64];
+  for (int i = 0; i < M; ++i) {
+    assert_non_null(fgets(line, sizeof line, f));
+    hr_format_value(CUPRIM_I32, &want[i], text, sizeof text);
+    strcat(text, "\n");
+    assert_string_equal(line, text);
+  }
+  assert_null(fgets(line, sizeof line, f));
+  fclose(f);
+  /* .npy on standard output: the same bytes as the file of the same scan. */
+  tc_cli(r, "scan -o %s %s", tc_path("m_out.npy"), tc_path("m.npy"));
+  assert_int_equal(r->status, 0);
+  char file_bytes[8192];
+  f = fopen(tc_path("m_out.npy"), "rb");
+  assert_non_null(f);
+  const size_t file_len = fread(file_bytes, 1, sizeof file_bytes, f);
+  fclose(f);
+  for (int k = 0; k < 2; ++k) {
+    tc_cli(r, "scan -o %s %s", k ? "/dev/stdout" : "-", tc_path("m.npy"));
+    assert_int_equal(r->status, 0);
+    assert_int_equal(r->out_len, file_len);
+    assert_memory_equal(r->out, file_bytes, file_len);
+  }
+  /* reduce: the value once; histogram: the CSV. */
+  int32_t total;
+  hr_reduce_seq(CUPRIM_I32, CUPRIM_SUM, h, M, &total);
+  hr_format_value(CUPRIM_I32, &total, text, sizeof text);
+  strcat(text, "\n");
+  tc_cli(r, "reduce -o - %s", tc_path("m.npy"));
+  assert_int_equal(r->status, 0);
+  assert_string_equal(r->out, text);
+  tc_cli(r, "histogram --bins 1 --range -1e10 1e10 -o - %s", tc_path("m.npy"));
+  assert_int_equal(r->status, 0);
+  assert_string_equal(r->out, "lower,upper,count\n-10000000000,10000000000,1000\n");
+  /* Through a link: the target is written, the link stays. */
+  tc_write_file(tc_path("target.npy"), "old", 3);
+  assert_int_equal(symlink("target.npy", tc_path("via.npy")), 0);
+  tc_cli(r, "scan -o %s %s", tc_path("via.npy"), tc_path("m.npy"));
+  assert_int_equal(r->status, 0);
+  struct stat st;
+  assert_int_equal(lstat(tc_path("via.npy"), &st), 0);
+  assert_true(S_ISLNK(st.st_mode));
+  cuprim_dtype t;
+  uint64_t count;
+  int32_t *got = tc_read_npy(tc_path("target.npy"), &t, &count);
+  assert_int_equal(count, M);
+  assert_memory_equal(got, want, sizeof want);
+  free(got);
+  free(h);
+  free(r);
+}
+
 static void test_ladder(void **state) {
   (void)state;
   TU_SKIP_WITHOUT_DEVICE();
@@ -553,10 +628,15 @@ static void test_info_and_demo(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_reduce),    cmocka_unit_test(test_reduce_inputs_and_outputs),
-      cmocka_unit_test(test_scan),      cmocka_unit_test(test_scan_algorithms_and_shapes),
-      cmocka_unit_test(test_histogram), cmocka_unit_test(test_histogram_outputs_edges_algorithms),
-      cmocka_unit_test(test_ladder),    cmocka_unit_test(test_info_and_demo),
+      cmocka_unit_test(test_reduce),
+      cmocka_unit_test(test_reduce_inputs_and_outputs),
+      cmocka_unit_test(test_scan),
+      cmocka_unit_test(test_scan_algorithms_and_shapes),
+      cmocka_unit_test(test_histogram),
+      cmocka_unit_test(test_histogram_outputs_edges_algorithms),
+      cmocka_unit_test(test_output_targets),
+      cmocka_unit_test(test_ladder),
+      cmocka_unit_test(test_info_and_demo),
   };
   const int failed = cmocka_run_group_tests(tests, setup, teardown);
   if (failed == 0 && !tu_device_available(NULL, 0))

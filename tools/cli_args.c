@@ -3,6 +3,8 @@
  * usage texts. Plain C11, no CUDA calls: the tests run it on machines without a GPU. */
 #include "cli_args.h"
 
+#include "hostref_histogram.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -107,21 +109,25 @@ static int name_equal(const char *a, const char *b) {
 
 int cli_parse_u64(const char *s, uint64_t *out) {
   if (!s || !isdigit((unsigned char)s[0])) /* no sign, no space: strtoull would take them */
-    return 1;
+    return CLI_NOT_A_NUMBER;
   char *end = NULL;
   errno = 0;
   if (s[0] == '2' && s[1] == '^') {
     if (!isdigit((unsigned char)s[2]))
-      return 1;
+      return CLI_NOT_A_NUMBER;
     const unsigned long k = strtoul(s + 2, &end, 10);
-    if (errno || *end || k > 63) /* 2^63 is the largest power of two in 64 bits */
-      return 1;
+    if (*end)
+      return CLI_NOT_A_NUMBER;
+    if (errno || k > 63) /* 2^63 is the largest power of two in 64 bits */
+      return CLI_TOO_LARGE;
     *out = (uint64_t)1 << k;
     return 0;
   }
   const unsigned long long v = strtoull(s, &end, 10);
-  if (errno || *end)
-    return 1;
+  if (*end)
+    return CLI_NOT_A_NUMBER;
+  if (errno) /* ERANGE: all digits, past 2^64 - 1 */
+    return CLI_TOO_LARGE;
   *out = (uint64_t)v;
   return 0;
 }
@@ -201,43 +207,48 @@ static const char usage_main[] =
   "  --device D     CUDA device ordinal (default 0)\n"
 
 static const char usage_reduce[] =
-    "usage: cuprim reduce [--op OP] [--alg ALG] [--dtype T] [--chunk N] [-o FILE] FILE\n"
+    "usage: cuprim reduce [--op OP] [--alg ALG] [--dtype T] [--chunk N] [--device D] [-o FILE]\n"
+    "                     FILE\n"
     "  Reduces every element of FILE with OP and prints the result (integers exactly, f32 with\n"
     "  9 and f64 with 17 significant digits). Passes are combined on the host with the same op.\n"
     "  --op OP        sum (default), prod, min, max, and, or, xor (and/or/xor: integers only)\n"
     "  --alg ALG      auto (default), global_tree, neighbored_divergent, neighbored_strided,\n"
     "                 sequential, first_add_on_load, unrolled, warp_shuffle, coarsened, atomic\n"
-    "  -o, --output F also write the result to F: a 0-d .npy if F ends in .npy, else a text "
-    "line\n" INPUT_TEXT "  reduce takes i32 u32 i64 u64 f32 f64.\n" EXIT_CODES_TEXT;
+    "  -o, --output F also write the result to F: a 0-d .npy if F ends in .npy, else a text\n"
+    "                 line; -o - (or /dev/stdout) prints it once, on standard output\n" INPUT_TEXT
+    "  reduce takes i32 u32 i64 u64 f32 f64.\n" EXIT_CODES_TEXT;
 
 static const char usage_scan[] =
-    "usage: cuprim scan [--op OP] [--exclusive] [--alg ALG] [--dtype T] [--chunk N] -o OUT FILE\n"
+    "usage: cuprim scan [--op OP] [--exclusive] [--alg ALG] [--dtype T] [--chunk N] [--device D]\n"
+    "                   -o OUT FILE\n"
     "  Prefix-scans the elements of FILE (flattened) with OP and writes them to OUT as a 1-d .npy\n"
-    "  of the input's dtype. Passes after the first carry the running total: it is placed before\n"
-    "  the pass's elements on the device and scanned with them, so integer results are exact.\n"
+    "  of the input's dtype, or as text, one value a line, if OUT ends in .csv. Passes after the\n"
+    "  first carry the running total: it is placed before the pass's elements on the device and\n"
+    "  scanned with them, so integer results are exact.\n"
     "  --op OP        sum (default), prod, min, max, and, or, xor (and/or/xor: integers only)\n"
     "  --exclusive    exclusive scan (out[0] = the op's identity); --inclusive is the default\n"
     "  --alg ALG      auto (default), hillis_steele, blelloch, warp_shuffle, decoupled_lookback\n"
-    "  -o, --output F the .npy file to write (required); written under a temporary name in the\n"
-    "                 same directory and renamed when complete\n" INPUT_TEXT
+    "  -o, --output F the file to write (required): .npy, or .csv; written under a temporary\n"
+    "                 name beside it and renamed when complete (through a symbolic link to its\n"
+    "                 target); - is standard output (.npy, unless it is a terminal)\n" INPUT_TEXT
     "  scan takes i32 u32 i64 u64 f32 f64.\n" EXIT_CODES_TEXT;
 
 static const char usage_histogram[] =
     "usage: cuprim histogram (--bins N --range LO HI | --edges EDGES) [--alg ALG] [--dtype T]\n"
-    "                        [--chunk N] [-o OUT.npy|OUT.csv] FILE\n"
+    "                        [--chunk N] [--device D] [-o OUT.npy|OUT.csv|-] FILE\n"
     "  Counts the elements of FILE in bins and prints a table (lower, upper, count), or writes "
     "the\n"
-    "  counts to OUT: .npy (u64 counts) or .csv (lower,upper,count). Samples outside the bins and\n"
-    "  NaN are not counted.\n"
+    "  counts to OUT: .npy (u64 counts) or .csv (lower,upper,count); -o - writes the CSV to\n"
+    "  standard output. Samples outside the bins and NaN are not counted.\n"
     "  --bins N       N equal-width bins (1 .. 4294967295) over [LO, HI)\n"
-    "  --range LO HI  finite, LO < HI (also --range=LO,HI)\n"
+    "  --range LO HI  finite, LO < HI, HI - LO and N / (HI - LO) finite (also --range=LO,HI)\n"
     "  --edges EDGES  bins [e[i], e[i+1]) from N+1 strictly increasing, finite edges: a .npy file\n"
     "                 of any supported dtype, or text (numbers separated by spaces, commas or\n"
     "                 newlines; '#' starts a comment)\n"
     "  --alg ALG      auto (default), global_atomic, block_private, sort_reduce_by_key "
     "(equal-width\n"
     "                 bins only)\n" INPUT_TEXT
-    "  histogram takes all ten dtypes.\n" EXIT_CODES_TEXT;
+    "  histogram takes i8 u8 i16 u16 i32 u32 i64 u64 f32 f64.\n" EXIT_CODES_TEXT;
 
 static const char usage_demo[] =
     "usage: cuprim demo [--n N] [--seed S] [--runs R] [--device D]\n"
@@ -361,15 +372,20 @@ static int usage_error(char *err, size_t len, const char *fmt, ...) {
   return CLI_EXIT_USAGE;
 }
 
-/* Ends with `suffix`, case-insensitively. */
-static int ends_with(const char *s, const char *suffix) {
-  const size_t n = strlen(s), m = strlen(suffix);
-  if (n < m)
-    return 0;
-  for (size_t i = 0; i < m; ++i)
-    if (tolower((unsigned char)s[n - m + i]) != tolower((unsigned char)suffix[i]))
-      return 0;
-  return 1;
+/* One whole-number option value into *u, within [lo, hi]; else a usage error saying why: not a
+ * number, too large for 64 bits, or outside the option's range. */
+static int u64_value(const struct option_def *o, const char *v, uint64_t lo, uint64_t hi,
+                     uint64_t *u, char *err, size_t len) {
+  const int why = cli_parse_u64(v, u);
+  if (why == CLI_NOT_A_NUMBER)
+    return usage_error(err, len, "%s %s: not a whole number (decimal, or 2^K)", o->name, v);
+  if (why == CLI_TOO_LARGE || *u > hi)
+    return usage_error(err, len, "%s %s: too large (at most %llu)", o->name, v,
+                       (unsigned long long)hi);
+  if (*u < lo)
+    return usage_error(err, len, "%s %s: too small (at least %llu)", o->name, v,
+                       (unsigned long long)lo);
+  return CLI_EXIT_OK;
 }
 
 /* Applies one option with its values v[0..values). */
@@ -425,13 +441,8 @@ static int apply(cli_args *a, const struct option_def *o, char **v, char *err, s
     a->have_kind = 1;
     return 0;
   case OPT_BINS:
-    if (cli_parse_u64(v[0], &u))
-      return usage_error(err, len, "--bins %s: not a non-negative integer", v[0]);
-    if (u == 0)
-      return usage_error(err, len, "--bins 0: the bin count must be at least 1");
-    if (u > UINT32_MAX)
-      return usage_error(err, len, "--bins %s: the bin count must be at most %lu", v[0],
-                         (unsigned long)UINT32_MAX);
+    if (u64_value(o, v[0], 1, UINT32_MAX, &u, err, len))
+      return CLI_EXIT_USAGE;
     a->bins = (uint32_t)u;
     a->have_bins = 1;
     return 0;
@@ -448,30 +459,29 @@ static int apply(cli_args *a, const struct option_def *o, char **v, char *err, s
     a->edges = v[0];
     return 0;
   case OPT_CHUNK:
-    if (cli_parse_u64(v[0], &u) || u == 0)
-      return usage_error(err, len, "--chunk %s: must be a positive integer (or 2^K)", v[0]);
+    if (u64_value(o, v[0], 1, UINT64_MAX, &u, err, len))
+      return CLI_EXIT_USAGE;
     a->chunk = u;
     return 0;
   case OPT_N:
-    if (cli_parse_u64(v[0], &u) || u == 0)
-      return usage_error(err, len, "--n %s: must be a positive integer (or 2^K)", v[0]);
+    if (u64_value(o, v[0], 1, UINT64_MAX, &u, err, len))
+      return CLI_EXIT_USAGE;
     a->n = u;
     return 0;
   case OPT_RUNS:
-    if (cli_parse_u64(v[0], &u) || u == 0 || u > MAX_RUNS)
-      return usage_error(err, len, "--runs %s: must be an integer from 1 to %d", v[0], MAX_RUNS);
+    if (u64_value(o, v[0], 1, MAX_RUNS, &u, err, len))
+      return CLI_EXIT_USAGE;
     a->runs = u;
     a->have_runs = 1;
     return 0;
   case OPT_SEED:
-    if (cli_parse_u64(v[0], &u))
-      return usage_error(err, len, "--seed %s: not a non-negative integer", v[0]);
+    if (u64_value(o, v[0], 0, UINT64_MAX, &u, err, len))
+      return CLI_EXIT_USAGE;
     a->seed = u;
     return 0;
   case OPT_DEVICE:
-    if (cli_parse_u64(v[0], &u) || u > MAX_DEVICE)
-      return usage_error(err, len, "--device %s: must be an integer from 0 to %d", v[0],
-                         MAX_DEVICE);
+    if (u64_value(o, v[0], 0, MAX_DEVICE, &u, err, len))
+      return CLI_EXIT_USAGE;
     a->device = (int)u;
     return 0;
   }
@@ -531,12 +541,16 @@ static int check_combination(cli_args *a, int positionals, char **positional, ch
       return usage_error(err, len,
                          "--alg applies to equal-width bins only (cuprim_histogram_range has one "
                          "algorithm)");
-    if (!a->edges && !isfinite((double)a->bins / (a->upper - a->lower)))
+    /* What cuprim_histogram_even checks, before any device (hr_hist_even_valid is histogram.h's
+     * rule as the tests state it): HI - LO may overflow (-1e308 1e308), and the scale
+     * N / (HI - LO) may overflow (a range narrower than N times the smallest double). */
+    if (!a->edges && !hr_hist_even_valid(a->bins, a->lower, a->upper)) {
+      if (!isfinite(a->upper - a->lower))
+        return usage_error(err, len, "--range %.17g %.17g: too wide (HI - LO overflows a double)",
+                           a->lower, a->upper);
       return usage_error(err, len, "--range %.17g %.17g: too narrow for %lu bins", a->lower,
                          a->upper, (unsigned long)a->bins);
-    if (a->output && !ends_with(a->output, ".npy") && !ends_with(a->output, ".csv"))
-      return usage_error(err, len, "-o %s: the histogram output must end in .npy or .csv",
-                         a->output);
+    }
   }
 
   if (a->command == CLI_CMD_LADDER) {
@@ -551,6 +565,18 @@ static int check_combination(cli_args *a, int positionals, char **positional, ch
       a->bins = DEFAULT_LADDER_BINS;
     if (!a->have_runs)
       a->runs = DEFAULT_LADDER_RUNS;
+  }
+  /* The host holds a few arrays of n elements (demo: four of f32; ladder: three of the dtype);
+   * an n whose bytes do not fit size_t is a usage error here, with the hint, not a failure
+   * later. */
+  if (a->command == CLI_CMD_DEMO || a->command == CLI_CMD_LADDER) {
+    const size_t arrays = a->command == CLI_CMD_DEMO ? 4 : 3;
+    const size_t esize = a->command == CLI_CMD_DEMO ? sizeof(float) : cuprim_dtype_size(a->dtype);
+    if (esize && a->n > SIZE_MAX / (arrays * esize))
+      return usage_error(err, len,
+                         "--n %llu: too large for this host (%zu arrays of %zu-byte "
+                         "elements)",
+                         (unsigned long long)a->n, arrays, esize);
   }
   if (a->command == CLI_CMD_DEMO && !a->have_runs)
     a->runs = DEFAULT_DEMO_RUNS;

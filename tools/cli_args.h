@@ -104,7 +104,9 @@ int cli_check_supported(cli_primitive p, cuprim_dtype t, cuprim_op op, char *err
 
 /* Parsers of single values, for the options and for files (exposed for the tests).
  * Each returns 0 on success and leaves *out untouched on failure. */
-int cli_parse_u64(const char *s, uint64_t *out);       /* decimal or 2^K (K <= 63), no sign */
+enum { CLI_NOT_A_NUMBER = 1, CLI_TOO_LARGE = 2 };      /* cli_parse_u64's failures */
+int cli_parse_u64(const char *s, uint64_t *out);       /* decimal or 2^K, no sign; past 2^64 - 1 (or
+                                                           K > 63): CLI_TOO_LARGE */
 int cli_parse_double(const char *s, double *out);      /* strtod, the whole string, finite */
 int cli_parse_dtype(const char *s, cuprim_dtype *out); /* f32, float32, i8, int8, bf16, ... */
 int cli_parse_op(const char *s, cuprim_op *out);

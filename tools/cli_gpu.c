@@ -282,7 +282,7 @@ int cli_gpu_download(cli_gpu *g, const void *d_src, size_t bytes, cli_output *ou
       rc = cli_cuda(cudaEventSynchronize(g->stage_done[pending_k]), g->command,
                     "cudaEventSynchronize");
       if (!rc)
-        rc = cli_output_write(out, g->h_stage[pending_k], pending, err, sizeof err);
+        rc = cli_output_write_elements(out, g->h_stage[pending_k], pending, err, sizeof err);
       if (rc) {
         if (rc == CLI_EXIT_OUTPUT)
           fprintf(stderr, "cuprim %s: %s\n", g->command, err);

@@ -1,5 +1,5 @@
 /* tools/cli_io.c: input files, bin edges and safe output files (see cli_io.h). */
-#define _POSIX_C_SOURCE 200809L /* fileno, fstat, mkstemp, fchmod, sigaction */
+#define _POSIX_C_SOURCE 200809L /* fileno, fstat, mkstemp, fchmod, sigaction, readlink */
 
 #include "cli_io.h"
 
@@ -7,6 +7,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -36,21 +37,42 @@ int cli_has_suffix(const char *path, const char *suffix) {
   return 1;
 }
 
-/* Opens path for reading and returns its size; a directory or other non-regular file is an
- * input error (fread on a directory fails only later, with a less clear message). */
+/* What a file that is not a regular one is, for messages. */
+static const char *kind_of(mode_t m) {
+  return S_ISDIR(m)    ? "a directory"
+         : S_ISFIFO(m) ? "a FIFO"
+         : S_ISCHR(m)  ? "a character device"
+         : S_ISBLK(m)  ? "a block device"
+         : S_ISSOCK(m) ? "a socket"
+                       : "not a regular file";
+}
+
+/* Opens path for reading and returns its size. Anything but a regular file (a directory, a FIFO,
+ * a device) is an input error, found before a byte is read: the size of the data must be known
+ * up front, and reading a FIFO or a terminal could wait forever. The file is opened with
+ * O_NONBLOCK, which makes opening a FIFO return at once instead of waiting for a writer, and is
+ * checked on the descriptor itself, so that nothing can swap the file between check and open. */
 static int open_regular(const char *path, FILE **out, uint64_t *size, char *err, size_t len) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
+  const int fd = open(path, O_RDONLY | O_NONBLOCK);
+  if (fd < 0)
     return report(CLI_EXIT_INPUT, err, len, "%s: %s", path, strerror(errno));
   struct stat st;
-  if (fstat(fileno(f), &st) != 0) {
+  if (fstat(fd, &st) != 0) {
     const int e = errno;
-    fclose(f);
+    close(fd);
     return report(CLI_EXIT_INPUT, err, len, "%s: %s", path, strerror(e));
   }
   if (!S_ISREG(st.st_mode)) {
-    fclose(f);
-    return report(CLI_EXIT_INPUT, err, len, "%s: not a regular file", path);
+    close(fd);
+    return report(CLI_EXIT_INPUT, err, len, "%s: not a regular file (%s)", path,
+                  kind_of(st.st_mode));
+  }
+  const int flags = fcntl(fd, F_GETFL);
+  FILE *f = NULL;
+  if (flags == -1 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == -1 || !(f = fdopen(fd, "rb"))) {
+    const int e = errno;
+    close(fd);
+    return report(CLI_EXIT_INPUT, err, len, "%s: %s", path, strerror(e));
   }
   *out = f;
   *size = (uint64_t)st.st_size;
@@ -214,6 +236,16 @@ static int read_text_edges(const char *path, FILE *f, uint64_t size, double **ou
     return report(CLI_EXIT_INPUT, err, len, "%s: read error: %s", path, strerror(errno));
   }
   text[size] = '\0';
+  /* A NUL byte would end the text early and silently: the rest of the file would be ignored. */
+  const char *nul = (const char *)memchr(text, '\0', (size_t)size);
+  if (nul) {
+    const int rc = report(CLI_EXIT_FORMAT, err, len,
+                          "%s: a NUL byte at offset %llu: not a text file of numbers (a .npy "
+                          "file of edges starts with the \\x93NUMPY magic)",
+                          path, (unsigned long long)(nul - text));
+    free(text);
+    return rc;
+  }
   uint64_t cap = 64, n = 0, line = 1;
   double *e = (double *)malloc(cap * sizeof(double));
   int rc = e ? CLI_EXIT_OK : report(CLI_EXIT_FAILED, err, len, "%s: out of host memory", path);
@@ -234,8 +266,10 @@ static int read_text_edges(const char *path, FILE *f, uint64_t size, double **ou
       *p = '\0';
       double v = 0.0;
       if (cli_parse_double(start, &v)) {
-        rc = report(CLI_EXIT_FORMAT, err, len, "%s: line %llu: '%s' is not a finite number", path,
-                    (unsigned long long)line, start);
+        char shown[96]; /* the file's bytes, escaped */
+        rc =
+            report(CLI_EXIT_FORMAT, err, len, "%s: line %llu: '%s' is not a finite number", path,
+                   (unsigned long long)line, npy_escape(start, strlen(start), shown, sizeof shown));
         break;
       }
       *p = saved;
@@ -322,22 +356,115 @@ static void install_handlers(void) {
   }
 }
 
+enum { MAX_LINKS = 40 }; /* Linux's limit on symbolic links followed in one lookup */
+
+/* *target (malloc'd) = path with its symbolic links followed to the end: the file that is written
+ * in place of the link, so that the link stays a link. A path that is not a link, or a link whose
+ * target does not exist yet, is returned as the name to create. */
+static int resolve_links(const char *path, char **target, char *err, size_t len) {
+  char *cur = strdup(path);
+  for (int hops = 0; cur; ++hops) {
+    struct stat st;
+    if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode)) {
+      *target = cur;
+      return CLI_EXIT_OK;
+    }
+    if (hops == MAX_LINKS) {
+      free(cur);
+      return report(CLI_EXIT_OUTPUT, err, len, "%s: %s", path, strerror(ELOOP));
+    }
+    char link[4096];
+    const ssize_t n = readlink(cur, link, sizeof link - 1);
+    if (n < 0) {
+      const int e = errno;
+      free(cur);
+      return report(CLI_EXIT_OUTPUT, err, len, "%s: %s", path, strerror(e));
+    }
+    link[n] = '\0';
+    /* A relative target is relative to the directory that holds the link. */
+    const char *slash = strrchr(cur, '/');
+    const size_t dir_len = link[0] == '/' || !slash ? 0 : (size_t)(slash - cur) + 1;
+    char *next = (char *)malloc(dir_len + (size_t)n + 1);
+    if (next) {
+      memcpy(next, cur, dir_len);
+      memcpy(next + dir_len, link, (size_t)n + 1);
+    }
+    free(cur);
+    cur = next;
+  }
+  return report(CLI_EXIT_FAILED, err, len, "out of host memory");
+}
+
+/* Writes go straight to f (standard output, or a file that is not a regular one). */
+static int open_direct(cli_output *o, const char *path, int is_stdout, char *err, size_t len) {
+  o->path = strdup(path);
+  if (!o->path)
+    return report(CLI_EXIT_FAILED, err, len, "out of host memory");
+  o->direct = 1;
+  o->is_stdout = is_stdout;
+  o->f = is_stdout ? stdout : fopen(path, "wb");
+  if (!o->f) {
+    const int e = errno;
+    cli_output_abort(o);
+    return report(CLI_EXIT_OUTPUT, err, len, "%s: %s", path, strerror(e));
+  }
+  return CLI_EXIT_OK;
+}
+
 int cli_output_open(cli_output *o, const char *path, char *err, size_t len) {
   memset(o, 0, sizeof *o);
-  const char *slash = strrchr(path, '/');
-  const size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
-  const char *base = slash ? slash + 1 : path;
-  if (!*base)
+  if (strcmp(path, "-") == 0)
+    return open_direct(o, path, 1, err, len);
+  /* What is there now, following links. A directory is refused here, before any device work
+   * (rename would refuse it only at the end). Standard output under another name (/dev/stdout,
+   * /proc/self/fd/1, or the file it is redirected to) is written as standard output: renaming a
+   * new file onto it would leave the program's own stdout writing into the replaced file.
+   * Anything else that is not a regular file (/dev/null, a FIFO, a terminal) cannot be replaced
+   * by a rename: it is opened and written in place. */
+  struct stat st, out_st;
+  if (stat(path, &st) == 0) {
+    if (S_ISDIR(st.st_mode))
+      return report(CLI_EXIT_OUTPUT, err, len, "%s: is a directory", path);
+    if (fstat(STDOUT_FILENO, &out_st) == 0 && st.st_dev == out_st.st_dev &&
+        st.st_ino == out_st.st_ino)
+      return open_direct(o, path, 1, err, len);
+    if (!S_ISREG(st.st_mode))
+      return open_direct(o, path, 0, err, len);
+  } else if (errno != ENOENT) {
+    return report(CLI_EXIT_OUTPUT, err, len, "%s: %s", path, strerror(errno));
+  }
+
+  /* A regular file, or one to create: written to a temporary in the directory of the final
+   * target (through any links, so that a link stays a link), renamed onto it when complete. */
+  int rc = resolve_links(path, &o->path, err, len);
+  if (rc)
+    return rc;
+  const char *target = o->path;
+  const char *slash = strrchr(target, '/');
+  const size_t dir_len = slash ? (size_t)(slash - target) + 1 : 0;
+  const char *base = slash ? slash + 1 : target;
+  if (!*base) {
+    cli_output_abort(o);
     return report(CLI_EXIT_OUTPUT, err, len, "%s: not a file name", path);
+  }
+  /* ".<name>.tmp-XXXXXX", with the name cut so that the temporary fits the file system's limit
+   * on a name (NAME_MAX, 255 on Linux) whenever the output's own name does. */
   static const char suffix[] = ".tmp-XXXXXX";
-  const size_t tmp_len = dir_len + 1 + strlen(base) + sizeof suffix;
-  o->path = strdup(path);
+  char dir[4096] = ".";
+  if (dir_len && dir_len < sizeof dir)
+    snprintf(dir, sizeof dir, "%.*s", (int)dir_len, target);
+  const long name_max = pathconf(dir, _PC_NAME_MAX);
+  const size_t limit = name_max > 0 ? (size_t)name_max : 255;
+  size_t keep = strlen(base);
+  if (1 + keep + (sizeof suffix - 1) > limit)
+    keep = limit > sizeof suffix ? limit - sizeof suffix : 1; /* 1 + keep + suffix == limit */
+  const size_t tmp_len = dir_len + 1 + keep + sizeof suffix;
   o->tmp_path = (char *)malloc(tmp_len);
-  if (!o->path || !o->tmp_path) {
+  if (!o->tmp_path) {
     cli_output_abort(o);
     return report(CLI_EXIT_FAILED, err, len, "out of host memory");
   }
-  snprintf(o->tmp_path, tmp_len, "%.*s.%s%s", (int)dir_len, path, base, suffix);
+  snprintf(o->tmp_path, tmp_len, "%.*s.%.*s%s", (int)dir_len, target, (int)keep, base, suffix);
   install_handlers();
   const int fd = mkstemp(o->tmp_path);
   if (fd < 0) {
@@ -349,10 +476,17 @@ int cli_output_open(cli_output *o, const char *path, char *err, size_t len) {
                   strerror(e));
   }
   pending_tmp = o->tmp_path;
-  /* mkstemp makes the file 0600; a new output should get 0666 less the umask, as fopen's would. */
-  const mode_t mask = umask(0);
-  umask(mask);
-  if (fchmod(fd, 0666 & ~mask) != 0 || !(o->f = fdopen(fd, "wb"))) {
+  /* mkstemp makes the file 0600. A file that is replaced keeps its permissions; a new one gets
+   * 0666 less the umask, as fopen's would. */
+  mode_t mode;
+  if (stat(target, &st) == 0) {
+    mode = st.st_mode & 07777;
+  } else {
+    const mode_t mask = umask(0);
+    umask(mask);
+    mode = 0666 & ~mask;
+  }
+  if (fchmod(fd, mode) != 0 || !(o->f = fdopen(fd, "wb"))) {
     const int e = errno;
     if (!o->f)
       close(fd);
@@ -368,12 +502,25 @@ int cli_output_write(cli_output *o, const void *buf, size_t bytes, char *err, si
   return CLI_EXIT_OK;
 }
 
+int cli_output_write_elements(cli_output *o, const void *buf, size_t bytes, char *err, size_t len) {
+  if (!o->csv)
+    return cli_output_write(o, buf, bytes, err, len);
+  const size_t size = cuprim_dtype_size(o->csv_dtype);
+  for (size_t off = 0; size && off + size <= bytes; off += size) {
+    char text[64];
+    hr_format_value(o->csv_dtype, (const char *)buf + off, text, sizeof text);
+    if (fprintf(o->f, "%s\n", text) < 0)
+      return report(CLI_EXIT_OUTPUT, err, len, "%s: write error: %s", o->path, strerror(errno));
+  }
+  return CLI_EXIT_OK;
+}
+
 int cli_output_commit(cli_output *o, char *err, size_t len) {
   FILE *f = o->f;
   o->f = NULL;
   const int flush_failed = fflush(f) != 0;
   const int e1 = errno;
-  const int close_failed = fclose(f) != 0;
+  const int close_failed = !o->is_stdout && fclose(f) != 0; /* stdout stays open for main */
   const int e2 = errno;
   if (flush_failed || close_failed) {
     const int rc = report(CLI_EXIT_OUTPUT, err, len, "%s: write error: %s", o->path,
@@ -381,7 +528,7 @@ int cli_output_commit(cli_output *o, char *err, size_t len) {
     cli_output_abort(o);
     return rc;
   }
-  if (rename(o->tmp_path, o->path) != 0) {
+  if (!o->direct && rename(o->tmp_path, o->path) != 0) {
     const int e = errno;
     const int rc = report(CLI_EXIT_OUTPUT, err, len, "%s: cannot rename %s into place: %s", o->path,
                           o->tmp_path, strerror(e));
@@ -396,7 +543,7 @@ int cli_output_commit(cli_output *o, char *err, size_t len) {
 }
 
 void cli_output_abort(cli_output *o) {
-  if (o->f)
+  if (o->f && !o->is_stdout)
     fclose(o->f);
   if (o->tmp_path) {
     pending_tmp = NULL;

@@ -17,8 +17,14 @@
  *              by the library's own scan, exact for integers (wrapping) and for MIN/MAX/AND/OR/XOR,
  *              and no pass needs a host pass over the data. scan.h has no initial value, hence the
  *              extra element. A single pass calls the library with the requested kind directly.
- * Outputs are written to a temporary file in the same directory and renamed into place at the
- * end; on any failure the temporary is removed and nothing is written. */
+ * Outputs are opened before any device work (a name that cannot be written fails first), written
+ * to a temporary file beside the final one and renamed into place at the end; on any failure the
+ * temporary is removed and nothing is written. "-" (and /dev/stdout) is standard output. The
+ * format follows the name: *.npy a .npy file; *.csv text, one value a line (scan) or
+ * lower,upper,count (histogram); reduce writes a text line to any other name; scan writes .npy
+ * to any other name, "-" included, but not to a terminal. */
+#define _POSIX_C_SOURCE 200809L /* fileno, isatty */
+
 #include "cli_commands.h"
 
 #include "cli_gpu.h"
@@ -29,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum { ALIGN_BYTES = 16 }; /* the scan's pass starts 16-byte aligned: vector loads */
 
@@ -63,11 +70,49 @@ static int open_input(job *j, cli_primitive p) {
   return CLI_EXIT_OK;
 }
 
+/* The output's format, from its name: *.npy and *.csv for every command; any other name a text
+ * line (reduce), .npy (scan) or CSV (histogram, which takes no other name for a regular file:
+ * open_output refuses it). */
+typedef enum out_format { OUT_NPY, OUT_CSV, OUT_TEXT } out_format;
+static out_format format_of(const job *j) {
+  const char *path = j->a->output;
+  if (cli_has_suffix(path, ".npy"))
+    return OUT_NPY;
+  if (cli_has_suffix(path, ".csv") || j->a->command == CLI_CMD_HISTOGRAM)
+    return OUT_CSV;
+  return j->a->command == CLI_CMD_REDUCE ? OUT_TEXT : OUT_NPY;
+}
+
 static int open_output(job *j) {
-  if (!j->a->output)
+  const char *path = j->a->output;
+  if (!path)
     return CLI_EXIT_OK;
-  const int rc = cli_output_open(&j->out, j->a->output, j->err, sizeof j->err);
-  return rc ? fail(j, rc) : CLI_EXIT_OK;
+  const int rc = cli_output_open(&j->out, path, j->err, sizeof j->err);
+  if (rc)
+    return fail(j, rc);
+  /* A histogram file must say its format; standard output and devices get CSV. (A name such as
+   * counts.np is likely a typo: refused, as a usage error, rather than written as CSV.) */
+  if (j->a->command == CLI_CMD_HISTOGRAM && !j->out.direct && !cli_has_suffix(path, ".npy") &&
+      !cli_has_suffix(path, ".csv")) {
+    cli_output_abort(&j->out);
+    snprintf(j->err, sizeof j->err,
+             "-o %s: the histogram output must end in .npy or .csv (-o - writes CSV to standard "
+             "output)",
+             path);
+    return fail(j, CLI_EXIT_USAGE);
+  }
+  /* .npy bytes on a terminal would be garbage on the screen (and may drive it): refused, as
+   * compressors refuse to write to one. */
+  if (format_of(j) == OUT_NPY && j->out.is_stdout && isatty(fileno(stdout))) {
+    snprintf(j->err, sizeof j->err,
+             "-o %s: standard output is a terminal: redirect it to write .npy there, or write "
+             "text with -o FILE.csv",
+             j->a->output);
+    return fail(j, CLI_EXIT_OUTPUT);
+  }
+  j->out.csv = format_of(j) == OUT_CSV;
+  j->out.csv_dtype = j->in.dtype;
+  return CLI_EXIT_OK;
 }
 
 /* The device, the context and the pass size. `reserve`: device bytes the command allocates
@@ -174,9 +219,10 @@ int cmd_reduce(const cli_args *a) {
   if (!rc) {
     char text[64];
     hr_format_value(j.in.dtype, acc, text, sizeof text);
-    printf("%s\n", text);
+    if (!j.out.is_stdout) /* else printed once, as the output */
+      printf("%s\n", text);
     if (a->output) {
-      if (cli_has_suffix(a->output, ".npy")) {
+      if (format_of(&j) == OUT_NPY) {
         rc = npy_write_header(j.out.f, j.in.dtype, 0, NULL) == NPY_OK
                  ? cli_output_write(&j.out, acc, j.esize, j.err, sizeof j.err)
                  : CLI_EXIT_OUTPUT;
@@ -208,7 +254,7 @@ int cmd_scan(const cli_args *a) {
   int rc = open_input(&j, CLI_PRIM_SCAN);
   if (!rc)
     rc = open_output(&j);
-  if (!rc) {
+  if (!rc && !j.out.csv) {
     const uint64_t shape[1] = {j.in.count}; /* flattened, as np.cumsum(a) without an axis */
     if (npy_write_header(j.out.f, j.in.dtype, 1, shape) != NPY_OK) {
       snprintf(j.err, sizeof j.err, "%s: write error", a->output);
@@ -292,7 +338,7 @@ static int write_histogram(job *j, const uint64_t *counts, uint32_t bins, const 
     return CLI_EXIT_OK;
   }
   int ok = 1;
-  if (cli_has_suffix(a->output, ".npy")) {
+  if (format_of(j) == OUT_NPY) {
     const uint64_t shape[1] = {bins};
     ok = npy_write_header(j->out.f, CUPRIM_U64, 1, shape) == NPY_OK &&
          cli_output_write(&j->out, counts, (size_t)bins * sizeof(uint64_t), j->err,

@@ -73,6 +73,33 @@ size_t npy_dtype_size(cuprim_dtype t) {
   return (unsigned)t < NPY_NUM_TYPES ? npy_types[t].size : 0;
 }
 
+const char *npy_escape(const void *bytes, size_t n, char *out, size_t cap) {
+  static const char hex[] = "0123456789abcdef";
+  const unsigned char *b = (const unsigned char *)bytes;
+  size_t used = 0;
+  if (cap == 0)
+    return out;
+  for (size_t i = 0; i < n; ++i) {
+    const int plain = b[i] >= 0x20 && b[i] < 0x7F && b[i] != '\\';
+    const size_t need = plain ? 1 : 4;
+    if (used + need + 4 > cap) { /* room for "..." and the terminator */
+      memcpy(out + used, "...", 3);
+      used += 3;
+      break;
+    }
+    if (plain) {
+      out[used++] = (char)b[i];
+    } else {
+      out[used++] = '\\';
+      out[used++] = 'x';
+      out[used++] = hex[b[i] >> 4];
+      out[used++] = hex[b[i] & 15];
+    }
+  }
+  out[used < cap ? used : cap - 1] = '\0';
+  return out;
+}
+
 static void set_detail(char *detail, size_t len, const char *fmt, ...) {
   if (!detail || len == 0)
     return;
@@ -200,7 +227,8 @@ static npy_status parse_shape(parser *ps, npy_header *h) {
 }
 
 /* descr: [byte order] kind itemsize, e.g. '<f4'. Checked after the whole dict has parsed, so that
- * a syntax error is reported as such even when it follows an unsupported descr. */
+ * a syntax error is reported as such even when it follows an unsupported descr. The descr comes
+ * escaped (npy_escape): a printable one is unchanged, and any other does not parse. */
 static npy_status check_descr(parser *ps, const char *descr, cuprim_dtype *out) {
   const char *d = descr;
   char order = '=';
@@ -264,7 +292,9 @@ static npy_status parse_dict(parser *ps, npy_header *h) {
       bit = KEY_SHAPE;
       s = parse_shape(ps, h);
     } else {
-      set_detail(ps->detail, ps->detail_len, "unexpected key '%s' in the header", key);
+      char shown[4 * sizeof key + 4];
+      set_detail(ps->detail, ps->detail_len, "unexpected key '%s' in the header",
+                 npy_escape(key, strlen(key), shown, sizeof shown));
       return NPY_ERR_HEADER;
     }
     if (s != NPY_OK)
@@ -294,7 +324,9 @@ static npy_status parse_dict(parser *ps, npy_header *h) {
                                        : "shape");
     return NPY_ERR_HEADER;
   }
-  const npy_status s = check_descr(ps, descr, &h->dtype);
+  char shown[4 * sizeof descr + 4]; /* the descr as it may be printed */
+  npy_escape(descr, strlen(descr), shown, sizeof shown);
+  const npy_status s = check_descr(ps, shown, &h->dtype);
   if (s != NPY_OK)
     return s;
   if (fortran) {

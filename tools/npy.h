@@ -73,6 +73,11 @@ npy_status npy_parse(const void *buf, size_t len, npy_header *h, char *detail, s
 npy_status npy_read_header(FILE *f, uint64_t file_size, npy_header *h, char *detail,
                            size_t detail_len);
 
+/* s[0..n), bytes of a file, made safe to print in a message into out[0..cap): printable ASCII
+ * as it is, every other byte (control characters, terminal escape sequences, bytes past 0x7e)
+ * and the backslash as \xNN. Cut with "..." when out is too small. Returns out. */
+const char *npy_escape(const void *s, size_t n, char *out, size_t cap);
+
 /* The descr NumPy writes for t: "|i1", "<u2", "<f4", ...; NULL for a value outside the enum. */
 const char *npy_descr(cuprim_dtype t);
 /* Bytes per element of t; 0 for a value outside the enum. (The same as cuprim_dtype_size, which
