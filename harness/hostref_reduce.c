@@ -9,14 +9,8 @@
 #include "hostref.h"
 
 const char *hr_data_name(hr_data_kind k) {
-  switch (k) {
-  case HR_DATA_RANDOM:
-    return "random";
-  case HR_DATA_CONSTANT:
-    return "constant";
-  default:
-    return "data(?)";
-  }
+  static const char *const names[HR_DATA_KINDS] = {"random", "constant"};
+  return (unsigned)k < HR_DATA_KINDS ? names[k] : "data(?)";
 }
 
 int hr_reduce_supported(cuprim_dtype t, cuprim_op op) {

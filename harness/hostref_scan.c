@@ -11,16 +11,8 @@
 #include "hostref_reduce.h"
 
 const char *hr_scan_data_name(hr_scan_data d) {
-  switch (d) {
-  case HR_SCAN_RANDOM:
-    return "random";
-  case HR_SCAN_CONSTANT:
-    return "constant";
-  case HR_SCAN_EXACT:
-    return "exact";
-  default:
-    return "data(?)";
-  }
+  static const char *const names[HR_SCAN_DATA_KINDS] = {"random", "constant", "exact"};
+  return (unsigned)d < HR_SCAN_DATA_KINDS ? names[d] : "data(?)";
 }
 
 int hr_scan_data_applies(cuprim_dtype t, cuprim_op op, hr_scan_data d) {

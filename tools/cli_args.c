@@ -343,54 +343,60 @@ static const struct option_def {
   const char *alias; /* "-o", or NULL */
   int values;        /* 0, 1 or 2 */
   unsigned commands; /* CMD() bits of the commands that take it */
+  uint64_t lo, hi;   /* a whole number in [lo, hi] (hi 0: not a number option) */
 } options[] = {
-    {OPT_HELP, "--help", "-h", 0, ~0u},
-    {OPT_OUTPUT, "--output", "-o", 1, ON_FILE},
-    {OPT_DTYPE, "--dtype", NULL, 1, ON_FILE | CMD(CLI_CMD_LADDER)},
-    {OPT_OP, "--op", NULL, 1, CMD(CLI_CMD_REDUCE) | CMD(CLI_CMD_SCAN) | CMD(CLI_CMD_LADDER)},
-    {OPT_ALG, "--alg", NULL, 1, ON_FILE},
-    {OPT_EXCLUSIVE, "--exclusive", NULL, 0, CMD(CLI_CMD_SCAN) | CMD(CLI_CMD_LADDER)},
-    {OPT_INCLUSIVE, "--inclusive", NULL, 0, CMD(CLI_CMD_SCAN) | CMD(CLI_CMD_LADDER)},
-    {OPT_BINS, "--bins", NULL, 1, CMD(CLI_CMD_HISTOGRAM) | CMD(CLI_CMD_LADDER)},
-    {OPT_RANGE, "--range", NULL, 2, CMD(CLI_CMD_HISTOGRAM)},
-    {OPT_EDGES, "--edges", NULL, 1, CMD(CLI_CMD_HISTOGRAM)},
-    {OPT_CHUNK, "--chunk", NULL, 1, ON_FILE},
-    {OPT_N, "--n", NULL, 1, CMD(CLI_CMD_DEMO) | CMD(CLI_CMD_LADDER)},
-    {OPT_RUNS, "--runs", NULL, 1, CMD(CLI_CMD_DEMO) | CMD(CLI_CMD_LADDER) | CMD(CLI_CMD_INFO)},
-    {OPT_SEED, "--seed", NULL, 1, CMD(CLI_CMD_DEMO) | CMD(CLI_CMD_LADDER)},
-    {OPT_DEVICE, "--device", NULL, 1, ON_DEVICE},
+    {OPT_HELP, "--help", "-h", 0, ~0u, 0, 0},
+    {OPT_OUTPUT, "--output", "-o", 1, ON_FILE, 0, 0},
+    {OPT_DTYPE, "--dtype", NULL, 1, ON_FILE | CMD(CLI_CMD_LADDER), 0, 0},
+    {OPT_OP, "--op", NULL, 1, CMD(CLI_CMD_REDUCE) | CMD(CLI_CMD_SCAN) | CMD(CLI_CMD_LADDER), 0, 0},
+    {OPT_ALG, "--alg", NULL, 1, ON_FILE, 0, 0},
+    {OPT_EXCLUSIVE, "--exclusive", NULL, 0, CMD(CLI_CMD_SCAN) | CMD(CLI_CMD_LADDER), 0, 0},
+    {OPT_INCLUSIVE, "--inclusive", NULL, 0, CMD(CLI_CMD_SCAN) | CMD(CLI_CMD_LADDER), 0, 0},
+    {OPT_BINS, "--bins", NULL, 1, CMD(CLI_CMD_HISTOGRAM) | CMD(CLI_CMD_LADDER), 1, UINT32_MAX},
+    {OPT_RANGE, "--range", NULL, 2, CMD(CLI_CMD_HISTOGRAM), 0, 0},
+    {OPT_EDGES, "--edges", NULL, 1, CMD(CLI_CMD_HISTOGRAM), 0, 0},
+    {OPT_CHUNK, "--chunk", NULL, 1, ON_FILE, 1, UINT64_MAX},
+    {OPT_N, "--n", NULL, 1, CMD(CLI_CMD_DEMO) | CMD(CLI_CMD_LADDER), 1, UINT64_MAX},
+    {OPT_RUNS, "--runs", NULL, 1, CMD(CLI_CMD_DEMO) | CMD(CLI_CMD_LADDER) | CMD(CLI_CMD_INFO), 1,
+     MAX_RUNS},
+    {OPT_SEED, "--seed", NULL, 1, CMD(CLI_CMD_DEMO) | CMD(CLI_CMD_LADDER), 0, UINT64_MAX},
+    {OPT_DEVICE, "--device", NULL, 1, ON_DEVICE, 0, MAX_DEVICE},
 };
 enum { NUM_OPTIONS = sizeof options / sizeof options[0] };
 
-static int usage_error(char *err, size_t len, const char *fmt, ...) {
+int cli_error(int code, char *err, size_t len, const char *fmt, ...) {
   if (err && len) {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(err, len, fmt, ap);
     va_end(ap);
   }
-  return CLI_EXIT_USAGE;
+  return code;
 }
 
-/* One whole-number option value into *u, within [lo, hi]; else a usage error saying why: not a
- * number, too large for 64 bits, or outside the option's range. */
-static int u64_value(const struct option_def *o, const char *v, uint64_t lo, uint64_t hi,
-                     uint64_t *u, char *err, size_t len) {
+#define usage_error(err, len, ...) cli_error(CLI_EXIT_USAGE, (err), (len), __VA_ARGS__)
+
+/* A whole-number option's value into *u, within the option's [lo, hi]; else a usage error saying
+ * why: not a number, too large for 64 bits or for the option, or too small. */
+static int u64_value(const struct option_def *o, const char *v, uint64_t *u, char *err,
+                     size_t len) {
   const int why = cli_parse_u64(v, u);
   if (why == CLI_NOT_A_NUMBER)
     return usage_error(err, len, "%s %s: not a whole number (decimal, or 2^K)", o->name, v);
-  if (why == CLI_TOO_LARGE || *u > hi)
+  if (why == CLI_TOO_LARGE || *u > o->hi)
     return usage_error(err, len, "%s %s: too large (at most %llu)", o->name, v,
-                       (unsigned long long)hi);
-  if (*u < lo)
+                       (unsigned long long)o->hi);
+  if (*u < o->lo)
     return usage_error(err, len, "%s %s: too small (at least %llu)", o->name, v,
-                       (unsigned long long)lo);
+                       (unsigned long long)o->lo);
   return CLI_EXIT_OK;
 }
 
 /* Applies one option with its values v[0..values). */
 static int apply(cli_args *a, const struct option_def *o, char **v, char *err, size_t len) {
   uint64_t u = 0;
+  if (o->hi && u64_value(o, v[0], &u, err, len))
+    return CLI_EXIT_USAGE;
   switch (o->id) {
   case OPT_HELP: /* found by the scan in cli_parse before any option is applied */
     a->help = 1;
@@ -433,16 +439,11 @@ static int apply(cli_args *a, const struct option_def *o, char **v, char *err, s
     return 0;
   }
   case OPT_EXCLUSIVE:
-    a->kind = CUPRIM_EXCLUSIVE;
-    a->have_kind = 1;
-    return 0;
   case OPT_INCLUSIVE:
-    a->kind = CUPRIM_INCLUSIVE;
+    a->kind = o->id == OPT_EXCLUSIVE ? CUPRIM_EXCLUSIVE : CUPRIM_INCLUSIVE;
     a->have_kind = 1;
     return 0;
   case OPT_BINS:
-    if (u64_value(o, v[0], 1, UINT32_MAX, &u, err, len))
-      return CLI_EXIT_USAGE;
     a->bins = (uint32_t)u;
     a->have_bins = 1;
     return 0;
@@ -459,29 +460,19 @@ static int apply(cli_args *a, const struct option_def *o, char **v, char *err, s
     a->edges = v[0];
     return 0;
   case OPT_CHUNK:
-    if (u64_value(o, v[0], 1, UINT64_MAX, &u, err, len))
-      return CLI_EXIT_USAGE;
     a->chunk = u;
     return 0;
   case OPT_N:
-    if (u64_value(o, v[0], 1, UINT64_MAX, &u, err, len))
-      return CLI_EXIT_USAGE;
     a->n = u;
     return 0;
   case OPT_RUNS:
-    if (u64_value(o, v[0], 1, MAX_RUNS, &u, err, len))
-      return CLI_EXIT_USAGE;
     a->runs = u;
     a->have_runs = 1;
     return 0;
   case OPT_SEED:
-    if (u64_value(o, v[0], 0, UINT64_MAX, &u, err, len))
-      return CLI_EXIT_USAGE;
     a->seed = u;
     return 0;
   case OPT_DEVICE:
-    if (u64_value(o, v[0], 0, MAX_DEVICE, &u, err, len))
-      return CLI_EXIT_USAGE;
     a->device = (int)u;
     return 0;
   }

@@ -84,6 +84,11 @@ typedef struct cli_args {
   int device;    /* --device D, default 0 */
 } cli_args;
 
+/* Formats one line (printf-style) into err[0..len) and returns `code`: how every check of the
+ * program reports a failure. err may be NULL. */
+int cli_error(int code, char *err, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 /* Parses argv[1..argc) (argv[0] is the program). Returns CLI_EXIT_OK with *a filled, or
  * CLI_EXIT_USAGE with one line (no trailing newline) in err[0..err_len). */
 int cli_parse(int argc, char **argv, cli_args *a, char *err, size_t err_len);

@@ -10,22 +10,11 @@
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
-
-static int report(int code, char *err, size_t len, const char *fmt, ...) {
-  if (err && len) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, len, fmt, ap);
-    va_end(ap);
-  }
-  return code;
-}
 
 int cli_has_suffix(const char *path, const char *suffix) {
   const size_t n = strlen(path), m = strlen(suffix);
@@ -55,24 +44,24 @@ static const char *kind_of(mode_t m) {
 static int open_regular(const char *path, FILE **out, uint64_t *size, char *err, size_t len) {
   const int fd = open(path, O_RDONLY | O_NONBLOCK);
   if (fd < 0)
-    return report(CLI_EXIT_INPUT, err, len, "%s: %s", path, strerror(errno));
+    return cli_error(CLI_EXIT_INPUT, err, len, "%s: %s", path, strerror(errno));
   struct stat st;
   if (fstat(fd, &st) != 0) {
     const int e = errno;
     close(fd);
-    return report(CLI_EXIT_INPUT, err, len, "%s: %s", path, strerror(e));
+    return cli_error(CLI_EXIT_INPUT, err, len, "%s: %s", path, strerror(e));
   }
   if (!S_ISREG(st.st_mode)) {
     close(fd);
-    return report(CLI_EXIT_INPUT, err, len, "%s: not a regular file (%s)", path,
-                  kind_of(st.st_mode));
+    return cli_error(CLI_EXIT_INPUT, err, len, "%s: not a regular file (%s)", path,
+                     kind_of(st.st_mode));
   }
   const int flags = fcntl(fd, F_GETFL);
   FILE *f = NULL;
   if (flags == -1 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == -1 || !(f = fdopen(fd, "rb"))) {
     const int e = errno;
     close(fd);
-    return report(CLI_EXIT_INPUT, err, len, "%s: %s", path, strerror(e));
+    return cli_error(CLI_EXIT_INPUT, err, len, "%s: %s", path, strerror(e));
   }
   *out = f;
   *size = (uint64_t)st.st_size;
@@ -87,14 +76,14 @@ static int starts_with_magic(FILE *f, uint64_t size, int *yes, const char *path,
   unsigned char head[sizeof npy_magic];
   const size_t want = size < sizeof head ? (size_t)size : sizeof head;
   if (fread(head, 1, want, f) != want || fseek(f, 0, SEEK_SET) != 0)
-    return report(CLI_EXIT_INPUT, err, len, "%s: read error: %s", path, strerror(errno));
+    return cli_error(CLI_EXIT_INPUT, err, len, "%s: read error: %s", path, strerror(errno));
   *yes = want == sizeof head && memcmp(head, npy_magic, sizeof head) == 0;
   return CLI_EXIT_OK;
 }
 
 static int npy_error(npy_status s, const char *path, const char *detail, char *err, size_t len) {
-  return report(s == NPY_ERR_IO ? CLI_EXIT_INPUT : CLI_EXIT_FORMAT, err, len, "%s: %s: %s", path,
-                npy_status_string(s), detail);
+  return cli_error(s == NPY_ERR_IO ? CLI_EXIT_INPUT : CLI_EXIT_FORMAT, err, len, "%s: %s: %s", path,
+                   npy_status_string(s), detail);
 }
 
 int cli_input_open(cli_input *in, const char *path, int have_dtype, cuprim_dtype dtype, char *err,
@@ -122,8 +111,8 @@ int cli_input_open(cli_input *in, const char *path, int have_dtype, cuprim_dtype
     }
     if (have_dtype && h.dtype != dtype) {
       fclose(f);
-      return report(CLI_EXIT_FORMAT, err, len, "%s: the .npy file holds %s, not --dtype %s", path,
-                    hr_dtype_name(h.dtype), hr_dtype_name(dtype));
+      return cli_error(CLI_EXIT_FORMAT, err, len, "%s: the .npy file holds %s, not --dtype %s",
+                       path, hr_dtype_name(h.dtype), hr_dtype_name(dtype));
     }
     in->is_npy = 1;
     in->dtype = h.dtype;
@@ -131,16 +120,17 @@ int cli_input_open(cli_input *in, const char *path, int have_dtype, cuprim_dtype
   } else {
     if (!have_dtype) {
       fclose(f);
-      return report(CLI_EXIT_FORMAT, err, len,
-                    "%s: not a .npy file (no \\x93NUMPY magic); give --dtype T to read raw binary",
-                    path);
+      return cli_error(
+          CLI_EXIT_FORMAT, err, len,
+          "%s: not a .npy file (no \\x93NUMPY magic); give --dtype T to read raw binary", path);
     }
     const size_t esize = npy_dtype_size(dtype);
     if (size % esize != 0) {
       fclose(f);
-      return report(CLI_EXIT_FORMAT, err, len,
-                    "%s: raw file of %llu bytes is not a whole number of %s elements (%zu bytes)",
-                    path, (unsigned long long)size, hr_dtype_name(dtype), esize);
+      return cli_error(
+          CLI_EXIT_FORMAT, err, len,
+          "%s: raw file of %llu bytes is not a whole number of %s elements (%zu bytes)", path,
+          (unsigned long long)size, hr_dtype_name(dtype), esize);
     }
     in->dtype = dtype;
     in->count = size / esize;
@@ -152,14 +142,14 @@ int cli_input_open(cli_input *in, const char *path, int have_dtype, cuprim_dtype
 
 int cli_input_read(cli_input *in, void *buf, size_t bytes, char *err, size_t len) {
   if (bytes > in->bytes - in->done)
-    return report(CLI_EXIT_INPUT, err, len, "%s: read past the data (internal error)", in->path);
+    return cli_error(CLI_EXIT_INPUT, err, len, "%s: read past the data (internal error)", in->path);
   const size_t got = fread(buf, 1, bytes, in->f);
   if (got != bytes) {
     if (feof(in->f))
-      return report(CLI_EXIT_FORMAT, err, len,
-                    "%s: truncated data: the file ended after %llu bytes", in->path,
-                    (unsigned long long)(in->done + got));
-    return report(CLI_EXIT_INPUT, err, len, "%s: read error: %s", in->path, strerror(errno));
+      return cli_error(CLI_EXIT_FORMAT, err, len,
+                       "%s: truncated data: the file ended after %llu bytes", in->path,
+                       (unsigned long long)(in->done + got));
+    return cli_error(CLI_EXIT_INPUT, err, len, "%s: read error: %s", in->path, strerror(errno));
   }
   in->done += bytes;
   return CLI_EXIT_OK;
@@ -179,18 +169,19 @@ void cli_input_close(cli_input *in) {
 
 static int check_edges(const char *path, const double *e, uint64_t count, char *err, size_t len) {
   if (count < 2)
-    return report(CLI_EXIT_FORMAT, err, len, "%s: %llu edge(s); at least 2 are needed (one bin)",
-                  path, (unsigned long long)count);
+    return cli_error(CLI_EXIT_FORMAT, err, len, "%s: %llu edge(s); at least 2 are needed (one bin)",
+                     path, (unsigned long long)count);
   if (count - 1 > UINT32_MAX)
-    return report(CLI_EXIT_FORMAT, err, len, "%s: more than 2^32 - 1 bins", path);
+    return cli_error(CLI_EXIT_FORMAT, err, len, "%s: more than 2^32 - 1 bins", path);
   for (uint64_t i = 0; i < count; ++i) {
     if (!isfinite(e[i]))
-      return report(CLI_EXIT_FORMAT, err, len, "%s: edge %llu is not finite", path,
-                    (unsigned long long)i);
+      return cli_error(CLI_EXIT_FORMAT, err, len, "%s: edge %llu is not finite", path,
+                       (unsigned long long)i);
     if (i > 0 && !(e[i - 1] < e[i]))
-      return report(CLI_EXIT_FORMAT, err, len,
-                    "%s: edges must be strictly increasing: edge %llu (%.17g) <= edge %llu (%.17g)",
-                    path, (unsigned long long)i, e[i], (unsigned long long)(i - 1), e[i - 1]);
+      return cli_error(
+          CLI_EXIT_FORMAT, err, len,
+          "%s: edges must be strictly increasing: edge %llu (%.17g) <= edge %llu (%.17g)", path,
+          (unsigned long long)i, e[i], (unsigned long long)(i - 1), e[i - 1]);
   }
   return CLI_EXIT_OK;
 }
@@ -203,20 +194,20 @@ static int read_npy_edges(const char *path, FILE *f, uint64_t size, double **out
   if (s != NPY_OK)
     return npy_error(s, path, detail, err, len);
   if (h.count > MAX_EDGES)
-    return report(CLI_EXIT_FORMAT, err, len, "%s: %llu edges are too many", path,
-                  (unsigned long long)h.count);
+    return cli_error(CLI_EXIT_FORMAT, err, len, "%s: %llu edges are too many", path,
+                     (unsigned long long)h.count);
   const size_t esize = npy_dtype_size(h.dtype);
   unsigned char *raw = (unsigned char *)malloc(h.count ? (size_t)h.count * esize : 1);
   double *e = (double *)malloc(h.count ? (size_t)h.count * sizeof(double) : 1);
   if (!raw || !e) {
     free(raw);
     free(e);
-    return report(CLI_EXIT_FAILED, err, len, "%s: out of host memory", path);
+    return cli_error(CLI_EXIT_FAILED, err, len, "%s: out of host memory", path);
   }
   if (fread(raw, esize, (size_t)h.count, f) != (size_t)h.count) {
     free(raw);
     free(e);
-    return report(CLI_EXIT_INPUT, err, len, "%s: read error: %s", path, strerror(errno));
+    return cli_error(CLI_EXIT_INPUT, err, len, "%s: read error: %s", path, strerror(errno));
   }
   for (uint64_t i = 0; i < h.count; ++i)
     e[i] = hr_to_double(h.dtype, raw, i);
@@ -230,25 +221,25 @@ static int read_text_edges(const char *path, FILE *f, uint64_t size, double **ou
                            char *err, size_t len) {
   char *text = (char *)malloc((size_t)size + 1);
   if (!text)
-    return report(CLI_EXIT_FAILED, err, len, "%s: out of host memory", path);
+    return cli_error(CLI_EXIT_FAILED, err, len, "%s: out of host memory", path);
   if (fread(text, 1, (size_t)size, f) != (size_t)size) {
     free(text);
-    return report(CLI_EXIT_INPUT, err, len, "%s: read error: %s", path, strerror(errno));
+    return cli_error(CLI_EXIT_INPUT, err, len, "%s: read error: %s", path, strerror(errno));
   }
   text[size] = '\0';
   /* A NUL byte would end the text early and silently: the rest of the file would be ignored. */
   const char *nul = (const char *)memchr(text, '\0', (size_t)size);
   if (nul) {
-    const int rc = report(CLI_EXIT_FORMAT, err, len,
-                          "%s: a NUL byte at offset %llu: not a text file of numbers (a .npy "
-                          "file of edges starts with the \\x93NUMPY magic)",
-                          path, (unsigned long long)(nul - text));
+    const int rc = cli_error(CLI_EXIT_FORMAT, err, len,
+                             "%s: a NUL byte at offset %llu: not a text file of numbers (a .npy "
+                             "file of edges starts with the \\x93NUMPY magic)",
+                             path, (unsigned long long)(nul - text));
     free(text);
     return rc;
   }
   uint64_t cap = 64, n = 0, line = 1;
   double *e = (double *)malloc(cap * sizeof(double));
-  int rc = e ? CLI_EXIT_OK : report(CLI_EXIT_FAILED, err, len, "%s: out of host memory", path);
+  int rc = e ? CLI_EXIT_OK : cli_error(CLI_EXIT_FAILED, err, len, "%s: out of host memory", path);
   for (char *p = text; rc == CLI_EXIT_OK && *p;) {
     if (*p == '\n') {
       ++line;
@@ -267,20 +258,20 @@ static int read_text_edges(const char *path, FILE *f, uint64_t size, double **ou
       double v = 0.0;
       if (cli_parse_double(start, &v)) {
         char shown[96]; /* the file's bytes, escaped */
-        rc =
-            report(CLI_EXIT_FORMAT, err, len, "%s: line %llu: '%s' is not a finite number", path,
-                   (unsigned long long)line, npy_escape(start, strlen(start), shown, sizeof shown));
+        rc = cli_error(CLI_EXIT_FORMAT, err, len, "%s: line %llu: '%s' is not a finite number",
+                       path, (unsigned long long)line,
+                       npy_escape(start, strlen(start), shown, sizeof shown));
         break;
       }
       *p = saved;
       if (n == MAX_EDGES) {
-        rc = report(CLI_EXIT_FORMAT, err, len, "%s: too many edges", path);
+        rc = cli_error(CLI_EXIT_FORMAT, err, len, "%s: too many edges", path);
         break;
       }
       if (n == cap) {
         double *grown = (double *)realloc(e, 2 * cap * sizeof(double));
         if (!grown) {
-          rc = report(CLI_EXIT_FAILED, err, len, "%s: out of host memory", path);
+          rc = cli_error(CLI_EXIT_FAILED, err, len, "%s: out of host memory", path);
           break;
         }
         e = grown;
@@ -371,14 +362,14 @@ static int resolve_links(const char *path, char **target, char *err, size_t len)
     }
     if (hops == MAX_LINKS) {
       free(cur);
-      return report(CLI_EXIT_OUTPUT, err, len, "%s: %s", path, strerror(ELOOP));
+      return cli_error(CLI_EXIT_OUTPUT, err, len, "%s: %s", path, strerror(ELOOP));
     }
     char link[4096];
     const ssize_t n = readlink(cur, link, sizeof link - 1);
     if (n < 0) {
       const int e = errno;
       free(cur);
-      return report(CLI_EXIT_OUTPUT, err, len, "%s: %s", path, strerror(e));
+      return cli_error(CLI_EXIT_OUTPUT, err, len, "%s: %s", path, strerror(e));
     }
     link[n] = '\0';
     /* A relative target is relative to the directory that holds the link. */
@@ -392,21 +383,21 @@ static int resolve_links(const char *path, char **target, char *err, size_t len)
     free(cur);
     cur = next;
   }
-  return report(CLI_EXIT_FAILED, err, len, "out of host memory");
+  return cli_error(CLI_EXIT_FAILED, err, len, "out of host memory");
 }
 
 /* Writes go straight to f (standard output, or a file that is not a regular one). */
 static int open_direct(cli_output *o, const char *path, int is_stdout, char *err, size_t len) {
   o->path = strdup(path);
   if (!o->path)
-    return report(CLI_EXIT_FAILED, err, len, "out of host memory");
+    return cli_error(CLI_EXIT_FAILED, err, len, "out of host memory");
   o->direct = 1;
   o->is_stdout = is_stdout;
   o->f = is_stdout ? stdout : fopen(path, "wb");
   if (!o->f) {
     const int e = errno;
     cli_output_abort(o);
-    return report(CLI_EXIT_OUTPUT, err, len, "%s: %s", path, strerror(e));
+    return cli_error(CLI_EXIT_OUTPUT, err, len, "%s: %s", path, strerror(e));
   }
   return CLI_EXIT_OK;
 }
@@ -424,14 +415,14 @@ int cli_output_open(cli_output *o, const char *path, char *err, size_t len) {
   struct stat st, out_st;
   if (stat(path, &st) == 0) {
     if (S_ISDIR(st.st_mode))
-      return report(CLI_EXIT_OUTPUT, err, len, "%s: is a directory", path);
+      return cli_error(CLI_EXIT_OUTPUT, err, len, "%s: is a directory", path);
     if (fstat(STDOUT_FILENO, &out_st) == 0 && st.st_dev == out_st.st_dev &&
         st.st_ino == out_st.st_ino)
       return open_direct(o, path, 1, err, len);
     if (!S_ISREG(st.st_mode))
       return open_direct(o, path, 0, err, len);
   } else if (errno != ENOENT) {
-    return report(CLI_EXIT_OUTPUT, err, len, "%s: %s", path, strerror(errno));
+    return cli_error(CLI_EXIT_OUTPUT, err, len, "%s: %s", path, strerror(errno));
   }
 
   /* A regular file, or one to create: written to a temporary in the directory of the final
@@ -445,7 +436,7 @@ int cli_output_open(cli_output *o, const char *path, char *err, size_t len) {
   const char *base = slash ? slash + 1 : target;
   if (!*base) {
     cli_output_abort(o);
-    return report(CLI_EXIT_OUTPUT, err, len, "%s: not a file name", path);
+    return cli_error(CLI_EXIT_OUTPUT, err, len, "%s: not a file name", path);
   }
   /* ".<name>.tmp-XXXXXX", with the name cut so that the temporary fits the file system's limit
    * on a name (NAME_MAX, 255 on Linux) whenever the output's own name does. */
@@ -462,7 +453,7 @@ int cli_output_open(cli_output *o, const char *path, char *err, size_t len) {
   o->tmp_path = (char *)malloc(tmp_len);
   if (!o->tmp_path) {
     cli_output_abort(o);
-    return report(CLI_EXIT_FAILED, err, len, "out of host memory");
+    return cli_error(CLI_EXIT_FAILED, err, len, "out of host memory");
   }
   snprintf(o->tmp_path, tmp_len, "%.*s.%.*s%s", (int)dir_len, target, (int)keep, base, suffix);
   install_handlers();
@@ -472,8 +463,8 @@ int cli_output_open(cli_output *o, const char *path, char *err, size_t len) {
     free(o->tmp_path);
     o->tmp_path = NULL;
     cli_output_abort(o);
-    return report(CLI_EXIT_OUTPUT, err, len, "%s: cannot create a file there: %s", path,
-                  strerror(e));
+    return cli_error(CLI_EXIT_OUTPUT, err, len, "%s: cannot create a file there: %s", path,
+                     strerror(e));
   }
   pending_tmp = o->tmp_path;
   /* mkstemp makes the file 0600. A file that is replaced keeps its permissions; a new one gets
@@ -491,14 +482,14 @@ int cli_output_open(cli_output *o, const char *path, char *err, size_t len) {
     if (!o->f)
       close(fd);
     cli_output_abort(o);
-    return report(CLI_EXIT_OUTPUT, err, len, "%s: %s", path, strerror(e));
+    return cli_error(CLI_EXIT_OUTPUT, err, len, "%s: %s", path, strerror(e));
   }
   return CLI_EXIT_OK;
 }
 
 int cli_output_write(cli_output *o, const void *buf, size_t bytes, char *err, size_t len) {
   if (bytes && fwrite(buf, 1, bytes, o->f) != bytes)
-    return report(CLI_EXIT_OUTPUT, err, len, "%s: write error: %s", o->path, strerror(errno));
+    return cli_error(CLI_EXIT_OUTPUT, err, len, "%s: write error: %s", o->path, strerror(errno));
   return CLI_EXIT_OK;
 }
 
@@ -510,7 +501,7 @@ int cli_output_write_elements(cli_output *o, const void *buf, size_t bytes, char
     char text[64];
     hr_format_value(o->csv_dtype, (const char *)buf + off, text, sizeof text);
     if (fprintf(o->f, "%s\n", text) < 0)
-      return report(CLI_EXIT_OUTPUT, err, len, "%s: write error: %s", o->path, strerror(errno));
+      return cli_error(CLI_EXIT_OUTPUT, err, len, "%s: write error: %s", o->path, strerror(errno));
   }
   return CLI_EXIT_OK;
 }
@@ -523,15 +514,15 @@ int cli_output_commit(cli_output *o, char *err, size_t len) {
   const int close_failed = !o->is_stdout && fclose(f) != 0; /* stdout stays open for main */
   const int e2 = errno;
   if (flush_failed || close_failed) {
-    const int rc = report(CLI_EXIT_OUTPUT, err, len, "%s: write error: %s", o->path,
-                          strerror(flush_failed ? e1 : e2));
+    const int rc = cli_error(CLI_EXIT_OUTPUT, err, len, "%s: write error: %s", o->path,
+                             strerror(flush_failed ? e1 : e2));
     cli_output_abort(o);
     return rc;
   }
   if (!o->direct && rename(o->tmp_path, o->path) != 0) {
     const int e = errno;
-    const int rc = report(CLI_EXIT_OUTPUT, err, len, "%s: cannot rename %s into place: %s", o->path,
-                          o->tmp_path, strerror(e));
+    const int rc = cli_error(CLI_EXIT_OUTPUT, err, len, "%s: cannot rename %s into place: %s",
+                             o->path, o->tmp_path, strerror(e));
     cli_output_abort(o);
     return rc;
   }

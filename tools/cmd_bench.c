@@ -97,58 +97,46 @@ typedef struct call {
   uint64_t n;
   uint32_t bins;
   double lo, hi;
+  int plain; /* the plain entry point (AUTO) rather than _ex with alg */
 } call;
 
+/* One timed call: the _ex entry point with c->alg (the ladder), or with `plain` the plain entry
+ * point (the demo: what a user calls). */
 static int run_call(void *user, cudaStream_t stream) {
   const call *c = (const call *)user;
+  cuprim_status s = CUPRIM_ERROR_INTERNAL;
+  const char *what = "?";
   switch (c->primitive) {
   case CLI_PRIM_REDUCE:
-    return cli_cuprim(cuprim_reduce_ex(c->ctx, (cuprim_reduce_alg)c->alg, c->d_in, c->d_out, c->n,
-                                       c->dtype, c->op, stream),
-                      c->cmd, "cuprim_reduce_ex");
+    s = c->plain ? cuprim_reduce(c->ctx, c->d_in, c->d_out, c->n, c->dtype, c->op, stream)
+                 : cuprim_reduce_ex(c->ctx, (cuprim_reduce_alg)c->alg, c->d_in, c->d_out, c->n,
+                                    c->dtype, c->op, stream);
+    what = c->plain ? "cuprim_reduce" : "cuprim_reduce_ex";
+    break;
   case CLI_PRIM_SCAN:
-    return cli_cuprim(cuprim_scan_ex(c->ctx, (cuprim_scan_alg)c->alg, c->d_in, c->d_out, c->n,
-                                     c->dtype, c->op, c->kind, stream),
-                      c->cmd, "cuprim_scan_ex");
-  case CLI_PRIM_HISTOGRAM:
-    return cli_cuprim(cuprim_histogram_even_ex(c->ctx, (cuprim_histogram_alg)c->alg, c->d_in, c->n,
-                                               c->dtype, (uint64_t *)c->d_out, c->bins, c->lo,
-                                               c->hi, stream),
-                      c->cmd, "cuprim_histogram_even_ex");
+    s = c->plain ? cuprim_scan(c->ctx, c->d_in, c->d_out, c->n, c->dtype, c->op, c->kind, stream)
+                 : cuprim_scan_ex(c->ctx, (cuprim_scan_alg)c->alg, c->d_in, c->d_out, c->n,
+                                  c->dtype, c->op, c->kind, stream);
+    what = c->plain ? "cuprim_scan" : "cuprim_scan_ex";
+    break;
+  case CLI_PRIM_HISTOGRAM: {
+    uint64_t *d_counts = (uint64_t *)c->d_out;
+    s = c->plain ? cuprim_histogram_even(c->ctx, c->d_in, c->n, c->dtype, d_counts, c->bins, c->lo,
+                                         c->hi, stream)
+                 : cuprim_histogram_even_ex(c->ctx, (cuprim_histogram_alg)c->alg, c->d_in, c->n,
+                                            c->dtype, d_counts, c->bins, c->lo, c->hi, stream);
+    what = c->plain ? "cuprim_histogram_even" : "cuprim_histogram_even_ex";
+    break;
   }
-  return CLI_EXIT_FAILED;
-}
-
-/* The demo's calls are the plain entry points (the AUTO algorithms). */
-static int run_demo_call(void *user, cudaStream_t stream) {
-  const call *c = (const call *)user;
-  switch (c->primitive) {
-  case CLI_PRIM_REDUCE:
-    return cli_cuprim(cuprim_reduce(c->ctx, c->d_in, c->d_out, c->n, c->dtype, c->op, stream),
-                      c->cmd, "cuprim_reduce");
-  case CLI_PRIM_SCAN:
-    return cli_cuprim(
-        cuprim_scan(c->ctx, c->d_in, c->d_out, c->n, c->dtype, c->op, c->kind, stream), c->cmd,
-        "cuprim_scan");
-  case CLI_PRIM_HISTOGRAM:
-    return cli_cuprim(cuprim_histogram_even(c->ctx, c->d_in, c->n, c->dtype, (uint64_t *)c->d_out,
-                                            c->bins, c->lo, c->hi, stream),
-                      c->cmd, "cuprim_histogram_even");
   }
-  return CLI_EXIT_FAILED;
+  return cli_cuprim(s, c->cmd, what);
 }
 
-static int download(cli_gpu *g, void *h, const void *d, size_t bytes) {
-  int rc = cli_cuda(cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, g->stream), g->command,
-                    "cudaMemcpyAsync");
-  if (!rc)
-    rc = cli_cuda(cudaStreamSynchronize(g->stream), g->command, "cudaStreamSynchronize");
-  return rc;
-}
-
-static int upload(cli_gpu *g, void *d, const void *h, size_t bytes) {
-  int rc = cli_cuda(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, g->stream), g->command,
-                    "cudaMemcpyAsync");
+/* A copy between host and device, waited for. */
+static int copy_sync(cli_gpu *g, void *dst, const void *src, size_t bytes,
+                     enum cudaMemcpyKind kind) {
+  int rc =
+      cli_cuda(cudaMemcpyAsync(dst, src, bytes, kind, g->stream), g->command, "cudaMemcpyAsync");
   if (!rc)
     rc = cli_cuda(cudaStreamSynchronize(g->stream), g->command, "cudaStreamSynchronize");
   return rc;
@@ -196,35 +184,36 @@ int cmd_demo(const cli_args *a) {
   if (!rc) {
     fill(CLI_PRIM_REDUCE, CUPRIM_F32, CUPRIM_SUM, h_x, n, a->seed); /* [0, 1) */
     fill(CLI_PRIM_SCAN, CUPRIM_F32, CUPRIM_SUM, h_s, n, a->seed);   /* integers, exact sums */
-    rc = upload(&g, d_x, h_x, bytes);
+    rc = copy_sync(&g, d_x, h_x, bytes, cudaMemcpyHostToDevice);
   }
   if (!rc)
-    rc = upload(&g, d_s, h_s, bytes);
+    rc = copy_sync(&g, d_s, h_s, bytes, cudaMemcpyHostToDevice);
 
+  /* The plain entry points (AUTO), as a user calls them. */
   call c_reduce = {cmd, CLI_PRIM_REDUCE, 0, g.ctx, CUPRIM_F32, CUPRIM_SUM, CUPRIM_INCLUSIVE,
-                   d_x, d_sum,           n, 0,     0.0,        0.0};
+                   d_x, d_sum,           n, 0,     0.0,        0.0,        1};
   call c_scan = {cmd, CLI_PRIM_SCAN, 0, g.ctx, CUPRIM_F32, CUPRIM_SUM, CUPRIM_INCLUSIVE,
-                 d_s, d_out,         n, 0,     0.0,        0.0};
+                 d_s, d_out,         n, 0,     0.0,        0.0,        1};
   call c_hist = {cmd, CLI_PRIM_HISTOGRAM, 0, g.ctx,     CUPRIM_F32, CUPRIM_SUM, CUPRIM_INCLUSIVE,
-                 d_x, d_counts,           n, DEMO_BINS, 0.0,        1.0};
+                 d_x, d_counts,           n, DEMO_BINS, 0.0,        1.0,        1};
   double us_reduce = 0, us_scan = 0, us_hist = 0, us_copy = 0;
   const unsigned runs = (unsigned)a->runs;
   if (!rc)
-    rc = cli_gpu_time(&g, run_demo_call, &c_reduce, runs, &us_reduce);
+    rc = cli_gpu_time(&g, run_call, &c_reduce, runs, &us_reduce);
   if (!rc)
-    rc = cli_gpu_time(&g, run_demo_call, &c_hist, runs, &us_hist);
+    rc = cli_gpu_time(&g, run_call, &c_hist, runs, &us_hist);
   if (!rc)
     rc = cli_gpu_time_copy(&g, d_out, d_s, bytes, runs, &us_copy);
   if (!rc) /* last: its output is checked */
-    rc = cli_gpu_time(&g, run_demo_call, &c_scan, runs, &us_scan);
+    rc = cli_gpu_time(&g, run_call, &c_scan, runs, &us_scan);
 
   float sum = 0.0f;
   if (!rc)
-    rc = download(&g, &sum, d_sum, sizeof sum);
+    rc = copy_sync(&g, &sum, d_sum, sizeof sum, cudaMemcpyDeviceToHost);
   if (!rc)
-    rc = download(&g, h_out, d_out, bytes);
+    rc = copy_sync(&g, h_out, d_out, bytes, cudaMemcpyDeviceToHost);
   if (!rc)
-    rc = download(&g, h_counts, d_counts, sizeof h_counts);
+    rc = copy_sync(&g, h_counts, d_counts, sizeof h_counts, cudaMemcpyDeviceToHost);
   if (rc)
     goto done;
 
@@ -462,7 +451,7 @@ int cmd_ladder(const cli_args *a) {
     goto done;
 
   fill(p, t, a->op, h_in, n, a->seed);
-  rc = upload(&g, d_in, h_in, bytes);
+  rc = copy_sync(&g, d_in, h_in, bytes, cudaMemcpyHostToDevice);
   if (rc)
     goto done;
   ref.shape.sm_count = (unsigned)g.prop.multiProcessorCount;
@@ -497,7 +486,7 @@ int cmd_ladder(const cli_args *a) {
   /* The ladder in enum order (1, 2, ...), then the tuned default (0). */
   for (int k = 1; k <= count; ++k) {
     const int alg = k % count;
-    call c = {cmd, p, alg, g.ctx, t, a->op, a->kind, d_in, d_out, n, bins, lo, hi};
+    call c = {cmd, p, alg, g.ctx, t, a->op, a->kind, d_in, d_out, n, bins, lo, hi, 0};
     double us = 0.0;
     rc = cli_gpu_time(&g, run_call, &c, (unsigned)a->runs, &us);
     char label[16];
@@ -510,7 +499,7 @@ int cmd_ladder(const cli_args *a) {
         break;
       continue;
     }
-    rc = download(&g, h_out, d_out, out_bytes);
+    rc = copy_sync(&g, h_out, d_out, out_bytes, cudaMemcpyDeviceToHost);
     if (rc)
       break;
     char why[512] = "";

@@ -50,6 +50,7 @@ typedef struct job {
   size_t esize;
   uint64_t chunk; /* elements per pass */
   void *d_buf;
+  cli_progress prog; /* of the uploads, on stderr */
 } job;
 
 static int fail(job *j, int rc) {
@@ -115,6 +116,15 @@ static int open_output(job *j) {
   return CLI_EXIT_OK;
 }
 
+/* A command's start: the input and the output, checked and opened before any device call. */
+static int start_job(job *j, const cli_args *a, const char *cmd, cli_primitive p) {
+  memset(j, 0, sizeof *j);
+  j->a = a;
+  j->cmd = cmd;
+  const int rc = open_input(j, p);
+  return rc ? rc : open_output(j);
+}
+
 /* The device, the context and the pass size. `reserve`: device bytes the command allocates
  * besides the data; `pad`: elements before the data in the buffer. */
 static int open_device(job *j, size_t reserve, uint64_t pad) {
@@ -168,21 +178,21 @@ static int commit(job *j) {
   return rc ? fail(j, rc) : CLI_EXIT_OK;
 }
 
-static uint64_t pass_size(const job *j, uint64_t done) {
+/* Uploads the next pass, the elements from `done` on (at most chunk of them), to dst; *m: how
+ * many. The first upload starts the progress line. */
+static int upload_pass(job *j, void *dst, uint64_t done, uint64_t *m) {
+  if (done == 0)
+    cli_progress_start(&j->prog, j->cmd, j->in.bytes);
   const uint64_t left = j->in.count - done;
-  return left < j->chunk ? left : j->chunk;
+  *m = left < j->chunk ? left : j->chunk;
+  return cli_gpu_upload(&j->g, &j->in, dst, (size_t)*m * j->esize, &j->prog);
 }
 
 /* ---------------------------------------------------------------- reduce */
 
 int cmd_reduce(const cli_args *a) {
   job j;
-  memset(&j, 0, sizeof j);
-  j.a = a;
-  j.cmd = "reduce";
-  int rc = open_input(&j, CLI_PRIM_REDUCE);
-  if (!rc)
-    rc = open_output(&j);
+  int rc = start_job(&j, a, "reduce", CLI_PRIM_REDUCE);
   if (!rc)
     rc = open_device(&j, j.esize, 0);
   void *d_out = NULL;
@@ -191,12 +201,10 @@ int cmd_reduce(const cli_args *a) {
 
   /* One pass at least: n == 0 gives the identity. */
   unsigned char acc[8], val[8]; /* one element of any dtype */
-  cli_progress prog;
-  cli_progress_start(&prog, j.cmd, j.in.bytes);
   uint64_t done = 0;
   for (int first = 1; !rc && (first || done < j.in.count); first = 0) {
-    const uint64_t m = pass_size(&j, done);
-    rc = cli_gpu_upload(&j.g, &j.in, j.d_buf, (size_t)m * j.esize, &prog);
+    uint64_t m = 0;
+    rc = upload_pass(&j, j.d_buf, done, &m);
     if (!rc)
       rc = cli_cuprim(cuprim_reduce_ex(j.g.ctx, (cuprim_reduce_alg)a->alg, j.d_buf, d_out, m,
                                        j.in.dtype, a->op, j.g.stream),
@@ -214,7 +222,7 @@ int cmd_reduce(const cli_args *a) {
       hr_combine(j.in.dtype, a->op, acc, val);
     done += m;
   }
-  cli_progress_end(&prog);
+  cli_progress_end(&j.prog);
 
   if (!rc) {
     char text[64];
@@ -248,12 +256,7 @@ int cmd_reduce(const cli_args *a) {
 
 int cmd_scan(const cli_args *a) {
   job j;
-  memset(&j, 0, sizeof j);
-  j.a = a;
-  j.cmd = "scan";
-  int rc = open_input(&j, CLI_PRIM_SCAN);
-  if (!rc)
-    rc = open_output(&j);
+  int rc = start_job(&j, a, "scan", CLI_PRIM_SCAN);
   if (!rc && !j.out.csv) {
     const uint64_t shape[1] = {j.in.count}; /* flattened, as np.cumsum(a) without an axis */
     if (npy_write_header(j.out.f, j.in.dtype, 1, shape) != NPY_OK) {
@@ -272,21 +275,18 @@ int cmd_scan(const cli_args *a) {
     d_carry = d_pass - j.esize;               /* the carry, just before them */
   }
   const int single = j.in.count <= j.chunk;
-  cli_progress prog;
-  cli_progress_start(&prog, j.cmd, j.in.bytes);
   uint64_t done = 0;
   for (int first = 1; !rc && (first || done < j.in.count); first = 0) {
-    const uint64_t m = pass_size(&j, done);
+    uint64_t m = 0;
     const char *d_result = d_pass;
-    if (first && !single && a->kind == CUPRIM_EXCLUSIVE) {
+    rc = upload_pass(&j, d_pass, done, &m);
+    if (!rc && first && !single && a->kind == CUPRIM_EXCLUSIVE) {
       /* The first exclusive pass starts from the identity; later passes from the carry. */
       unsigned char identity[8]; /* one element of any dtype */
       hr_identity(j.in.dtype, a->op, identity);
       rc = cli_cuda(cudaMemcpyAsync(d_carry, identity, j.esize, cudaMemcpyHostToDevice, j.g.stream),
                     j.cmd, "cudaMemcpyAsync (identity)");
     }
-    if (!rc)
-      rc = cli_gpu_upload(&j.g, &j.in, d_pass, (size_t)m * j.esize, &prog);
     if (rc)
       break;
     if (single) {
@@ -314,7 +314,7 @@ int cmd_scan(const cli_args *a) {
                     j.cmd, "cudaMemcpyAsync (carry)");
     done += m;
   }
-  cli_progress_end(&prog);
+  cli_progress_end(&j.prog);
   if (!rc)
     rc = cli_cuda(cudaStreamSynchronize(j.g.stream), j.cmd, "cudaStreamSynchronize");
   if (!rc)
@@ -358,19 +358,14 @@ static int write_histogram(job *j, const uint64_t *counts, uint32_t bins, const 
 
 int cmd_histogram(const cli_args *a) {
   job j;
-  memset(&j, 0, sizeof j);
-  j.a = a;
-  j.cmd = "histogram";
   double *h_edges = NULL;
   uint32_t bins = a->bins;
-  int rc = open_input(&j, CLI_PRIM_HISTOGRAM);
+  int rc = start_job(&j, a, "histogram", CLI_PRIM_HISTOGRAM);
   if (!rc && a->edges) {
     rc = cli_read_edges(a->edges, &h_edges, &bins, j.err, sizeof j.err);
     if (rc)
       rc = fail(&j, rc);
   }
-  if (!rc)
-    rc = open_output(&j);
   const size_t counts_bytes = (size_t)bins * sizeof(uint64_t);
   const size_t edges_bytes = h_edges ? ((size_t)bins + 1) * sizeof(double) : 0;
   if (!rc)
@@ -397,12 +392,10 @@ int cmd_histogram(const cli_args *a) {
           "cudaMemcpyAsync (edges)");
   }
 
-  cli_progress prog;
-  cli_progress_start(&prog, j.cmd, j.in.bytes);
   uint64_t done = 0;
   for (int first = 1; !rc && (first || done < j.in.count); first = 0) {
-    const uint64_t m = pass_size(&j, done);
-    rc = cli_gpu_upload(&j.g, &j.in, j.d_buf, (size_t)m * j.esize, &prog);
+    uint64_t m = 0;
+    rc = upload_pass(&j, j.d_buf, done, &m);
     if (!rc && d_edges)
       rc = cli_cuprim(cuprim_histogram_range(j.g.ctx, j.d_buf, m, j.in.dtype, d_counts, bins,
                                              d_edges, j.g.stream),
@@ -422,7 +415,7 @@ int cmd_histogram(const cli_args *a) {
       h_total[i] += h_counts[i];
     done += m;
   }
-  cli_progress_end(&prog);
+  cli_progress_end(&j.prog);
   if (!rc)
     rc = write_histogram(&j, h_total, bins, h_edges);
   if (j.g.stream)
