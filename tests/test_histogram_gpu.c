@@ -1,6 +1,6 @@
 /* cuprim_histogram_even, cuprim_histogram_even_ex and cuprim_histogram_range on a GPU, against
- * the plain C reference on the host (test_histogram_ref.h: histogram.h's formula to the letter,
- * so counts are compared exactly, bin for bin).
+ * the plain C reference on the host (harness/hostref_histogram.h: histogram.h's formula to the
+ * letter, so counts are compared exactly, bin for bin).
  *
  * Every algorithm (AUTO, GLOBAL_ATOMIC, BLOCK_PRIVATE, SORT_REDUCE_BY_KEY, and the shorthand
  * cuprim_histogram_even) x every sample dtype x bin counts {1, 2, 255, 256, 257, 4096, 65536,
