@@ -4,10 +4,10 @@
  * raw input, bin edges (.npy and text), and outputs written through a temporary name. */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp, symlink, mkfifo */
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
