@@ -593,25 +593,88 @@ static void test_ladder(void **state) {
   free(r);
 }
 
-static void test_info_and_demo(void **state) {
+/* The line `cuprim info` prints for the code a device runs, from a context of the test's own. */
+static void code_line(int device, char *line, size_t len) {
+  cuprim_ctx *ctx = NULL;
+  assert_int_equal(cuprim_ctx_create(&ctx, device, NULL), CUPRIM_SUCCESS);
+  int code_arch = 0, from_ptx = 0;
+  assert_int_equal(cuprim_ctx_code_arch(ctx, &code_arch, &from_ptx), CUPRIM_SUCCESS);
+  cuprim_ctx_destroy(ctx);
+  if (from_ptx)
+    snprintf(line, len, "  runs                compute_%d PTX, compiled by the driver\n",
+             code_arch);
+  else
+    snprintf(line, len, "  runs                sm_%d machine code\n", code_arch);
+}
+
+/* Checks one `cuprim info` output: the build's lines, every device's block with the code it
+ * runs, and the copy bandwidth in the block of `chosen` only. */
+static void check_info(const char *out, int count, int chosen) {
+  char want[256];
+  snprintf(want, sizeof want, "cuprim %s\nbuilt for CUDA architectures %s\n",
+           cuprim_version_string(), cuprim_build_architectures());
+  assert_non_null(strstr(out, want));
+#if CUPRIM_CLI_HAS_NCCL
+  assert_non_null(strstr(out, "\nNCCL 2."));
+#else
+  assert_non_null(strstr(out, "\nNCCL: none (this cuprim program was built without"));
+#endif
+  snprintf(want, sizeof want, "; %d device(s)\n", count);
+  assert_non_null(strstr(out, want));
+  for (int d = 0; d < count; ++d) {
+    snprintf(want, sizeof want, "device %d: ", d);
+    const char *block = strstr(out, want);
+    if (!block)
+      fail_msg("info lists no %s", want);
+    snprintf(want, sizeof want, "device %d: ", d + 1);
+    const char *end = d + 1 < count ? strstr(block, want) : block + strlen(block);
+    assert_non_null(end);
+    const char *const fields[] = {"compute capability", "SMs", "memory", "L2 cache"};
+    for (size_t k = 0; k < sizeof fields / sizeof fields[0]; ++k) {
+      const char *f = strstr(block, fields[k]);
+      assert_true(f && f < end);
+    }
+    code_line(d, want, sizeof want);
+    const char *code = strstr(block, want);
+    if (!code || code > end)
+      fail_msg("device %d: info lacks \"%s\"", d, want);
+    const char *bw = strstr(block, "copy bandwidth");
+    if (d != chosen) {
+      assert_true(!bw || bw > end);
+      continue;
+    }
+    assert_true(bw && bw < end);
+    double gbps = 0.0;
+    assert_int_equal(sscanf(bw, "copy bandwidth %lf GB/s", &gbps), 1);
+    assert_true(gbps > 10.0); /* any GPU of this century copies faster than 10 GB/s */
+  }
+}
+
+static void test_info(void **state) {
   (void)state;
   TU_SKIP_WITHOUT_DEVICE();
   tc_run *r = malloc(sizeof *r);
   assert_non_null(r);
+  int count = 0;
+  assert_int_equal(cudaGetDeviceCount(&count), cudaSuccess);
   tc_cli(r, "info --runs 3");
   assert_int_equal(r->status, 0);
   print_message("%s", r->out);
-  char want[64];
-  snprintf(want, sizeof want, "cuprim %s\n", cuprim_version_string());
-  assert_non_null(strstr(r->out, want));
-  assert_non_null(strstr(r->out, "compute capability"));
-  assert_non_null(strstr(r->out, "SMs"));
-  assert_non_null(strstr(r->out, "L2 cache"));
-  double gbps = 0.0;
-  const char *bw = strstr(r->out, "copy bandwidth");
-  assert_non_null(bw);
-  assert_int_equal(sscanf(bw, "copy bandwidth %lf GB/s", &gbps), 1);
-  assert_true(gbps > 10.0); /* any GPU of this century copies faster than 10 GB/s */
+  check_info(r->out, count, 0);
+  /* The last device's bandwidth; a device past the last is a usage error. */
+  tc_cli(r, "info --runs 2 --device %d", count - 1);
+  assert_int_equal(r->status, 0);
+  check_info(r->out, count, count - 1);
+  tc_cli(r, "info --device %d", count);
+  assert_int_equal(r->status, CLI_EXIT_USAGE);
+  free(r);
+}
+
+static void test_demo(void **state) {
+  (void)state;
+  TU_SKIP_WITHOUT_DEVICE();
+  tc_run *r = malloc(sizeof *r);
+  assert_non_null(r);
   tc_cli(r, "demo --n 100003 --runs 2");
   assert_int_equal(r->status, 0);
   print_message("%s", r->out);
@@ -636,7 +699,8 @@ int main(void) {
       cmocka_unit_test(test_histogram_outputs_edges_algorithms),
       cmocka_unit_test(test_output_targets),
       cmocka_unit_test(test_ladder),
-      cmocka_unit_test(test_info_and_demo),
+      cmocka_unit_test(test_info),
+      cmocka_unit_test(test_demo),
   };
   const int failed = cmocka_run_group_tests(tests, setup, teardown);
   if (failed == 0 && !tu_device_available(NULL, 0))

@@ -371,6 +371,29 @@ static void test_valid_input_device_or_skip(void **state) {
   free(r);
 }
 
+/* `cuprim info` says what the build holds (the CUDA architectures, NCCL or not) before it looks
+ * for a device: on a machine without one too. */
+static void test_info_build_lines(void **state) {
+  (void)state;
+  tc_run *r = malloc(sizeof *r);
+  assert_non_null(r);
+  tc_cli(r, "info --runs 1");
+  char want[256];
+  snprintf(want, sizeof want, "cuprim %s\nbuilt for CUDA architectures %s\nNCCL",
+           cuprim_version_string(), cuprim_build_architectures());
+  assert_true(strncmp(r->out, want, strlen(want)) == 0);
+#if CUPRIM_CLI_HAS_NCCL
+  assert_non_null(strstr(r->out, "\nNCCL 2."));
+#else
+  assert_non_null(strstr(r->out, "\nNCCL: none"));
+#endif
+  if (r->status == CLI_EXIT_NO_DEVICE)
+    assert_non_null(strstr(r->err, "no CUDA device"));
+  else
+    assert_int_equal(r->status, 0);
+  free(r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_input_files),
@@ -380,6 +403,7 @@ int main(void) {
       cmocka_unit_test(test_new_user_cases),
       cmocka_unit_test(test_output_names),
       cmocka_unit_test(test_valid_input_device_or_skip),
+      cmocka_unit_test(test_info_build_lines),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

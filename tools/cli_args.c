@@ -188,7 +188,8 @@ static const char usage_main[] =
     "commands:\n"
     "  demo       reduce, scan and histogram generated data on the GPU; check, time, print a "
     "table\n"
-    "  info       version, device, and the measured device copy bandwidth\n"
+    "  info       version, build (architectures, NCCL), every device and the code it runs, copy\n"
+    "             bandwidth\n"
     "  reduce     reduce a .npy or raw file with an op (sum prod min max and or xor)\n"
     "  scan       prefix-scan a .npy or raw file into a .npy file\n"
     "  histogram  histogram of a .npy or raw file: equal-width bins, or bins given by edges\n"
@@ -281,10 +282,13 @@ static const char usage_ladder[] =
 
 static const char usage_info[] =
     "usage: cuprim info [--runs R] [--device D]\n"
-    "  Prints cuprim's version, the CUDA driver and runtime versions, the device (name, compute\n"
-    "  capability, SMs, memory, L2) and its measured device-to-device copy bandwidth.\n"
+    "  Prints cuprim's version, the CUDA architectures its device code was built for, NCCL's\n"
+    "  version (or that the program was built without it), the CUDA driver and runtime versions,\n"
+    "  then every device: name, compute capability, SMs, memory, L2, and the code it runs (sm_XY\n"
+    "  machine code, or compute_XY PTX compiled by the driver); and the chosen device's measured\n"
+    "  device-to-device copy bandwidth.\n"
     "  --runs R   timed copies; the median is reported (default 20)\n"
-    "  --device D CUDA device ordinal (default 0)\n" EXIT_CODES_TEXT;
+    "  --device D the device whose copy bandwidth is measured (default 0)\n" EXIT_CODES_TEXT;
 
 const char *cli_usage(cli_command c) {
   switch (c) {
