@@ -11,12 +11,12 @@
  *              with the same op (so a float SUM of a file larger than one pass may differ in
  *              the last bits from a single pass);
  *   histogram  each pass's counts are added on the host (exact);
- *   scan       a pass after the first is scanned together with the running total (the carry),
- *              placed on the device just before the pass's elements: an inclusive scan of
- *              [carry, x0, ..., x(m-1)] holds carry op x0 op ... op xi. So the carry is applied
- *              by the library's own scan, exact for integers (wrapping) and for MIN/MAX/AND/OR/XOR,
- *              and no pass needs a host pass over the data. scan.h has no initial value, hence the
- *              extra element. A single pass calls the library with the requested kind directly.
+ *   scan       a pass after the first starts from the running total of the passes before it
+ *              (the carry), which stays on the device: cuprim_scan_init scans the pass from it.
+ *              Exact for integers (wrapping) and for MIN/MAX/AND/OR/XOR; no pass waits for the
+ *              host beyond the staged transfers. The ladder algorithms have no initial value:
+ *              their passes scan the carry as an extra element in front of the pass's elements.
+ *              A single pass calls the library with the requested algorithm and kind.
  * Outputs are opened before any device work (a name that cannot be written fails first), written
  * to a temporary file beside the final one and renamed into place at the end; on any failure the
  * temporary is removed and nothing is written. "-" (and /dev/stdout) is standard output. The
@@ -254,6 +254,124 @@ int cmd_reduce(const cli_args *a) {
 
 /* ---------------------------------------------------------------- scan */
 
+/* A running total of op kept on the device: the carry of a chunked scan. Four slots: the total
+ * is slot c (0 or 2), slot c + 1 takes a new value, and the pair [total, value] is reduced into
+ * slot c ^ 2, the first slot of the other pair, which becomes the total. The total that was
+ * current before an addition stays in place until the addition after next, so a call enqueued
+ * with it before an addition still reads it (stream order). */
+typedef struct dev_total {
+  char *d_slots;
+  size_t esize;
+  int c;
+  int have; /* 0 until the first value */
+} dev_total;
+
+static void *total_slot(const dev_total *t, int k) { return t->d_slots + (size_t)k * t->esize; }
+
+/* The total becomes total op (op over d_in[0..m)), or op over d_in[0..m) the first time. Two
+ * reduces on the stream; nothing waits for the host. */
+static int total_add(job *j, dev_total *t, const void *d_in, uint64_t m) {
+  int rc = cli_cuprim(cuprim_reduce(j->g.ctx, d_in, total_slot(t, t->have ? t->c + 1 : t->c), m,
+                                    j->in.dtype, j->a->op, j->g.stream),
+                      j->cmd, "cuprim_reduce (pass total)");
+  if (!rc && t->have) {
+    rc = cli_cuprim(cuprim_reduce(j->g.ctx, total_slot(t, t->c), total_slot(t, t->c ^ 2), 2,
+                                  j->in.dtype, j->a->op, j->g.stream),
+                    j->cmd, "cuprim_reduce (carry op pass total)");
+    t->c ^= 2;
+  }
+  t->have = 1;
+  return rc;
+}
+
+/* The total becomes d_src[0] (a device-to-device copy of one element). */
+static int total_set(job *j, dev_total *t, const void *d_src) {
+  t->have = 1;
+  return cli_cuda(
+      cudaMemcpyAsync(total_slot(t, t->c), d_src, j->esize, cudaMemcpyDeviceToDevice, j->g.stream),
+      j->cmd, "cudaMemcpyAsync (carry)");
+}
+
+/* Passes with the single-pass algorithm (AUTO, decoupled_lookback): the first pass is a plain
+ * scan, every later one cuprim_scan_init from the carry, the total of the elements before it, on
+ * the device. Inclusive: after a pass the carry is its last output element. Exclusive: the last
+ * output element lacks the pass's last input, so the pass is reduced before the scan overwrites
+ * it, and the carry becomes carry op that total. */
+static int scan_passes(job *j, dev_total *carry) {
+  const cli_args *a = j->a;
+  int rc = CLI_EXIT_OK;
+  uint64_t done = 0;
+  for (int first = 1; !rc && (first || done < j->in.count); first = 0) {
+    uint64_t m = 0;
+    rc = upload_pass(j, j->d_buf, done, &m);
+    done += m;
+    const int last = done >= j->in.count;
+    const void *d_init = carry->have ? total_slot(carry, carry->c) : NULL;
+    if (!rc && !last && a->kind == CUPRIM_EXCLUSIVE)
+      rc = total_add(j, carry, j->d_buf, m);
+    if (!rc && d_init)
+      rc = cli_cuprim(cuprim_scan_init(j->g.ctx, j->d_buf, j->d_buf, m, j->in.dtype, a->op, a->kind,
+                                       d_init, j->g.stream),
+                      j->cmd, "cuprim_scan_init");
+    else if (!rc)
+      rc = cli_cuprim(cuprim_scan_ex(j->g.ctx, (cuprim_scan_alg)a->alg, j->d_buf, j->d_buf, m,
+                                     j->in.dtype, a->op, a->kind, j->g.stream),
+                      j->cmd, "cuprim_scan_ex");
+    if (!rc)
+      rc = cli_gpu_download(&j->g, j->d_buf, (size_t)m * j->esize, &j->out);
+    if (!rc && !last && a->kind == CUPRIM_INCLUSIVE)
+      rc = total_set(j, carry, (const char *)j->d_buf + (m - 1) * j->esize);
+  }
+  return rc;
+}
+
+/* Passes with a ladder algorithm, which has no initial value: a pass after the first is scanned
+ * together with the carry, placed on the device just before the pass's elements. An inclusive
+ * scan of [carry, x0, ..., x(m-1)] holds carry op x0 op ... op xi at i + 1 (the inclusive result)
+ * and the exclusive one at i. `pad` elements precede the pass in j->d_buf, so that the pass
+ * starts 16-byte aligned (the ladder kernels' vector loads). */
+static int scan_passes_ladder(job *j, uint64_t pad) {
+  const cli_args *a = j->a;
+  char *d_pass = (char *)j->d_buf + pad * j->esize;
+  char *d_carry = d_pass - j->esize;
+  int rc = CLI_EXIT_OK;
+  uint64_t done = 0;
+  for (int first = 1; !rc && (first || done < j->in.count); first = 0) {
+    uint64_t m = 0;
+    const char *d_result = d_pass;
+    rc = upload_pass(j, d_pass, done, &m);
+    if (!rc && first && a->kind == CUPRIM_EXCLUSIVE) {
+      /* The first exclusive pass starts from the identity; later passes from the carry. */
+      unsigned char identity[8]; /* one element of any dtype */
+      hr_identity(j->in.dtype, a->op, identity);
+      rc = cli_cuda(
+          cudaMemcpyAsync(d_carry, identity, j->esize, cudaMemcpyHostToDevice, j->g.stream), j->cmd,
+          "cudaMemcpyAsync (identity)");
+    }
+    if (rc)
+      break;
+    if (first && a->kind == CUPRIM_INCLUSIVE) {
+      rc = cli_cuprim(cuprim_scan_ex(j->g.ctx, (cuprim_scan_alg)a->alg, d_pass, d_pass, m,
+                                     j->in.dtype, a->op, CUPRIM_INCLUSIVE, j->g.stream),
+                      j->cmd, "cuprim_scan_ex");
+    } else {
+      rc = cli_cuprim(cuprim_scan_ex(j->g.ctx, (cuprim_scan_alg)a->alg, d_carry, d_carry, m + 1,
+                                     j->in.dtype, a->op, CUPRIM_INCLUSIVE, j->g.stream),
+                      j->cmd, "cuprim_scan_ex");
+      d_result = a->kind == CUPRIM_EXCLUSIVE ? d_carry : d_pass;
+    }
+    if (!rc)
+      rc = cli_gpu_download(&j->g, d_result, (size_t)m * j->esize, &j->out);
+    /* The next pass's carry: the total so far, the last element of the scanned range. */
+    if (!rc && m > 0)
+      rc = cli_cuda(cudaMemcpyAsync(d_carry, d_pass + (m - 1) * j->esize, j->esize,
+                                    cudaMemcpyDeviceToDevice, j->g.stream),
+                    j->cmd, "cudaMemcpyAsync (carry)");
+    done += m;
+  }
+  return rc;
+}
+
 int cmd_scan(const cli_args *a) {
   job j;
   int rc = start_job(&j, a, "scan", CLI_PRIM_SCAN);
@@ -264,61 +382,25 @@ int cmd_scan(const cli_args *a) {
       rc = fail(&j, CLI_EXIT_OUTPUT);
     }
   }
-  /* The carry slot sits just before a 16-byte aligned pass. */
-  const uint64_t pad = j.esize ? (j.esize < ALIGN_BYTES ? ALIGN_BYTES / j.esize : 1) : 1;
+  /* A ladder algorithm's carry slot sits just before a 16-byte aligned pass (cuprim_scan_init
+   * runs the single-pass path: the ladder has no initial value). */
+  const int ladder = a->alg != CUPRIM_SCAN_AUTO && a->alg != CUPRIM_SCAN_DECOUPLED_LOOKBACK;
+  const uint64_t pad = !ladder ? 0 : j.esize < ALIGN_BYTES ? ALIGN_BYTES / j.esize : 1;
   if (!rc)
-    rc = open_device(&j, 0, pad);
-
-  char *d_pass = NULL, *d_carry = NULL;
-  if (!rc) {
-    d_pass = (char *)j.d_buf + pad * j.esize; /* the pass's elements */
-    d_carry = d_pass - j.esize;               /* the carry, just before them */
-  }
-  const int single = j.in.count <= j.chunk;
-  uint64_t done = 0;
-  for (int first = 1; !rc && (first || done < j.in.count); first = 0) {
-    uint64_t m = 0;
-    const char *d_result = d_pass;
-    rc = upload_pass(&j, d_pass, done, &m);
-    if (!rc && first && !single && a->kind == CUPRIM_EXCLUSIVE) {
-      /* The first exclusive pass starts from the identity; later passes from the carry. */
-      unsigned char identity[8]; /* one element of any dtype */
-      hr_identity(j.in.dtype, a->op, identity);
-      rc = cli_cuda(cudaMemcpyAsync(d_carry, identity, j.esize, cudaMemcpyHostToDevice, j.g.stream),
-                    j.cmd, "cudaMemcpyAsync (identity)");
-    }
-    if (rc)
-      break;
-    if (single) {
-      rc = cli_cuprim(cuprim_scan_ex(j.g.ctx, (cuprim_scan_alg)a->alg, d_pass, d_pass, m,
-                                     j.in.dtype, a->op, a->kind, j.g.stream),
-                      j.cmd, "cuprim_scan_ex");
-    } else if (first && a->kind == CUPRIM_INCLUSIVE) {
-      rc = cli_cuprim(cuprim_scan_ex(j.g.ctx, (cuprim_scan_alg)a->alg, d_pass, d_pass, m,
-                                     j.in.dtype, a->op, CUPRIM_INCLUSIVE, j.g.stream),
-                      j.cmd, "cuprim_scan_ex");
-    } else {
-      /* [carry, x0 .. x(m-1)] scanned inclusively: element i+1 is carry op x0 .. op xi (the
-       * inclusive result), element i is the exclusive one. */
-      rc = cli_cuprim(cuprim_scan_ex(j.g.ctx, (cuprim_scan_alg)a->alg, d_carry, d_carry, m + 1,
-                                     j.in.dtype, a->op, CUPRIM_INCLUSIVE, j.g.stream),
-                      j.cmd, "cuprim_scan_ex");
-      d_result = a->kind == CUPRIM_EXCLUSIVE ? d_carry : d_pass;
-    }
-    if (!rc)
-      rc = cli_gpu_download(&j.g, d_result, (size_t)m * j.esize, &j.out);
-    /* The next pass's carry: the total so far, the last element of the scanned range. */
-    if (!rc && !single && m > 0)
-      rc = cli_cuda(cudaMemcpyAsync(d_carry, d_pass + (m - 1) * j.esize, j.esize,
-                                    cudaMemcpyDeviceToDevice, j.g.stream),
-                    j.cmd, "cudaMemcpyAsync (carry)");
-    done += m;
-  }
+    rc = open_device(&j, ladder ? 0 : 4 * j.esize, pad);
+  dev_total carry = {NULL, j.esize, 0, 0};
+  if (!rc && !ladder)
+    rc = cli_cuda(cudaMalloc((void **)&carry.d_slots, 4 * j.esize), j.cmd, "cudaMalloc (carry)");
+  if (!rc)
+    rc = ladder && j.in.count > j.chunk ? scan_passes_ladder(&j, pad) : scan_passes(&j, &carry);
   cli_progress_end(&j.prog);
   if (!rc)
     rc = cli_cuda(cudaStreamSynchronize(j.g.stream), j.cmd, "cudaStreamSynchronize");
   if (!rc)
     rc = commit(&j);
+  if (j.g.stream)
+    (void)cudaStreamSynchronize(j.g.stream);
+  (void)cudaFree(carry.d_slots);
   close_job(&j);
   return rc;
 }
