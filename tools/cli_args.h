@@ -52,6 +52,9 @@ typedef enum cli_primitive {
   CLI_PRIM_HISTOGRAM = HR_HISTOGRAM
 } cli_primitive;
 
+/* Devices --devices takes at most: more than one host holds. */
+enum { CLI_MAX_DEVICES = 64 };
+
 typedef struct cli_args {
   cli_command command;
   int help;    /* --help: print the command's usage and exit 0 */
