@@ -558,12 +558,14 @@ static void print_nccl(void) {
 #ifdef CUPRIM_CLI_NCCL
   int v = 0;
   if (ncclGetVersion(&v) == ncclSuccess) /* NCCL_VERSION(X, Y, Z) = X * 10000 + Y * 100 + Z */
-    printf("NCCL %d.%d.%d (the cuprim::nccl component is built in)\n", v / 10000, v / 100 % 100,
-           v % 100);
+    printf("NCCL %d.%d.%d (the cuprim::nccl component: --devices splits reduce, scan and "
+           "histogram over GPUs)\n",
+           v / 10000, v / 100 % 100, v % 100);
   else
     printf("NCCL: linked, but ncclGetVersion failed\n");
 #else
-  printf("NCCL: none (this cuprim program was built without the cuprim::nccl component)\n");
+  printf("NCCL: none (this cuprim program was built without the cuprim::nccl component: "
+         "--devices takes one device)\n");
 #endif
 }
 

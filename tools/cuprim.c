@@ -39,7 +39,13 @@ int main(int argc, char **argv) {
     fputs(cli_usage(CLI_CMD_NONE), stderr);
     return CLI_EXIT_USAGE;
   }
-  if (cli_parse(argc, argv, &a, err, sizeof err) != CLI_EXIT_OK) {
+#ifdef CUPRIM_CLI_NCCL
+  const int have_nccl = 1; /* built with the NCCL component: --devices takes several devices */
+#else
+  const int have_nccl = 0;
+#endif
+  if (cli_parse(argc, argv, &a, err, sizeof err) != CLI_EXIT_OK ||
+      cli_check_devices(&a, have_nccl, err, sizeof err) != CLI_EXIT_OK) {
     const char *name = cli_command_name(a.command);
     if (name)
       fprintf(stderr, "cuprim %s: %s ('cuprim %s --help' lists the options)\n", name, err, name);
