@@ -20,6 +20,7 @@
 #include <type_traits>
 
 #include "cta/load.cuh"
+#include "cta/ops.cuh"
 #include "histogram_internal.h"
 
 namespace cuprim {
@@ -67,8 +68,18 @@ __device__ __forceinline__ uint32_t edges_bin(double x, const double *e, uint32_
 
 /* 8-, 16- and 32-bit integers: the sample types BIN_SHIFT takes. */
 template <class T> struct traits_int_upto32 {
-  static constexpr bool value = (T(0.5) == T(0)) && sizeof(T) <= 4;
+  static constexpr bool value = std::is_integral<T>::value && sizeof(T) <= 4;
 };
+
+/* A sample as the formula sees it, converted to double: exactly for every sample type but the
+ * 64-bit integers (which round to a neighbouring double past 2^53). 16-bit floats widen exactly
+ * through float (CUDA's 16-bit types do not convert to double directly). */
+template <class T> __device__ __forceinline__ double sample_to_double(T x) {
+  if constexpr (is_narrow_float<T>)
+    return (double)to_acc(x);
+  else
+    return (double)x;
+}
 
 inline __host__ __device__ size_t round16(size_t b) { return (b + 15) / 16 * 16; }
 
@@ -78,7 +89,9 @@ template <class T> struct binner<T, BIN_EVEN> {
   cuprim__bins b;
   static __host__ __device__ size_t smem_bytes(const cuprim__bins &) { return 0; }
   __device__ binner(const cuprim__bins &bins, void *) : b(bins) {}
-  __device__ __forceinline__ uint32_t operator()(T x) const { return even_bin((double)x, b); }
+  __device__ __forceinline__ uint32_t operator()(T x) const {
+    return even_bin(sample_to_double(x), b);
+  }
 };
 
 template <class T> struct binner<T, BIN_SHIFT> {
@@ -136,7 +149,7 @@ template <class T> struct binner<T, BIN_EDGES_SMEM> {
       s[i] = __ldg(bins.d_edges + i);
   }
   __device__ __forceinline__ uint32_t operator()(T x) const {
-    return edges_bin<false>((double)x, e, num_bins);
+    return edges_bin<false>(sample_to_double(x), e, num_bins);
   }
 };
 
@@ -146,7 +159,7 @@ template <class T> struct binner<T, BIN_EDGES_GLOBAL> {
   static __host__ __device__ size_t smem_bytes(const cuprim__bins &) { return 0; }
   __device__ binner(const cuprim__bins &bins, void *) : e(bins.d_edges), num_bins(bins.num_bins) {}
   __device__ __forceinline__ uint32_t operator()(T x) const {
-    return edges_bin<true>((double)x, e, num_bins);
+    return edges_bin<true>(sample_to_double(x), e, num_bins);
   }
 };
 
