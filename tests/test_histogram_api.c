@@ -458,9 +458,7 @@ static void test_every_combination(void **state) {
                                       nb,
                                       ranges[ri].lo,
                                       ranges[ri].hi,
-                                      invalid                         ? INVALID
-                                      : t >= CUPRIM_F16 /* until 0.2 */ ? UNSUPPORTED
-                                                                        : NO_DEVICE};
+                                      invalid ? INVALID : NO_DEVICE};
                   ++cases;
                   if (!run_case(&c, 0, why, sizeof why)) {
                     if (failures < 20)

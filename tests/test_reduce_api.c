@@ -275,7 +275,7 @@ static void test_every_combination(void **state) {
           for (int null_in = 0; null_in <= (sizes[k] == 0); ++null_in)
             for (int ctx = NULL_CTX; ctx <= HOST_CTX; ++ctx) {
               const int supported = (t >= CUPRIM_I32 && t <= CUPRIM_U64) ||
-                                    ((t == CUPRIM_F32 || t == CUPRIM_F64) && op <= CUPRIM_MAX);
+                                    (t >= CUPRIM_F32 && op <= CUPRIM_MAX); /* F32 F64 F16 BF16 */
               cuprim_status expect = supported ? NO_DEVICE : UNSUPPORTED;
               if (ctx == NULL_CTX || alg < 0 || alg > 9)
                 expect = INVALID;

@@ -43,8 +43,10 @@ typedef enum cuprim_reduce_alg {
  *               it receives the identity of @p op (SUM 0, PROD 1, MIN/MAX the type's largest /
  *               lowest value or +inf/-inf, AND all ones, OR/XOR 0). Must not lie inside d_in.
  * @param n      number of elements; any value (inputs past 2^32 elements are supported).
- * @param dtype  I32, U32, I64, U64, F32 or F64 (the 8- and 16-bit dtypes: UNSUPPORTED).
- * @param op     any ::cuprim_op; AND/OR/XOR on F32/F64: ::CUPRIM_ERROR_UNSUPPORTED.
+ * @param dtype  I32, U32, I64, U64, F32, F64, F16 or BF16 (the 8- and 16-bit integer dtypes:
+ *               UNSUPPORTED). F16 and BF16 are computed in float and rounded once, to nearest
+ *               even, into *d_out; their MIN and MAX are exact.
+ * @param op     any ::cuprim_op; AND/OR/XOR on floats: ::CUPRIM_ERROR_UNSUPPORTED.
  * @param stream the CUDA stream the work is enqueued on (0: the legacy default stream).
  *
  * Asynchronous: returns once the work is enqueued; temporary memory is taken from the context's
