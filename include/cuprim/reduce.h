@@ -77,6 +77,48 @@ cuprim_status cuprim_reduce_ex(cuprim_ctx *ctx, cuprim_reduce_alg alg, const voi
                                void *d_out, uint64_t n, cuprim_dtype dtype, cuprim_op op,
                                cudaStream_t stream);
 
+/** Which element cuprim_reduce_arg() looks for. Values are pinned. */
+typedef enum cuprim_arg_op {
+  CUPRIM_ARGMIN = 0, /**< the smallest element */
+  CUPRIM_ARGMAX = 1  /**< the largest element */
+} cuprim_arg_op;
+
+/** *d_index = the index of the smallest (::CUPRIM_ARGMIN) or largest (::CUPRIM_ARGMAX) element
+ *  of d_in[0..n), and optionally *d_value = that element.
+ *
+ * The element chosen is unique: ties go to the smallest index. Floats: if any element is NaN,
+ * the first NaN wins (as NumPy's argmin and argmax); -0.0 and +0.0 are equal (the first of them
+ * wins a tie between them).
+ *
+ * @code
+ *   // d_in: n floats; d_index: one uint64_t; d_min: one float (all device memory).
+ *   cuprim_reduce_arg(ctx, d_in, d_min, d_index, n, CUPRIM_F32, CUPRIM_ARGMIN, stream);
+ * @endcode
+ *
+ * @param ctx     a context (NULL: ::CUPRIM_ERROR_INVALID_ARGUMENT).
+ * @param d_in    device memory, n elements of @p dtype, element-aligned; may be NULL if n == 0.
+ * @param d_value device memory, one element of @p dtype, element-aligned, or NULL (not wanted).
+ *                Receives the chosen element bit for bit (a NaN's payload, a zero's sign). With
+ *                n == 0 it receives the identity of MIN (::CUPRIM_ARGMIN: the type's largest
+ *                value, +inf for floats) or of MAX (::CUPRIM_ARGMAX: the lowest value, -inf).
+ * @param d_index device memory, one uint64_t, 8-byte aligned (NULL:
+ *                ::CUPRIM_ERROR_INVALID_ARGUMENT); always written: UINT64_MAX when n == 0.
+ * @param n       number of elements; any value (inputs past 2^32 elements are supported).
+ * @param dtype   every ::cuprim_dtype.
+ * @param op      ::CUPRIM_ARGMIN or ::CUPRIM_ARGMAX (else ::CUPRIM_ERROR_INVALID_ARGUMENT).
+ * @param stream  the CUDA stream the work is enqueued on.
+ *
+ * Neither output may overlap the input or the other output (::CUPRIM_ERROR_INVALID_ARGUMENT).
+ * Asynchronous; one pass over the data; temporary memory from the context's allocator on
+ * @p stream; capturable into a CUDA graph. Always deterministic: the answer is defined by a total
+ * order on (element, index), so it does not depend on the order in which parts are combined.
+ *
+ * @return ::CUPRIM_SUCCESS, or an error, having enqueued and written nothing when the arguments
+ *         are invalid (see ::cuprim_status). */
+cuprim_status cuprim_reduce_arg(cuprim_ctx *ctx, const void *d_in, void *d_value, uint64_t *d_index,
+                                uint64_t n, cuprim_dtype dtype, cuprim_arg_op op,
+                                cudaStream_t stream);
+
 /** Whether cuprim_reduce() and cuprim_reduce_ex() take @p dtype with @p op, as this library
  *  build does: a program can ask before it prepares the data, with no device.
  *  @param dtype,op any values, also ones outside the enums.

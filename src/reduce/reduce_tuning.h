@@ -21,6 +21,9 @@ typedef struct cuprim__reduce_tuning {
   unsigned l2_prefetch;
   /* Threads per block of the per-block ladder kernels. */
   unsigned ladder_threads;
+  /* cuprim_reduce_arg: inputs of at most this many bytes are done by one block of 1024 threads in
+   * one launch; larger ones by a grid and a finishing block. */
+  unsigned arg_single_block_max_bytes;
 } cuprim__reduce_tuning;
 
 static inline cuprim__reduce_tuning cuprim__reduce_tuning_for(int cc_major, int cc_minor) {
@@ -33,6 +36,9 @@ static inline cuprim__reduce_tuning cuprim__reduce_tuning_for(int cc_major, int 
   t.cluster_max_blocks = 8;
   t.grid_sync_min_chunks = 32768;
   t.l2_prefetch = 0;
+  /* Provisional (not measured for the arg-reduce): AUTO's one block of 1024 threads beat its two
+   * launches up to 2^15 f32 (128 KB) on the H100, 6.46 against 7.33 us, and lost at 2^16. */
+  t.arg_single_block_max_bytes = 128 * 1024;
   if (cc_major >= 9) {
     /* H100, f32, bench/ kernel-choice table 2026-11-21: one block 6.40 us at 2^15 (8 chunks) vs
      * 7.33 us for the two-launch path; 8.38 vs 7.46 us at 2^16. */
