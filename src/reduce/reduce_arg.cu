@@ -250,6 +250,11 @@ cuprim_status arg_impl(const cuprim_ctx *ctx, const void *d_in, void *d_value, u
   const uint64_t tile_elems = (uint64_t)GRID_THREADS * VPT * (16 / sizeof(T));
   const unsigned blocks = (unsigned)cuprim__grid_1d(ctx, (n + tile_elems - 1) / tile_elems,
                                                     GRID_THREADS, 1, GRID_BLOCKS_PER_SM);
+  if (blocks == 1) { /* a grid of one block writes the outputs itself */
+    arg_kernel<T, OP, GRID_THREADS><<<1, GRID_THREADS, 0, stream>>>(a);
+    CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
+    return CUPRIM_SUCCESS;
+  }
   const size_t keys_bytes = ((size_t)blocks * sizeof(K) + 15) / 16 * 16;
   const size_t bytes = keys_bytes + (size_t)blocks * sizeof(uint64_t);
   void *temp = NULL;
