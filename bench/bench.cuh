@@ -1,11 +1,13 @@
-/* cuprim-bench's harness, shared by its suites: run state, the cold-L2 timer, result rows and the
- * reference helpers (seeded fills and exact sums).
+/* cuprim-bench's frame, shared by its suites: run state, the timer (harness/gpu_timer.h, the
+ * timing harness the cuprim program uses too), result rows and the reference helpers (seeded fills
+ * and exact sums).
  *
  * Method (docs and STYLE.md "Benchmarks"): every sample is preceded by an L2 flush; CUDA events
  * are recorded on a non-blocking stream around only the call being timed; warm-up calls come
- * first; the reported time is the median of the samples. A suite owns its buffers, times cuprim
- * and CUB on the same input in the same process, checks every timed result once, appends rows
- * (CSV) and a human-readable table (printed at the end, so that it survives output truncation).
+ * first; the reported time is the median of the samples (gpu_timer.h says how). A suite owns its
+ * buffers, times cuprim and CUB on the same input in the same process, checks every timed result
+ * once, appends rows (CSV) and a human-readable table (printed at the end, so that it survives
+ * output truncation).
  *
  * The bench is a program, not the library: a failing CUDA call prints file:line and exits. */
 #ifndef CUPRIM_BENCH_CUH
@@ -13,12 +15,15 @@
 
 #include <cuprim/cuprim.h>
 
+#include "gpu_timer.h"
+
 #include <cuda_runtime.h>
 
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 /* ---------------------------------------------------------------- errors */
@@ -48,6 +53,7 @@ struct Options {
   int samples = 51;               /* --samples N: timed samples per measurement */
   int warmup = 3;                 /* untimed calls before the samples */
   double timeout_s = 60.0;        /* one batch of samples longer than this is treated as a hang */
+  gt_flush_method flush = GT_FLUSH_READ; /* --flush read|memset: how L2 is flushed */
 };
 
 /* One result: a CSV row. NaN in a number means "not applicable" (an empty CSV field). */
@@ -77,12 +83,9 @@ struct Bench {
   cudaStream_t stream = nullptr; /* non-blocking: every timed call runs here */
   cuprim_ctx *ctx = nullptr;     /* created once; its pool stays warm between calls */
 
-  void *d_flush = nullptr; /* 2x the L2 size, read before every sample */
-  size_t flush_bytes = 0;
+  gt_timer timer{};        /* flush buffer, events, warm-up and samples (opt's) */
   float *d_sink = nullptr; /* the never-taken store of the read-only kernel */
   int read_blocks = 0;     /* resident blocks of the read-only kernel on the whole GPU */
-  std::vector<cudaEvent_t> ev_start, ev_stop;
-  cudaEvent_t ev_done = nullptr;
 
   double read_gbps = NAN; /* the ceilings, measured before the suites */
   double copy_gbps = NAN;
@@ -102,6 +105,9 @@ struct Suite {
 void run_reduce_suite(Bench &b);
 void run_scan_suite(Bench &b);
 void run_histogram_suite(Bench &b);
+#if CUPRIM_BENCH_NCCL
+void run_nccl_suite(Bench &b); /* bench_nccl.cu, where the NCCL component is built */
+#endif
 
 /* ---------------------------------------------------------------- timing */
 
@@ -112,52 +118,48 @@ struct Timing {
   bool ok() const { return error.empty() && samples > 0; }
 };
 
-/* Evicts the input of the next call from L2: reads a buffer twice the L2 size. Reading (rather
- * than writing) leaves L2 full of clean lines, so the timed call pays no write-backs of the
- * flush's own data; whatever the previous call left dirty is written back here, untimed. */
-void flush_l2(Bench &b);
+/* A failure of the timer itself (rc < 0 from gpu_timer.h): prints what failed and exits. */
+[[noreturn]] void timer_fatal(Bench &b, const char *file, int line, int rc);
 
 /* Waits for everything enqueued on b.stream, polling, and treats more than opt.timeout_s as a
  * hang (bench_fatal). Reports asynchronous errors. */
 void wait_stream(Bench &b);
 
-/* Median of the samples in microseconds. */
-Timing summarize(std::vector<float> ms);
-
-/* Times `call` (a callable returning nullptr on success or the text of an error): opt.warmup
- * untimed calls, then opt.samples samples of [flush L2, record start, call, record stop], all on
- * b.stream. Only the call lies between the events. */
+/* Times `call` (a callable returning nullptr on success or the text of an error) with the
+ * harness: opt.warmup untimed calls, then opt.samples samples of [flush L2, record start, call,
+ * record stop], all on b.stream. Only the call lies between the events. The flush is opt.flush:
+ * the read-only kernel over max(2 x L2, 64 MiB) (the default), or a cudaMemsetAsync of
+ * max(4 x L2, 200 MiB) on the same stream. */
 template <class Call> Timing time_call(Bench &b, Call &&call) {
+  struct Job {
+    std::remove_reference_t<Call> *call;
+    std::string error;
+  } job{&call, {}};
+  const gt_fn fn = [](void *user, cudaStream_t) -> int {
+    Job &j = *static_cast<Job *>(user);
+    if (const char *e = (*j.call)()) {
+      j.error = e;
+      return 1;
+    }
+    return 0;
+  };
+  gt_timing g{};
+  const int rc = gt_time(&b.timer, fn, &job, &g);
   Timing t;
-  for (int i = 0; i < b.opt.warmup; ++i) {
-    flush_l2(b);
-    if (const char *e = call()) {
-      t.error = e;
-      wait_stream(b);
-      return t;
-    }
-  }
-  wait_stream(b);
-  int recorded = 0;
-  for (int s = 0; s < b.opt.samples; ++s) {
-    flush_l2(b);
-    BENCH_CHECK(cudaEventRecord(b.ev_start[s], b.stream));
-    const char *e = call();
-    BENCH_CHECK(cudaEventRecord(b.ev_stop[s], b.stream));
-    if (e) {
-      t.error = e;
-      break;
-    }
-    ++recorded;
-  }
-  wait_stream(b);
-  if (!t.error.empty())
+  if (rc > 0) {
+    t.error = job.error;
     return t;
-  std::vector<float> ms((size_t)recorded);
-  for (int s = 0; s < recorded; ++s)
-    BENCH_CHECK(cudaEventElapsedTime(&ms[(size_t)s], b.ev_start[s], b.ev_stop[s]));
-  return summarize(ms);
+  }
+  if (rc < 0)
+    timer_fatal(b, __FILE__, __LINE__, rc);
+  t.samples = g.samples;
+  t.median_us = g.median_us;
+  t.min_us = g.min_us;
+  return t;
 }
+
+/* A device-to-device copy of `bytes` from d_src to d_dst, timed like everything else. */
+Timing time_copy(Bench &b, void *d_dst, const void *d_src, size_t bytes);
 
 /* The plain read-only kernel (16-byte loads, grid-stride, a never-taken store) over `bytes`
  * bytes at d (16-byte aligned, bytes a multiple of 16), timed like everything else. */
@@ -211,7 +213,7 @@ double exact_sum(Bench &b, const int32_t *d, uint64_t n);
 
 constexpr uint64_t kSeed = 20261105;
 
-inline double gbps_of(double bytes, double us) { return bytes / (us * 1e3); }
+inline double gbps_of(double bytes, double us) { return gt_gbps(bytes, us); }
 inline double pct_of(double x, double ceiling) { return 100.0 * x / ceiling; }
 
 /* "2^22" for a power of two, else the number. */

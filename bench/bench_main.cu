@@ -1,6 +1,6 @@
 /* cuprim-bench: times cuprim against NVIDIA CUB on one GPU.
  *
- *   cuprim-bench [--csv FILE] [--quick] [--only SUITE] [--samples N]
+ *   cuprim-bench [--csv FILE] [--quick] [--only SUITE] [--samples N] [--flush read|memset]
  *
  * Measures two ceilings first (device-to-device copy and a plain read-only kernel, both on 2^28
  * f32), then runs the suites, then prints the tables. Exit status: 0 all checks passed, 1 a check
@@ -11,12 +11,10 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cstdarg>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <thread>
 #include <unistd.h>
 
 namespace {
@@ -35,6 +33,12 @@ const Suite kSuites[] = {
      "cuprim_histogram_even vs cub::DeviceHistogram::HistogramEven (u8/256, f32/256, f32/4096 "
      "bins), and the histogram ladder",
      run_histogram_suite},
+#if CUPRIM_BENCH_NCCL
+    {"nccl",
+     "cuprim_nccl_reduce, _scan, _histogram_even of 2^30 f32 over 1..P GPUs: strong scaling "
+     "(P = the visible GPUs, at most 8)",
+     run_nccl_suite},
+#endif
 };
 
 constexpr int kReadThreads = 256;
@@ -114,6 +118,18 @@ unsigned long long run_exact_sum(Bench &b, Kernel kernel, const T *d, uint64_t n
   return h_total;
 }
 
+/* The harness's read flush: the read-only kernel over its buffer. Evicts the input of the next
+ * call from L2; reading (rather than writing) leaves L2 full of clean lines, so the timed call pays
+ * no write-backs of the flush's own data; whatever the previous call left dirty is written back
+ * here, untimed. */
+int read_flush(void *user, cudaStream_t stream, const void *d_buf, size_t bytes) {
+  const Bench &b = *static_cast<const Bench *>(user);
+  read_only_kernel<<<b.read_blocks, kReadThreads, 0, stream>>>((const float4 *)d_buf, bytes / 16,
+                                                               -1.0f, b.d_sink);
+  BENCH_CHECK(cudaPeekAtLastError());
+  return 0;
+}
+
 /* ---------------------------------------------------------------- output */
 
 void write_csv(const Bench &b) {
@@ -154,13 +170,18 @@ void print_summary(const Bench &b, const char *verdict) {
 /* ---------------------------------------------------------------- setup */
 
 void usage(FILE *f) {
-  std::fprintf(f, "usage: cuprim-bench [--csv FILE] [--quick] [--only SUITE] [--samples N]\n"
+  std::fprintf(f, "usage: cuprim-bench [--csv FILE] [--quick] [--only SUITE] [--samples N]"
+                  " [--flush read|memset]\n"
                   "  --csv FILE   write every measurement as a CSV row to FILE\n"
                   "  --quick      a reduced set of sizes (smoke test)\n"
                   "  --only SUITE run one suite:");
   for (const Suite &s : kSuites)
     std::fprintf(f, " %s", s.name);
-  std::fprintf(f, "\n  --samples N  timed samples per measurement, median reported (default 51)\n");
+  std::fprintf(f,
+               "\n  --samples N  timed samples per measurement, median reported (default 51)\n"
+               "  --flush M    how L2 is flushed before each sample: read (default: a read-only\n"
+               "               kernel over 2x the L2) or memset (cudaMemsetAsync of 4x the L2,\n"
+               "               at least 200 MiB, on the timed stream)\n");
 }
 
 /* Returns 0 to go on, or the exit status. */
@@ -190,6 +211,16 @@ int parse_args(int argc, char **argv, Options *opt) {
         return 2;
       }
       opt->samples = (int)v;
+    } else if (!std::strcmp(a, "--flush") && has_value) {
+      const char *m = argv[++i];
+      if (!std::strcmp(m, "read")) {
+        opt->flush = GT_FLUSH_READ;
+      } else if (!std::strcmp(m, "memset")) {
+        opt->flush = GT_FLUSH_MEMSET;
+      } else {
+        std::fprintf(stderr, "cuprim-bench: --flush wants read or memset, not '%s'\n", m);
+        return 2;
+      }
     } else if (!std::strcmp(a, "--help") || !std::strcmp(a, "-h")) {
       usage(stdout);
       std::exit(0);
@@ -221,26 +252,22 @@ void setup(Bench &b) {
   if (s != CUPRIM_SUCCESS)
     bench_fatal(__FILE__, __LINE__, std::string("cuprim_ctx_create: ") + cuprim_error_text(s));
 
-  int l2 = 0;
-  BENCH_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, b.device));
-  b.flush_bytes = std::max<size_t>(2 * (size_t)l2, size_t(64) << 20);
-  b.flush_bytes = (b.flush_bytes + 15) / 16 * 16;
-  BENCH_CHECK(cudaMalloc(&b.d_flush, b.flush_bytes));
-  BENCH_CHECK(cudaMemset(b.d_flush, 0, b.flush_bytes));
-
   int per_sm = 0;
   BENCH_CHECK(
       cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, read_only_kernel, kReadThreads, 0));
   b.read_blocks = std::max(1, per_sm) * b.prop.multiProcessorCount;
   BENCH_CHECK(cudaMalloc(&b.d_sink, sizeof(float) * (size_t)b.read_blocks));
 
-  b.ev_start.resize((size_t)b.opt.samples);
-  b.ev_stop.resize((size_t)b.opt.samples);
-  for (int i = 0; i < b.opt.samples; ++i) {
-    BENCH_CHECK(cudaEventCreate(&b.ev_start[(size_t)i]));
-    BENCH_CHECK(cudaEventCreate(&b.ev_stop[(size_t)i]));
-  }
-  BENCH_CHECK(cudaEventCreateWithFlags(&b.ev_done, cudaEventDisableTiming));
+  gt_config cfg{};
+  cfg.stream = b.stream;
+  cfg.warmup = b.opt.warmup;
+  cfg.samples = b.opt.samples;
+  cfg.timeout_s = b.opt.timeout_s;
+  cfg.flush = b.opt.flush;
+  cfg.flush_read = read_flush;
+  cfg.flush_user = &b;
+  if (const int rc = gt_create(&b.timer, b.device, &cfg))
+    timer_fatal(b, __FILE__, __LINE__, rc);
   BENCH_CHECK(cudaDeviceSynchronize());
 }
 
@@ -252,12 +279,7 @@ void measure_ceilings(Bench &b) {
   BENCH_CHECK(cudaMalloc(&d_b, bytes));
   fill_random(b, d_a, kCeilingN, kSeed);
 
-  const Timing copy = time_call(b, [&]() -> const char * {
-    const cudaError_t e = cudaMemcpyAsync(d_b, d_a, bytes, cudaMemcpyDeviceToDevice, b.stream);
-    return e == cudaSuccess ? nullptr : cudaGetErrorString(e);
-  });
-  if (!copy.ok())
-    bench_fatal(__FILE__, __LINE__, "device-to-device copy: " + copy.error);
+  const Timing copy = time_copy(b, d_b, d_a, bytes);
   const Timing read = time_read_only(b, d_a, bytes);
   b.copy_gbps = gbps_of(2.0 * (double)bytes, copy.median_us);
   b.read_gbps = gbps_of((double)bytes, read.median_us);
@@ -314,11 +336,15 @@ void build_header(const Bench &b) {
                 "(read + write)%s\n",
                 b.read_gbps, b.copy_gbps,
                 peak_gbps > 0 ? strprintf("; DRAM theoretical %.0f GB/s", peak_gbps).c_str() : "");
-  g_header += strprintf("# method: L2 flushed before every sample (read %.0f MiB), CUDA events on "
+  const std::string flush = b.opt.flush == GT_FLUSH_MEMSET
+                                ? strprintf("cudaMemsetAsync of %.0f MiB on the timed stream",
+                                            b.timer.flush_bytes / 1048576.0)
+                                : strprintf("read %.0f MiB", b.timer.flush_bytes / 1048576.0);
+  g_header += strprintf("# method: L2 flushed before every sample (%s), CUDA events on "
                         "a non-blocking stream around the call only, %d warm-up calls, median of "
                         "%d samples, seed %llu%s\n",
-                        b.flush_bytes / 1048576.0, b.opt.warmup, b.opt.samples,
-                        (unsigned long long)kSeed, b.opt.quick ? ", --quick" : "");
+                        flush.c_str(), b.opt.warmup, b.opt.samples, (unsigned long long)kSeed,
+                        b.opt.quick ? ", --quick" : "");
 }
 
 } // namespace
@@ -348,40 +374,28 @@ const char *cuprim_error_text(cuprim_status s) {
   return text.c_str();
 }
 
-void flush_l2(Bench &b) {
-  read_only_kernel<<<b.read_blocks, kReadThreads, 0, b.stream>>>(
-      (const float4 *)b.d_flush, b.flush_bytes / 16, -1.0f, b.d_sink);
-  BENCH_CHECK(cudaPeekAtLastError());
+void timer_fatal(Bench &b, const char *file, int line, int rc) {
+  if (rc == GT_ERROR_CUDA)
+    bench_fatal(file, line,
+                std::string(b.timer.what) + ": " + cudaGetErrorName(b.timer.error) + ": " +
+                    cudaGetErrorString(b.timer.error));
+  bench_fatal(file, line, b.timer.what);
 }
 
 void wait_stream(Bench &b) {
-  BENCH_CHECK(cudaEventRecord(b.ev_done, b.stream));
-  const auto t0 = std::chrono::steady_clock::now();
-  for (;;) {
-    const cudaError_t e = cudaEventQuery(b.ev_done);
-    if (e == cudaSuccess)
-      return;
-    if (e != cudaErrorNotReady)
-      BENCH_CHECK(e);
-    const double waited =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (waited > b.opt.timeout_s)
-      bench_fatal(__FILE__, __LINE__,
-                  strprintf("the GPU did not finish within %.0f s: a hung kernel?", waited));
-    std::this_thread::sleep_for(std::chrono::microseconds(waited < 0.01 ? 20 : 500));
-  }
+  if (const int rc = gt_wait(&b.timer))
+    timer_fatal(b, __FILE__, __LINE__, rc);
 }
 
-Timing summarize(std::vector<float> ms) {
+Timing time_copy(Bench &b, void *d_dst, const void *d_src, size_t bytes) {
+  gt_timing g{};
+  const int rc = gt_time_copy(&b.timer, d_dst, d_src, bytes, &g);
+  if (rc)
+    timer_fatal(b, __FILE__, __LINE__, rc);
   Timing t;
-  t.samples = (int)ms.size();
-  if (ms.empty())
-    return t;
-  std::sort(ms.begin(), ms.end());
-  const size_t m = ms.size();
-  const double med = m % 2 ? ms[m / 2] : 0.5 * ((double)ms[m / 2 - 1] + (double)ms[m / 2]);
-  t.median_us = 1e3 * med;
-  t.min_us = 1e3 * (double)ms[0];
+  t.samples = g.samples;
+  t.median_us = g.median_us;
+  t.min_us = g.min_us;
   return t;
 }
 
@@ -483,6 +497,7 @@ int main(int argc, char **argv) {
                  : std::string("cuprim-bench: all checks ok");
   print_summary(b, verdict.c_str());
   g_bench = nullptr;
+  gt_destroy(&b.timer);
   cuprim_ctx_destroy(b.ctx);
   return b.failures ? 1 : 0;
 }

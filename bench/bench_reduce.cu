@@ -280,7 +280,6 @@ template <class T> void tune_kernel_choice(Bench &b, const Buffers<T> &buf) {
         continue;
       }
       cuprim__reduce_tuning tune;
-      tune.ladder_threads = 256;
       tune.single_block_max_chunks = choice == 0 ? 64 : 0;
       tune.cluster_max_chunks = choice == 1 || choice == 2 ? 256 : 0;
       tune.cluster_max_blocks = choice == 2 ? 16 : 8;

@@ -215,18 +215,6 @@ Timing time_cub(Bench &b, cuprim_scan_kind kind, const T *d_in, T *d_out, uint64
   return t;
 }
 
-/* A device-to-device copy of the same bytes: what a scan, which reads and writes each element
- * once, can at best approach at this size. */
-Timing time_copy(Bench &b, void *d_dst, const void *d_src, size_t bytes) {
-  const Timing t = time_call(b, [&]() -> const char * {
-    const cudaError_t e = cudaMemcpyAsync(d_dst, d_src, bytes, cudaMemcpyDeviceToDevice, b.stream);
-    return e == cudaSuccess ? nullptr : cudaGetErrorString(e);
-  });
-  if (!t.ok())
-    bench_fatal(__FILE__, __LINE__, "device-to-device copy: " + t.error);
-  return t;
-}
-
 /* ---------------------------------------------------------------- rows */
 
 /* A CSV row for one measurement; a scan moves 2 * n elements (each read once, written once). */
@@ -293,7 +281,8 @@ void sweep(Bench &b, const Buffers<T> &buf, cuprim_scan_kind kind,
   for (const int k : log2_sizes) {
     const uint64_t n = uint64_t(1) << k;
     std::fprintf(stderr, " 2^%d", k);
-    /* The copy first: the cuprim call then overwrites its output. */
+    /* The copy first (what a scan, which reads and writes each element once, can at best
+     * approach at this size); the cuprim call then overwrites its output. */
     const Timing copy = time_copy(b, buf.d_out_cuprim, buf.d_in, n * sizeof(T));
     const Timing cp = time_cuprim(b, CUPRIM_SCAN_AUTO, kind, buf.d_in, buf.d_out_cuprim, n);
     const Timing cub = time_cub(b, kind, buf.d_in, buf.d_out_cub, n);

@@ -4,7 +4,7 @@
 #
 # Why a hand-written package config instead of install(EXPORT): CMake exports a static library
 # with CUDA sources with IMPORTED_LINK_INTERFACE_LANGUAGES "CUDA", and a consumer that has not
-# enabled CUDA (a plain C project, which API.md promises to support) then fails to pick a linker.
+# enabled CUDA (a plain C project, which the README says works) then fails to pick a linker.
 # cmake/cuprimConfig.cmake.in instead creates an IMPORTED STATIC target by hand, whose link
 # interface lists what a C link of the archive actually needs. Both installed files locate the
 # prefix from their own location, so the installed tree can be moved.
@@ -24,9 +24,10 @@ list(REMOVE_DUPLICATES CUPRIM_HOST_LINK_LIBS)
 set(CUPRIM_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/cuprim")
 
 install(TARGETS cuprim ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}")
+# nccl.h belongs to the NCCL component, which installs it where it is built (src/nccl/).
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/cuprim"
         DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"
-        FILES_MATCHING PATTERN "*.h")
+        FILES_MATCHING PATTERN "*.h" PATTERN "nccl.h" EXCLUDE)
 
 # ---------------------------------------------------------------- CMake package
 set(CUPRIM_ARCHIVE_NAME "${CMAKE_STATIC_LIBRARY_PREFIX}cuprim${CMAKE_STATIC_LIBRARY_SUFFIX}")

@@ -4,7 +4,7 @@
  * Build against an installed cuprim with either
  *   gcc histogram.c $(pkg-config --cflags --libs cuprim) -lm -o histogram
  * or CMake: find_package(cuprim) and target_link_libraries(histogram PRIVATE cuprim::cuprim m)
- * (see examples/consumer/CMakeLists.txt).
+ * (as examples/CMakeLists.txt does).
  *
  * Exit status: 0 every count matches the host's; 1 one does not, or a call failed;
  * 77 no CUDA device or driver. */
@@ -20,14 +20,21 @@
 #define UPPER 1.0
 
 int main(void) {
+  /* Every exit goes through `done`, which frees what was made (free, cudaFree and
+   * cuprim_ctx_destroy take NULL). */
+  int status = 1; /* 0 every count matches; 1 one does not, or a call failed; 77 no device */
+  cuprim_ctx *ctx = NULL;
+  cudaStream_t stream = NULL;
+  float *h_samples = NULL, *d_samples = NULL;
+  uint64_t expected[BINS] = {0}, h_counts[BINS] = {0}, not_counted = 0, *d_counts = NULL;
+
   /* Samples k / 1024 for k in [-100, 1100): about 8% below 0 and 6% at or above 1; every 9973rd
    * is NaN. Such samples make (x - LOWER) * (BINS / (UPPER - LOWER)) exact, so the host's bins
    * below are the GPU's whatever the compiler does with the arithmetic (histogram.h gives the
    * formula; docs/determinism.md how the GPU rounds it). */
-  float *h_samples = malloc(N * sizeof(float));
-  uint64_t expected[BINS] = {0}, h_counts[BINS] = {0}, not_counted = 0;
+  h_samples = malloc(N * sizeof(float));
   if (!h_samples)
-    return 1;
+    goto done;
   const double scale = (double)BINS / (UPPER - LOWER);
   for (uint32_t i = 0; i < N; ++i) {
     const int k = (int)(((i * 2654435761u) >> 8) % 1200u) - 100;
@@ -44,25 +51,19 @@ int main(void) {
   }
 
   /* A context on device 0, with the default stream-ordered allocator. */
-  cuprim_ctx *ctx = NULL;
   cuprim_status s = cuprim_ctx_create(&ctx, 0, NULL);
   if (s == CUPRIM_ERROR_NO_DEVICE) {
     const cudaError_t why = cuprim_last_cuda_error(); /* cudaSuccess: zero devices */
     printf("histogram: no CUDA device available (%s)\n",
            why != cudaSuccess ? cudaGetErrorString(why) : "no device found");
-    free(h_samples);
-    return 77;
+    status = 77;
+    goto done;
   }
   if (s != CUPRIM_SUCCESS) {
     fprintf(stderr, "histogram: cuprim_ctx_create: %s\n", cuprim_status_string(s));
-    free(h_samples);
-    return 1;
+    goto done;
   }
 
-  int ok = 0;
-  cudaStream_t stream = NULL;
-  float *d_samples = NULL;
-  uint64_t *d_counts = NULL;
   if (cudaStreamCreate(&stream) != cudaSuccess ||
       cudaMalloc((void **)&d_samples, N * sizeof(float)) != cudaSuccess ||
       cudaMalloc((void **)&d_counts, BINS * sizeof(uint64_t)) != cudaSuccess) {
@@ -96,12 +97,12 @@ int main(void) {
     counted += h_counts[b];
     wrong += h_counts[b] != expected[b];
   }
-  ok = wrong == 0;
+  status = wrong == 0 ? 0 : 1;
   printf("histogram: n = %d, %d bins over [%g, %g): %llu counted (bin 0: %llu, bin %d: %llu), "
          "%llu outside or NaN, bins wrong: %u: %s\n",
          N, BINS, LOWER, UPPER, (unsigned long long)counted, (unsigned long long)h_counts[0],
          BINS - 1, (unsigned long long)h_counts[BINS - 1], (unsigned long long)not_counted, wrong,
-         ok ? "ok" : "MISMATCH");
+         status == 0 ? "ok" : "MISMATCH");
 
 done:
   if (stream)
@@ -110,5 +111,5 @@ done:
   cudaFree(d_counts);
   cuprim_ctx_destroy(ctx);
   free(h_samples);
-  return ok ? 0 : 1;
+  return status;
 }

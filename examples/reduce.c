@@ -3,7 +3,7 @@
  * Build against an installed cuprim with either
  *   gcc reduce.c $(pkg-config --cflags --libs cuprim) -o reduce
  * or CMake: find_package(cuprim) and target_link_libraries(reduce PRIVATE cuprim::cuprim)
- * (see examples/consumer/CMakeLists.txt).
+ * (as examples/CMakeLists.txt does).
  *
  * Exit status: 0 the GPU sum matches the host sum; 1 it does not, or a call failed;
  * 77 no CUDA device or driver. */
@@ -16,10 +16,17 @@
 #define N 1000000
 
 int main(void) {
+  /* Every exit goes through `done`, which frees what was made (free, cudaFree and
+   * cuprim_ctx_destroy take NULL). */
+  int status = 1; /* 0 the sums match; 1 they do not, or a call failed; 77 no device */
+  cuprim_ctx *ctx = NULL;
+  cudaStream_t stream = NULL;
+  float *h_in = NULL, *d_in = NULL, *d_sum = NULL, sum = 0.0f;
+
   /* Data in [0,1) and its sum on the host, in double precision. */
-  float *h_in = malloc(N * sizeof(float));
+  h_in = malloc(N * sizeof(float));
   if (!h_in)
-    return 1;
+    goto done;
   double expected = 0.0;
   for (uint32_t i = 0; i < N; ++i) {
     h_in[i] = (float)((i * 2654435761u) >> 8) / 16777216.0f;
@@ -27,24 +34,19 @@ int main(void) {
   }
 
   /* A context on device 0, with the default stream-ordered allocator. */
-  cuprim_ctx *ctx = NULL;
   cuprim_status s = cuprim_ctx_create(&ctx, 0, NULL);
   if (s == CUPRIM_ERROR_NO_DEVICE) {
     const cudaError_t why = cuprim_last_cuda_error(); /* cudaSuccess: zero devices */
     printf("reduce: no CUDA device available (%s)\n",
            why != cudaSuccess ? cudaGetErrorString(why) : "no device found");
-    free(h_in);
-    return 77;
+    status = 77;
+    goto done;
   }
   if (s != CUPRIM_SUCCESS) {
     fprintf(stderr, "reduce: cuprim_ctx_create: %s\n", cuprim_status_string(s));
-    free(h_in);
-    return 1;
+    goto done;
   }
 
-  int ok = 0;
-  cudaStream_t stream = NULL;
-  float *d_in = NULL, *d_sum = NULL, sum = 0.0f;
   if (cudaStreamCreate(&stream) != cudaSuccess ||
       cudaMalloc((void **)&d_in, N * sizeof(float)) != cudaSuccess ||
       cudaMalloc((void **)&d_sum, sizeof(float)) != cudaSuccess) {
@@ -67,9 +69,9 @@ int main(void) {
 
   /* Float sums are accurate to about log2(n) * eps * sum|x| (reduce.h). */
   const double rel_error = fabs(sum - expected) / expected;
-  ok = rel_error < 1e-5;
+  status = rel_error < 1e-5 ? 0 : 1;
   printf("reduce: n = %d, GPU sum = %.7g, host sum = %.7g, relative error %.2g: %s\n", N,
-         (double)sum, expected, rel_error, ok ? "ok" : "MISMATCH");
+         (double)sum, expected, rel_error, status == 0 ? "ok" : "MISMATCH");
 
 done:
   if (stream)
@@ -78,5 +80,5 @@ done:
   cudaFree(d_sum);
   cuprim_ctx_destroy(ctx);
   free(h_in);
-  return ok ? 0 : 1;
+  return status;
 }

@@ -4,7 +4,7 @@
  * Build against an installed cuprim with either
  *   gcc scan.c $(pkg-config --cflags --libs cuprim) -o scan
  * or CMake: find_package(cuprim) and target_link_libraries(scan PRIVATE cuprim::cuprim)
- * (see examples/consumer/CMakeLists.txt).
+ * (as examples/CMakeLists.txt does).
  *
  * Exit status: 0 both scans match the host's; 1 they do not, or a call failed;
  * 77 no CUDA device or driver. */
@@ -16,17 +16,20 @@
 #define N 1000000
 
 int main(void) {
+  /* Every exit goes through `done`, which frees what was made (free, cudaFree and
+   * cuprim_ctx_destroy take NULL). */
+  int status = 1; /* 0 both scans match; 1 they do not, or a call failed; 77 no device */
+  cuprim_ctx *ctx = NULL;
+  cudaStream_t stream = NULL;
+  int32_t *h_in = NULL, *h_out = NULL, *expected = NULL, *d_in = NULL, *d_out = NULL;
+
   /* Data in [0, 100) and its inclusive prefix sums on the host. Integer scans are exact (they wrap
    * modulo 2^32 like unsigned arithmetic; these sums stay below 10^8). */
-  int32_t *h_in = malloc(N * sizeof(int32_t));
-  int32_t *h_out = malloc(N * sizeof(int32_t));
-  int32_t *expected = malloc(N * sizeof(int32_t));
-  if (!h_in || !h_out || !expected) {
-    free(h_in);
-    free(h_out);
-    free(expected);
-    return 1;
-  }
+  h_in = malloc(N * sizeof(int32_t));
+  h_out = malloc(N * sizeof(int32_t));
+  expected = malloc(N * sizeof(int32_t));
+  if (!h_in || !h_out || !expected)
+    goto done;
   int32_t running = 0;
   for (uint32_t i = 0; i < N; ++i) {
     h_in[i] = (int32_t)(((i * 2654435761u) >> 8) % 100u);
@@ -35,28 +38,19 @@ int main(void) {
   }
 
   /* A context on device 0, with the default stream-ordered allocator. */
-  cuprim_ctx *ctx = NULL;
   cuprim_status s = cuprim_ctx_create(&ctx, 0, NULL);
   if (s == CUPRIM_ERROR_NO_DEVICE) {
     const cudaError_t why = cuprim_last_cuda_error(); /* cudaSuccess: zero devices */
     printf("scan: no CUDA device available (%s)\n",
            why != cudaSuccess ? cudaGetErrorString(why) : "no device found");
-    free(h_in);
-    free(h_out);
-    free(expected);
-    return 77;
+    status = 77;
+    goto done;
   }
   if (s != CUPRIM_SUCCESS) {
     fprintf(stderr, "scan: cuprim_ctx_create: %s\n", cuprim_status_string(s));
-    free(h_in);
-    free(h_out);
-    free(expected);
-    return 1;
+    goto done;
   }
 
-  int ok = 0;
-  cudaStream_t stream = NULL;
-  int32_t *d_in = NULL, *d_out = NULL;
   if (cudaStreamCreate(&stream) != cudaSuccess ||
       cudaMalloc((void **)&d_in, N * sizeof(int32_t)) != cudaSuccess ||
       cudaMalloc((void **)&d_out, N * sizeof(int32_t)) != cudaSuccess) {
@@ -98,11 +92,11 @@ int main(void) {
     wrong_incl += h_out[i] != expected[i];
     wrong_excl += h_in[i] != (i == 0 ? 0 : expected[i - 1]);
   }
-  ok = wrong_incl == 0 && wrong_excl == 0;
+  status = wrong_incl == 0 && wrong_excl == 0 ? 0 : 1;
   printf("scan: n = %d, last inclusive sum = %d (host %d), elements wrong: inclusive %u, "
          "exclusive in place %u: %s\n",
          N, (int)h_out[N - 1], (int)expected[N - 1], wrong_incl, wrong_excl,
-         ok ? "ok" : "MISMATCH");
+         status == 0 ? "ok" : "MISMATCH");
 
 done:
   if (stream)
@@ -113,5 +107,5 @@ done:
   free(h_in);
   free(h_out);
   free(expected);
-  return ok ? 0 : 1;
+  return status;
 }

@@ -5,7 +5,8 @@
 #   scripts/gpu_suite.sh [options]
 #
 # Steps, all on by default, each with its log in the log directory:
-#   build      configure (Release, CMAKE_CUDA_ARCHITECTURES=90) and build into build-gpu
+#   build      configure (Release; the default architectures, or CUDA_ARCHS) and build into
+#              build-gpu
 #   ctest      ctest --output-on-failure: every test
 #   memcheck   compute-sanitizer --tool memcheck over each test labelled `gpu` (ctest -L '^gpu$'),
 #              except those also labelled `nosanitize`, with CUPRIM_TEST_QUICK=1
@@ -37,7 +38,10 @@
 #                       parallel processes, its tests took at most 320 s.
 #   -h, --help
 # Environment: OUT, if set, is the log directory (else build-gpu/gpu-suite); CUDA_ARCHS
-# overrides the architectures (default 90).
+# overrides the architectures (CMAKE_CUDA_ARCHITECTURES; default: the project's default list,
+# e.g. CUDA_ARCHS=90 for a faster build, or 80-virtual to run the PTX path on a Hopper);
+# CUDA_FLAGS, if set, is CMAKE_CUDA_FLAGS (e.g. --threads=4: nvcc compiles several
+# architectures of one file at once).
 # Exit status: 0 every step that ran passed; 1 otherwise; 2 bad usage or missing prerequisites.
 #
 # cmocka: if the system has no cmocka, the suite unpacks the Debian packages found in .deps/
@@ -160,8 +164,9 @@ if [[ ${want[build]} == 1 ]]; then
   log=$log_dir/build.log
   # shellcheck disable=SC2016 # $1.. are bash -c's positional parameters
   if run_logged "$log" bash -c '
-      cmake -S . -B "$1" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$2" &&
-      cmake --build "$1" -j "$3"' _ "$build_dir" "${CUDA_ARCHS:-90}" "$jobs"; then
+      cmake -S . -B "$1" -DCMAKE_BUILD_TYPE=Release ${2:+-DCMAKE_CUDA_ARCHITECTURES="$2"} \
+        -DCUPRIM_BUILD_TESTS=ON ${4:+-DCMAKE_CUDA_FLAGS="$4"} &&
+      cmake --build "$1" -j "$3"' _ "$build_dir" "${CUDA_ARCHS:-}" "$jobs" "${CUDA_FLAGS:-}"; then
     record build PASS "$(grep -c 'Building' "$log") objects compiled, $(grep -ci 'warning' "$log") warning lines"
   else
     built=0
@@ -225,39 +230,6 @@ gpu_tests() {
   done < <(ctest --test-dir "$build_dir" -N -V -L '^gpu$' -LE '^nosanitize$' "${ctest_args[@]}")
 }
 
-# sanitize TOOL: every `gpu` test under compute-sanitizer --tool TOOL, with CUPRIM_TEST_QUICK=1.
-sanitize() {
-  local tool=$1 n=0 bad=() list name wd env cmd log rc
-  list=$(gpu_tests)
-  if [[ -z $list ]]; then
-    record "$tool" FAIL "no tests labelled gpu (ctest --test-dir $build_dir -N -L '^gpu\$')"
-    return
-  fi
-  echo "gpu_suite: $tool: $(wc -l <<<"$list") programs under compute-sanitizer"
-  while IFS=$'\x1f' read -r name wd env cmd; do
-    n=$((n + 1))
-    log=$log_dir/$tool-$name.log
-    rc=0
-    (
-      cd "$wd" || exit 1
-      export CUPRIM_TEST_QUICK=1
-      eval "run_logged \"\$log\" env $env \"\$sanitizer\" --tool $tool --error-exitcode 1 \
-            --target-processes all $cmd"
-    ) || rc=$?
-    # memcheck and synccheck end with "ERROR SUMMARY: 0 errors", racecheck with
-    # "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)".
-    if [[ $rc -ne 0 ]] || ! grep -qE '(ERROR SUMMARY: 0 errors|SUMMARY: 0 hazards displayed \(0 errors, 0 warnings\))' "$log"; then
-      bad+=("$name: exit $rc, $(grep -m1 -oE '[A-Z]+ SUMMARY: .*' "$log" || echo 'no SUMMARY line')")
-      show_tail "$log" 30
-    fi
-  done <<<"$list"
-  if [[ ${#bad[@]} -eq 0 ]]; then
-    record "$tool" PASS "$n/$n programs: $(grep -h -m1 -oE '[A-Z]+ SUMMARY: .*' "$log_dir/$tool-"*.log | sort -u | tr '\n' ' ')"
-  else
-    record "$tool" FAIL "${#bad[@]}/$n programs: $(IFS=';'; echo "${bad[*]}")"
-  fi
-}
-
 # cmocka_tests EXE: the cmocka test names of a test program built from tests/<EXE name>.c, one
 # per line (nothing for other programs: examples, the demo).
 cmocka_tests() {
@@ -268,23 +240,26 @@ cmocka_tests() {
 }
 
 # sanitize_job TOOL WD ENV CMD FILTER LOG: one program, or one of its tests (FILTER), under the
-# sanitizer; its exit status goes to LOG.rc.
+# sanitizer, with CUPRIM_TEST_QUICK=1; its exit status goes to LOG.rc.
 sanitize_job() {
-  local tool=$1 wd=$2 env=$3 cmd=$4 filter=$5 log=$6 rc=0
+  local tool=$1 wd=$2 job_env=$3 job_cmd=$4 filter=$5 log=$6 rc=0
   (
     cd "$wd" || exit 1
     export CUPRIM_TEST_QUICK=1
     [[ -n $filter ]] && export CUPRIM_TEST_FILTER=$filter
-    eval "run_logged \"\$log\" env $env \"\$sanitizer\" --tool $tool --error-exitcode 1 \
-          --target-processes all $cmd"
+    eval "run_logged \"\$log\" env $job_env \"\$sanitizer\" --tool $tool --error-exitcode 1 \
+          --target-processes all $job_cmd"
   ) || rc=$?
   echo "$rc" >"$log.rc"
 }
 
-# sanitize_parallel TOOL...: every `gpu` test, split per cmocka test, under each TOOL, in
-# $sanitize_jobs parallel processes; then one SUMMARY line per tool, as sanitize() gives.
-sanitize_parallel() {
-  local tools=("$@") list tool name wd env cmd exe t log running=0 n bad
+# sanitize TOOL...: every `gpu` test under compute-sanitizer --tool TOOL, for each TOOL, in
+# $sanitize_jobs parallel processes; then one SUMMARY line per tool. With one process at a time
+# each program runs whole; with more, each cmocka program is split into its tests (one process
+# each), and all the tools' jobs share one pool.
+sanitize() {
+  local tools=("$@") list tool name wd env cmd exe t log running=0 n bad unit=programs
+  [[ $sanitize_jobs -gt 1 ]] && unit="jobs"
   list=$(gpu_tests)
   if [[ -z $list ]]; then
     for tool in "${tools[@]}"; do
@@ -296,9 +271,11 @@ sanitize_parallel() {
   for tool in "${tools[@]}"; do
     logs[$tool]=
     while IFS=$'\x1f' read -r name wd env cmd; do
-      eval "exe=(${cmd})"
-      local tests
-      tests=$(cmocka_tests "${exe[0]}")
+      local tests=
+      if [[ $sanitize_jobs -gt 1 ]]; then
+        eval "exe=(${cmd})"
+        tests=$(cmocka_tests "${exe[0]}")
+      fi
       for t in ${tests:-"-"}; do
         [[ $t == - ]] && t=
         log=$log_dir/$tool-$name${t:+-$t}.log
@@ -312,7 +289,7 @@ sanitize_parallel() {
       done
     done <<<"$list"
   done
-  echo "gpu_suite: ${tools[*]}: $(printf '%s' "${logs[@]}" | grep -c .) jobs, $sanitize_jobs at a time"
+  echo "gpu_suite: ${tools[*]}: $(printf '%s' "${logs[@]}" | grep -c .) $unit under compute-sanitizer, $sanitize_jobs at a time"
   wait
   for tool in "${tools[@]}"; do
     n=0
@@ -321,15 +298,17 @@ sanitize_parallel() {
       [[ -n $log ]] || continue
       n=$((n + 1))
       rc=$(cat "$log.rc" 2>/dev/null || echo missing)
+      # memcheck and synccheck end with "ERROR SUMMARY: 0 errors", racecheck with
+      # "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)".
       if [[ $rc != 0 ]] || ! grep -qE '(ERROR SUMMARY: 0 errors|SUMMARY: 0 hazards displayed \(0 errors, 0 warnings\))' "$log"; then
         bad+=("$(basename "$log" .log): exit $rc, $(grep -m1 -oE '[A-Z]+ SUMMARY: .*' "$log" || echo 'no SUMMARY line')")
         show_tail "$log" 30
       fi
     done <<<"${logs[$tool]}"
     if [[ ${#bad[@]} -eq 0 ]]; then
-      record "$tool" PASS "$n/$n jobs: $(grep -h -m1 -oE '[A-Z]+ SUMMARY: .*' "$log_dir/$tool-"*.log | sort -u | tr '\n' ' ')"
+      record "$tool" PASS "$n/$n $unit: $(grep -h -m1 -oE '[A-Z]+ SUMMARY: .*' "$log_dir/$tool-"*.log | sort -u | tr '\n' ' ')"
     else
-      record "$tool" FAIL "${#bad[@]}/$n jobs: $(IFS=';'; echo "${bad[*]}")"
+      record "$tool" FAIL "${#bad[@]}/$n $unit: $(IFS=';'; echo "${bad[*]}")"
     fi
   done
 }
@@ -340,13 +319,13 @@ for tool in memcheck racecheck synccheck; do
     if [[ ! -x $sanitizer ]]; then
       record "$tool" FAIL "compute-sanitizer not found (looked for $sanitizer)"
     elif [[ $sanitize_jobs -gt 1 ]]; then
-      picked_tools+=("$tool")
+      picked_tools+=("$tool") # one pool for all the tools, below
     else
-      sanitize "$tool"
+      sanitize "$tool" # one tool after another, each SUMMARY line as soon as it is known
     fi
   fi
 done
-[[ ${#picked_tools[@]} -gt 0 ]] && sanitize_parallel "${picked_tools[@]}"
+[[ ${#picked_tools[@]} -gt 0 ]] && sanitize "${picked_tools[@]}"
 
 # ---------------------------------------------------------------- bench
 if [[ ${want[bench]} == 1 ]] && ! skip_unbuilt bench; then

@@ -1,4 +1,5 @@
-/* Histogram's argument checking, with no GPU, and a self-check of the histogram test reference.
+/* Histogram's argument checking and cuprim_histogram_supported, with no GPU
+ * (test_fixture_api.h), and a self-check of the histogram test reference.
  *
  * The internal host-only context (bound to no device) makes every call whose arguments are valid
  * return CUPRIM_ERROR_NO_DEVICE at the point where it would first touch CUDA, so each check below
@@ -14,133 +15,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/context.h" /* cuprim__ctx_create_host_only */
+#include "test_fixture_api.h"
 #include "test_histogram_ref.h"
-#include "test_util.h"
 
-#define GUARD 0xA5
-
-/* Fake device memory: the counts at byte 256 (at most 64 bins of 8 bytes are named, so they end
- * before byte 768), the samples at byte 2048 (at most 64 elements of 8 bytes) and the edges at
- * byte 4096 (at most 65 doubles). */
-static _Alignas(64) unsigned char g_mem[8192];
-#define OUT_OFFSET 256
-#define IN_OFFSET 2048
-#define EDGES_OFFSET 4096
-
-/* Addresses for ranges past the host buffer: 2^45, 2^46, and the top 4096 bytes of the address
- * space. */
-#define FAR_IN ((uintptr_t)1 << 45)
-#define FAR_OUT ((uintptr_t)1 << 46)
-#define TOP ((uintptr_t)0 - 4096)
-
-static cuprim_ctx *g_ctx;
-
-static int setup(void **state) {
-  (void)state;
-  return cuprim__ctx_create_host_only(&g_ctx) == CUPRIM_SUCCESS ? 0 : -1;
-}
-
-static int teardown(void **state) {
-  (void)state;
-  return cuprim_ctx_destroy(g_ctx) == CUPRIM_SUCCESS ? 0 : -1;
-}
-
-typedef enum ptr_kind {
-  P_NULL,
-  P_IN,           /* the samples, 64-byte aligned */
-  P_IN_B1,        /* samples + 1 byte: misaligned for every dtype wider than a byte */
-  P_IN_B4,        /* samples + 4 bytes: aligned for dtypes of 4 bytes or less */
-  P_OUT,          /* the counts */
-  P_OUT_B4,       /* counts + 4 bytes: not 8-byte aligned */
-  P_OUT_B8,       /* counts + 8 bytes: 8-byte aligned, not 16 */
-  P_EDGES,        /* the edges */
-  P_EDGES_B4,     /* edges + 4 bytes: not 8-byte aligned */
-  P_IN_MID,       /* samples + size * (n / 2): inside the samples */
-  P_IN_END,       /* samples + size * n: just past the samples */
-  P_IN_BEFORE,    /* samples - 8 * num_bins: counts that end where the samples begin */
-  P_IN_TOUCH,     /* samples - 8 * num_bins + 8: counts whose last bin covers the first sample */
-  P_OUT_MID,      /* counts + 8 * (num_bins / 2): inside the counts */
-  P_EDGES_MID,    /* edges + 8 * (num_bins / 2): inside the edges */
-  P_EDGES_END,    /* edges + 8 * (num_bins + 1): just past the edges */
-  P_EDGES_BEFORE, /* edges - 8 * num_bins: counts that end where the edges begin */
-  P_EDGES_TOUCH,  /* edges - 8 * num_bins + 8: counts whose last bin is the first edge */
-  P_FAR_IN,       /* 2^45 */
-  P_FAR_IN_MID,   /* 2^45 + size * (n / 2) rounded down to 8 bytes */
-  P_FAR_OUT,      /* 2^46 */
-  P_TOP,          /* 4096 bytes below the end of the address space */
-} ptr_kind;
-
-static void *pointer(ptr_kind k, cuprim_dtype t, uint64_t n, uint32_t num_bins) {
-  size_t size = cuprim_dtype_size(t);
-  if (size == 0)
-    size = 1; /* invalid dtypes: any placement */
-  unsigned char *in = g_mem + IN_OFFSET, *out = g_mem + OUT_OFFSET, *e = g_mem + EDGES_OFFSET;
-  const size_t nb = num_bins;
-  switch (k) {
-  case P_NULL:
-    return NULL;
-  case P_IN:
-    return in;
-  case P_IN_B1:
-    return in + 1;
-  case P_IN_B4:
-    return in + 4;
-  case P_OUT:
-    return out;
-  case P_OUT_B4:
-    return out + 4;
-  case P_OUT_B8:
-    return out + 8;
-  case P_EDGES:
-    return e;
-  case P_EDGES_B4:
-    return e + 4;
-  case P_IN_MID:
-    return in + size * (n / 2);
-  case P_IN_END:
-    return in + size * n;
-  case P_IN_BEFORE:
-    return in - 8 * nb;
-  case P_IN_TOUCH:
-    return in - 8 * nb + 8;
-  case P_OUT_MID:
-    return out + 8 * (nb / 2);
-  case P_EDGES_MID:
-    return e + 8 * (nb / 2);
-  case P_EDGES_END:
-    return e + 8 * (nb + 1);
-  case P_EDGES_BEFORE:
-    return e - 8 * nb;
-  case P_EDGES_TOUCH:
-    return e - 8 * nb + 8;
-  case P_FAR_IN:
-    return (void *)FAR_IN;
-  case P_FAR_IN_MID:
-    return (void *)((FAR_IN + (uintptr_t)(size * (n / 2))) & ~(uintptr_t)7);
-  case P_FAR_OUT:
-    return (void *)FAR_OUT;
-  case P_TOP:
-    return (void *)TOP;
-  }
-  return NULL;
-}
-
-enum { NULL_CTX = 0, HOST_CTX = 1 };
 enum { EVEN = 0, RANGE = 1 };
-#define OK CUPRIM_SUCCESS
-#define INVALID CUPRIM_ERROR_INVALID_ARGUMENT
-#define NO_DEVICE CUPRIM_ERROR_NO_DEVICE
-#define UNSUPPORTED CUPRIM_ERROR_UNSUPPORTED
 
 typedef struct api_case {
   const char *what;
   int fn; /* EVEN: cuprim_histogram_even_ex (and cuprim_histogram_even when alg is AUTO);
-             RANGE: cuprim_histogram_range (alg, lower, upper unused) */
+             RANGE: cuprim_histogram_range_ex (and cuprim_histogram_range when alg is AUTO;
+             lower and upper unused) */
   int ctx;
   int alg; /* int: out-of-range values on purpose */
   int dtype;
-  ptr_kind samples, counts, edges;
+  ta_ptr samples, counts, edges;
   uint64_t n;
   uint32_t num_bins;
   double lower, upper;
@@ -148,62 +36,36 @@ typedef struct api_case {
 } api_case;
 
 static const char *fn_name(const api_case *c, int shorthand) {
-  return c->fn == RANGE ? "cuprim_histogram_range"
-         : shorthand    ? "cuprim_histogram_even"
-                        : "cuprim_histogram_even_ex";
+  if (c->fn == RANGE)
+    return shorthand ? "cuprim_histogram_range" : "cuprim_histogram_range_ex";
+  return shorthand ? "cuprim_histogram_even" : "cuprim_histogram_even_ex";
 }
 
-/* Runs one call on guarded fake memory; on a mismatch returns 0 with a message. */
-static int run_case(const api_case *c, int shorthand, char *why, size_t len) {
-  memset(g_mem, GUARD, sizeof g_mem);
-  cuprim_ctx *ctx = c->ctx == HOST_CTX ? g_ctx : NULL;
+/* Makes one call on the (poisoned) fake memory; on a mismatch returns 0 with a message. */
+static int run_case(const void *p, int shorthand, char *why, size_t len) {
+  const api_case *c = (const api_case *)p;
+  cuprim_ctx *ctx = ta_context(c->ctx);
   const cuprim_dtype t = (cuprim_dtype)c->dtype;
-  const void *samples = pointer(c->samples, t, c->n, c->num_bins);
-  uint64_t *counts = (uint64_t *)pointer(c->counts, t, c->n, c->num_bins);
-  const double *edges = (const double *)pointer(c->edges, t, c->n, c->num_bins);
+  const ta_shape shape = {cuprim_dtype_size(t), c->n, sizeof(uint64_t), c->num_bins};
+  const void *samples = ta_pointer(c->samples, &shape);
+  uint64_t *counts = (uint64_t *)ta_pointer(c->counts, &shape);
+  const double *edges = (const double *)ta_pointer(c->edges, &shape);
+  const cuprim_histogram_alg alg = (cuprim_histogram_alg)c->alg;
   cuprim_status s;
-  if (c->fn == RANGE)
+  if (c->fn == RANGE && shorthand)
     s = cuprim_histogram_range(ctx, samples, c->n, t, counts, c->num_bins, edges, 0);
+  else if (c->fn == RANGE)
+    s = cuprim_histogram_range_ex(ctx, alg, samples, c->n, t, counts, c->num_bins, edges, 0);
   else if (shorthand)
     s = cuprim_histogram_even(ctx, samples, c->n, t, counts, c->num_bins, c->lower, c->upper, 0);
   else
-    s = cuprim_histogram_even_ex(ctx, (cuprim_histogram_alg)c->alg, samples, c->n, t, counts,
-                                 c->num_bins, c->lower, c->upper, 0);
-  if (s != c->expect) {
-    snprintf(why, len,
-             "%s: %s: alg %d dtype %s n %llu num_bins %lu range [%.17g, %.17g): expected %s, "
-             "got %s",
-             fn_name(c, shorthand), c->what, c->alg, tu_dtype_name(t), (unsigned long long)c->n,
-             (unsigned long)c->num_bins, c->lower, c->upper, tu_status_name(c->expect),
-             tu_status_name(s));
-    return 0;
-  }
-  const size_t bad = tu_pattern_mismatch(g_mem, sizeof g_mem, GUARD);
-  if (bad != sizeof g_mem) {
-    snprintf(why, len, "%s: %s: returned %s but wrote fake device memory at byte %zu",
-             fn_name(c, shorthand), c->what, tu_status_name(s), bad);
-    return 0;
-  }
-  return 1;
-}
-
-static void run_table(const api_case *cases, size_t count) {
-  int failures = 0;
-  char why[512];
-  for (size_t i = 0; i < count; ++i) {
-    if (!run_case(&cases[i], 0, why, sizeof why)) {
-      print_error("%s\n", why);
-      ++failures;
-    }
-    if (cases[i].fn == EVEN && cases[i].alg == CUPRIM_HISTOGRAM_AUTO &&
-        !run_case(&cases[i], 1, why, sizeof why)) {
-      print_error("%s\n", why);
-      ++failures;
-    }
-  }
-  assert_int_equal(cuprim_last_cuda_error(), cudaSuccess); /* nothing reached CUDA */
-  if (failures)
-    fail_msg("%d argument-checking case(s) failed", failures);
+    s = cuprim_histogram_even_ex(ctx, alg, samples, c->n, t, counts, c->num_bins, c->lower,
+                                 c->upper, 0);
+  char args[192];
+  snprintf(args, sizeof args, "alg %d dtype %s n %llu num_bins %lu range [%.17g, %.17g)", c->alg,
+           tu_dtype_name(t), (unsigned long long)c->n, (unsigned long)c->num_bins, c->lower,
+           c->upper);
+  return ta_check_call(fn_name(c, shorthand), c->what, args, s, c->expect, why, len);
 }
 
 #define AUTO CUPRIM_HISTOGRAM_AUTO
@@ -225,190 +87,224 @@ static void run_table(const api_case *cases, size_t count) {
 
 /* even_ex / even: ctx, alg, dtype, samples, counts, n, bins, lower, upper */
 #define EV(what, ctx, alg, t, s, c, n, nb, lo, hi, expect)                                         \
-  { what, EVEN, ctx, alg, t, s, c, P_NULL, n, nb, lo, hi, expect }
-/* range: ctx, dtype, samples, counts, edges, n, bins */
+  { what, EVEN, ctx, alg, t, s, c, TA_NULL, n, nb, lo, hi, expect }
+/* range (AUTO: range_ex and range): ctx, dtype, samples, counts, edges, n, bins */
 #define RG(what, ctx, t, s, c, e, n, nb, expect)                                                   \
   { what, RANGE, ctx, AUTO, t, s, c, e, n, nb, 0.0, 0.0, expect }
+/* range_ex with an algorithm */
+#define RGX(what, alg, t, s, c, e, n, nb, expect)                                                  \
+  { what, RANGE, HOST_CTX, alg, t, s, c, e, n, nb, 0.0, 0.0, expect }
 
 static void test_invalid_arguments_even(void **state) {
   (void)state;
   const api_case cases[] = {
       /* valid calls: validation passes, then the host-only context stops them */
-      EV("valid baseline", HOST_CTX, AUTO, F32, P_IN, P_OUT, 10, 16, 0.0, 1.0, NO_DEVICE),
-      EV("valid, GLOBAL_ATOMIC", HOST_CTX, GA, U8, P_IN, P_OUT, 10, 64, 0.0, 256.0, NO_DEVICE),
-      EV("valid, BLOCK_PRIVATE", HOST_CTX, BP, I16, P_IN, P_OUT, 10, 7, -5.5, 3.25, NO_DEVICE),
-      EV("valid, SORT_REDUCE_BY_KEY", HOST_CTX, SR, U64, P_IN, P_OUT, 10, 1, 0.0, 1e19, NO_DEVICE),
-      EV("valid, I8", HOST_CTX, AUTO, I8, P_IN, P_OUT, 33, 64, -128.0, 128.0, NO_DEVICE),
-      EV("valid, I64", HOST_CTX, AUTO, I64, P_IN, P_OUT, 10, 3, -1e18, 1e18, NO_DEVICE),
-      EV("valid, F64", HOST_CTX, GA, F64, P_IN, P_OUT, 10, 2, -1.0, 1.0, NO_DEVICE),
-      /* n == 0 still writes num_bins zeros: valid calls reach the device; NULL samples fine */
-      EV("n 0, NULL samples", HOST_CTX, AUTO, F32, P_NULL, P_OUT, 0, 16, 0.0, 1.0, NO_DEVICE),
-      EV("n 0, NULL samples, BLOCK_PRIVATE", HOST_CTX, BP, U16, P_NULL, P_OUT, 0, 3, 0.0, 1.0,
+      EV("valid baseline", HOST_CTX, AUTO, F32, TA_IN, TA_OUT, 10, 16, 0.0, 1.0, NO_DEVICE),
+      EV("valid, GLOBAL_ATOMIC", HOST_CTX, GA, U8, TA_IN, TA_OUT, 10, 64, 0.0, 256.0, NO_DEVICE),
+      EV("valid, BLOCK_PRIVATE", HOST_CTX, BP, I16, TA_IN, TA_OUT, 10, 7, -5.5, 3.25, NO_DEVICE),
+      EV("valid, SORT_REDUCE_BY_KEY", HOST_CTX, SR, U64, TA_IN, TA_OUT, 10, 1, 0.0, 1e19,
          NO_DEVICE),
-      EV("n 0, samples given", HOST_CTX, SR, I32, P_IN, P_OUT, 0, 16, 0.0, 1.0, NO_DEVICE),
-      EV("n 0, samples == counts (empty samples overlap nothing)", HOST_CTX, AUTO, U32, P_OUT,
-         P_OUT, 0, 16, 0.0, 1.0, NO_DEVICE),
+      EV("valid, I8", HOST_CTX, AUTO, I8, TA_IN, TA_OUT, 33, 64, -128.0, 128.0, NO_DEVICE),
+      EV("valid, I64", HOST_CTX, AUTO, I64, TA_IN, TA_OUT, 10, 3, -1e18, 1e18, NO_DEVICE),
+      EV("valid, F64", HOST_CTX, GA, F64, TA_IN, TA_OUT, 10, 2, -1.0, 1.0, NO_DEVICE),
+      /* n == 0 still writes num_bins zeros: valid calls reach the device; NULL samples fine */
+      EV("n 0, NULL samples", HOST_CTX, AUTO, F32, TA_NULL, TA_OUT, 0, 16, 0.0, 1.0, NO_DEVICE),
+      EV("n 0, NULL samples, BLOCK_PRIVATE", HOST_CTX, BP, U16, TA_NULL, TA_OUT, 0, 3, 0.0, 1.0,
+         NO_DEVICE),
+      EV("n 0, samples given", HOST_CTX, SR, I32, TA_IN, TA_OUT, 0, 16, 0.0, 1.0, NO_DEVICE),
+      EV("n 0, samples == counts (empty samples overlap nothing)", HOST_CTX, AUTO, U32, TA_OUT,
+         TA_OUT, 0, 16, 0.0, 1.0, NO_DEVICE),
       /* NULL context: always INVALID, whatever else is wrong */
-      EV("NULL ctx", NULL_CTX, AUTO, F32, P_IN, P_OUT, 10, 16, 0.0, 1.0, INVALID),
-      EV("NULL ctx, n 0", NULL_CTX, AUTO, F32, P_NULL, P_OUT, 0, 16, 0.0, 1.0, INVALID),
-      EV("NULL ctx, everything bad", NULL_CTX, 9, 10, P_NULL, P_NULL, 5, 0, QNAN, -INF, INVALID),
+      EV("NULL ctx", NULL_CTX, AUTO, F32, TA_IN, TA_OUT, 10, 16, 0.0, 1.0, INVALID),
+      EV("NULL ctx, n 0", NULL_CTX, AUTO, F32, TA_NULL, TA_OUT, 0, 16, 0.0, 1.0, INVALID),
+      EV("NULL ctx, everything bad", NULL_CTX, 9, 10, TA_NULL, TA_NULL, 5, 0, QNAN, -INF, INVALID),
       /* NULL counts: INVALID even with n == 0 (zeros must be written) */
-      EV("NULL d_counts", HOST_CTX, AUTO, F32, P_IN, P_NULL, 10, 16, 0.0, 1.0, INVALID),
-      EV("NULL d_counts, n 0", HOST_CTX, AUTO, F32, P_NULL, P_NULL, 0, 16, 0.0, 1.0, INVALID),
-      EV("NULL d_counts, n 0, samples given", HOST_CTX, GA, U8, P_IN, P_NULL, 0, 1, 0.0, 1.0,
+      EV("NULL d_counts", HOST_CTX, AUTO, F32, TA_IN, TA_NULL, 10, 16, 0.0, 1.0, INVALID),
+      EV("NULL d_counts, n 0", HOST_CTX, AUTO, F32, TA_NULL, TA_NULL, 0, 16, 0.0, 1.0, INVALID),
+      EV("NULL d_counts, n 0, samples given", HOST_CTX, GA, U8, TA_IN, TA_NULL, 0, 1, 0.0, 1.0,
          INVALID),
       /* NULL samples with n > 0 */
-      EV("NULL d_samples, n 1", HOST_CTX, AUTO, F32, P_NULL, P_OUT, 1, 16, 0.0, 1.0, INVALID),
-      EV("NULL d_samples, n 10", HOST_CTX, SR, I64, P_NULL, P_OUT, 10, 16, 0.0, 1.0, INVALID),
+      EV("NULL d_samples, n 1", HOST_CTX, AUTO, F32, TA_NULL, TA_OUT, 1, 16, 0.0, 1.0, INVALID),
+      EV("NULL d_samples, n 10", HOST_CTX, SR, I64, TA_NULL, TA_OUT, 10, 16, 0.0, 1.0, INVALID),
       /* num_bins 0 */
-      EV("num_bins 0", HOST_CTX, AUTO, F32, P_IN, P_OUT, 10, 0, 0.0, 1.0, INVALID),
-      EV("num_bins 0, n 0", HOST_CTX, BP, U8, P_NULL, P_OUT, 0, 0, 0.0, 1.0, INVALID),
+      EV("num_bins 0", HOST_CTX, AUTO, F32, TA_IN, TA_OUT, 10, 0, 0.0, 1.0, INVALID),
+      EV("num_bins 0, n 0", HOST_CTX, BP, U8, TA_NULL, TA_OUT, 0, 0, 0.0, 1.0, INVALID),
       /* !(lower < upper) */
-      EV("lower == upper", HOST_CTX, AUTO, F32, P_IN, P_OUT, 10, 16, 1.0, 1.0, INVALID),
-      EV("lower > upper", HOST_CTX, AUTO, F64, P_IN, P_OUT, 10, 16, 2.0, 1.0, INVALID),
-      EV("lower -0.0, upper +0.0 (equal)", HOST_CTX, GA, F64, P_IN, P_OUT, 10, 16, -0.0, 0.0,
+      EV("lower == upper", HOST_CTX, AUTO, F32, TA_IN, TA_OUT, 10, 16, 1.0, 1.0, INVALID),
+      EV("lower > upper", HOST_CTX, AUTO, F64, TA_IN, TA_OUT, 10, 16, 2.0, 1.0, INVALID),
+      EV("lower -0.0, upper +0.0 (equal)", HOST_CTX, GA, F64, TA_IN, TA_OUT, 10, 16, -0.0, 0.0,
          INVALID),
-      EV("lower > upper, n 0", HOST_CTX, AUTO, U8, P_NULL, P_OUT, 0, 16, 256.0, 0.0, INVALID),
+      EV("lower > upper, n 0", HOST_CTX, AUTO, U8, TA_NULL, TA_OUT, 0, 16, 256.0, 0.0, INVALID),
       /* not finite */
-      EV("lower -inf", HOST_CTX, AUTO, F32, P_IN, P_OUT, 10, 16, -INF, 1.0, INVALID),
-      EV("upper +inf", HOST_CTX, AUTO, F32, P_IN, P_OUT, 10, 16, 0.0, INF, INVALID),
-      EV("lower -inf, upper +inf", HOST_CTX, BP, F64, P_IN, P_OUT, 10, 16, -INF, INF, INVALID),
-      EV("lower +inf, upper +inf", HOST_CTX, AUTO, F64, P_IN, P_OUT, 10, 16, INF, INF, INVALID),
-      EV("lower NaN", HOST_CTX, AUTO, F32, P_IN, P_OUT, 10, 16, QNAN, 1.0, INVALID),
-      EV("upper NaN", HOST_CTX, SR, I32, P_IN, P_OUT, 10, 16, 0.0, QNAN, INVALID),
-      EV("both NaN, n 0", HOST_CTX, AUTO, U8, P_NULL, P_OUT, 0, 16, QNAN, QNAN, INVALID),
-      EV("upper -NaN", HOST_CTX, GA, F64, P_IN, P_OUT, 10, 16, 0.0, -QNAN, INVALID),
+      EV("lower -inf", HOST_CTX, AUTO, F32, TA_IN, TA_OUT, 10, 16, -INF, 1.0, INVALID),
+      EV("upper +inf", HOST_CTX, AUTO, F32, TA_IN, TA_OUT, 10, 16, 0.0, INF, INVALID),
+      EV("lower -inf, upper +inf", HOST_CTX, BP, F64, TA_IN, TA_OUT, 10, 16, -INF, INF, INVALID),
+      EV("lower +inf, upper +inf", HOST_CTX, AUTO, F64, TA_IN, TA_OUT, 10, 16, INF, INF, INVALID),
+      EV("lower NaN", HOST_CTX, AUTO, F32, TA_IN, TA_OUT, 10, 16, QNAN, 1.0, INVALID),
+      EV("upper NaN", HOST_CTX, SR, I32, TA_IN, TA_OUT, 10, 16, 0.0, QNAN, INVALID),
+      EV("both NaN, n 0", HOST_CTX, AUTO, U8, TA_NULL, TA_OUT, 0, 16, QNAN, QNAN, INVALID),
+      EV("upper -NaN", HOST_CTX, GA, F64, TA_IN, TA_OUT, 10, 16, 0.0, -QNAN, INVALID),
       /* the scale num_bins / (upper - lower) not finite */
-      EV("UINT32_MAX bins over 1e-300", HOST_CTX, AUTO, F64, P_IN, P_FAR_OUT, 10, UINT32_MAX, 0.0,
+      EV("UINT32_MAX bins over 1e-300", HOST_CTX, AUTO, F64, TA_IN, TA_FAR_OUT, 10, UINT32_MAX, 0.0,
          1e-300, INVALID),
-      EV("1 bin over the smallest subnormal", HOST_CTX, AUTO, F64, P_IN, P_OUT, 10, 1, 0.0,
+      EV("1 bin over the smallest subnormal", HOST_CTX, AUTO, F64, TA_IN, TA_OUT, 10, 1, 0.0,
          4.9406564584124654e-324, INVALID),
-      EV("64 bins over 1e-307 (scale 6.4e308)", HOST_CTX, BP, F32, P_IN, P_OUT, 10, 64, 0.0, 1e-307,
-         INVALID),
-      EV("2 bins over one ulp (scale 2^53: finite), n 0", HOST_CTX, SR, F64, P_NULL, P_OUT, 0, 2,
+      EV("64 bins over 1e-307 (scale 6.4e308)", HOST_CTX, BP, F32, TA_IN, TA_OUT, 10, 64, 0.0,
+         1e-307, INVALID),
+      EV("2 bins over one ulp (scale 2^53: finite), n 0", HOST_CTX, SR, F64, TA_NULL, TA_OUT, 0, 2,
          1.0, 1.0000000000000002, NO_DEVICE),
-      EV("1 bin over 1e-300 (scale 1e300: finite)", HOST_CTX, AUTO, F64, P_IN, P_OUT, 10, 1, 0.0,
+      EV("1 bin over 1e-300 (scale 1e300: finite)", HOST_CTX, AUTO, F64, TA_IN, TA_OUT, 10, 1, 0.0,
          1e-300, NO_DEVICE),
-      EV("16 bins over 1e-307 (scale 1.6e308: finite)", HOST_CTX, GA, F64, P_IN, P_OUT, 10, 16, 0.0,
-         1e-307, NO_DEVICE),
-      EV("UINT32_MAX bins over [0, 1) (valid)", HOST_CTX, AUTO, F64, P_IN, P_FAR_OUT, 10,
+      EV("16 bins over 1e-307 (scale 1.6e308: finite)", HOST_CTX, GA, F64, TA_IN, TA_OUT, 10, 16,
+         0.0, 1e-307, NO_DEVICE),
+      EV("UINT32_MAX bins over [0, 1) (valid)", HOST_CTX, AUTO, F64, TA_IN, TA_FAR_OUT, 10,
          UINT32_MAX, 0.0, 1.0, NO_DEVICE),
-      EV("huge finite range", HOST_CTX, AUTO, F64, P_IN, P_OUT, 10, 16, -1e300, 1e300, NO_DEVICE),
+      EV("huge finite range", HOST_CTX, AUTO, F64, TA_IN, TA_OUT, 10, 16, -1e300, 1e300, NO_DEVICE),
       /* algorithm out of range */
-      EV("alg 4", HOST_CTX, 4, F32, P_IN, P_OUT, 10, 16, 0.0, 1.0, INVALID),
-      EV("alg -1", HOST_CTX, -1, F32, P_IN, P_OUT, 10, 16, 0.0, 1.0, INVALID),
-      EV("alg INT_MAX", HOST_CTX, INT_MAX, U8, P_IN, P_OUT, 10, 16, 0.0, 1.0, INVALID),
-      EV("alg 4, n 0", HOST_CTX, 4, F32, P_NULL, P_OUT, 0, 16, 0.0, 1.0, INVALID),
+      EV("alg 4", HOST_CTX, 4, F32, TA_IN, TA_OUT, 10, 16, 0.0, 1.0, INVALID),
+      EV("alg -1", HOST_CTX, -1, F32, TA_IN, TA_OUT, 10, 16, 0.0, 1.0, INVALID),
+      EV("alg INT_MAX", HOST_CTX, INT_MAX, U8, TA_IN, TA_OUT, 10, 16, 0.0, 1.0, INVALID),
+      EV("alg 4, n 0", HOST_CTX, 4, F32, TA_NULL, TA_OUT, 0, 16, 0.0, 1.0, INVALID),
       /* dtype out of range */
-      EV("dtype 12", HOST_CTX, AUTO, 12, P_IN, P_OUT, 10, 16, 0.0, 1.0, INVALID),
-      EV("dtype -1", HOST_CTX, AUTO, -1, P_IN, P_OUT, 10, 16, 0.0, 1.0, INVALID),
-      EV("dtype INT_MIN", HOST_CTX, BP, INT_MIN, P_IN, P_OUT, 10, 16, 0.0, 1.0, INVALID),
-      EV("dtype 12, n 0", HOST_CTX, AUTO, 12, P_NULL, P_OUT, 0, 16, 0.0, 1.0, INVALID),
+      EV("dtype 12", HOST_CTX, AUTO, 12, TA_IN, TA_OUT, 10, 16, 0.0, 1.0, INVALID),
+      EV("dtype -1", HOST_CTX, AUTO, -1, TA_IN, TA_OUT, 10, 16, 0.0, 1.0, INVALID),
+      EV("dtype INT_MIN", HOST_CTX, BP, INT_MIN, TA_IN, TA_OUT, 10, 16, 0.0, 1.0, INVALID),
+      EV("dtype 12, n 0", HOST_CTX, AUTO, 12, TA_NULL, TA_OUT, 0, 16, 0.0, 1.0, INVALID),
       /* alignment: samples need element alignment, counts 8 bytes */
-      EV("d_samples + 1 byte, U8 (aligned)", HOST_CTX, AUTO, U8, P_IN_B1, P_OUT, 10, 16, 0.0, 1.0,
+      EV("d_samples + 1 byte, U8 (aligned)", HOST_CTX, AUTO, U8, TA_IN_B1, TA_OUT, 10, 16, 0.0, 1.0,
          NO_DEVICE),
-      EV("d_samples + 1 byte, I8 (aligned)", HOST_CTX, SR, I8, P_IN_B1, P_OUT, 10, 16, 0.0, 1.0,
+      EV("d_samples + 1 byte, I8 (aligned)", HOST_CTX, SR, I8, TA_IN_B1, TA_OUT, 10, 16, 0.0, 1.0,
          NO_DEVICE),
-      EV("d_samples + 1 byte, I16", HOST_CTX, AUTO, I16, P_IN_B1, P_OUT, 10, 16, 0.0, 1.0, INVALID),
-      EV("d_samples + 1 byte, F32", HOST_CTX, GA, F32, P_IN_B1, P_OUT, 10, 16, 0.0, 1.0, INVALID),
-      EV("d_samples + 4 bytes, U32 (aligned)", HOST_CTX, AUTO, U32, P_IN_B4, P_OUT, 10, 16, 0.0,
-         1.0, NO_DEVICE),
-      EV("d_samples + 4 bytes, F64", HOST_CTX, AUTO, F64, P_IN_B4, P_OUT, 10, 16, 0.0, 1.0,
+      EV("d_samples + 1 byte, I16", HOST_CTX, AUTO, I16, TA_IN_B1, TA_OUT, 10, 16, 0.0, 1.0,
          INVALID),
-      EV("d_samples + 4 bytes, I64", HOST_CTX, BP, I64, P_IN_B4, P_OUT, 10, 16, 0.0, 1.0, INVALID),
-      EV("d_counts + 4 bytes", HOST_CTX, AUTO, U8, P_IN, P_OUT_B4, 10, 16, 0.0, 1.0, INVALID),
-      EV("d_counts + 4 bytes, n 0", HOST_CTX, SR, F32, P_NULL, P_OUT_B4, 0, 16, 0.0, 1.0, INVALID),
-      EV("d_counts + 8 bytes (aligned)", HOST_CTX, AUTO, U8, P_IN, P_OUT_B8, 10, 16, 0.0, 1.0,
+      EV("d_samples + 1 byte, F32", HOST_CTX, GA, F32, TA_IN_B1, TA_OUT, 10, 16, 0.0, 1.0, INVALID),
+      EV("d_samples + 4 bytes, U32 (aligned)", HOST_CTX, AUTO, U32, TA_IN_B4, TA_OUT, 10, 16, 0.0,
+         1.0, NO_DEVICE),
+      EV("d_samples + 4 bytes, F64", HOST_CTX, AUTO, F64, TA_IN_B4, TA_OUT, 10, 16, 0.0, 1.0,
+         INVALID),
+      EV("d_samples + 4 bytes, I64", HOST_CTX, BP, I64, TA_IN_B4, TA_OUT, 10, 16, 0.0, 1.0,
+         INVALID),
+      EV("d_counts + 4 bytes", HOST_CTX, AUTO, U8, TA_IN, TA_OUT_B4, 10, 16, 0.0, 1.0, INVALID),
+      EV("d_counts + 4 bytes, n 0", HOST_CTX, SR, F32, TA_NULL, TA_OUT_B4, 0, 16, 0.0, 1.0,
+         INVALID),
+      EV("d_counts + 8 bytes (aligned)", HOST_CTX, AUTO, U8, TA_IN, TA_OUT_B8, 10, 16, 0.0, 1.0,
          NO_DEVICE),
       /* overlap of samples and counts */
-      EV("d_counts == d_samples", HOST_CTX, AUTO, U64, P_IN, P_IN, 10, 16, 0.0, 1.0, INVALID),
-      EV("d_counts inside d_samples", HOST_CTX, AUTO, U8, P_IN, P_IN_MID, 32, 2, 0.0, 1.0, INVALID),
-      EV("d_counts inside d_samples, GLOBAL_ATOMIC", HOST_CTX, GA, F64, P_IN, P_IN_MID, 10, 1, 0.0,
-         1.0, INVALID),
-      EV("d_counts just past d_samples", HOST_CTX, AUTO, U8, P_IN, P_IN_END, 32, 16, 0.0, 1.0,
-         NO_DEVICE),
-      EV("d_counts ending where d_samples begin", HOST_CTX, AUTO, F32, P_IN, P_IN_BEFORE, 10, 16,
-         0.0, 1.0, NO_DEVICE),
-      EV("d_counts' last bin on the first sample", HOST_CTX, BP, F32, P_IN, P_IN_TOUCH, 10, 16, 0.0,
-         1.0, INVALID),
-      EV("d_samples inside d_counts", HOST_CTX, AUTO, U8, P_OUT_MID, P_OUT, 4, 16, 0.0, 1.0,
+      EV("d_counts == d_samples", HOST_CTX, AUTO, U64, TA_IN, TA_IN, 10, 16, 0.0, 1.0, INVALID),
+      EV("d_counts inside d_samples", HOST_CTX, AUTO, U8, TA_IN, TA_IN_MID, 32, 2, 0.0, 1.0,
          INVALID),
-      EV("d_samples inside d_counts, SORT", HOST_CTX, SR, I16, P_OUT_MID, P_OUT, 2, 64, 0.0, 1.0,
+      EV("d_counts inside d_samples, GLOBAL_ATOMIC", HOST_CTX, GA, F64, TA_IN, TA_IN_MID, 10, 1,
+         0.0, 1.0, INVALID),
+      EV("d_counts just past d_samples", HOST_CTX, AUTO, U8, TA_IN, TA_IN_END, 32, 16, 0.0, 1.0,
+         NO_DEVICE),
+      EV("d_counts ending where d_samples begin", HOST_CTX, AUTO, F32, TA_IN, TA_IN_BEFORE, 10, 16,
+         0.0, 1.0, NO_DEVICE),
+      EV("d_counts' last bin on the first sample", HOST_CTX, BP, F32, TA_IN, TA_IN_TOUCH, 10, 16,
+         0.0, 1.0, INVALID),
+      EV("d_samples inside d_counts", HOST_CTX, AUTO, U8, TA_OUT_MID, TA_OUT, 4, 16, 0.0, 1.0,
+         INVALID),
+      EV("d_samples inside d_counts, SORT", HOST_CTX, SR, I16, TA_OUT_MID, TA_OUT, 2, 64, 0.0, 1.0,
          INVALID),
       /* sizes: past 2^32 samples and bins valid; byte counts that overflow or wrap are not */
-      EV("n 2^33 (valid)", HOST_CTX, AUTO, U8, P_FAR_IN, P_FAR_OUT, 1ull << 33, 256, 0.0, 256.0,
+      EV("n 2^33 (valid)", HOST_CTX, AUTO, U8, TA_FAR_IN, TA_FAR_OUT, 1ull << 33, 256, 0.0, 256.0,
          NO_DEVICE),
-      EV("n 2^40 F64 (valid)", HOST_CTX, SR, F64, P_FAR_IN, P_FAR_OUT, 1ull << 40, 16, 0.0, 1.0,
+      EV("n 2^40 F64 (valid)", HOST_CTX, SR, F64, TA_FAR_IN, TA_FAR_OUT, 1ull << 40, 16, 0.0, 1.0,
          NO_DEVICE),
-      EV("n 2^33, d_counts inside d_samples", HOST_CTX, AUTO, U8, P_FAR_IN, P_FAR_IN_MID,
+      EV("n 2^33, d_counts inside d_samples", HOST_CTX, AUTO, U8, TA_FAR_IN, TA_FAR_IN_MID,
          1ull << 33, 256, 0.0, 256.0, INVALID),
-      EV("n UINT64_MAX", HOST_CTX, AUTO, U16, P_FAR_IN, P_FAR_OUT, UINT64_MAX, 16, 0.0, 1.0,
+      EV("n UINT64_MAX", HOST_CTX, AUTO, U16, TA_FAR_IN, TA_FAR_OUT, UINT64_MAX, 16, 0.0, 1.0,
          INVALID),
-      EV("n 2^62 of 8 bytes (byte count overflows)", HOST_CTX, AUTO, F64, P_FAR_IN, P_FAR_OUT,
+      EV("n 2^62 of 8 bytes (byte count overflows)", HOST_CTX, AUTO, F64, TA_FAR_IN, TA_FAR_OUT,
          1ull << 62, 16, 0.0, 1.0, INVALID),
-      EV("d_samples + n * size wraps", HOST_CTX, AUTO, F32, P_TOP, P_OUT, 2048, 16, 0.0, 1.0,
+      EV("d_samples + n * size wraps", HOST_CTX, AUTO, F32, TA_TOP, TA_OUT, 2048, 16, 0.0, 1.0,
          INVALID),
-      EV("d_samples near the top, no wrap", HOST_CTX, AUTO, F32, P_TOP, P_OUT, 1023, 16, 0.0, 1.0,
+      EV("d_samples near the top, no wrap", HOST_CTX, AUTO, F32, TA_TOP, TA_OUT, 1023, 16, 0.0, 1.0,
          NO_DEVICE),
-      EV("d_counts + 8 * num_bins wraps", HOST_CTX, AUTO, U8, P_IN, P_TOP, 10, 1024, 0.0, 1.0,
+      EV("d_counts + 8 * num_bins wraps", HOST_CTX, AUTO, U8, TA_IN, TA_TOP, 10, 1024, 0.0, 1.0,
          INVALID),
-      EV("d_counts near the top, no wrap", HOST_CTX, BP, U8, P_IN, P_TOP, 10, 511, 0.0, 1.0,
+      EV("d_counts near the top, no wrap", HOST_CTX, BP, U8, TA_IN, TA_TOP, 10, 511, 0.0, 1.0,
          NO_DEVICE),
       /* several things wrong: still INVALID */
-      EV("NULL counts and lower NaN", HOST_CTX, AUTO, F32, P_IN, P_NULL, 10, 16, QNAN, 1.0,
+      EV("NULL counts and lower NaN", HOST_CTX, AUTO, F32, TA_IN, TA_NULL, 10, 16, QNAN, 1.0,
          INVALID),
-      EV("alg 7 and num_bins 0", HOST_CTX, 7, F32, P_IN, P_OUT, 10, 0, 0.0, 1.0, INVALID),
+      EV("alg 7 and num_bins 0", HOST_CTX, 7, F32, TA_IN, TA_OUT, 10, 0, 0.0, 1.0, INVALID),
   };
-  run_table(cases, sizeof cases / sizeof cases[0]);
+  TA_RUN_TABLE(cases, api_case, run_case);
 }
 
 static void test_invalid_arguments_range(void **state) {
   (void)state;
   const api_case cases[] = {
-      RG("valid baseline", HOST_CTX, F32, P_IN, P_OUT, P_EDGES, 10, 16, NO_DEVICE),
-      RG("valid, U8", HOST_CTX, U8, P_IN, P_OUT, P_EDGES, 33, 64, NO_DEVICE),
-      RG("valid, I64, 1 bin", HOST_CTX, I64, P_IN, P_OUT, P_EDGES, 10, 1, NO_DEVICE),
-      RG("n 0, NULL samples", HOST_CTX, F64, P_NULL, P_OUT, P_EDGES, 0, 16, NO_DEVICE),
-      RG("NULL ctx", NULL_CTX, F32, P_IN, P_OUT, P_EDGES, 10, 16, INVALID),
-      RG("NULL ctx, n 0", NULL_CTX, F32, P_NULL, P_OUT, P_EDGES, 0, 16, INVALID),
-      RG("NULL d_edges", HOST_CTX, F32, P_IN, P_OUT, P_NULL, 10, 16, INVALID),
-      RG("NULL d_edges, n 0", HOST_CTX, F32, P_NULL, P_OUT, P_NULL, 0, 16, INVALID),
-      RG("num_bins 0", HOST_CTX, F32, P_IN, P_OUT, P_EDGES, 10, 0, INVALID),
-      RG("num_bins 0, n 0", HOST_CTX, U8, P_NULL, P_OUT, P_EDGES, 0, 0, INVALID),
-      RG("NULL d_counts", HOST_CTX, F32, P_IN, P_NULL, P_EDGES, 10, 16, INVALID),
-      RG("NULL d_counts, n 0", HOST_CTX, F32, P_NULL, P_NULL, P_EDGES, 0, 16, INVALID),
-      RG("NULL d_samples, n 5", HOST_CTX, I32, P_NULL, P_OUT, P_EDGES, 5, 16, INVALID),
-      RG("dtype 12", HOST_CTX, 12, P_IN, P_OUT, P_EDGES, 10, 16, INVALID),
-      RG("dtype -1, n 0", HOST_CTX, -1, P_NULL, P_OUT, P_EDGES, 0, 16, INVALID),
-      RG("d_samples + 1 byte, F64", HOST_CTX, F64, P_IN_B1, P_OUT, P_EDGES, 10, 16, INVALID),
-      RG("d_samples + 1 byte, U8 (aligned)", HOST_CTX, U8, P_IN_B1, P_OUT, P_EDGES, 10, 16,
+      RG("valid baseline", HOST_CTX, F32, TA_IN, TA_OUT, TA_EDGES, 10, 16, NO_DEVICE),
+      RG("valid, U8", HOST_CTX, U8, TA_IN, TA_OUT, TA_EDGES, 33, 64, NO_DEVICE),
+      RG("valid, I64, 1 bin", HOST_CTX, I64, TA_IN, TA_OUT, TA_EDGES, 10, 1, NO_DEVICE),
+      RG("n 0, NULL samples", HOST_CTX, F64, TA_NULL, TA_OUT, TA_EDGES, 0, 16, NO_DEVICE),
+      RG("NULL ctx", NULL_CTX, F32, TA_IN, TA_OUT, TA_EDGES, 10, 16, INVALID),
+      RG("NULL ctx, n 0", NULL_CTX, F32, TA_NULL, TA_OUT, TA_EDGES, 0, 16, INVALID),
+      RG("NULL d_edges", HOST_CTX, F32, TA_IN, TA_OUT, TA_NULL, 10, 16, INVALID),
+      RG("NULL d_edges, n 0", HOST_CTX, F32, TA_NULL, TA_OUT, TA_NULL, 0, 16, INVALID),
+      RG("num_bins 0", HOST_CTX, F32, TA_IN, TA_OUT, TA_EDGES, 10, 0, INVALID),
+      RG("num_bins 0, n 0", HOST_CTX, U8, TA_NULL, TA_OUT, TA_EDGES, 0, 0, INVALID),
+      RG("NULL d_counts", HOST_CTX, F32, TA_IN, TA_NULL, TA_EDGES, 10, 16, INVALID),
+      RG("NULL d_counts, n 0", HOST_CTX, F32, TA_NULL, TA_NULL, TA_EDGES, 0, 16, INVALID),
+      RG("NULL d_samples, n 5", HOST_CTX, I32, TA_NULL, TA_OUT, TA_EDGES, 5, 16, INVALID),
+      RG("dtype 12", HOST_CTX, 12, TA_IN, TA_OUT, TA_EDGES, 10, 16, INVALID),
+      RG("dtype -1, n 0", HOST_CTX, -1, TA_NULL, TA_OUT, TA_EDGES, 0, 16, INVALID),
+      RG("d_samples + 1 byte, F64", HOST_CTX, F64, TA_IN_B1, TA_OUT, TA_EDGES, 10, 16, INVALID),
+      RG("d_samples + 1 byte, U8 (aligned)", HOST_CTX, U8, TA_IN_B1, TA_OUT, TA_EDGES, 10, 16,
          NO_DEVICE),
-      RG("d_counts + 4 bytes", HOST_CTX, U8, P_IN, P_OUT_B4, P_EDGES, 10, 16, INVALID),
-      RG("d_edges + 4 bytes", HOST_CTX, U8, P_IN, P_OUT, P_EDGES_B4, 10, 16, INVALID),
+      RG("d_counts + 4 bytes", HOST_CTX, U8, TA_IN, TA_OUT_B4, TA_EDGES, 10, 16, INVALID),
+      RG("d_edges + 4 bytes", HOST_CTX, U8, TA_IN, TA_OUT, TA_EDGES_B4, 10, 16, INVALID),
       /* overlap: counts with samples or edges; samples and edges are both inputs */
-      RG("d_counts inside d_samples", HOST_CTX, U8, P_IN, P_IN_MID, P_EDGES, 32, 2, INVALID),
-      RG("d_counts' last bin on the first sample", HOST_CTX, F32, P_IN, P_IN_TOUCH, P_EDGES, 10, 16,
-         INVALID),
-      RG("d_counts ending where d_samples begin", HOST_CTX, F32, P_IN, P_IN_BEFORE, P_EDGES, 10, 16,
-         NO_DEVICE),
-      RG("d_counts == d_edges", HOST_CTX, F32, P_IN, P_EDGES, P_EDGES, 10, 16, INVALID),
-      RG("d_counts inside d_edges", HOST_CTX, F32, P_IN, P_EDGES_MID, P_EDGES, 10, 16, INVALID),
-      RG("d_counts' last bin on the first edge", HOST_CTX, F32, P_IN, P_EDGES_TOUCH, P_EDGES, 10,
+      RG("d_counts inside d_samples", HOST_CTX, U8, TA_IN, TA_IN_MID, TA_EDGES, 32, 2, INVALID),
+      RG("d_counts' last bin on the first sample", HOST_CTX, F32, TA_IN, TA_IN_TOUCH, TA_EDGES, 10,
          16, INVALID),
-      RG("d_counts ending where d_edges begin", HOST_CTX, F32, P_IN, P_EDGES_BEFORE, P_EDGES, 10,
+      RG("d_counts ending where d_samples begin", HOST_CTX, F32, TA_IN, TA_IN_BEFORE, TA_EDGES, 10,
          16, NO_DEVICE),
-      RG("d_counts just past d_edges", HOST_CTX, F32, P_IN, P_EDGES_END, P_EDGES, 10, 16,
+      RG("d_counts == d_edges", HOST_CTX, F32, TA_IN, TA_EDGES, TA_EDGES, 10, 16, INVALID),
+      RG("d_counts inside d_edges", HOST_CTX, F32, TA_IN, TA_EDGES_MID, TA_EDGES, 10, 16, INVALID),
+      RG("d_counts' last bin on the first edge", HOST_CTX, F32, TA_IN, TA_EDGES_TOUCH, TA_EDGES, 10,
+         16, INVALID),
+      RG("d_counts ending where d_edges begin", HOST_CTX, F32, TA_IN, TA_EDGES_BEFORE, TA_EDGES, 10,
+         16, NO_DEVICE),
+      RG("d_counts just past d_edges", HOST_CTX, F32, TA_IN, TA_EDGES_END, TA_EDGES, 10, 16,
          NO_DEVICE),
-      RG("d_counts overlap d_edges, n 0", HOST_CTX, F32, P_NULL, P_EDGES_MID, P_EDGES, 0, 16,
+      RG("d_counts overlap d_edges, n 0", HOST_CTX, F32, TA_NULL, TA_EDGES_MID, TA_EDGES, 0, 16,
          INVALID),
-      RG("d_samples == d_edges (both inputs)", HOST_CTX, F64, P_EDGES, P_OUT, P_EDGES, 10, 16,
+      RG("d_samples == d_edges (both inputs)", HOST_CTX, F64, TA_EDGES, TA_OUT, TA_EDGES, 10, 16,
          NO_DEVICE),
-      RG("n 2^33 (valid)", HOST_CTX, U8, P_FAR_IN, P_FAR_OUT, P_EDGES, 1ull << 33, 16, NO_DEVICE),
-      RG("n UINT64_MAX", HOST_CTX, U8, P_FAR_IN, P_FAR_OUT, P_EDGES, UINT64_MAX, 16, INVALID),
-      RG("d_edges + 8 * (num_bins + 1) wraps", HOST_CTX, U8, P_IN, P_OUT, P_TOP, 10, 1024, INVALID),
+      RG("n 2^33 (valid)", HOST_CTX, U8, TA_FAR_IN, TA_FAR_OUT, TA_EDGES, 1ull << 33, 16,
+         NO_DEVICE),
+      RG("n UINT64_MAX", HOST_CTX, U8, TA_FAR_IN, TA_FAR_OUT, TA_EDGES, UINT64_MAX, 16, INVALID),
+      RG("d_edges + 8 * (num_bins + 1) wraps", HOST_CTX, U8, TA_IN, TA_OUT, TA_TOP, 10, 1024,
+         INVALID),
+      /* range_ex: every algorithm takes what range takes; alg out of range is INVALID, checked
+       * after the edges, the context, the dtype, the bins and the pointers, before UNSUPPORTED */
+      RGX("valid, GLOBAL_ATOMIC", GA, F32, TA_IN, TA_OUT, TA_EDGES, 10, 16, NO_DEVICE),
+      RGX("valid, BLOCK_PRIVATE", BP, U16, TA_IN, TA_OUT, TA_EDGES, 33, 64, NO_DEVICE),
+      RGX("valid, SORT_REDUCE_BY_KEY", SR, I64, TA_IN, TA_OUT, TA_EDGES, 10, 1, NO_DEVICE),
+      RGX("valid, SORT_REDUCE_BY_KEY, n 0", SR, F64, TA_NULL, TA_OUT, TA_EDGES, 0, 16, NO_DEVICE),
+      RGX("alg 4", 4, F32, TA_IN, TA_OUT, TA_EDGES, 10, 16, INVALID),
+      RGX("alg -1", -1, U8, TA_IN, TA_OUT, TA_EDGES, 10, 16, INVALID),
+      RGX("alg INT_MAX", INT_MAX, F32, TA_IN, TA_OUT, TA_EDGES, 10, 16, INVALID),
+      RGX("alg 4, n 0", 4, F32, TA_NULL, TA_OUT, TA_EDGES, 0, 16, INVALID),
+      RGX("alg 4 and NULL d_edges", 4, F32, TA_IN, TA_OUT, TA_NULL, 10, 16, INVALID),
+      RGX("alg 4 and num_bins 0", 4, F32, TA_IN, TA_OUT, TA_EDGES, 10, 0, INVALID),
+      RGX("alg 4 and d_counts inside d_edges", 4, F32, TA_IN, TA_EDGES_MID, TA_EDGES, 10, 16,
+          INVALID),
+      RGX("alg 4 with F16", 4, CUPRIM_F16, TA_IN, TA_OUT, TA_EDGES, 10, 16, INVALID),
+      RGX("F16, BLOCK_PRIVATE", BP, CUPRIM_F16, TA_IN, TA_OUT, TA_EDGES, 10, 16, NO_DEVICE),
+      RGX("BF16, SORT_REDUCE_BY_KEY", SR, CUPRIM_BF16, TA_IN, TA_OUT, TA_EDGES, 10, 16, NO_DEVICE),
+      RGX("NULL d_edges, SORT_REDUCE_BY_KEY", SR, F32, TA_IN, TA_OUT, TA_NULL, 10, 16, INVALID),
+      RGX("d_counts inside d_samples, GLOBAL_ATOMIC", GA, U8, TA_IN, TA_IN_MID, TA_EDGES, 32, 2,
+          INVALID),
   };
-  run_table(cases, sizeof cases / sizeof cases[0]);
+  TA_RUN_TABLE(cases, api_case, run_case);
 }
+
+/* What the histogram takes, by the test's own table: every dtype (F16 and BF16 from 0.2); nothing
+ * outside the enum. */
+static int takes(cuprim_dtype t) { return (int)t >= CUPRIM_I8 && (int)t <= CUPRIM_BF16; }
 
 /* Every (function, alg, dtype) in range and just outside it, with valid, NULL and (n == 0) absent
  * pointers, zero and non-zero bin counts, and good and bad ranges: the status validation must
@@ -421,9 +317,7 @@ static void test_every_combination(void **state) {
     double lo, hi;
   } ranges[] = {{0.0, 1.0}, {1.0, 1.0},  {1.0, -1.0},   {QNAN, 1.0},
                 {0.0, INF}, {-INF, 0.0}, {0.0, 1e-307}, {-1e300, 1e300}};
-  int failures = 0;
-  long cases = 0;
-  char why[512];
+  ta_tally tally = {0, 0, 20};
   for (int fn = EVEN; fn <= RANGE; ++fn)
     for (int alg = -1; alg <= 4; ++alg)
       for (int t = -1; t <= 12; ++t)
@@ -432,18 +326,18 @@ static void test_every_combination(void **state) {
             for (size_t ri = 0; ri < sizeof ranges / sizeof ranges[0]; ++ri)
               for (int ptrs = 0; ptrs < 8; ++ptrs) /* samples, counts, edges: valid or NULL */
                 for (int ctx = NULL_CTX; ctx <= HOST_CTX; ++ctx) {
-                  if (fn == RANGE && (alg != 0 || ri != 0))
-                    continue; /* range has neither */
+                  if (fn == RANGE && ri != 0)
+                    continue; /* range has no lower and upper */
                   const uint64_t n = sizes[k];
                   const uint32_t nb = bins[bi];
                   const int null_s = ptrs & 1, null_c = (ptrs >> 1) & 1, null_e = ptrs >> 2;
                   if (fn == EVEN && null_e)
                     continue;
                   const int dtype_ok = t >= 0 && t <= 11;
-                  int invalid = ctx == NULL_CTX || !dtype_ok || null_c || (n > 0 && null_s);
+                  int invalid = ctx == NULL_CTX || !dtype_ok || null_c || (n > 0 && null_s) ||
+                                alg < 0 || alg > 3;
                   if (fn == EVEN)
-                    invalid |=
-                        alg < 0 || alg > 3 || !tu_hist_even_valid(nb, ranges[ri].lo, ranges[ri].hi);
+                    invalid |= !tu_hist_even_valid(nb, ranges[ri].lo, ranges[ri].hi);
                   else
                     invalid |= null_e || nb == 0;
                   const api_case c = {"every combination",
@@ -451,30 +345,25 @@ static void test_every_combination(void **state) {
                                       ctx,
                                       alg,
                                       t,
-                                      null_s ? P_NULL : P_IN,
-                                      null_c ? P_NULL : P_OUT,
-                                      fn == RANGE && !null_e ? P_EDGES : P_NULL,
+                                      null_s ? TA_NULL : TA_IN,
+                                      null_c ? TA_NULL : TA_OUT,
+                                      fn == RANGE && !null_e ? TA_EDGES : TA_NULL,
                                       n,
                                       nb,
                                       ranges[ri].lo,
                                       ranges[ri].hi,
-                                      invalid ? INVALID : NO_DEVICE};
-                  ++cases;
-                  if (!run_case(&c, 0, why, sizeof why)) {
-                    if (failures < 20)
-                      print_error("%s\n", why);
-                    ++failures;
-                  }
-                  if (fn == EVEN && alg == CUPRIM_HISTOGRAM_AUTO &&
-                      !run_case(&c, 1, why, sizeof why)) {
-                    if (failures < 20)
-                      print_error("%s\n", why);
-                    ++failures;
-                  }
+                                      invalid                   ? INVALID
+                                      : !takes((cuprim_dtype)t) ? UNSUPPORTED
+                                                                : NO_DEVICE};
+                  ta_run_both(&c, c.alg, run_case, &tally);
                 }
-  assert_int_equal(cuprim_last_cuda_error(), cudaSuccess);
-  if (failures)
-    fail_msg("%d of %ld combination(s) failed", failures, cases);
+  ta_finish(&tally, "combinations");
+}
+
+/* cuprim_histogram_supported against the test's own table, also for values outside the enum. */
+static void test_supported(void **state) {
+  (void)state;
+  ta_check_supported_dtypes("cuprim_histogram_supported", cuprim_histogram_supported, takes);
 }
 
 /* ---------------------------------------------------------------- the reference itself */
@@ -898,23 +787,21 @@ static void test_even_as_edges(void **state) {
       }
 }
 
-/* The host-only context itself. */
-static void test_host_only_context(void **state) {
-  (void)state;
-  cuprim_ctx *c = NULL;
-  assert_int_equal(cuprim__ctx_create_host_only(&c), CUPRIM_SUCCESS);
-  assert_non_null(c);
-  assert_int_equal(cuprim_ctx_destroy(c), CUPRIM_SUCCESS);
-}
-
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_invalid_arguments_even), cmocka_unit_test(test_invalid_arguments_range),
-      cmocka_unit_test(test_every_combination),      cmocka_unit_test(test_reference_formula),
-      cmocka_unit_test(test_reference_dtypes),       cmocka_unit_test(test_reference_paths_agree),
-      cmocka_unit_test(test_reference_check),        cmocka_unit_test(test_spans),
-      cmocka_unit_test(test_random_edges),           cmocka_unit_test(test_fills),
-      cmocka_unit_test(test_even_as_edges),          cmocka_unit_test(test_host_only_context),
+      cmocka_unit_test(test_invalid_arguments_even),
+      cmocka_unit_test(test_invalid_arguments_range),
+      cmocka_unit_test(test_every_combination),
+      cmocka_unit_test(test_supported),
+      cmocka_unit_test(test_reference_formula),
+      cmocka_unit_test(test_reference_dtypes),
+      cmocka_unit_test(test_reference_paths_agree),
+      cmocka_unit_test(test_reference_check),
+      cmocka_unit_test(test_spans),
+      cmocka_unit_test(test_random_edges),
+      cmocka_unit_test(test_fills),
+      cmocka_unit_test(test_even_as_edges),
+      cmocka_unit_test(test_host_only_context),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  return cmocka_run_group_tests(tests, ta_setup, ta_teardown);
 }

@@ -41,17 +41,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "test_device_fill.h"
+#include "test_fixture_gpu.h"
 #include "test_histogram_ref.h"
-#include "test_util.h"
 
-/* ---------------------------------------------------------------- fixture */
+/* ---------------------------------------------------------------- buffers */
 
 #define NUM_ALGS 4             /* CUPRIM_HISTOGRAM_AUTO .. CUPRIM_HISTOGRAM_SORT_REDUCE_BY_KEY */
-#define POISON 0xA5            /* guard bytes and the garbage counts start as */
-#define GUARD_BYTES 256        /* guards on each side of an output; slots are 256-byte aligned */
 #define MAX_CALLS 32           /* calls per batch */
 #define MAX_BINS (1u << 20)    /* the most bins any test uses */
 #define BIG_N ((1u << 24) + 3) /* the one-bin test's size */
@@ -65,162 +62,44 @@
 /* Host references: WANT_SLOTS arrays of MAX_BINS counts. */
 #define WANT_SLOTS 4
 
-static struct fixture {
-  cudaError_t setup_error; /* the first CUDA failure of the group setup, if any */
-  const char *setup_what;
-  cuprim_status ctx_status;
-  cuprim_ctx *ctx;                /* one context for the whole file (default allocator) */
-  cudaStream_t stream;            /* non-blocking: where most calls run */
-  unsigned char *d_in, *h_in;     /* IN_CAP_BYTES (h_in pinned) */
-  unsigned char *d_in2, *h_in2;   /* IN2_CAP_BYTES */
-  unsigned char *d_out, *h_out;   /* OUT_CAP_BYTES (h_out pinned) */
-  unsigned char *d_out2, *h_out2; /* OUT2_CAP_BYTES */
-  double *d_edges, *h_edges;      /* MAX_BINS + 1 doubles (h_edges pinned) */
-  uint64_t *want;                 /* WANT_SLOTS * MAX_BINS: references */
-  uint64_t seed;
-  int quick;
-  int fails; /* failed checks in the running test */
+static struct {
+  double *d_edges, *h_edges; /* MAX_BINS + 1 doubles (h_edges pinned) */
+  uint64_t *want;            /* WANT_SLOTS * MAX_BINS: references */
 } g;
 
-#define SETUP_CUDA(call)                                                                           \
-  do {                                                                                             \
-    cudaError_t e_ = (call);                                                                       \
-    if (e_ != cudaSuccess) {                                                                       \
-      g.setup_error = e_;                                                                          \
-      g.setup_what = #call;                                                                        \
-      (void)cudaGetLastError();                                                                    \
-      return 0;                                                                                    \
-    }                                                                                              \
-  } while (0)
-
-/* Records what fails; never fails or skips itself (cmocka 1.1.5 counts a skip here as an
- * error): each test decides, in its body, to skip (no device) or fail (setup failed). */
-static int group_setup(void **state) {
-  (void)state;
-  g.seed = tu_seed();
-  g.quick = tu_quick();
-  g.ctx_status = CUPRIM_ERROR_NO_DEVICE;
-  print_message("mode: %s\n", g.quick ? "quick (CUPRIM_TEST_QUICK)" : "full");
-  char reason[256];
-  if (!tu_device_available(reason, sizeof reason)) {
-    print_message("%s: every test will be skipped\n", reason);
-    return 0;
-  }
+static void setup(void) {
   g.want = (uint64_t *)malloc((size_t)WANT_SLOTS * MAX_BINS * sizeof *g.want);
   if (!g.want) {
-    g.setup_error = cudaErrorMemoryAllocation;
-    g.setup_what = "malloc of the host references";
-    return 0;
+    tf_cuda_failed(cudaErrorMemoryAllocation, "malloc of the host references", __FILE__, __LINE__,
+                   &tf.setup);
+    return;
   }
-  struct cudaDeviceProp prop;
-  SETUP_CUDA(cudaGetDeviceProperties(&prop, 0));
-  print_message("device 0: %s, sm_%d%d, %d SMs, %zu bytes of shared memory per block (opt-in)\n",
-                prop.name, prop.major, prop.minor, prop.multiProcessorCount,
-                prop.sharedMemPerBlockOptin);
-  g.ctx_status = cuprim_ctx_create(&g.ctx, 0, NULL);
-  SETUP_CUDA(cudaStreamCreateWithFlags(&g.stream, cudaStreamNonBlocking));
-  SETUP_CUDA(cudaMalloc((void **)&g.d_in, IN_CAP_BYTES));
-  SETUP_CUDA(cudaMallocHost((void **)&g.h_in, IN_CAP_BYTES));
-  SETUP_CUDA(cudaMalloc((void **)&g.d_in2, IN2_CAP_BYTES));
-  SETUP_CUDA(cudaMallocHost((void **)&g.h_in2, IN2_CAP_BYTES));
-  SETUP_CUDA(cudaMalloc((void **)&g.d_out, OUT_CAP_BYTES));
-  SETUP_CUDA(cudaMallocHost((void **)&g.h_out, OUT_CAP_BYTES));
-  SETUP_CUDA(cudaMalloc((void **)&g.d_out2, OUT2_CAP_BYTES));
-  SETUP_CUDA(cudaMallocHost((void **)&g.h_out2, OUT2_CAP_BYTES));
-  SETUP_CUDA(cudaMalloc((void **)&g.d_edges, ((size_t)MAX_BINS + 1) * sizeof(double)));
-  SETUP_CUDA(cudaMallocHost((void **)&g.h_edges, ((size_t)MAX_BINS + 1) * sizeof(double)));
-  return 0;
+  TF_SETUP_CUDA(cudaMalloc((void **)&g.d_edges, ((size_t)MAX_BINS + 1) * sizeof(double)));
+  TF_SETUP_CUDA(cudaMallocHost((void **)&g.h_edges, ((size_t)MAX_BINS + 1) * sizeof(double)));
 }
 
-static int group_teardown(void **state) {
-  (void)state;
-  if (g.stream)
-    (void)cudaStreamSynchronize(g.stream);
-  if (g.ctx)
-    (void)cuprim_ctx_destroy(g.ctx);
-  (void)cudaFree(g.d_in);
-  (void)cudaFreeHost(g.h_in);
-  (void)cudaFree(g.d_in2);
-  (void)cudaFreeHost(g.h_in2);
-  (void)cudaFree(g.d_out);
-  (void)cudaFreeHost(g.h_out);
-  (void)cudaFree(g.d_out2);
-  (void)cudaFreeHost(g.h_out2);
-  (void)cudaFree(g.d_edges);
-  (void)cudaFreeHost(g.h_edges);
-  if (g.stream)
-    (void)cudaStreamDestroy(g.stream);
+static void teardown(void) {
+  if (g.d_edges)
+    (void)cudaFree(g.d_edges);
+  if (g.h_edges)
+    (void)cudaFreeHost(g.h_edges);
   free(g.want);
-  return 0;
 }
 
-/* The first lines of every GPU test: skip without a device, fail if the setup failed. */
-static void begin_gpu_test(void) {
-  TU_SKIP_WITHOUT_DEVICE();
-  g.fails = 0;
-  if (g.setup_error != cudaSuccess)
-    fail_msg("group setup failed: %s: %s (%s)", g.setup_what, cudaGetErrorString(g.setup_error),
-             cudaGetErrorName(g.setup_error));
-  if (g.ctx_status != CUPRIM_SUCCESS)
-    fail_msg("cuprim_ctx_create(device 0) failed: %s (%s); last CUDA error %s",
-             tu_status_name(g.ctx_status), cuprim_status_string(g.ctx_status),
-             cudaGetErrorName(cuprim_last_cuda_error()));
-}
-
-/* One failed check: printed (the first 40 of a test), counted. */
-#define MAX_PRINTED 40
-static void failure(const char *fmt, ...) {
-  if (g.fails < MAX_PRINTED) {
-    char buf[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    print_error("FAILED: %s\n", buf);
-  } else if (g.fails == MAX_PRINTED) {
-    print_error("FAILED: ... (further failures of this test are counted, not printed)\n");
-  }
-  ++g.fails;
-}
-
-static void end_gpu_test(void) {
-  if (g.fails)
-    fail_msg("%d check(s) failed (base seed CUPRIM_TEST_SEED=0x%" PRIx64 ")", g.fails, g.seed);
-}
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* The seed of one case: a function of the base seed and the case's parameters. */
-static uint64_t case_seed(uint64_t a, uint64_t b, uint64_t c, uint64_t d) {
-  return tu_mix(tu_mix(tu_mix(tu_mix(g.seed, a), b), c), d);
-}
+static const tf_config config = {.in_bytes = IN_CAP_BYTES,
+                                 .in2_bytes = IN2_CAP_BYTES,
+                                 .h_in2_bytes = IN2_CAP_BYTES,
+                                 .out_bytes = OUT_CAP_BYTES,
+                                 .out2_bytes = OUT2_CAP_BYTES,
+                                 .setup = setup,
+                                 .teardown = teardown};
 
 static uint64_t *want_slot(int i) { return g.want + (size_t)i * MAX_BINS; }
-
-static void finish(cudaStream_t stream) {
-  TU_CUDA(cudaStreamSynchronize(stream)); /* a fault in a kernel shows up here */
-  TU_CUDA(cudaGetLastError());
-}
-
-static void upload(void *d, const void *h, size_t bytes, cudaStream_t stream) {
-  const unsigned char *p = (const unsigned char *)d;
-  const int in1 = p >= g.d_in && p <= g.d_in + IN_CAP_BYTES;
-  const int in2 = p >= g.d_in2 && p <= g.d_in2 + IN2_CAP_BYTES;
-  if ((in1 && (size_t)(p - g.d_in) + bytes > IN_CAP_BYTES) ||
-      (in2 && (size_t)(p - g.d_in2) + bytes > IN2_CAP_BYTES) || (!in1 && !in2))
-    fail_msg("test bug: %zu bytes do not fit in the input buffers", bytes);
-  if (bytes)
-    TU_CUDA(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, stream));
-}
 
 static void upload_edges(const double *h_edges, uint32_t num_bins, cudaStream_t stream) {
   if (h_edges != g.h_edges)
     memcpy(g.h_edges, h_edges, ((size_t)num_bins + 1) * sizeof(double));
-  TU_CUDA(cudaMemcpyAsync(g.d_edges, g.h_edges, ((size_t)num_bins + 1) * sizeof(double),
+  TF_CUDA(cudaMemcpyAsync(g.d_edges, g.h_edges, ((size_t)num_bins + 1) * sizeof(double),
                           cudaMemcpyHostToDevice, stream));
 }
 
@@ -228,39 +107,22 @@ static int is_float(cuprim_dtype t) { return t == CUPRIM_F32 || t == CUPRIM_F64;
 
 /* ---------------------------------------------------------------- calls */
 
-#define SHORTHAND (-1) /* call.alg: cuprim_histogram_even */
-#define RANGE (-2)     /* call.alg: cuprim_histogram_range with call.d_edges */
+#define SHORTHAND (-1) /* call.alg: cuprim_histogram_even, or cuprim_histogram_range by edges */
 
 typedef struct hist_call {
-  int alg; /* a cuprim_histogram_alg, SHORTHAND or RANGE */
+  int alg;      /* a cuprim_histogram_alg (the _ex calls) or SHORTHAND */
+  int by_edges; /* 1: cuprim_histogram_range(_ex) with d_edges; 0: even bins */
   const unsigned char *d_samples;
   unsigned in_offset;  /* elements d_samples lies past an aligned address (for messages) */
   unsigned out_offset; /* counts d_counts lies past its slot's aligned start */
-  int garbage;         /* the byte d_counts is filled with before the call (-1: POISON) */
+  int garbage;         /* the byte d_counts is filled with before the call (-1: TF_POISON) */
   uint64_t n;
   cuprim_dtype dtype;
   uint32_t num_bins;
   double lower, upper;   /* even */
-  const double *d_edges; /* RANGE */
+  const double *d_edges; /* by edges */
   const uint64_t *want;  /* the expected counts (host, num_bins) */
 } hist_call;
-
-typedef struct call_result {
-  cuprim_status st;
-  size_t slot, slot_bytes; /* the call's slot in its output region */
-  int ok;                  /* passed every check */
-} call_result;
-
-/* An output region: device memory, its pinned host copy, capacity. */
-typedef struct region {
-  unsigned char *d, *h;
-  size_t cap;
-} region;
-
-static region main_region(void) {
-  const region r = {g.d_out, g.h_out, OUT_CAP_BYTES};
-  return r;
-}
 
 static hist_call even_call(int alg, const void *d_samples, uint64_t n, cuprim_dtype t,
                            const tu_hist_bins *b, const uint64_t *want) {
@@ -278,11 +140,12 @@ static hist_call even_call(int alg, const void *d_samples, uint64_t n, cuprim_dt
   return c;
 }
 
-static hist_call range_call(const void *d_samples, uint64_t n, cuprim_dtype t, uint32_t num_bins,
-                            const double *d_edges, const uint64_t *want) {
+static hist_call range_call(int alg, const void *d_samples, uint64_t n, cuprim_dtype t,
+                            uint32_t num_bins, const double *d_edges, const uint64_t *want) {
   hist_call c;
   memset(&c, 0, sizeof c);
-  c.alg = RANGE;
+  c.alg = alg;
+  c.by_edges = 1;
   c.d_samples = (const unsigned char *)d_samples;
   c.garbage = -1;
   c.n = n;
@@ -293,150 +156,89 @@ static hist_call range_call(const void *d_samples, uint64_t n, cuprim_dtype t, u
   return c;
 }
 
-static const char *alg_name(int alg) {
+static const char *call_name(const hist_call *c) {
   static const char *const names[] = {"AUTO", "GLOBAL_ATOMIC", "BLOCK_PRIVATE",
                                       "SORT_REDUCE_BY_KEY"};
-  static char other[32];
-  if (alg == SHORTHAND)
-    return "cuprim_histogram_even";
-  if (alg == RANGE)
-    return "cuprim_histogram_range";
-  if (alg >= 0 && alg < NUM_ALGS)
-    return names[alg];
-  snprintf(other, sizeof other, "alg(%d)", alg);
-  return other;
+  static char buf[64];
+  if (c->alg == SHORTHAND)
+    return c->by_edges ? "cuprim_histogram_range" : "cuprim_histogram_even";
+  if (c->alg >= 0 && c->alg < NUM_ALGS)
+    snprintf(buf, sizeof buf, "%s%s", c->by_edges ? "range_ex " : "", names[c->alg]);
+  else
+    snprintf(buf, sizeof buf, "alg(%d)", c->alg);
+  return buf;
 }
 
-static void describe(char *buf, size_t len, const hist_call *c, const char *data, uint64_t seed) {
+static void describe(char *buf, size_t len, const void *p, const char *data, uint64_t seed) {
+  const hist_call *c = (const hist_call *)p;
   char offs[64] = "", range[96];
   if (c->in_offset || c->out_offset)
     snprintf(offs, sizeof offs, " (d_samples+%u d_counts+%u elements)", c->in_offset,
              c->out_offset);
-  if (c->alg == RANGE)
+  if (c->by_edges)
     snprintf(range, sizeof range, "edges");
   else
     snprintf(range, sizeof range, "[%.17g, %.17g)", c->lower, c->upper);
   snprintf(buf, len, "%s %s n=%" PRIu64 " bins=%" PRIu32 " %s%s data=%s seed=0x%016" PRIx64,
-           alg_name(c->alg), tu_dtype_name(c->dtype), c->n, c->num_bins, range, offs, data, seed);
+           call_name(c), tu_dtype_name(c->dtype), c->n, c->num_bins, range, offs, data, seed);
 }
 
-static size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
-
-static size_t slot_span(const hist_call *c) {
-  return round_up(2 * GUARD_BYTES + ((size_t)c->out_offset + c->num_bins) * sizeof(uint64_t), 256);
+static void call_output(const void *p, size_t *bytes, size_t *misalign) {
+  const hist_call *c = (const hist_call *)p;
+  *bytes = (size_t)c->num_bins * sizeof(uint64_t);
+  *misalign = (size_t)c->out_offset * sizeof(uint64_t);
 }
 
-static size_t out_at(const hist_call *c) {
-  return GUARD_BYTES + (size_t)c->out_offset * sizeof(uint64_t);
-}
-
-static cuprim_status issue(cuprim_ctx *ctx, const hist_call *c, uint64_t *d_counts,
-                           cudaStream_t stream) {
-  switch (c->alg) {
-  case SHORTHAND:
-    return cuprim_histogram_even(ctx, c->d_samples, c->n, c->dtype, d_counts, c->num_bins, c->lower,
-                                 c->upper, stream);
-  case RANGE:
+/* The call itself, counts into d_counts. */
+static cuprim_status call_histogram(cuprim_ctx *ctx, const hist_call *c, uint64_t *d_counts,
+                                    cudaStream_t stream) {
+  if (c->by_edges && c->alg == SHORTHAND)
     return cuprim_histogram_range(ctx, c->d_samples, c->n, c->dtype, d_counts, c->num_bins,
                                   c->d_edges, stream);
-  default:
-    return cuprim_histogram_even_ex(ctx, (cuprim_histogram_alg)c->alg, c->d_samples, c->n, c->dtype,
-                                    d_counts, c->num_bins, c->lower, c->upper, stream);
-  }
+  if (c->by_edges)
+    return cuprim_histogram_range_ex(ctx, (cuprim_histogram_alg)c->alg, c->d_samples, c->n,
+                                     c->dtype, d_counts, c->num_bins, c->d_edges, stream);
+  if (c->alg == SHORTHAND)
+    return cuprim_histogram_even(ctx, c->d_samples, c->n, c->dtype, d_counts, c->num_bins, c->lower,
+                                 c->upper, stream);
+  return cuprim_histogram_even_ex(ctx, (cuprim_histogram_alg)c->alg, c->d_samples, c->n, c->dtype,
+                                  d_counts, c->num_bins, c->lower, c->upper, stream);
 }
 
-static size_t layout(const hist_call *calls, int count, const region *rg, call_result *res) {
-  size_t used = 0;
-  for (int i = 0; i < count; ++i) {
-    res[i].slot = used;
-    res[i].slot_bytes = slot_span(&calls[i]);
-    res[i].ok = 0;
-    used += res[i].slot_bytes;
-  }
-  if (used > rg->cap)
-    fail_msg("test bug: %d calls need %zu bytes of output slots, the region has %zu", count, used,
-             rg->cap);
-  return used;
+/* The counts start as garbage: the poison, or the call's own garbage byte. */
+static cuprim_status issue(cuprim_ctx *ctx, const void *p, void *d_out, cudaStream_t stream) {
+  const hist_call *c = (const hist_call *)p;
+  if (c->garbage >= 0 && c->garbage != TF_POISON)
+    TF_CUDA_NOTE(cudaMemsetAsync(d_out, c->garbage, (size_t)c->num_bins * sizeof(uint64_t), stream),
+                 &tf.deferred);
+  return call_histogram(ctx, c, (uint64_t *)d_out, stream);
 }
 
-/* Poisons the slots (and fills counts with each call's garbage byte), enqueues on `stream`. */
-static void poison_slots(const hist_call *calls, int count, const region *rg,
-                         const call_result *res, size_t used, cudaStream_t stream) {
-  TU_CUDA(cudaMemsetAsync(rg->d, POISON, used, stream));
-  for (int i = 0; i < count; ++i)
-    if (calls[i].garbage >= 0 && calls[i].garbage != POISON)
-      TU_CUDA(cudaMemsetAsync(rg->d + res[i].slot + out_at(&calls[i]), calls[i].garbage,
-                              (size_t)calls[i].num_bins * sizeof(uint64_t), stream));
-}
-
-/* Lays out slots for calls[0..count) in the region, poisons them, enqueues the calls and the copy
- * of the slots back to the host. Nothing waits. */
-static void enqueue_calls(cuprim_ctx *ctx, const hist_call *calls, int count, cudaStream_t stream,
-                          const region *rg, call_result *res) {
-  const size_t used = layout(calls, count, rg, res);
-  poison_slots(calls, count, rg, res, used, stream);
-  for (int i = 0; i < count; ++i)
-    res[i].st = issue(ctx, &calls[i], (uint64_t *)(void *)(rg->d + res[i].slot + out_at(&calls[i])),
-                      stream);
-  TU_CUDA(cudaMemcpyAsync(rg->h, rg->d, used, cudaMemcpyDeviceToHost, stream));
-}
-
-/* The full check of one call: status, guards, every bin. */
-static int check_call(const region *rg, const hist_call *c, call_result *r, const char *data,
-                      uint64_t seed) {
-  char what[512], why[1024];
-  describe(what, sizeof what, c, data, seed);
-  r->ok = 0;
-  if (r->st != CUPRIM_SUCCESS) {
-    failure("%s: returned %s (last CUDA error %s)", what, tu_status_name(r->st),
-            cudaGetErrorName(cuprim_last_cuda_error()));
-    return 0;
-  }
-  const unsigned char *slot = rg->h + r->slot;
-  const size_t at = out_at(c), bytes = (size_t)c->num_bins * sizeof(uint64_t);
-  size_t bad = tu_pattern_mismatch(slot, at, POISON);
-  if (bad != at) {
-    failure("%s: wrote before d_counts (guard byte d_counts-%zu is 0x%02x)", what, at - bad,
-            slot[bad]);
-    return 0;
-  }
-  const size_t tail = r->slot_bytes - at - bytes;
-  bad = tu_pattern_mismatch(slot + at + bytes, tail, POISON);
-  if (bad != tail) {
-    failure("%s: wrote past d_counts + num_bins (guard byte d_counts+%zu+%zu is 0x%02x)", what,
-            bytes, bad, slot[at + bytes + bad]);
-    return 0;
-  }
+/* Every bin. */
+static int check(const tf_region *rg, const void *p, tf_result *r, const tf_case *cs,
+                 const char *what) {
+  const hist_call *c = (const hist_call *)p;
+  char why[1024];
+  (void)cs;
   uint64_t first = 0;
-  const uint64_t wrong =
-      tu_hist_check(c->want, (const uint64_t *)(const void *)(slot + at), c->num_bins, c->n,
-                    c->garbage >= 0 ? c->garbage : POISON, &first, why, sizeof why);
+  const uint64_t wrong = tu_hist_check(
+      c->want, (const uint64_t *)(const void *)tf_slot_host(rg, &r->slot), c->num_bins, c->n,
+      c->garbage >= 0 ? c->garbage : TF_POISON, &first, why, sizeof why);
   if (wrong) {
-    failure("%s: %s", what, why);
+    tf_failure("%s: %s", what, why);
     return 0;
   }
-  r->ok = 1;
   return 1;
 }
+
+static const tf_call_ops ops = {sizeof(hist_call), "d_counts", call_output, issue, describe, check};
 
 /* Runs calls[0..count) on `stream` (as many per batch as the region holds) and checks each against
  * its reference. Returns the number of calls that passed. */
 static int run_and_check(const hist_call *calls, int count, cudaStream_t stream, const char *data,
-                         uint64_t seed, call_result *res) {
-  const region rg = main_region();
-  int passed = 0;
-  for (int i = 0; i < count;) {
-    size_t used = 0;
-    int j = i;
-    while (j < count && (j == i || used + slot_span(&calls[j]) <= rg.cap))
-      used += slot_span(&calls[j++]);
-    enqueue_calls(g.ctx, calls + i, j - i, stream, &rg, res + i);
-    finish(stream);
-    for (int k = i; k < j; ++k)
-      passed += check_call(&rg, &calls[k], &res[k], data, seed);
-    i = j;
-  }
-  return passed;
+                         uint64_t seed, tf_result *res) {
+  const tf_case cs = {data, seed, 0};
+  return tf_run_and_check(&ops, tf.ctx, calls, count, stream, &cs, res);
 }
 
 /* The even calls of one case: cuprim_histogram_even and cuprim_histogram_even_ex with every
@@ -449,9 +251,99 @@ static int all_even_calls(hist_call *calls, const void *d_samples, uint64_t n, c
   return count;
 }
 
+/* The calls by edges of one case: cuprim_histogram_range and cuprim_histogram_range_ex with every
+ * algorithm. Returns the number of calls written. */
+static int all_range_calls(hist_call *calls, const void *d_samples, uint64_t n, cuprim_dtype t,
+                           uint32_t num_bins, const double *d_edges, const uint64_t *want) {
+  int count = 0;
+  for (int a = SHORTHAND; a < NUM_ALGS; ++a)
+    calls[count++] = range_call(a, d_samples, n, t, num_bins, d_edges, want);
+  return count;
+}
+
 static uint64_t reference(const tu_hist_bins *b, cuprim_dtype t, const void *h, uint64_t n,
                           uint64_t *want) {
   return tu_hist_reference(b, t, h, n, want);
+}
+
+/* ---------------------------------------------------------------- errors with a device */
+
+/* With a real context, invalid calls still return before any CUDA work: nothing is written, no
+ * CUDA error is recorded. */
+static void test_errors_with_device(void **state) {
+  (void)state;
+  tf_begin();
+  const size_t in_bytes = 4096, out_bytes = 8192, edge_bytes = 4096;
+  TF_CUDA(cudaMemsetAsync(g.d_edges, TF_POISON, edge_bytes, tf.stream));
+  tf_poison_inputs(in_bytes, out_bytes);
+  const unsigned char *in = tf.d_in;
+  uint64_t *out = (uint64_t *)(void *)(tf.out.d + TF_GUARD_BYTES);
+  const double *e = g.d_edges;
+  const cuprim_histogram_alg A = CUPRIM_HISTOGRAM_AUTO;
+  const cudaStream_t s = tf.stream;
+  const cuprim_status INVALID = CUPRIM_ERROR_INVALID_ARGUMENT;
+  const tf_status_case cases[] = {
+      {"NULL ctx", cuprim_histogram_even(NULL, in, 10, CUPRIM_F32, out, 16, 0.0, 1.0, s), INVALID},
+      {"NULL d_counts", cuprim_histogram_even(tf.ctx, in, 10, CUPRIM_F32, NULL, 16, 0.0, 1.0, s),
+       INVALID},
+      {"NULL d_counts, n 0",
+       cuprim_histogram_even(tf.ctx, NULL, 0, CUPRIM_F32, NULL, 16, 0.0, 1.0, s), INVALID},
+      {"NULL d_samples, n 10",
+       cuprim_histogram_even_ex(tf.ctx, CUPRIM_HISTOGRAM_BLOCK_PRIVATE, NULL, 10, CUPRIM_F32, out,
+                                16, 0.0, 1.0, s),
+       INVALID},
+      {"num_bins 0", cuprim_histogram_even(tf.ctx, in, 10, CUPRIM_U8, out, 0, 0.0, 1.0, s),
+       INVALID},
+      {"lower NaN", cuprim_histogram_even(tf.ctx, in, 10, CUPRIM_F32, out, 16, NAN, 1.0, s),
+       INVALID},
+      {"upper inf", cuprim_histogram_even(tf.ctx, in, 10, CUPRIM_F32, out, 16, 0.0, INFINITY, s),
+       INVALID},
+      {"lower == upper", cuprim_histogram_even(tf.ctx, in, 10, CUPRIM_F32, out, 16, 1.0, 1.0, s),
+       INVALID},
+      {"UINT32_MAX bins over 1e-300",
+       cuprim_histogram_even(tf.ctx, in, 10, CUPRIM_F64, out, UINT32_MAX, 0.0, 1e-300, s), INVALID},
+      {"alg 4",
+       cuprim_histogram_even_ex(tf.ctx, (cuprim_histogram_alg)4, in, 10, CUPRIM_F32, out, 16, 0.0,
+                                1.0, s),
+       INVALID},
+      {"dtype 12",
+       cuprim_histogram_even_ex(tf.ctx, A, in, 10, (cuprim_dtype)12, out, 16, 0.0, 1.0, s),
+       INVALID},
+      {"d_counts + 4 bytes",
+       cuprim_histogram_even(tf.ctx, in, 10, CUPRIM_U8,
+                             (uint64_t *)(void *)((unsigned char *)out + 4), 16, 0.0, 1.0, s),
+       INVALID},
+      {"d_counts inside d_samples",
+       cuprim_histogram_even_ex(tf.ctx, CUPRIM_HISTOGRAM_SORT_REDUCE_BY_KEY, in, 4096, CUPRIM_U8,
+                                (uint64_t *)(void *)(tf.d_in + 1024), 16, 0.0, 256.0, s),
+       INVALID},
+      {"d_samples + 1 byte, F32",
+       cuprim_histogram_even(tf.ctx, in + 1, 10, CUPRIM_F32, out, 16, 0.0, 1.0, s), INVALID},
+      {"range: NULL d_edges", cuprim_histogram_range(tf.ctx, in, 10, CUPRIM_F32, out, 16, NULL, s),
+       INVALID},
+      {"range: num_bins 0", cuprim_histogram_range(tf.ctx, in, 10, CUPRIM_F32, out, 0, e, s),
+       INVALID},
+      {"range_ex: alg 4",
+       cuprim_histogram_range_ex(tf.ctx, (cuprim_histogram_alg)4, in, 10, CUPRIM_F32, out, 16, e,
+                                 s),
+       INVALID},
+      {"range_ex: alg -1, n 0",
+       cuprim_histogram_range_ex(tf.ctx, (cuprim_histogram_alg)-1, NULL, 0, CUPRIM_U8, out, 16, e,
+                                 s),
+       INVALID},
+      {"range_ex: NULL d_edges, SORT_REDUCE_BY_KEY",
+       cuprim_histogram_range_ex(tf.ctx, CUPRIM_HISTOGRAM_SORT_REDUCE_BY_KEY, in, 10, CUPRIM_F32,
+                                 out, 16, NULL, s),
+       INVALID},
+      {"range: d_counts inside d_edges",
+       cuprim_histogram_range(tf.ctx, in, 10, CUPRIM_F32, (uint64_t *)(void *)(g.d_edges + 8), 16,
+                              e, s),
+       INVALID},
+  };
+  tf_check_argument_errors(cases, sizeof cases / sizeof cases[0], in_bytes, out_bytes);
+  tf_check_poisoned(g.d_edges, tf.h_in2, edge_bytes, tf.stream, "a call with invalid arguments",
+                    "into d_edges");
+  tf_end();
 }
 
 /* ---------------------------------------------------------------- the sweep */
@@ -494,7 +386,7 @@ static size_t sweep_sizes(uint32_t num_bins, uint64_t *sizes, size_t cap) {
   size_t nbase;
   int randoms;
   double top;
-  if (g.quick) {
+  if (tf.quick) {
     const int huge = num_bins > 65536;
     base = huge ? quick_huge : quick;
     nbase = huge ? 2 : sizeof quick / sizeof quick[0];
@@ -507,13 +399,7 @@ static size_t sweep_sizes(uint32_t num_bins, uint64_t *sizes, size_t cap) {
     randoms = big ? 1 : 3;
     top = 22.0;
   }
-  size_t k = 0;
-  for (size_t i = 0; i < nbase && k < cap; ++i)
-    sizes[k++] = base[i];
-  uint64_t s = tu_mix(g.seed, 0x5A5E5 + num_bins);
-  for (int i = 0; i < randoms && k < cap; ++i)
-    sizes[k++] = (uint64_t)exp2(1.0 + tu_unit(&s) * (top - 1.0));
-  return k;
+  return tf_sizes(base, nbase, 0x5A5E5 + num_bins, randoms, top, sizes, cap);
 }
 
 static const uint32_t sweep_bins_full[] = {1, 2, 255, 256, 257, 4096, 65536, 1u << 20};
@@ -538,11 +424,11 @@ static tu_hist_span span_for(tu_hist_data d, size_t k) {
 
 /* Every call x bin count x data kind x size for one dtype. */
 static void sweep(cuprim_dtype t) {
-  begin_gpu_test();
-  const double t0 = now_s();
-  const uint32_t *bins = g.quick ? sweep_bins_quick : sweep_bins_full;
-  const size_t nbins = g.quick ? sizeof sweep_bins_quick / sizeof sweep_bins_quick[0]
-                               : sizeof sweep_bins_full / sizeof sweep_bins_full[0];
+  tf_begin();
+  const double t0 = tf_now_s();
+  const uint32_t *bins = tf.quick ? sweep_bins_quick : sweep_bins_full;
+  const size_t nbins = tf.quick ? sizeof sweep_bins_quick / sizeof sweep_bins_quick[0]
+                                : sizeof sweep_bins_full / sizeof sweep_bins_full[0];
   const size_t esize = cuprim_dtype_size(t);
   unsigned long cases = 0, ncalls = 0;
   for (size_t bi = 0; bi < nbins; ++bi) {
@@ -557,87 +443,48 @@ static void sweep(cuprim_dtype t) {
         if (d != TU_HIST_UNIFORM && (n > SWEEP_DATA_MAX || n == 0))
           continue;
         /* quick: uniform data, and one other kind per size, rotating */
-        if (g.quick && d != TU_HIST_UNIFORM && (size_t)d != 1 + (k + bi) % 4)
+        if (tf.quick && d != TU_HIST_UNIFORM && (size_t)d != 1 + (k + bi) % 4)
           continue;
         const tu_hist_span span = span_for((tu_hist_data)d, k);
         double lo, hi;
         tu_hist_span_range(t, nb, span, &lo, &hi);
         const tu_hist_bins b = tu_hist_bins_even(nb, lo, hi);
-        const uint64_t seed = case_seed(t, nb, (uint64_t)d * 8 + span, n);
-        tu_hist_fill(&b, t, (tu_hist_data)d, seed, g.h_in, n);
-        upload(g.d_in, g.h_in, n * esize, g.stream);
+        const uint64_t seed = tf_case_seed(t, nb, (uint64_t)d * 8 + span, n);
+        tu_hist_fill(&b, t, (tu_hist_data)d, seed, tf.h_in, n);
+        tf_upload(tf.d_in, tf.h_in, n * esize, tf.stream);
         uint64_t *want = want_slot(0);
-        reference(&b, t, g.h_in, n, want);
+        reference(&b, t, tf.h_in, n, want);
         hist_call calls[MAX_CALLS];
-        call_result res[MAX_CALLS];
-        const int count = all_even_calls(calls, g.d_in, n, t, &b, want);
+        tf_result res[MAX_CALLS];
+        const int count = all_even_calls(calls, tf.d_in, n, t, &b, want);
         char data[96];
         snprintf(data, sizeof data, "%s (%s range)", tu_hist_data_name((tu_hist_data)d),
                  tu_hist_span_name(span));
-        run_and_check(calls, count, g.stream, data, seed, res);
+        run_and_check(calls, count, tf.stream, data, seed, res);
         ++cases;
         ncalls += (unsigned long)count;
       }
     }
   }
   print_message("%s: %lu cases, %lu calls, %.1f s\n", tu_dtype_name(t), cases, ncalls,
-                now_s() - t0);
-  end_gpu_test();
+                tf_now_s() - t0);
+  tf_end();
 }
 
-static void test_sweep_i8(void **state) {
-  (void)state;
-  sweep(CUPRIM_I8);
-}
-static void test_sweep_u8(void **state) {
-  (void)state;
-  sweep(CUPRIM_U8);
-}
-static void test_sweep_i16(void **state) {
-  (void)state;
-  sweep(CUPRIM_I16);
-}
-static void test_sweep_u16(void **state) {
-  (void)state;
-  sweep(CUPRIM_U16);
-}
-static void test_sweep_i32(void **state) {
-  (void)state;
-  sweep(CUPRIM_I32);
-}
-static void test_sweep_u32(void **state) {
-  (void)state;
-  sweep(CUPRIM_U32);
-}
-static void test_sweep_i64(void **state) {
-  (void)state;
-  sweep(CUPRIM_I64);
-}
-static void test_sweep_u64(void **state) {
-  (void)state;
-  sweep(CUPRIM_U64);
-}
-static void test_sweep_f32(void **state) {
-  (void)state;
-  sweep(CUPRIM_F32);
-}
-static void test_sweep_f64(void **state) {
-  (void)state;
-  sweep(CUPRIM_F64);
-}
+TF_SWEEP_TESTS_8_16(sweep)
+TF_SWEEP_TESTS_32_64(sweep)
 
 /* ---------------------------------------------------------------- n == 0 */
 
-/* n == 0 writes num_bins zeros over whatever d_counts held (POISON or all-ones garbage), with
- * d_samples NULL or not, through every algorithm, dtype and a few bin counts, and through
- * cuprim_histogram_range. */
+/* n == 0 writes num_bins zeros over whatever d_counts held (the poison or all-ones garbage), with
+ * d_samples NULL or not, through every algorithm, dtype and a few bin counts, even and by edges. */
 static void test_empty_input(void **state) {
   (void)state;
-  begin_gpu_test();
+  tf_begin();
   const uint32_t bins[] = {1, 257, 65536};
   static uint64_t zeros[65536]; /* the reference: all zero */
   hist_call calls[MAX_CALLS];
-  call_result res[MAX_CALLS];
+  tf_result res[MAX_CALLS];
   double lo, hi;
   for (size_t d = 0; d < NUM_DTYPES; ++d)
     for (size_t bi = 0; bi < sizeof bins / sizeof bins[0]; ++bi) {
@@ -647,42 +494,40 @@ static void test_empty_input(void **state) {
       int count = 0;
       for (int nul = 0; nul < 2; ++nul)
         for (int a = SHORTHAND; a < NUM_ALGS; ++a) {
-          hist_call c = even_call(a, nul ? NULL : g.d_in, 0, t, &b, zeros);
+          hist_call c = even_call(a, nul ? NULL : tf.d_in, 0, t, &b, zeros);
           c.garbage = (a + nul) % 2 ? 0xFF : -1;
           calls[count++] = c;
         }
-      run_and_check(calls, count, g.stream, "n = 0", 0, res);
+      run_and_check(calls, count, tf.stream, "n = 0", 0, res);
     }
-  /* range: the edges uploaded once; NULL samples and not */
+  /* by edges, every call: the edges uploaded once; NULL samples and not */
   tu_hist_even_edges(g.h_edges, 4096, 0.0, 4096.0);
-  upload_edges(g.h_edges, 4096, g.stream);
-  int count = 0;
+  upload_edges(g.h_edges, 4096, tf.stream);
   for (size_t d = 0; d < NUM_DTYPES; ++d) {
-    hist_call c =
-        range_call(d % 2 ? NULL : g.d_in, 0, all_dtypes[d], d % 3 ? 4096 : 1, g.d_edges, zeros);
-    c.garbage = d % 2 ? 0xFF : -1;
-    calls[count++] = c;
+    const int count = all_range_calls(calls, d % 2 ? NULL : tf.d_in, 0, all_dtypes[d],
+                                      d % 3 ? 4096 : 1, g.d_edges, zeros);
+    for (int i = 0; i < count; ++i)
+      calls[i].garbage = d % 2 ? 0xFF : -1;
+    run_and_check(calls, count, tf.stream, "n = 0", 0, res);
   }
-  run_and_check(calls, count, g.stream, "n = 0", 0, res);
-  if (cuprim_last_cuda_error() != cudaSuccess)
-    failure("cuprim_last_cuda_error() is %s after calls with n == 0",
-            cudaGetErrorName(cuprim_last_cuda_error()));
-  end_gpu_test();
+  tf_check_no_recorded_error("after calls with n == 0");
+  tf_end();
 }
 
 /* ---------------------------------------------------------------- misaligned pointers */
 
 /* Samples need only element alignment: d_samples + k elements (k = 1, 3 for every dtype; also 7
  * and 15 for 8- and 16-bit samples, whose 16-byte vectors hold 16 or 8 of them, so that heads of
- * many lengths are met) through every call, with sizes below and above a vector's length; and
- * d_counts + 1 element (8-byte aligned, not 16) for AUTO, BLOCK_PRIVATE and the range call. */
+ * many lengths are met) through every call, even and by edges, with sizes below and above a
+ * vector's length; and d_counts + 1 element (8-byte aligned, not 16) for AUTO, BLOCK_PRIVATE and
+ * cuprim_histogram_range. */
 static void test_misaligned(void **state) {
   (void)state;
-  begin_gpu_test();
+  tf_begin();
   static const uint64_t full[] = {1, 2, 7, 15, 17, 33, 1025, 65537, 1000003};
   static const uint64_t quick[] = {1, 15, 33, 1025, 65537};
-  const uint64_t *sizes = g.quick ? quick : full;
-  const size_t nsizes = g.quick ? sizeof quick / sizeof quick[0] : sizeof full / sizeof full[0];
+  size_t nsizes = 0;
+  const uint64_t *sizes = TF_PICK(full, quick, &nsizes);
   for (size_t d = 0; d < NUM_DTYPES; ++d) {
     const cuprim_dtype t = all_dtypes[d];
     const size_t esize = cuprim_dtype_size(t);
@@ -695,20 +540,20 @@ static void test_misaligned(void **state) {
       tu_hist_span_range(t, nb, TU_HIST_ODD, &lo, &hi);
       const tu_hist_bins b = tu_hist_bins_even(nb, lo, hi);
       const tu_hist_data data = k % 2 ? TU_HIST_OUT_OF_RANGE : TU_HIST_UNIFORM;
-      const uint64_t seed = case_seed(0x3A1, t, nb, n);
-      tu_hist_fill(&b, t, data, seed, g.h_in, n);
+      const uint64_t seed = tf_case_seed(0x3A1, t, nb, n);
+      tu_hist_fill(&b, t, data, seed, tf.h_in, n);
       uint64_t *want = want_slot(0), *want_e = want_slot(1);
-      reference(&b, t, g.h_in, n, want);
+      reference(&b, t, tf.h_in, n, want);
       tu_hist_even_edges(g.h_edges, nb, lo, hi);
       const tu_hist_bins be = tu_hist_bins_edges(nb, g.h_edges);
-      reference(&be, t, g.h_in, n, want_e);
-      upload_edges(g.h_edges, nb, g.stream);
+      reference(&be, t, tf.h_in, n, want_e);
+      upload_edges(g.h_edges, nb, tf.stream);
       for (size_t o = 0; o < noffsets; ++o) {
         const unsigned off = offsets[o];
-        unsigned char *din = g.d_in + off * esize;
-        upload(din, g.h_in, n * esize, g.stream);
+        unsigned char *din = tf.d_in + off * esize;
+        tf_upload(din, tf.h_in, n * esize, tf.stream);
         hist_call calls[MAX_CALLS];
-        call_result res[MAX_CALLS];
+        tf_result res[MAX_CALLS];
         int count = all_even_calls(calls, din, n, t, &b, want);
         for (int i = 0; i < count; ++i)
           calls[i].in_offset = off;
@@ -718,16 +563,18 @@ static void test_misaligned(void **state) {
         calls[count++] = c;
         c.alg = CUPRIM_HISTOGRAM_BLOCK_PRIVATE;
         calls[count++] = c;
-        c = range_call(din, n, t, nb, g.d_edges, want_e);
-        c.in_offset = off;
-        calls[count++] = c;
+        const int first_range = count;
+        count += all_range_calls(calls + count, din, n, t, nb, g.d_edges, want_e);
+        for (int i = first_range; i < count; ++i)
+          calls[i].in_offset = off;
+        c = calls[first_range];
         c.out_offset = 1;
         calls[count++] = c;
-        run_and_check(calls, count, g.stream, tu_hist_data_name(data), seed, res);
+        run_and_check(calls, count, tf.stream, tu_hist_data_name(data), seed, res);
       }
     }
   }
-  end_gpu_test();
+  tf_end();
 }
 
 /* ---------------------------------------------------------------- streams */
@@ -737,195 +584,137 @@ static void test_misaligned(void **state) {
  * enqueued alternately before either is waited for. */
 static void test_streams(void **state) {
   (void)state;
-  begin_gpu_test();
-  const cudaStream_t streams[] = {0, cudaStreamPerThread};
-  const char *const names[] = {"legacy default stream", "per-thread default stream"};
+  tf_begin();
   const cuprim_dtype dtypes[] = {CUPRIM_U8, CUPRIM_F32, CUPRIM_I64};
-  const uint64_t sizes[] = {1000, g.quick ? 65537u : (1u << 20) + 1};
-  for (int si = 0; si < 2; ++si)
+  const uint64_t sizes[] = {1000, tf.quick ? 65537u : (1u << 20) + 1};
+  for (int si = 0; si < TF_DEFAULT_STREAMS; ++si)
     for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; ++d)
       for (int k = 0; k < 2; ++k) {
+        const cudaStream_t stream = tf_default_stream[si];
         const cuprim_dtype t = dtypes[d];
         const uint64_t n = sizes[k];
         const uint32_t nb = d == 0 ? 256 : 4096;
         double lo, hi;
         tu_hist_span_range(t, nb, TU_HIST_FULL, &lo, &hi);
         const tu_hist_bins b = tu_hist_bins_even(nb, lo, hi);
-        const uint64_t seed = case_seed(0x57E, t, (uint64_t)si, n);
-        tu_hist_fill(&b, t, TU_HIST_UNIFORM, seed, g.h_in, n);
-        upload(g.d_in, g.h_in, n * cuprim_dtype_size(t), streams[si]);
+        const uint64_t seed = tf_case_seed(0x57E, t, (uint64_t)si, n);
+        tu_hist_fill(&b, t, TU_HIST_UNIFORM, seed, tf.h_in, n);
+        tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), stream);
         uint64_t *want = want_slot(0), *want_e = want_slot(1);
-        reference(&b, t, g.h_in, n, want);
+        reference(&b, t, tf.h_in, n, want);
         tu_hist_random_edges(g.h_edges, nb, lo, hi, !is_float(t), seed);
         const tu_hist_bins be = tu_hist_bins_edges(nb, g.h_edges);
-        reference(&be, t, g.h_in, n, want_e);
-        upload_edges(g.h_edges, nb, streams[si]);
+        reference(&be, t, tf.h_in, n, want_e);
+        upload_edges(g.h_edges, nb, stream);
         hist_call calls[MAX_CALLS];
-        call_result res[MAX_CALLS];
-        int count = all_even_calls(calls, g.d_in, n, t, &b, want);
-        calls[count++] = range_call(g.d_in, n, t, nb, g.d_edges, want_e);
-        run_and_check(calls, count, streams[si], names[si], seed, res);
+        tf_result res[MAX_CALLS];
+        int count = all_even_calls(calls, tf.d_in, n, t, &b, want);
+        count += all_range_calls(calls + count, tf.d_in, n, t, nb, g.d_edges, want_e);
+        run_and_check(calls, count, stream, tf_default_stream_name[si], seed, res);
       }
 
   cudaStream_t other;
-  TU_CUDA(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking));
-  const uint64_t n = g.quick ? 65537 : (1u << 21) + 3;
+  TF_CUDA(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking));
+  const uint64_t n = tf.quick ? 65537 : (1u << 21) + 3;
   const cuprim_dtype ta = CUPRIM_U16, tb = CUPRIM_F64;
-  const region ra = main_region(), rb = {g.d_out2, g.h_out2, OUT2_CAP_BYTES};
   assert_true(n * cuprim_dtype_size(tb) <= IN2_CAP_BYTES);
-  for (int round = 0; round < (g.quick ? 1 : 3); ++round) {
+  for (int round = 0; round < (tf.quick ? 1 : 3); ++round) {
     double lo, hi;
     tu_hist_span_range(ta, 4096, TU_HIST_ODD, &lo, &hi);
     const tu_hist_bins ba = tu_hist_bins_even(4096, lo, hi);
     tu_hist_span_range(tb, 257, TU_HIST_ODD, &lo, &hi);
     const tu_hist_bins bb = tu_hist_bins_even(257, lo, hi);
-    const uint64_t seed_a = case_seed(0xC0C, 1, (uint64_t)round, n);
-    const uint64_t seed_b = case_seed(0xC0C, 2, (uint64_t)round, n);
-    tu_hist_fill(&ba, ta, TU_HIST_UNIFORM, seed_a, g.h_in, n);
-    tu_hist_fill(&bb, tb, TU_HIST_NAN, seed_b, g.h_in2, n);
+    const uint64_t seed_a = tf_case_seed(0xC0C, 1, (uint64_t)round, n);
+    const uint64_t seed_b = tf_case_seed(0xC0C, 2, (uint64_t)round, n);
+    tu_hist_fill(&ba, ta, TU_HIST_UNIFORM, seed_a, tf.h_in, n);
+    tu_hist_fill(&bb, tb, TU_HIST_NAN, seed_b, tf.h_in2, n);
     uint64_t *want_a = want_slot(0), *want_b = want_slot(1);
-    reference(&ba, ta, g.h_in, n, want_a);
-    reference(&bb, tb, g.h_in2, n, want_b);
-    upload(g.d_in, g.h_in, n * cuprim_dtype_size(ta), g.stream);
-    upload(g.d_in2, g.h_in2, n * cuprim_dtype_size(tb), other);
+    reference(&ba, ta, tf.h_in, n, want_a);
+    reference(&bb, tb, tf.h_in2, n, want_b);
+    tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(ta), tf.stream);
+    tf_upload(tf.d_in2, tf.h_in2, n * cuprim_dtype_size(tb), other);
     hist_call ca[NUM_ALGS + 1], cb[NUM_ALGS + 1];
-    call_result sa[NUM_ALGS + 1], sb[NUM_ALGS + 1];
-    const int count = all_even_calls(ca, g.d_in, n, ta, &ba, want_a);
-    all_even_calls(cb, g.d_in2, n, tb, &bb, want_b);
-    const size_t used_a = layout(ca, count, &ra, sa), used_b = layout(cb, count, &rb, sb);
-    poison_slots(ca, count, &ra, sa, used_a, g.stream);
-    poison_slots(cb, count, &rb, sb, used_b, other);
-    for (int i = 0; i < count; ++i) {
-      sa[i].st =
-          issue(g.ctx, &ca[i], (uint64_t *)(void *)(ra.d + sa[i].slot + out_at(&ca[i])), g.stream);
-      sb[i].st =
-          issue(g.ctx, &cb[i], (uint64_t *)(void *)(rb.d + sb[i].slot + out_at(&cb[i])), other);
-    }
-    TU_CUDA(cudaMemcpyAsync(ra.h, ra.d, used_a, cudaMemcpyDeviceToHost, g.stream));
-    TU_CUDA(cudaMemcpyAsync(rb.h, rb.d, used_b, cudaMemcpyDeviceToHost, other));
-    finish(g.stream);
-    finish(other);
-    for (int i = 0; i < count; ++i) {
-      check_call(&ra, &ca[i], &sa[i], "uniform, stream A of two", seed_a);
-      check_call(&rb, &cb[i], &sb[i], "NaN and inf, stream B of two", seed_b);
-    }
+    const int count = all_even_calls(ca, tf.d_in, n, ta, &ba, want_a);
+    all_even_calls(cb, tf.d_in2, n, tb, &bb, want_b);
+    const tf_case cs_a = {"uniform, stream A of two", seed_a, 0};
+    const tf_case cs_b = {"NaN and inf, stream B of two", seed_b, 0};
+    tf_run_two_streams(&ops, tf.ctx, count, ca, &cs_a, tf.stream, cb, &cs_b, other);
   }
-  TU_CUDA(cudaStreamDestroy(other));
-  end_gpu_test();
+  TF_CUDA(cudaStreamDestroy(other));
+  tf_end();
 }
 
 /* ---------------------------------------------------------------- CUDA graphs */
 
-/* Every algorithm, the shorthand and the range call on a large input, a call with n == 0, small
- * inputs, 65536 bins, captured into one graph: capture runs nothing; each replay reads whatever
- * the input buffer holds then and overwrites the counts; replaying twice on the same input gives
- * the same counts. */
+/* What a graph round needs: the bins of the calls, and where their references go. */
+static struct {
+  tu_hist_bins b, be, b2, b3;
+  uint64_t n_small;
+  uint64_t *w_b, *w_e, *w_small, *w_b2, *w_b3;
+} g_graph;
+
+/* F32 samples with NaN and infinities (round 0), or on the edges of b's bins (rounds 1 and 2). */
+static void graph_round(void *p, int count, int round, uint64_t seed, char *data, size_t len) {
+  const hist_call *calls = (const hist_call *)p;
+  const uint64_t n = calls[0].n;
+  const cuprim_dtype t = CUPRIM_F32;
+  (void)count; /* each call's reference is one of g_graph's */
+  tu_hist_fill(&g_graph.b, t, round ? TU_HIST_EDGES : TU_HIST_NAN, seed, tf.h_in, n);
+  tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
+  reference(&g_graph.b, t, tf.h_in, n, g_graph.w_b);
+  reference(&g_graph.be, t, tf.h_in, n, g_graph.w_e);
+  reference(&g_graph.b, t, tf.h_in, g_graph.n_small, g_graph.w_small);
+  reference(&g_graph.b2, t, tf.h_in, n, g_graph.w_b2);
+  reference(&g_graph.b3, t, tf.h_in, g_graph.n_small, g_graph.w_b3);
+  snprintf(data, len, "%s, graph replay %d", round ? "on edges" : "NaN and inf", round);
+}
+
+/* Every algorithm, even and by edges, and the shorthands on a large input, a call with n == 0,
+ * small inputs, 65536 bins, captured into one graph: capture runs nothing; each replay reads
+ * whatever the input buffer holds then and overwrites the counts; replaying twice on the same input
+ * gives the same counts. */
 static void test_graph_capture(void **state) {
   (void)state;
-  begin_gpu_test();
-  const uint64_t n = g.quick ? 65537 : (1u << 20) + 1, n_small = 1000;
-  const cuprim_dtype t = CUPRIM_F32;
-  const size_t esize = cuprim_dtype_size(t);
+  tf_begin();
+  const uint64_t n = tf.quick ? 65537 : (1u << 20) + 1, n_small = 1000;
+  const cuprim_dtype t = CUPRIM_F32; /* graph_round fills F32 samples */
   static uint64_t zeros[4096];
   double lo, hi;
   tu_hist_span_range(t, 4096, TU_HIST_ODD, &lo, &hi);
-  const tu_hist_bins b = tu_hist_bins_even(4096, lo, hi);
+  const tu_hist_bins b = g_graph.b = tu_hist_bins_even(4096, lo, hi);
   tu_hist_span_range(t, 65536, TU_HIST_EXACT, &lo, &hi);
-  const tu_hist_bins b2 = tu_hist_bins_even(65536, lo, hi);
+  const tu_hist_bins b2 = g_graph.b2 = tu_hist_bins_even(65536, lo, hi);
   tu_hist_span_range(t, 257, TU_HIST_FULL, &lo, &hi);
-  const tu_hist_bins b3 = tu_hist_bins_even(257, lo, hi);
+  const tu_hist_bins b3 = g_graph.b3 = tu_hist_bins_even(257, lo, hi);
   /* Random edges over b's range, uploaded once: the graph reads them at each replay. */
   const uint32_t nbe = 1000;
-  tu_hist_random_edges(g.h_edges, nbe, b.lower, b.upper, 0, case_seed(0x6A9, 0xED, 0, 0));
-  const tu_hist_bins be = tu_hist_bins_edges(nbe, g.h_edges);
-  upload_edges(g.h_edges, nbe, g.stream);
+  tu_hist_random_edges(g.h_edges, nbe, b.lower, b.upper, 0, tf_case_seed(0x6A9, 0xED, 0, 0));
+  g_graph.be = tu_hist_bins_edges(nbe, g.h_edges);
+  upload_edges(g.h_edges, nbe, tf.stream);
   /* The references: slot 0 (b, n), 1 (edges, n), 2 (b, n_small), 3 (b2, n) and 3 + 65536 (b3,
    * n_small). */
-  uint64_t *w_b = want_slot(0), *w_e = want_slot(1), *w_small = want_slot(2), *w_b2 = want_slot(3),
-           *w_b3 = want_slot(3) + 65536;
+  g_graph.n_small = n_small;
+  uint64_t *w_b = g_graph.w_b = want_slot(0), *w_e = g_graph.w_e = want_slot(1),
+           *w_small = g_graph.w_small = want_slot(2), *w_b2 = g_graph.w_b2 = want_slot(3),
+           *w_b3 = g_graph.w_b3 = want_slot(3) + 65536;
 
-  hist_call calls[16];
-  int count = all_even_calls(calls, g.d_in, n, t, &b, w_b);
-  calls[count++] = range_call(g.d_in, n, t, nbe, g.d_edges, w_e);
-  calls[count++] = even_call(CUPRIM_HISTOGRAM_AUTO, g.d_in, 0, t, &b, zeros);
-  calls[count++] = even_call(CUPRIM_HISTOGRAM_GLOBAL_ATOMIC, g.d_in, n_small, t, &b, w_small);
-  calls[count++] = even_call(CUPRIM_HISTOGRAM_BLOCK_PRIVATE, g.d_in, n, t, &b2, w_b2);
-  calls[count++] = even_call(CUPRIM_HISTOGRAM_SORT_REDUCE_BY_KEY, g.d_in, n_small, t, &b3, w_b3);
-  calls[count++] = even_call(CUPRIM_HISTOGRAM_AUTO, g.d_in, n, t, &b2, w_b2);
-
-  const region rg = main_region();
-  call_result res[16];
-  const size_t used = layout(calls, count, &rg, res);
-  TU_CUDA(cudaMemsetAsync(rg.d, POISON, used, g.stream));
-  finish(g.stream);
-
-  cudaGraph_t graph = NULL;
-  TU_CUDA(cudaStreamBeginCapture(g.stream, cudaStreamCaptureModeGlobal));
-  for (int i = 0; i < count; ++i)
-    res[i].st = issue(g.ctx, &calls[i],
-                      (uint64_t *)(void *)(rg.d + res[i].slot + out_at(&calls[i])), g.stream);
-  const cudaError_t end = cudaStreamEndCapture(g.stream, &graph); /* always end the capture */
-  for (int i = 0; i < count; ++i)
-    if (res[i].st != CUPRIM_SUCCESS)
-      failure("%s n=%" PRIu64 " bins=%" PRIu32 " under stream capture: %s (last CUDA error %s)",
-              alg_name(calls[i].alg), calls[i].n, calls[i].num_bins, tu_status_name(res[i].st),
-              cudaGetErrorName(cuprim_last_cuda_error()));
-  if (end != cudaSuccess)
-    failure("cudaStreamEndCapture: %s (%s)", cudaGetErrorString(end), cudaGetErrorName(end));
-  if (g.fails) {
-    (void)cudaGetLastError();
-    if (graph)
-      (void)cudaGraphDestroy(graph);
-    end_gpu_test();
-    return;
-  }
-
-  /* Capturing ran nothing: the outputs still hold the poison. */
-  TU_CUDA(cudaMemcpy(rg.h, rg.d, used, cudaMemcpyDeviceToHost));
-  const size_t bad = tu_pattern_mismatch(rg.h, used, POISON);
-  if (bad != used)
-    failure("stream capture wrote output memory before any replay (byte %zu)", bad);
-
-  unsigned char *saved = (unsigned char *)malloc(used);
-  assert_non_null(saved);
-  cudaGraphExec_t exec = NULL;
-  TU_CUDA(cudaGraphInstantiate(&exec, graph, 0));
-  for (int round = 0; round < 3; ++round) {
-    /* New data before rounds 0 and 1; round 2 replays on round 1's data. */
-    const uint64_t seed = case_seed(0x6A9, (uint64_t)(round < 2 ? round : 1), 0, n);
-    if (round < 2) {
-      tu_hist_fill(&b, t, round ? TU_HIST_EDGES : TU_HIST_NAN, seed, g.h_in, n);
-      upload(g.d_in, g.h_in, n * esize, g.stream);
-      reference(&b, t, g.h_in, n, w_b);
-      reference(&be, t, g.h_in, n, w_e);
-      reference(&b, t, g.h_in, n_small, w_small);
-      reference(&b2, t, g.h_in, n, w_b2);
-      reference(&b3, t, g.h_in, n_small, w_b3);
-    }
-    TU_CUDA(cudaMemsetAsync(rg.d, POISON, used, g.stream));
-    TU_CUDA(cudaGraphLaunch(exec, g.stream));
-    TU_CUDA(cudaMemcpyAsync(rg.h, rg.d, used, cudaMemcpyDeviceToHost, g.stream));
-    finish(g.stream);
-    char data[64];
-    snprintf(data, sizeof data, "%s, graph replay %d", round ? "on edges" : "NaN and inf", round);
-    for (int i = 0; i < count; ++i) {
-      res[i].st = CUPRIM_SUCCESS;
-      check_call(&rg, &calls[i], &res[i], data, seed);
-    }
-    if (round == 1)
-      memcpy(saved, rg.h, used);
-    else if (round == 2 && memcmp(saved, rg.h, used) != 0)
-      failure("replaying the graph twice on the same input gave different output bytes");
-  }
-  free(saved);
-  TU_CUDA(cudaGraphExecDestroy(exec));
-  TU_CUDA(cudaGraphDestroy(graph));
-  end_gpu_test();
+  hist_call calls[16]; /* calls[0]: n samples (graph_round reads n from it) */
+  int count = all_even_calls(calls, tf.d_in, n, t, &b, w_b);
+  count += all_range_calls(calls + count, tf.d_in, n, t, nbe, g.d_edges, w_e);
+  calls[count++] = even_call(CUPRIM_HISTOGRAM_AUTO, tf.d_in, 0, t, &b, zeros);
+  calls[count++] = even_call(CUPRIM_HISTOGRAM_GLOBAL_ATOMIC, tf.d_in, n_small, t, &b, w_small);
+  calls[count++] = even_call(CUPRIM_HISTOGRAM_BLOCK_PRIVATE, tf.d_in, n, t, &b2, w_b2);
+  calls[count++] = even_call(CUPRIM_HISTOGRAM_SORT_REDUCE_BY_KEY, tf.d_in, n_small, t, &b3, w_b3);
+  calls[count++] = even_call(CUPRIM_HISTOGRAM_AUTO, tf.d_in, n, t, &b2, w_b2);
+  tf_graph_rounds(&ops, calls, count, n, graph_round);
+  tf_end();
 }
 
 /* ---------------------------------------------------------------- cuprim_histogram_range */
 
-/* Random strictly increasing edges (narrow and wide bins; for integer samples mostly integral, so
+/* cuprim_histogram_range and cuprim_histogram_range_ex with every algorithm (the edge binning of
+ * GLOBAL_ATOMIC, BLOCK_PRIVATE and SORT_REDUCE_BY_KEY is reachable only through range_ex). Random
+ * strictly increasing edges (narrow and wide bins; for integer samples mostly integral, so
  * samples land on them) over the full or the irregular range, and the even bins of an exact range
  * given as edges (then also run through cuprim_histogram_even_ex against the formula's reference:
  * for 64-bit and float samples next to an edge the two differ, so a range call that used the
@@ -935,14 +724,14 @@ static void test_graph_capture(void **state) {
  * fit. Data: uniform (half of it uniform over the bins), and per size one other kind, rotating. */
 static void test_range(void **state) {
   (void)state;
-  begin_gpu_test();
-  const double t0 = now_s();
+  tf_begin();
+  const double t0 = tf_now_s();
   static const uint32_t full_bins[] = {1,    2,    7,     255,   256,   1000,    4096,
                                        6143, 6144, 29055, 29056, 65536, 1u << 20};
   static const uint32_t quick_bins[] = {1, 7, 256, 4096, 29056, 65536};
-  const uint32_t *bins = g.quick ? quick_bins : full_bins;
+  const uint32_t *bins = tf.quick ? quick_bins : full_bins;
   const size_t nbins =
-      g.quick ? sizeof quick_bins / sizeof quick_bins[0] : sizeof full_bins / sizeof full_bins[0];
+      tf.quick ? sizeof quick_bins / sizeof quick_bins[0] : sizeof full_bins / sizeof full_bins[0];
   static const uint64_t sizes_small[] = {0, 1, 33, 1025, 65537, 1000003};
   static const uint64_t sizes_big[] = {0, 33, 65537, 1000003};
   static const uint64_t sizes_quick[] = {0, 33, 4097};
@@ -955,16 +744,16 @@ static void test_range(void **state) {
         const tu_hist_span span = ek ? TU_HIST_EXACT : bi % 2 ? TU_HIST_ODD : TU_HIST_FULL;
         double lo, hi;
         tu_hist_span_range(t, nb, span, &lo, &hi);
-        const uint64_t seed_e = case_seed(0xED6E, t, nb, (uint64_t)ek);
+        const uint64_t seed_e = tf_case_seed(0xED6E, t, nb, (uint64_t)ek);
         if (ek)
           tu_hist_even_edges(g.h_edges, nb, lo, hi);
         else
           tu_hist_random_edges(g.h_edges, nb, lo, hi, !is_float(t), seed_e);
-        upload_edges(g.h_edges, nb, g.stream);
+        upload_edges(g.h_edges, nb, tf.stream);
         const tu_hist_bins be = tu_hist_bins_edges(nb, g.h_edges);
         const tu_hist_bins bev = tu_hist_bins_even(nb, lo, hi);
-        const uint64_t *sizes = g.quick ? sizes_quick : nb <= 4096 ? sizes_small : sizes_big;
-        const size_t nsizes = g.quick      ? sizeof sizes_quick / sizeof sizes_quick[0]
+        const uint64_t *sizes = tf.quick ? sizes_quick : nb <= 4096 ? sizes_small : sizes_big;
+        const size_t nsizes = tf.quick     ? sizeof sizes_quick / sizeof sizes_quick[0]
                               : nb <= 4096 ? sizeof sizes_small / sizeof sizes_small[0]
                                            : sizeof sizes_big / sizeof sizes_big[0];
         for (size_t k = 0; k < nsizes; ++k) {
@@ -974,31 +763,30 @@ static void test_range(void **state) {
             kinds[1] = TU_HIST_EDGES;
           const int nkinds = n == 0 || n > SWEEP_DATA_MAX ? 1 : 2;
           for (int ki = 0; ki < nkinds; ++ki) {
-            const uint64_t seed = case_seed(seed_e, kinds[ki], n, 0);
-            tu_hist_fill(&be, t, kinds[ki], seed, g.h_in, n);
-            upload(g.d_in, g.h_in, n * cuprim_dtype_size(t), g.stream);
+            const uint64_t seed = tf_case_seed(seed_e, kinds[ki], n, 0);
+            tu_hist_fill(&be, t, kinds[ki], seed, tf.h_in, n);
+            tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
             uint64_t *want = want_slot(0), *want_even = want_slot(1);
-            reference(&be, t, g.h_in, n, want);
-            hist_call calls[4];
-            call_result res[4];
-            int count = 0;
-            calls[count++] = range_call(g.d_in, n, t, nb, g.d_edges, want);
+            reference(&be, t, tf.h_in, n, want);
+            hist_call calls[MAX_CALLS];
+            tf_result res[MAX_CALLS];
+            int count = all_range_calls(calls, tf.d_in, n, t, nb, g.d_edges, want);
             if (ek) {
               /* The same bins, even: the formula's reference, which for 64-bit and float samples
                * next to an edge differs from the edges' (test_histogram_api: even_as_edges). */
-              reference(&bev, t, g.h_in, n, want_even);
-              calls[count++] = even_call(CUPRIM_HISTOGRAM_AUTO, g.d_in, n, t, &bev, want_even);
+              reference(&bev, t, tf.h_in, n, want_even);
+              calls[count++] = even_call(CUPRIM_HISTOGRAM_AUTO, tf.d_in, n, t, &bev, want_even);
             }
             char data[96];
             snprintf(data, sizeof data, "%s (%s edges, %s range)", tu_hist_data_name(kinds[ki]),
                      ek ? "even" : "random", tu_hist_span_name(span));
-            run_and_check(calls, count, g.stream, data, seed, res);
+            run_and_check(calls, count, tf.stream, data, seed, res);
             ++cases;
           }
         }
       }
-  print_message("range: %lu cases, %.1f s\n", cases, now_s() - t0);
-  end_gpu_test();
+  print_message("range: %lu cases, %.1f s\n", cases, tf_now_s() - t0);
+  tf_end();
 }
 
 /* ---------------------------------------------------------------- one bin, many samples */
@@ -1008,9 +796,9 @@ static void test_range(void **state) {
  * 2^24 also shows counts kept in 32-bit floats. */
 static void test_one_bin_large(void **state) {
   (void)state;
-  begin_gpu_test();
-  const double t0 = now_s();
-  const uint64_t n = g.quick ? (1u << 17) + 3 : BIG_N;
+  tf_begin();
+  const double t0 = tf_now_s();
+  const uint64_t n = tf.quick ? (1u << 17) + 3 : BIG_N;
   const struct {
     cuprim_dtype t;
     uint32_t num_bins;
@@ -1027,17 +815,17 @@ static void test_one_bin_large(void **state) {
       double lo, hi;
       tu_hist_span_range(t, nb, cases[c].span, &lo, &hi);
       const tu_hist_bins b = tu_hist_bins_even(nb, lo, hi);
-      const uint64_t seed = case_seed(0x0B1, t, nb, (uint64_t)varied);
+      const uint64_t seed = tf_case_seed(0x0B1, t, nb, (uint64_t)varied);
       if (varied) {
-        tu_hist_fill(&b, t, TU_HIST_ONE_BIN, seed, g.h_in, n);
+        tu_hist_fill(&b, t, TU_HIST_ONE_BIN, seed, tf.h_in, n);
       } else {
-        tu_hist_fill(&b, t, TU_HIST_ONE_BIN, seed, g.h_in, 1);
+        tu_hist_fill(&b, t, TU_HIST_ONE_BIN, seed, tf.h_in, 1);
         for (uint64_t i = 1; i < n; ++i)
-          memcpy(g.h_in + i * esize, g.h_in, esize);
+          memcpy(tf.h_in + i * esize, tf.h_in, esize);
       }
-      upload(g.d_in, g.h_in, n * esize, g.stream);
+      tf_upload(tf.d_in, tf.h_in, n * esize, tf.stream);
       uint64_t *want = want_slot(0), *want_e = want_slot(1);
-      const uint64_t counted = reference(&b, t, g.h_in, n, want);
+      const uint64_t counted = reference(&b, t, tf.h_in, n, want);
       uint32_t nonzero = 0;
       for (uint32_t k = 0; k < nb; ++k)
         nonzero += want[k] != 0;
@@ -1047,104 +835,109 @@ static void test_one_bin_large(void **state) {
                  tu_dtype_name(t), nb, nonzero, counted, n);
       tu_hist_even_edges(g.h_edges, nb, lo, hi);
       const tu_hist_bins be = tu_hist_bins_edges(nb, g.h_edges);
-      reference(&be, t, g.h_in, n, want_e);
-      upload_edges(g.h_edges, nb, g.stream);
+      reference(&be, t, tf.h_in, n, want_e);
+      upload_edges(g.h_edges, nb, tf.stream);
       hist_call calls[MAX_CALLS];
-      call_result res[MAX_CALLS];
-      int count = all_even_calls(calls, g.d_in, n, t, &b, want);
-      calls[count++] = range_call(g.d_in, n, t, nb, g.d_edges, want_e);
+      tf_result res[MAX_CALLS];
+      int count = all_even_calls(calls, tf.d_in, n, t, &b, want);
+      count += all_range_calls(calls + count, tf.d_in, n, t, nb, g.d_edges, want_e);
       char data[64];
       snprintf(data, sizeof data, "one bin, %s (%s range)", varied ? "varied" : "all equal",
                tu_hist_span_name(cases[c].span));
-      run_and_check(calls, count, g.stream, data, seed, res);
+      run_and_check(calls, count, tf.stream, data, seed, res);
     }
-  print_message("one bin, n=%" PRIu64 ": %.1f s\n", n, now_s() - t0);
-  end_gpu_test();
+  print_message("one bin, n=%" PRIu64 ": %.1f s\n", n, tf_now_s() - t0);
+  tf_end();
 }
 
-/* ---------------------------------------------------------------- errors with a device */
+/* ---------------------------------------------------------------- allocators */
 
-/* With a real context, invalid calls still return before any CUDA work: nothing is written, no
- * CUDA error is recorded. */
-static void test_errors_with_device(void **state) {
-  (void)state;
-  begin_gpu_test();
-  const size_t in_bytes = 4096, out_bytes = 8192, edge_bytes = 4096;
-  TU_CUDA(cudaMemsetAsync(g.d_in, POISON, in_bytes, g.stream));
-  TU_CUDA(cudaMemsetAsync(g.d_out, POISON, out_bytes, g.stream));
-  TU_CUDA(cudaMemsetAsync(g.d_edges, POISON, edge_bytes, g.stream));
-  finish(g.stream);
-  const unsigned char *in = g.d_in;
-  uint64_t *out = (uint64_t *)(void *)(g.d_out + GUARD_BYTES);
-  const double *e = g.d_edges;
-  const cuprim_histogram_alg A = CUPRIM_HISTOGRAM_AUTO;
-  const cudaStream_t s = g.stream;
-  const cuprim_status INVALID = CUPRIM_ERROR_INVALID_ARGUMENT;
+/* A case of the allocator tests: uniform samples of dtype t in num_bins bins over the `span`
+ * range, even (want_slot(0)) and by random edges of that range (want_slot(1), in d_edges).
+ * Writes every call, even and by edges, into calls; returns how many. */
+static int allocator_case(hist_call *calls, cuprim_dtype t, uint32_t num_bins, tu_hist_span span,
+                          uint64_t n, uint64_t seed) {
+  double lo, hi;
+  tu_hist_span_range(t, num_bins, span, &lo, &hi);
+  const tu_hist_bins b = tu_hist_bins_even(num_bins, lo, hi);
+  tu_hist_fill(&b, t, TU_HIST_UNIFORM, seed, tf.h_in, n);
+  tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
+  uint64_t *want = want_slot(0), *want_e = want_slot(1);
+  reference(&b, t, tf.h_in, n, want);
+  tu_hist_random_edges(g.h_edges, num_bins, lo, hi, !is_float(t), seed);
+  const tu_hist_bins be = tu_hist_bins_edges(num_bins, g.h_edges);
+  reference(&be, t, tf.h_in, n, want_e);
+  upload_edges(g.h_edges, num_bins, tf.stream);
+  const int count = all_even_calls(calls, tf.d_in, n, t, &b, want);
+  return count + all_range_calls(calls + count, tf.d_in, n, t, num_bins, g.d_edges, want_e);
+}
+
+/* Every call, even and by edges, through a context with a counting allocator, on the paths that
+ * take temporary memory (BLOCK_PRIVATE's copies in shared memory summed through memory, its copies
+ * in global memory past shared memory, SORT_REDUCE_BY_KEY's keys and digit counts, and the scan it
+ * calls) and on those that take none (AUTO, GLOBAL_ATOMIC, BLOCK_PRIVATE in one block): right
+ * counts, and every allocation freed with the size and stream it was taken with. */
+static void counting_cases(cuprim_ctx *ctx) {
   const struct {
-    const char *what;
-    cuprim_status got, want;
-  } cases[] = {
-      {"NULL ctx", cuprim_histogram_even(NULL, in, 10, CUPRIM_F32, out, 16, 0.0, 1.0, s), INVALID},
-      {"NULL d_counts", cuprim_histogram_even(g.ctx, in, 10, CUPRIM_F32, NULL, 16, 0.0, 1.0, s),
-       INVALID},
-      {"NULL d_counts, n 0",
-       cuprim_histogram_even(g.ctx, NULL, 0, CUPRIM_F32, NULL, 16, 0.0, 1.0, s), INVALID},
-      {"NULL d_samples, n 10",
-       cuprim_histogram_even_ex(g.ctx, CUPRIM_HISTOGRAM_BLOCK_PRIVATE, NULL, 10, CUPRIM_F32, out,
-                                16, 0.0, 1.0, s),
-       INVALID},
-      {"num_bins 0", cuprim_histogram_even(g.ctx, in, 10, CUPRIM_U8, out, 0, 0.0, 1.0, s), INVALID},
-      {"lower NaN", cuprim_histogram_even(g.ctx, in, 10, CUPRIM_F32, out, 16, NAN, 1.0, s),
-       INVALID},
-      {"upper inf", cuprim_histogram_even(g.ctx, in, 10, CUPRIM_F32, out, 16, 0.0, INFINITY, s),
-       INVALID},
-      {"lower == upper", cuprim_histogram_even(g.ctx, in, 10, CUPRIM_F32, out, 16, 1.0, 1.0, s),
-       INVALID},
-      {"UINT32_MAX bins over 1e-300",
-       cuprim_histogram_even(g.ctx, in, 10, CUPRIM_F64, out, UINT32_MAX, 0.0, 1e-300, s), INVALID},
-      {"alg 4",
-       cuprim_histogram_even_ex(g.ctx, (cuprim_histogram_alg)4, in, 10, CUPRIM_F32, out, 16, 0.0,
-                                1.0, s),
-       INVALID},
-      {"dtype 12",
-       cuprim_histogram_even_ex(g.ctx, A, in, 10, (cuprim_dtype)12, out, 16, 0.0, 1.0, s), INVALID},
-      {"d_counts + 4 bytes",
-       cuprim_histogram_even(g.ctx, in, 10, CUPRIM_U8,
-                             (uint64_t *)(void *)((unsigned char *)out + 4), 16, 0.0, 1.0, s),
-       INVALID},
-      {"d_counts inside d_samples",
-       cuprim_histogram_even_ex(g.ctx, CUPRIM_HISTOGRAM_SORT_REDUCE_BY_KEY, in, 4096, CUPRIM_U8,
-                                (uint64_t *)(void *)(g.d_in + 1024), 16, 0.0, 256.0, s),
-       INVALID},
-      {"d_samples + 1 byte, F32",
-       cuprim_histogram_even(g.ctx, in + 1, 10, CUPRIM_F32, out, 16, 0.0, 1.0, s), INVALID},
-      {"range: NULL d_edges", cuprim_histogram_range(g.ctx, in, 10, CUPRIM_F32, out, 16, NULL, s),
-       INVALID},
-      {"range: num_bins 0", cuprim_histogram_range(g.ctx, in, 10, CUPRIM_F32, out, 0, e, s),
-       INVALID},
-      {"range: d_counts inside d_edges",
-       cuprim_histogram_range(g.ctx, in, 10, CUPRIM_F32, (uint64_t *)(void *)(g.d_edges + 8), 16, e,
-                              s),
-       INVALID},
-  };
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
-    if (cases[i].got != cases[i].want)
-      failure("%s: expected %s, got %s", cases[i].what, tu_status_name(cases[i].want),
-              tu_status_name(cases[i].got));
-  TU_CUDA(cudaMemcpyAsync(g.h_out, g.d_out, out_bytes, cudaMemcpyDeviceToHost, g.stream));
-  TU_CUDA(cudaMemcpyAsync(g.h_in, g.d_in, in_bytes, cudaMemcpyDeviceToHost, g.stream));
-  TU_CUDA(cudaMemcpyAsync(g.h_in2, g.d_edges, edge_bytes, cudaMemcpyDeviceToHost, g.stream));
-  finish(g.stream);
-  if (tu_pattern_mismatch(g.h_out, out_bytes, POISON) != out_bytes)
-    failure("a call with invalid arguments wrote its counts");
-  if (tu_pattern_mismatch(g.h_in, in_bytes, POISON) != in_bytes)
-    failure("a call with invalid arguments wrote into d_samples");
-  if (tu_pattern_mismatch(g.h_in2, edge_bytes, POISON) != edge_bytes)
-    failure("a call with invalid arguments wrote into d_edges");
-  if (cuprim_last_cuda_error() != cudaSuccess)
-    failure("cuprim_last_cuda_error() is %s after argument errors",
-            cudaGetErrorName(cuprim_last_cuda_error()));
-  end_gpu_test();
+    cuprim_dtype t;
+    uint32_t num_bins;
+    tu_hist_span span;
+    uint64_t n;
+  } cases[] = {{CUPRIM_U8, 256, TU_HIST_FULL, 1000},
+               {CUPRIM_F32, 256, TU_HIST_ODD, tf.quick ? 65537 : (1u << 20) + 1},
+               {CUPRIM_I16, 4096, TU_HIST_EXACT, tf.quick ? 100003 : (1u << 22) + 1},
+               {CUPRIM_F64, MAX_BINS, TU_HIST_ODD, tf.quick ? 65537 : (1u << 20) + 1}};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+    const uint64_t seed = tf_case_seed(0xA11C, cases[k].t, cases[k].num_bins, cases[k].n);
+    hist_call calls[MAX_CALLS];
+    tf_result res[MAX_CALLS];
+    const int count =
+        allocator_case(calls, cases[k].t, cases[k].num_bins, cases[k].span, cases[k].n, seed);
+    const tf_case cs = {"uniform, counting allocator", seed, 0};
+    tf_run_and_check(&ops, ctx, calls, count, tf.stream, &cs, res);
+  }
+}
+
+static void test_counting_allocator(void **state) {
+  (void)state;
+  tf_counting_test(counting_cases, "SORT_REDUCE_BY_KEY sorts in temporary memory");
+}
+
+/* Calls that need temporary memory return OUT_OF_MEMORY having launched nothing and written
+ * nothing: SORT_REDUCE_BY_KEY whenever n > 0, BLOCK_PRIVATE when its grid has more than one block
+ * (its copies are summed through memory: here 256 bins in shared memory and 2^20 bins in global
+ * memory, at 2^20 + 1 samples, 65537 in quick mode). Calls that need none (AUTO, GLOBAL_ATOMIC,
+ * the small BLOCK_PRIVATE) may succeed, but never with wrong counts. */
+static void failing_cases(cuprim_ctx *ctx) {
+  const uint64_t n_big = tf.quick ? 65537 : (1u << 20) + 1;
+  const struct {
+    uint32_t num_bins;
+    uint64_t n;
+  } cases[] = {{256, 1000}, {256, n_big}, {MAX_BINS, n_big}};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+    const cuprim_dtype t = CUPRIM_F32;
+    const uint64_t seed = tf_case_seed(0xFA11, t, cases[k].num_bins, cases[k].n);
+    hist_call calls[MAX_CALLS];
+    tf_result res[MAX_CALLS];
+    int must_fail[MAX_CALLS];
+    const int count = allocator_case(calls, t, cases[k].num_bins, TU_HIST_ODD, cases[k].n, seed);
+    for (int i = 0; i < count; ++i)
+      must_fail[i] = calls[i].alg == CUPRIM_HISTOGRAM_SORT_REDUCE_BY_KEY ||
+                     (calls[i].alg == CUPRIM_HISTOGRAM_BLOCK_PRIVATE && cases[k].n == n_big);
+    /* The even calls, then those by edges: five outputs of 2^20 bins fit in the region. */
+    const tf_case cs = {"uniform, failing allocator", seed, 0};
+    for (int half = 0; half < count; half += NUM_ALGS + 1) {
+      tf_enqueue(&ops, ctx, calls + half, NUM_ALGS + 1, &tf.out, res + half, tf.stream);
+      tf_finish(tf.stream);
+      tf_check_out_of_memory(&ops, calls + half, NUM_ALGS + 1, &tf.out, res + half,
+                             must_fail + half, &cs);
+    }
+  }
+}
+
+static void test_failing_allocator(void **state) {
+  (void)state;
+  tf_failing_test(failing_cases);
 }
 
 /* ---------------------------------------------------------------- past 2^32 samples */
@@ -1153,41 +946,26 @@ static void test_errors_with_device(void **state) {
  * device by tu_fill_u8_formula, which depends on i mod 65537 only: the host bins one period and
  * the leftover, and multiplies, with no host copy of the input. 256 bins through every call; one
  * bin (a count past 2^32: 32-bit counters wrap) through every algorithm; 7 bins over an irregular
- * range; and cuprim_histogram_range with 4 uneven bins. A context of its own, destroyed at the end,
- * so that its pool gives back what it took. */
+ * range; and 4 uneven bins by edges through every call (cuprim_histogram_range and _range_ex). A
+ * context of its own, destroyed at the end, so that its pool gives back what it took. */
 static void test_large_input(void **state) {
   (void)state;
-  begin_gpu_test();
-  if (g.quick) {
-    print_message("[  SKIP    ] past 2^32: skipped in quick mode (CUPRIM_TEST_QUICK)\n");
-    skip();
-  }
   const uint64_t n = (1ull << 32) + 4099;
-  const double GiB = 1073741824.0;
-  size_t free_bytes = 0, total_bytes = 0;
-  TU_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
-  const size_t need = (size_t)6 << 30;
-  if (free_bytes < need) {
-    print_message("[  SKIP    ] past 2^32: %.1f GiB free on the device, %.1f GiB needed\n",
-                  free_bytes / GiB, need / GiB);
-    skip();
-  }
-  const double t0 = now_s();
-  cuprim_ctx *ctx = NULL;
-  const cuprim_status cs = cuprim_ctx_create(&ctx, 0, NULL);
-  if (cs != CUPRIM_SUCCESS)
-    fail_msg("cuprim_ctx_create: %s", tu_status_name(cs));
-  unsigned char *d_buf = NULL, *d_slot = NULL;
-  TU_CUDA(cudaMalloc((void **)&d_buf, n + 16));
-  const size_t slot_bytes = 2 * GUARD_BYTES + 256 * sizeof(uint64_t);
-  TU_CUDA(cudaMalloc((void **)&d_slot, slot_bytes));
+  tf_begin_large("past 2^32", (size_t)6 << 30);
+  const double t0 = tf_now_s();
+  cuprim_ctx *ctx = tf_context(NULL);
+  unsigned char *d_buf = NULL;
+  TF_CUDA(cudaMalloc((void **)&d_buf, n + 16));
+  /* One slot for up to 256 bins, poisoned before each call. */
+  static unsigned char h_slot[2 * TF_GUARD_BYTES + 256 * sizeof(uint64_t)];
+  tf_region rg = {NULL, h_slot, sizeof h_slot};
+  TF_CUDA(cudaMalloc((void **)&rg.d, rg.cap));
   unsigned char *d_samples = d_buf + 3;
-  uint64_t *d_counts = (uint64_t *)(void *)(d_slot + GUARD_BYTES);
   const double edges[] = {0.0, 3.0, 100.0, 101.0, 255.5};
   double *d_edges = NULL;
-  TU_CUDA(cudaMalloc((void **)&d_edges, sizeof edges));
-  TU_CUDA(cudaMemcpyAsync(d_edges, edges, sizeof edges, cudaMemcpyHostToDevice, g.stream));
-  TU_CUDA(tu_device_fill_u8(d_samples, n, g.stream));
+  TF_CUDA(cudaMalloc((void **)&d_edges, sizeof edges));
+  TF_CUDA(cudaMemcpyAsync(d_edges, edges, sizeof edges, cudaMemcpyHostToDevice, tf.stream));
+  TF_CUDA(tu_device_fill_u8(d_samples, n, tf.stream));
 
   /* One period of the formula, binned, times the number of whole periods, plus the leftover. */
   static uint8_t period[TU_FILL_U8_PERIOD];
@@ -1198,13 +976,12 @@ static void test_large_input(void **state) {
     int by_edges;
     uint32_t num_bins;
     double lower, upper;
-    int algs_mask; /* bit a + 2: call a (RANGE = bit 0, SHORTHAND = bit 1, AUTO = bit 2, ...) */
-  } specs[] = {{0, 256, 0.0, 256.0, 0x3E},
-               {0, 1, 0.0, 256.0, 0x3C},
-               {0, 7, 10.5, 200.25, 0x24},
-               {1, 4, 0.0, 0.0, 0x01}};
+    int algs_mask; /* bit a + 1: call a (SHORTHAND = bit 0, AUTO = bit 1, ...) */
+  } specs[] = {{0, 256, 0.0, 256.0, 0x1F},
+               {0, 1, 0.0, 256.0, 0x1E},
+               {0, 7, 10.5, 200.25, 0x12},
+               {1, 4, 0.0, 0.0, 0x1F}};
   uint64_t want[256], part[256];
-  unsigned char h_slot[2 * GUARD_BYTES + 256 * sizeof(uint64_t)];
   for (size_t sp = 0; sp < sizeof specs / sizeof specs[0]; ++sp) {
     const uint32_t nb = specs[sp].num_bins;
     const tu_hist_bins b = specs[sp].by_edges
@@ -1216,65 +993,44 @@ static void test_large_input(void **state) {
     tu_hist_reference(&b, CUPRIM_U8, period, r, part);
     for (uint32_t k = 0; k < nb; ++k)
       want[k] += part[k];
-    for (int a = RANGE; a < NUM_ALGS; ++a) {
-      if (!(specs[sp].algs_mask >> (a + 2) & 1))
+    for (int a = SHORTHAND; a < NUM_ALGS; ++a) {
+      if (!(specs[sp].algs_mask >> (a + 1) & 1))
         continue;
-      hist_call c = specs[sp].by_edges ? range_call(d_samples, n, CUPRIM_U8, nb, d_edges, want)
+      hist_call c = specs[sp].by_edges ? range_call(a, d_samples, n, CUPRIM_U8, nb, d_edges, want)
                                        : even_call(a, d_samples, n, CUPRIM_U8, &b, want);
       c.in_offset = 3;
-      char what[512], why[1024];
+      char what[512];
       describe(what, sizeof what, &c, "tu_fill_u8_formula", 0);
-      size_t free_before = 0;
-      TU_CUDA(cudaMemGetInfo(&free_before, &total_bytes));
-      TU_CUDA(cudaMemsetAsync(d_slot, POISON, slot_bytes, g.stream));
-      const double c0 = now_s();
-      const cuprim_status st = issue(ctx, &c, d_counts, g.stream);
-      finish(g.stream);
-      const double secs = now_s() - c0;
-      if (st == CUPRIM_ERROR_OUT_OF_MEMORY && free_before < 8 * n) {
+      size_t free_before = 0, total_bytes = 0;
+      TF_CUDA(cudaMemGetInfo(&free_before, &total_bytes));
+      tf_result r;
+      r.slot = tf_slot_at(0, (size_t)nb * sizeof(uint64_t), 0);
+      tf_poison(&rg, r.slot.span, tf.stream);
+      const double c0 = tf_now_s();
+      r.st = call_histogram(ctx, &c, (uint64_t *)tf_slot_device(&rg, &r.slot), tf.stream);
+      tf_finish(tf.stream);
+      const double secs = tf_now_s() - c0;
+      if (r.st == CUPRIM_ERROR_OUT_OF_MEMORY && free_before < 8 * n) {
         print_message("[  NOTE    ] %s: OUT_OF_MEMORY with %.1f GiB free (not counted as a "
                       "failure below 8 bytes a sample)\n",
-                      what, free_before / GiB);
+                      what, free_before / TF_GIB);
         continue;
       }
-      if (st != CUPRIM_SUCCESS) {
-        failure("%s: returned %s (last CUDA error %s; %.1f GiB were free)", what,
-                tu_status_name(st), cudaGetErrorName(cuprim_last_cuda_error()), free_before / GiB);
-        continue;
-      }
-      print_message("past 2^32: %s: %.3f s\n", alg_name(c.alg), secs);
-      const size_t used = 2 * GUARD_BYTES + (size_t)nb * sizeof(uint64_t);
-      TU_CUDA(cudaMemcpy(h_slot, d_slot, used, cudaMemcpyDeviceToHost));
-      const size_t bad_head = tu_pattern_mismatch(h_slot, GUARD_BYTES, POISON);
-      const size_t bad_tail =
-          tu_pattern_mismatch(h_slot + GUARD_BYTES + nb * sizeof(uint64_t), GUARD_BYTES, POISON);
-      if (bad_head != GUARD_BYTES || bad_tail != GUARD_BYTES)
-        failure("%s: wrote %s d_counts", what, bad_head != GUARD_BYTES ? "before" : "past");
-      uint64_t first = 0, got[256];
-      memcpy(got, h_slot + GUARD_BYTES, (size_t)nb * sizeof(uint64_t));
-      if (tu_hist_check(want, got, nb, n, POISON, &first, why, sizeof why))
-        failure("%s: %s", what, why);
+      if (r.st == CUPRIM_SUCCESS)
+        print_message("past 2^32: %s: %.3f s\n", call_name(&c), secs);
+      else
+        print_message("past 2^32: %s: %.1f GiB were free\n", call_name(&c), free_before / TF_GIB);
+      TF_CUDA(cudaMemcpy(rg.h, rg.d, r.slot.span, cudaMemcpyDeviceToHost));
+      const tf_case cs = {"tu_fill_u8_formula", 0, 0};
+      tf_check(&ops, &rg, &c, &r, &cs);
     }
   }
-  TU_CUDA(cudaFree(d_buf));
-  TU_CUDA(cudaFree(d_slot));
-  TU_CUDA(cudaFree(d_edges));
+  TF_CUDA(cudaFree(d_buf));
+  TF_CUDA(cudaFree(rg.d));
+  TF_CUDA(cudaFree(d_edges));
   assert_int_equal(cuprim_ctx_destroy(ctx), CUPRIM_SUCCESS);
-  print_message("past 2^32: %.1f s in all\n", now_s() - t0);
-  end_gpu_test();
-}
-
-/* ---------------------------------------------------------------- last */
-
-static void test_no_cuda_error_left(void **state) {
-  (void)state;
-  begin_gpu_test();
-  TU_CUDA(cudaDeviceSynchronize());
-  TU_CUDA(cudaGetLastError());
-  if (cuprim_last_cuda_error() != cudaSuccess)
-    failure("cuprim_last_cuda_error() is %s on the main thread",
-            cudaGetErrorName(cuprim_last_cuda_error()));
-  end_gpu_test();
+  print_message("past 2^32: %.1f s in all\n", tf_now_s() - t0);
+  tf_end();
 }
 
 int main(void) {
@@ -1287,12 +1043,10 @@ int main(void) {
       cmocka_unit_test(test_sweep_f32),          cmocka_unit_test(test_sweep_f64),
       cmocka_unit_test(test_misaligned),         cmocka_unit_test(test_streams),
       cmocka_unit_test(test_graph_capture),      cmocka_unit_test(test_range),
-      cmocka_unit_test(test_one_bin_large),      cmocka_unit_test(test_large_input),
+      cmocka_unit_test(test_one_bin_large),      cmocka_unit_test(test_counting_allocator),
+      cmocka_unit_test(test_failing_allocator),  cmocka_unit_test(test_large_input),
       cmocka_unit_test(test_no_cuda_error_left),
   };
-  tu_apply_test_filter();
-  const int failed = cmocka_run_group_tests(tests, group_setup, group_teardown);
-  if (failed == 0 && !tu_device_available(NULL, 0))
-    return 77; /* every test skipped: no device (CTest SKIP_RETURN_CODE) */
-  return failed;
+  tf_configure(&config);
+  return tf_exit_code(cmocka_run_group_tests(tests, tf_group_setup, tf_group_teardown));
 }

@@ -1,16 +1,16 @@
-/* cuprim_reduce_arg on a GPU, against a plain C reference on the host.
+/* cuprim_reduce_arg on a GPU, against a plain C reference on the host (test_fixture_gpu.h).
  *
  * All twelve dtypes x ARGMIN/ARGMAX x sizes x data (many ties, few ties, constant), ties at the
  * first, the last and a middle position, NaN (the first one wins, whatever else), infinities,
- * signed zeros (equal: the first wins, and d_value gives its sign), n == 0, misaligned inputs,
- * d_value given or not, the one-block and the grid path forced on the same input (the same
- * answer), the legacy and a non-blocking stream, CUDA graph capture and replay, and an input past
- * 2^32 elements whose answer lies past 2^32.
+ * signed zeros (equal: the first wins, and d_value gives its sign), integer limits, n == 0,
+ * misaligned inputs, d_value given or not, the one-block and the grid path forced on the same
+ * input (the same answer), the default streams besides the fixture's non-blocking one, CUDA graph
+ * capture and replay, and inputs past 2^32 elements whose answers lie past 2^32.
  *
- * The outputs are an index slot and a value slot inside guarded regions of device memory,
- * poisoned before each call; the guards must come back untouched. The reference is independent of
- * the library's key trick: the first NaN if any, else the first element that no later one beats
- * by a strict comparison of the values (as doubles or 64-bit integers).
+ * A call's output is 16 bytes in one of the fixture's guarded slots: the index, then the value at
+ * the end (poison between, and where no value was asked for). The reference is independent of the
+ * library's keys: the first NaN if any, else the first element that no later one beats by a strict
+ * comparison of the values (as doubles or 64-bit integers).
  *
  * Environment: CUPRIM_TEST_SEED, CUPRIM_TEST_QUICK=1 (sizes up to ~2^17, no large case),
  * CUPRIM_TEST_FILTER. Without a CUDA device every test skips (exit 77). */
@@ -22,112 +22,16 @@
 
 #include "reduce/reduce_internal.h" /* cuprim__reduce_arg_tuned: force the one-block or grid path */
 #include "test_f16.h"
-#include "test_util.h"
+#include "test_fixture_gpu.h"
 
-/* ---------------------------------------------------------------- fixture */
+/* ---------------------------------------------------------------- buffers */
 
 #define MAX_CALLS 16
-#define SLOT_BYTES 64 /* a call's outputs: the index at byte 16, the value at 48 - size */
-#define INDEX_AT 16
-#define POISON 0xA5
+#define SLOT_BYTES 768                  /* the fixture's slot of a 16-byte output (tf_slot_at) */
 #define IN_CAP_BYTES ((size_t)40 << 20) /* the largest sweep input (2^22 + 7 eight-byte elements)  \
                                          */
 
-static struct fixture {
-  cudaError_t setup_error;
-  const char *setup_what;
-  cuprim_status ctx_status;
-  cuprim_ctx *ctx;
-  cudaStream_t stream;          /* non-blocking */
-  unsigned char *d_in, *h_in;   /* IN_CAP_BYTES each (h_in pinned) */
-  unsigned char *d_out, *h_out; /* MAX_CALLS slots */
-  uint64_t seed;
-  int quick;
-  int fails;
-} g;
-
-#define SETUP_CUDA(call)                                                                           \
-  do {                                                                                             \
-    cudaError_t e_ = (call);                                                                       \
-    if (e_ != cudaSuccess) {                                                                       \
-      g.setup_error = e_;                                                                          \
-      g.setup_what = #call;                                                                        \
-      (void)cudaGetLastError();                                                                    \
-      return 0;                                                                                    \
-    }                                                                                              \
-  } while (0)
-
-static int group_setup(void **state) {
-  (void)state;
-  g.seed = tu_seed();
-  g.quick = tu_quick();
-  g.ctx_status = CUPRIM_ERROR_NO_DEVICE;
-  char reason[256];
-  if (!tu_device_available(reason, sizeof reason)) {
-    print_message("%s: every test will be skipped\n", reason);
-    return 0;
-  }
-  g.ctx_status = cuprim_ctx_create(&g.ctx, 0, NULL);
-  SETUP_CUDA(cudaStreamCreateWithFlags(&g.stream, cudaStreamNonBlocking));
-  SETUP_CUDA(cudaMalloc((void **)&g.d_in, IN_CAP_BYTES));
-  SETUP_CUDA(cudaMallocHost((void **)&g.h_in, IN_CAP_BYTES));
-  SETUP_CUDA(cudaMalloc((void **)&g.d_out, MAX_CALLS * SLOT_BYTES));
-  SETUP_CUDA(cudaMallocHost((void **)&g.h_out, MAX_CALLS * SLOT_BYTES));
-  return 0;
-}
-
-static int group_teardown(void **state) {
-  (void)state;
-  if (g.stream)
-    (void)cudaStreamSynchronize(g.stream);
-  if (g.ctx)
-    (void)cuprim_ctx_destroy(g.ctx);
-  (void)cudaFree(g.d_in);
-  (void)cudaFreeHost(g.h_in);
-  (void)cudaFree(g.d_out);
-  (void)cudaFreeHost(g.h_out);
-  if (g.stream)
-    (void)cudaStreamDestroy(g.stream);
-  return 0;
-}
-
-static void begin_gpu_test(void) {
-  TU_SKIP_WITHOUT_DEVICE();
-  g.fails = 0;
-  if (g.setup_error != cudaSuccess)
-    fail_msg("group setup failed: %s: %s", g.setup_what, cudaGetErrorString(g.setup_error));
-  if (g.ctx_status != CUPRIM_SUCCESS)
-    fail_msg("cuprim_ctx_create(device 0) failed: %s", tu_status_name(g.ctx_status));
-}
-
-#define MAX_PRINTED 40
-static void failure(const char *fmt, ...) {
-  if (g.fails < MAX_PRINTED) {
-    char buf[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    print_error("FAILED: %s\n", buf);
-  } else if (g.fails == MAX_PRINTED) {
-    print_error("FAILED: ... (further failures of this test are counted, not printed)\n");
-  }
-  ++g.fails;
-}
-
-static void end_gpu_test(void) {
-  if (g.fails)
-    fail_msg("%d check(s) failed (base seed CUPRIM_TEST_SEED=0x%" PRIx64 ")", g.fails, g.seed);
-}
-
-static uint64_t case_seed(uint64_t a, uint64_t b, uint64_t c, uint64_t d) {
-  return tu_mix(tu_mix(tu_mix(tu_mix(g.seed, a), b), c), d);
-}
-
-static void finish(cudaStream_t stream) {
-  TU_CUDA(cudaStreamSynchronize(stream));
-  TU_CUDA(cudaGetLastError());
-}
+static const tf_config config = {.in_bytes = IN_CAP_BYTES, .out_bytes = MAX_CALLS * SLOT_BYTES};
 
 /* ---------------------------------------------------------------- elements on the host */
 
@@ -303,6 +207,9 @@ typedef enum path { PATH_PUBLIC, PATH_ONE_BLOCK, PATH_GRID } path;
 static const char *const path_names[] = {"cuprim_reduce_arg", "one block (forced)",
                                          "grid (forced)"};
 
+/* A call and what it must give: the index, and the element's bits (the identity's for n == 0).
+ * Its output, in the fixture's slot, is 16 bytes: the index at 0, the value ending at 16 (so
+ * element-aligned, and for 8- and 16-bit dtypes not even 8-byte aligned), poison between. */
 typedef struct call {
   path how;
   const void *d_in;
@@ -310,89 +217,80 @@ typedef struct call {
   cuprim_dtype dtype;
   cuprim_arg_op op;
   int with_value;
+  uint64_t want;
+  unsigned char want_bits[8];
 } call;
+#define OUT_BYTES 16
 
-static unsigned char *slot(unsigned char *region, int i) { return region + (size_t)i * SLOT_BYTES; }
-static size_t value_at(cuprim_dtype t) { return 48 - cuprim_dtype_size(t); }
+static size_t value_at(cuprim_dtype t) { return OUT_BYTES - cuprim_dtype_size(t); }
 
-static cuprim_status issue(cuprim_ctx *ctx, const call *c, unsigned char *d_slot,
-                           cudaStream_t stream) {
-  void *value = c->with_value ? d_slot + value_at(c->dtype) : NULL;
-  uint64_t *index = (uint64_t *)(void *)(d_slot + INDEX_AT);
+static void call_output(const void *p, size_t *bytes, size_t *misalign) {
+  (void)p;
+  *bytes = OUT_BYTES;
+  *misalign = 8; /* the index 8-byte aligned, not 16 */
+}
+
+static cuprim_status issue(cuprim_ctx *ctx, const void *p, void *d_out, cudaStream_t stream) {
+  const call *c = (const call *)p;
+  unsigned char *o = (unsigned char *)d_out;
+  void *value = c->with_value ? o + value_at(c->dtype) : NULL;
+  uint64_t *index = (uint64_t *)(void *)o;
   if (c->how == PATH_PUBLIC)
     return cuprim_reduce_arg(ctx, c->d_in, value, index, c->n, c->dtype, c->op, stream);
-  cuprim__reduce_tuning tune = cuprim__reduce_tuning_for(9, 0);
+  cuprim__reduce_tuning tune = cuprim__reduce_tuning_for(90);
   tune.arg_single_block_max_bytes = c->how == PATH_ONE_BLOCK ? UINT32_MAX : 0;
   return cuprim__reduce_arg_tuned(ctx, c->d_in, value, index, c->n, c->dtype, c->op, stream, &tune);
 }
 
-static void run_calls(const call *calls, int count, cudaStream_t stream, cuprim_status *st) {
-  assert_true(count <= MAX_CALLS);
-  TU_CUDA(cudaMemsetAsync(g.d_out, POISON, (size_t)count * SLOT_BYTES, stream));
-  for (int i = 0; i < count; ++i)
-    st[i] = issue(g.ctx, &calls[i], slot(g.d_out, i), stream);
-  TU_CUDA(cudaMemcpyAsync(g.h_out, g.d_out, (size_t)count * SLOT_BYTES, cudaMemcpyDeviceToHost,
-                          stream));
-  finish(stream);
-}
-
-static void describe(char *buf, size_t len, const call *c, const char *data, uint64_t seed) {
+static void describe(char *buf, size_t len, const void *p, const char *data, uint64_t seed) {
+  const call *c = (const call *)p;
   snprintf(buf, len, "%s %s %s n=%" PRIu64 "%s data=%s seed=0x%016" PRIx64, path_names[c->how],
            tu_dtype_name(c->dtype), c->op == CUPRIM_ARGMIN ? "ARGMIN" : "ARGMAX", c->n,
            c->with_value ? "" : " (no d_value)", data, seed);
 }
 
-/* Checks slot i: status, guards, the index, and (if asked for) the value's bits, which are
- * `expect` (the element at `want`) or, for want == UINT64_MAX, the identity. */
-static int check_bits(int i, const call *c, cuprim_status st, uint64_t want,
-                      const unsigned char *expect_bits, const char *data, uint64_t seed) {
-  char what[320];
-  describe(what, sizeof what, c, data, seed);
-  if (st != CUPRIM_SUCCESS) {
-    failure("%s: returned %s (last CUDA error %s)", what, tu_status_name(st),
-            cudaGetErrorName(cuprim_last_cuda_error()));
-    return 0;
-  }
-  const unsigned char *s = slot(g.h_out, i);
+/* The index, the value's bits, and the poison between them (and where no value was asked for). */
+static int check(const tf_region *rg, const void *p, tf_result *r, const tf_case *cs,
+                 const char *what) {
+  (void)cs;
+  const call *c = (const call *)p;
+  const unsigned char *o = tf_slot_host(rg, &r->slot);
   const size_t size = cuprim_dtype_size(c->dtype), vat = value_at(c->dtype);
-  /* Guards: everything but the index and (if written) the value. */
-  for (size_t b = 0; b < SLOT_BYTES; ++b) {
-    const int in_index = b >= INDEX_AT && b < INDEX_AT + 8;
-    const int in_value = c->with_value && b >= vat && b < vat + size;
-    if (!in_index && !in_value && s[b] != POISON) {
-      failure("%s: wrote slot byte %zu (index at %d, value at %zu)", what, b, INDEX_AT, vat);
-      return 0;
-    }
+  const size_t untouched = c->with_value ? vat - 8 : OUT_BYTES - 8;
+  const size_t bad = tu_pattern_mismatch(o + 8, untouched, TF_POISON);
+  if (bad != untouched) {
+    tf_failure("%s: wrote byte %zu of the output, which is %s", what, 8 + bad,
+               c->with_value ? "between the index and the value" : "no output (d_value NULL)");
+    return 0;
   }
   uint64_t got;
-  memcpy(&got, s + INDEX_AT, 8);
-  if (got != want) {
-    failure("%s: index %" PRIu64 ", expected %" PRIu64, what, got, want);
+  memcpy(&got, o, 8);
+  if (got != c->want) {
+    tf_failure("%s: index %" PRIu64 ", expected %" PRIu64, what, got, c->want);
     return 0;
   }
-  if (c->with_value) {
-    unsigned char expect[8];
-    if (want == UINT64_MAX)
-      identity_bits(c->dtype, c->op, expect);
-    else
-      memcpy(expect, expect_bits, size);
-    if (memcmp(s + vat, expect, size) != 0) {
-      char gv[96], ev[96];
-      tu_format_value(c->dtype, s + vat, gv, sizeof gv);
-      tu_format_value(c->dtype, expect, ev, sizeof ev);
-      failure("%s: value %s, expected %s (bit for bit)", what, gv, ev);
-      return 0;
-    }
+  if (c->with_value && memcmp(o + vat, c->want_bits, size) != 0) {
+    char gv[96], ev[96];
+    tu_format_value(c->dtype, o + vat, gv, sizeof gv);
+    tu_format_value(c->dtype, c->want_bits, ev, sizeof ev);
+    tf_failure("%s: value %s, expected %s (bit for bit)", what, gv, ev);
+    return 0;
   }
   return 1;
 }
 
-/* check_bits with the expected element taken from the host copy h of the input. */
-static int check(int i, const call *c, cuprim_status st, const void *h, uint64_t want,
-                 const char *data, uint64_t seed) {
-  const unsigned char *e =
-      want == UINT64_MAX ? NULL : (const unsigned char *)h + want * cuprim_dtype_size(c->dtype);
-  return check_bits(i, c, st, want, e, data, seed);
+static const tf_call_ops ops = {sizeof(call), "d_index", call_output, issue, describe, check};
+
+/* What calls[0..count) must give: the index `want` and the element's bits `bits` (NULL: the
+ * identity, for want == UINT64_MAX). */
+static void expect(call *calls, int count, uint64_t want, const unsigned char *bits) {
+  for (int i = 0; i < count; ++i) {
+    calls[i].want = want;
+    if (want == UINT64_MAX)
+      identity_bits(calls[i].dtype, calls[i].op, calls[i].want_bits);
+    else
+      memcpy(calls[i].want_bits, bits, cuprim_dtype_size(calls[i].dtype));
+  }
 }
 
 /* The six calls of a case: the public call with and without d_value, and each path forced. */
@@ -400,27 +298,38 @@ static int make_calls(call *calls, const void *d_in, uint64_t n, cuprim_dtype t,
   int k = 0;
   for (int how = PATH_PUBLIC; how <= PATH_GRID; ++how)
     for (int v = 1; v >= 0; --v) {
-      const call c = {(path)how, d_in, n, t, op, v};
+      call c;
+      memset(&c, 0, sizeof c);
+      c.how = (path)how;
+      c.d_in = d_in;
+      c.n = n;
+      c.dtype = t;
+      c.op = op;
+      c.with_value = v;
       calls[k++] = c;
     }
   return k;
 }
 
-/* Uploads h[0..n) to d_in, runs the six calls, checks them against the reference. */
-static void run_case(const void *h, void *d_in, uint64_t n, cuprim_dtype t, cuprim_arg_op op,
-                     const char *data, uint64_t seed) {
-  const size_t bytes = n * cuprim_dtype_size(t);
-  if ((unsigned char *)d_in - g.d_in + bytes > IN_CAP_BYTES)
-    fail_msg("test bug: %zu bytes do not fit the input buffer", bytes);
-  if (bytes)
-    TU_CUDA(cudaMemcpyAsync(d_in, h, bytes, cudaMemcpyHostToDevice, g.stream));
+/* Uploads h[0..n) to d_in (in tf.d_in), runs the six calls on `stream`, checks them against the
+ * reference. */
+static void run_case_on(const void *h, void *d_in, uint64_t n, cuprim_dtype t, cuprim_arg_op op,
+                        const char *data, uint64_t seed, cudaStream_t stream) {
+  const size_t size = cuprim_dtype_size(t);
+  if (n)
+    tf_upload(d_in, h, n * size, stream);
   const uint64_t want = reference(t, op, h, n);
   call calls[MAX_CALLS];
   const int count = make_calls(calls, d_in, n, t, op);
-  cuprim_status st[MAX_CALLS];
-  run_calls(calls, count, g.stream, st);
-  for (int i = 0; i < count; ++i)
-    check(i, &calls[i], st[i], h, want, data, seed);
+  expect(calls, count, want, want == UINT64_MAX ? NULL : (const unsigned char *)h + want * size);
+  tf_result res[MAX_CALLS];
+  const tf_case cs = {data, seed, 0};
+  tf_run_and_check(&ops, tf.ctx, calls, count, stream, &cs, res);
+}
+
+static void run_case(const void *h, void *d_in, uint64_t n, cuprim_dtype t, cuprim_arg_op op,
+                     const char *data, uint64_t seed) {
+  run_case_on(h, d_in, n, t, op, data, seed, tf.stream);
 }
 
 /* ---------------------------------------------------------------- sizes */
@@ -434,15 +343,8 @@ static size_t sweep_sizes(uint64_t *sizes, size_t cap) {
                                   16384,  16385,  32767,  32768,   32769,  65535, 65536, 65537,
                                   131071, 131072, 131073, 1000003, 4194311};
   static const uint64_t quick[] = {1, 2, 33, 257, 4097, 16385, 32769, 65537, 131071};
-  const uint64_t *base = g.quick ? quick : full;
-  const size_t nbase = g.quick ? sizeof quick / sizeof quick[0] : sizeof full / sizeof full[0];
-  size_t k = 0;
-  for (size_t i = 0; i < nbase && k < cap; ++i)
-    sizes[k++] = base[i];
-  uint64_t s = tu_mix(g.seed, 0xA26);
-  for (int i = 0; i < (g.quick ? 1 : 3) && k < cap; ++i)
-    sizes[k++] = (uint64_t)exp2(1.0 + tu_unit(&s) * ((g.quick ? 17.0 : 21.0) - 1.0));
-  return k;
+  return tf.quick ? tf_sizes(quick, sizeof quick / sizeof quick[0], 0xA26, 1, 17.0, sizes, cap)
+                  : tf_sizes(full, sizeof full / sizeof full[0], 0xA26, 3, 21.0, sizes, cap);
 }
 
 /* ---------------------------------------------------------------- tests */
@@ -450,7 +352,7 @@ static size_t sweep_sizes(uint64_t *sizes, size_t cap) {
 /* Every dtype x op x size x data kind. */
 static void test_sweep(void **state) {
   (void)state;
-  begin_gpu_test();
+  tf_begin();
   uint64_t sizes[48];
   const size_t nsizes = sweep_sizes(sizes, 48);
   unsigned long cases = 0;
@@ -460,15 +362,15 @@ static void test_sweep(void **state) {
         for (size_t k = 0; k < nsizes; ++k) {
           const cuprim_dtype t = all_dtypes[d];
           const uint64_t n = sizes[k];
-          if (g.quick && kind == DATA_CONSTANT && n > 4097)
+          if (tf.quick && kind == DATA_CONSTANT && n > 4097)
             continue;
-          const uint64_t seed = case_seed(t, (uint64_t)op, (uint64_t)kind, n);
-          fill(t, (data_kind)kind, seed, g.h_in, n);
-          run_case(g.h_in, g.d_in, n, t, (cuprim_arg_op)op, data_names[kind], seed);
+          const uint64_t seed = tf_case_seed(t, (uint64_t)op, (uint64_t)kind, n);
+          fill(t, (data_kind)kind, seed, tf.h_in, n);
+          run_case(tf.h_in, tf.d_in, n, t, (cuprim_arg_op)op, data_names[kind], seed);
           ++cases;
         }
   print_message("%lu cases x 6 calls\n", cases);
-  end_gpu_test();
+  tf_end();
 }
 
 /* Where the extreme value sits: alone at the first, the last or a middle position, or tied
@@ -476,9 +378,9 @@ static void test_sweep(void **state) {
  * on both paths. */
 static void test_tie_positions(void **state) {
   (void)state;
-  begin_gpu_test();
+  tf_begin();
   static const uint64_t sizes[] = {2, 33, 4097, 32769, 131073, 1000003};
-  const size_t nsizes = g.quick ? 5 : sizeof sizes / sizeof sizes[0];
+  const size_t nsizes = tf.quick ? 5 : sizeof sizes / sizeof sizes[0];
   enum { FIRST, LAST, MIDDLE, FIRST_AND_LAST, MIDDLE_AND_LAST, FIRST_AND_MIDDLE, PLACES };
   static const char *const names[] = {"extreme first",         "extreme last",
                                       "extreme in the middle", "tie: first and last",
@@ -489,11 +391,11 @@ static void test_tie_positions(void **state) {
         for (int place = 0; place < PLACES; ++place) {
           const cuprim_dtype t = all_dtypes[d];
           const uint64_t n = sizes[k];
-          const uint64_t seed = case_seed(0x71E, t, (uint64_t)op * 8 + (uint64_t)place, n);
+          const uint64_t seed = tf_case_seed(0x71E, t, (uint64_t)op * 8 + (uint64_t)place, n);
           /* Data strictly inside the type's range, and an extreme beyond all of it: floats in
            * [-100, 100] with +-1000; signed integers in [-100, 100] with the type's largest or
            * lowest value; unsigned ones in [1, 200] with the largest value or 0. */
-          fill(t, DATA_TIES, seed, g.h_in, n);
+          fill(t, DATA_TIES, seed, tf.h_in, n);
           const int max = op == CUPRIM_ARGMAX;
           const uint64_t top = (uint64_t)1 << (8 * cuprim_dtype_size(t) - 1);
           const double fx = max ? 1000.0 : -1000.0;
@@ -501,20 +403,20 @@ static void test_tie_positions(void **state) {
           if (is_signed_int(t)) {
             ux = max ? top - 1 : top;
             for (uint64_t i = 0; i < n; ++i)
-              put(t, g.h_in, i, 0, (uint64_t)(get_signed(t, g.h_in, i) % 101));
+              put(t, tf.h_in, i, 0, (uint64_t)(get_signed(t, tf.h_in, i) % 101));
           } else if (!is_float(t)) {
             ux = max ? ~(uint64_t)0 : 0;
             for (uint64_t i = 0; i < n; ++i)
-              put(t, g.h_in, i, 0, get_unsigned(t, g.h_in, i) % 200 + 1);
+              put(t, tf.h_in, i, 0, get_unsigned(t, tf.h_in, i) % 200 + 1);
           }
           const uint64_t at[2][PLACES] = {{0, n - 1, n / 2, 0, n / 2, 0},
                                           {0, n - 1, n / 2, n - 1, n - 1, n / 2}};
-          put(t, g.h_in, at[0][place], fx, ux);
+          put(t, tf.h_in, at[0][place], fx, ux);
           if (place >= FIRST_AND_LAST)
-            put(t, g.h_in, at[1][place], fx, ux);
-          run_case(g.h_in, g.d_in, n, t, (cuprim_arg_op)op, names[place], seed);
+            put(t, tf.h_in, at[1][place], fx, ux);
+          run_case(tf.h_in, tf.d_in, n, t, (cuprim_arg_op)op, names[place], seed);
         }
-  end_gpu_test();
+  tf_end();
 }
 
 /* Floats: any NaN wins, and the first of several (with other payloads and signs after it) is the
@@ -522,9 +424,9 @@ static void test_tie_positions(void **state) {
  * and the value keeps its sign). */
 static void test_nan_inf_signed_zero(void **state) {
   (void)state;
-  begin_gpu_test();
+  tf_begin();
   static const uint64_t sizes[] = {1, 2, 33, 4097, 32769, 65537, 1000003};
-  const size_t nsizes = g.quick ? 6 : sizeof sizes / sizeof sizes[0];
+  const size_t nsizes = tf.quick ? 6 : sizeof sizes / sizeof sizes[0];
   const cuprim_dtype floats[] = {CUPRIM_F32, CUPRIM_F64, CUPRIM_F16, CUPRIM_BF16};
   enum {
     NAN_FIRST,
@@ -554,61 +456,61 @@ static void test_nan_inf_signed_zero(void **state) {
           const cuprim_dtype t = floats[d];
           const uint64_t n = sizes[k];
           const size_t size = cuprim_dtype_size(t);
-          const uint64_t seed = case_seed(0x4A4, t, (uint64_t)op * 16 + (uint64_t)sp, n);
+          const uint64_t seed = tf_case_seed(0x4A4, t, (uint64_t)op * 16 + (uint64_t)sp, n);
           uint64_t s = seed;
-          fill(t, DATA_TIES, seed, g.h_in, n);
+          fill(t, DATA_TIES, seed, tf.h_in, n);
           const double inf = (double)INFINITY, wins = op == CUPRIM_ARGMAX ? inf : -inf;
           const uint64_t mid = n / 2;
           switch (sp) {
           case NAN_FIRST:
-            put(t, g.h_in, 0, (double)NAN, 0);
+            put(t, tf.h_in, 0, (double)NAN, 0);
             break;
           case NAN_LAST:
-            put(t, g.h_in, n - 1, (double)NAN, 0);
+            put(t, tf.h_in, n - 1, (double)NAN, 0);
             break;
           case NAN_MIDDLE_THEN_NAN:
-            put(t, g.h_in, mid, (double)NAN, 0);
+            put(t, tf.h_in, mid, (double)NAN, 0);
             for (int r = 0; r < 3; ++r)
-              put(t, g.h_in, mid + tu_below(&s, n - mid), copysign((double)NAN, -1.0), 0);
+              put(t, tf.h_in, mid + tu_below(&s, n - mid), copysign((double)NAN, -1.0), 0);
             break;
           case NEG_NAN_WITH_INF:
-            put(t, g.h_in, tu_below(&s, n), wins, 0);
-            put(t, g.h_in, tu_below(&s, n), copysign((double)NAN, -1.0), 0);
+            put(t, tf.h_in, tu_below(&s, n), wins, 0);
+            put(t, tf.h_in, tu_below(&s, n), copysign((double)NAN, -1.0), 0);
             break;
           case NAN_PAYLOAD: { /* a NaN with a payload, to be copied bit for bit */
             const uint64_t i = tu_below(&s, n);
-            unsigned char *e = g.h_in + i * size;
+            unsigned char *e = tf.h_in + i * size;
             memset(e, 0xff, size); /* all ones: a negative NaN in every float format ... */
             e[0] = 0xb5;           /* ... with a distinctive low byte (bit 7 set: still a NaN) */
             if (i + 1 < n)         /* and a plain NaN after it, which must lose */
-              put(t, g.h_in, i + 1 + tu_below(&s, n - i - 1), (double)NAN, 0);
+              put(t, tf.h_in, i + 1 + tu_below(&s, n - i - 1), (double)NAN, 0);
             break;
           }
           case INF_WINS:
-            put(t, g.h_in, tu_below(&s, n), wins, 0);
+            put(t, tf.h_in, tu_below(&s, n), wins, 0);
             break;
           case INF_LOSES:
-            put(t, g.h_in, tu_below(&s, n), -wins, 0);
+            put(t, tf.h_in, tu_below(&s, n), -wins, 0);
             break;
           case ZEROS_PLUS_FIRST:
           case ZEROS_MINUS_FIRST: { /* every value on the losing side of 0, two zeros */
             for (uint64_t i = 0; i < n; ++i) {
-              const double v = fabs(get_float(t, g.h_in, i)) + 1.0;
-              put(t, g.h_in, i, op == CUPRIM_ARGMIN ? v : -v, 0);
+              const double v = fabs(get_float(t, tf.h_in, i)) + 1.0;
+              put(t, tf.h_in, i, op == CUPRIM_ARGMIN ? v : -v, 0);
             }
             const double z1 = sp == ZEROS_PLUS_FIRST ? 0.0 : -0.0;
             const uint64_t a = tu_below(&s, n), b = a + tu_below(&s, n - a);
-            put(t, g.h_in, a, z1, 0);
+            put(t, tf.h_in, a, z1, 0);
             if (b != a)
-              put(t, g.h_in, b, -z1, 0);
+              put(t, tf.h_in, b, -z1, 0);
             break;
           }
           default:
             break;
           }
-          run_case(g.h_in, g.d_in, n, t, (cuprim_arg_op)op, names[sp], seed);
+          run_case(tf.h_in, tf.d_in, n, t, (cuprim_arg_op)op, names[sp], seed);
         }
-  end_gpu_test();
+  tf_end();
 }
 
 /* The extremes of integer types (the key of INTn_MAX / UINTn_MAX is all ones for ARGMIN's
@@ -616,7 +518,7 @@ static void test_nan_inf_signed_zero(void **state) {
  * among others. */
 static void test_integer_limits(void **state) {
   (void)state;
-  begin_gpu_test();
+  tf_begin();
   static const uint64_t sizes[] = {1, 33, 4097, 65537};
   for (size_t d = 0; d < NUM_DTYPES; ++d) {
     const cuprim_dtype t = all_dtypes[d];
@@ -630,49 +532,43 @@ static void test_integer_limits(void **state) {
       for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k)
         for (int v = 0; v < 4; ++v) {
           const uint64_t n = sizes[k];
-          const uint64_t seed = case_seed(0x1A1, t, (uint64_t)op * 4 + (uint64_t)v, n);
+          const uint64_t seed = tf_case_seed(0x1A1, t, (uint64_t)op * 4 + (uint64_t)v, n);
           uint64_t s = seed;
           /* v: all hi, all lo, random with one hi and one lo, random with hi and lo repeated */
           for (uint64_t i = 0; i < n; ++i)
-            put(t, g.h_in, i, 0, v == 0 ? hi : v == 1 ? lo : tu_splitmix64(&s));
+            put(t, tf.h_in, i, 0, v == 0 ? hi : v == 1 ? lo : tu_splitmix64(&s));
           if (v >= 2)
             for (int r = 0; r < (v == 2 ? 1 : 5); ++r) {
-              put(t, g.h_in, tu_below(&s, n), 0, hi);
-              put(t, g.h_in, tu_below(&s, n), 0, lo);
+              put(t, tf.h_in, tu_below(&s, n), 0, hi);
+              put(t, tf.h_in, tu_below(&s, n), 0, lo);
             }
           static const char *const names[] = {"all the largest value", "all the lowest value",
                                               "one largest, one lowest",
                                               "largest and lowest repeated"};
-          run_case(g.h_in, g.d_in, n, t, (cuprim_arg_op)op, names[v], seed);
+          run_case(tf.h_in, tf.d_in, n, t, (cuprim_arg_op)op, names[v], seed);
         }
   }
-  end_gpu_test();
+  tf_end();
 }
 
 /* n == 0: UINT64_MAX and the identity, with d_in NULL or not, on every dtype and path. */
 static void test_empty_input(void **state) {
   (void)state;
-  begin_gpu_test();
+  tf_begin();
   for (size_t d = 0; d < NUM_DTYPES; ++d)
     for (int op = 0; op <= 1; ++op)
-      for (int null_in = 0; null_in <= 1; ++null_in) {
-        const cuprim_dtype t = all_dtypes[d];
-        call calls[MAX_CALLS];
-        const int count = make_calls(calls, null_in ? NULL : g.d_in, 0, t, (cuprim_arg_op)op);
-        cuprim_status st[MAX_CALLS];
-        run_calls(calls, count, g.stream, st);
-        for (int i = 0; i < count; ++i)
-          check(i, &calls[i], st[i], NULL, UINT64_MAX, null_in ? "empty, d_in NULL" : "empty", 0);
-      }
-  end_gpu_test();
+      for (int null_in = 0; null_in <= 1; ++null_in)
+        run_case(NULL, null_in ? NULL : tf.d_in, 0, all_dtypes[d], (cuprim_arg_op)op,
+                 null_in ? "empty, d_in NULL" : "empty", 0);
+  tf_end();
 }
 
 /* d_in + 1, + 3 and + 7 elements: element-aligned, not 16-byte aligned. */
 static void test_misaligned_input(void **state) {
   (void)state;
-  begin_gpu_test();
+  tf_begin();
   static const uint64_t sizes[] = {1, 5, 33, 1025, 4097, 32769, 131073, 1000003};
-  const size_t nsizes = g.quick ? 7 : sizeof sizes / sizeof sizes[0];
+  const size_t nsizes = tf.quick ? 7 : sizeof sizes / sizeof sizes[0];
   static const unsigned offsets[] = {1, 3, 7};
   for (size_t d = 0; d < NUM_DTYPES; ++d)
     for (int op = 0; op <= 1; ++op)
@@ -680,101 +576,67 @@ static void test_misaligned_input(void **state) {
         for (size_t o = 0; o < sizeof offsets / sizeof offsets[0]; ++o) {
           const cuprim_dtype t = all_dtypes[d];
           const uint64_t n = sizes[k];
-          const uint64_t seed = case_seed(0x3A1, t, (uint64_t)op * 16 + offsets[o], n);
-          fill(t, DATA_TIES, seed, g.h_in, n);
+          const uint64_t seed = tf_case_seed(0x3A1, t, (uint64_t)op * 16 + offsets[o], n);
+          fill(t, DATA_TIES, seed, tf.h_in, n);
           char data[64];
           snprintf(data, sizeof data, "ties at d_in+%u elements", offsets[o]);
-          run_case(g.h_in, g.d_in + offsets[o] * cuprim_dtype_size(t), n, t, (cuprim_arg_op)op,
+          run_case(tf.h_in, tf.d_in + offsets[o] * cuprim_dtype_size(t), n, t, (cuprim_arg_op)op,
                    data, seed);
         }
-  end_gpu_test();
+  tf_end();
 }
 
-/* The legacy default stream, besides the non-blocking stream of every other test. */
-static void test_legacy_stream(void **state) {
+/* The legacy and the per-thread default streams, besides the non-blocking stream of every other
+ * test. */
+static void test_default_streams(void **state) {
   (void)state;
-  begin_gpu_test();
-  const uint64_t sizes[] = {1000, g.quick ? 65537u : (1u << 20) + 1};
-  for (int k = 0; k < 2; ++k)
-    for (int op = 0; op <= 1; ++op) {
-      const cuprim_dtype t = k ? CUPRIM_F16 : CUPRIM_I64;
-      const uint64_t n = sizes[k];
-      const uint64_t seed = case_seed(0x57E, t, (uint64_t)op, n);
-      fill(t, DATA_TIES, seed, g.h_in, n);
-      TU_CUDA(cudaMemcpy(g.d_in, g.h_in, n * cuprim_dtype_size(t), cudaMemcpyHostToDevice));
-      const uint64_t want = reference(t, (cuprim_arg_op)op, g.h_in, n);
-      call calls[MAX_CALLS];
-      const int count = make_calls(calls, g.d_in, n, t, (cuprim_arg_op)op);
-      cuprim_status st[MAX_CALLS];
-      run_calls(calls, count, 0, st);
-      for (int i = 0; i < count; ++i)
-        check(i, &calls[i], st[i], g.h_in, want, "ties, legacy default stream", seed);
-    }
-  end_gpu_test();
+  tf_begin();
+  const uint64_t sizes[] = {1000, tf.quick ? 65537u : (1u << 20) + 1};
+  for (int si = 0; si < TF_DEFAULT_STREAMS; ++si)
+    for (int k = 0; k < 2; ++k)
+      for (int op = 0; op <= 1; ++op) {
+        const cuprim_dtype t = k ? CUPRIM_F16 : CUPRIM_I64;
+        const uint64_t n = sizes[k];
+        const uint64_t seed = tf_case_seed(0x57E, t, (uint64_t)op, n);
+        fill(t, DATA_TIES, seed, tf.h_in, n);
+        run_case_on(tf.h_in, tf.d_in, n, t, (cuprim_arg_op)op, tf_default_stream_name[si], seed,
+                    tf_default_stream[si]);
+      }
+  tf_end();
 }
 
-/* Calls on both paths captured into one graph: capture runs nothing; each replay reads what the
- * input holds then. */
+/* Calls on both paths captured into one graph (tf_graph_rounds): capture runs nothing; each
+ * replay reads what the input holds then. */
+#define GRAPH_DTYPE CUPRIM_BF16
+static void graph_round(void *p, int count, int round, uint64_t seed, char *data, size_t len) {
+  call *calls = (call *)p;
+  const uint64_t n = calls[0].n; /* the largest */
+  fill(GRAPH_DTYPE, DATA_TIES, seed, tf.h_in, n);
+  tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(GRAPH_DTYPE), tf.stream);
+  for (int i = 0; i < count; ++i) {
+    const uint64_t want = reference(GRAPH_DTYPE, calls[i].op, tf.h_in, calls[i].n);
+    expect(&calls[i], 1, want, tf.h_in + want * cuprim_dtype_size(GRAPH_DTYPE));
+  }
+  snprintf(data, len, "ties, graph replay %d", round);
+}
+
 static void test_graph_capture(void **state) {
   (void)state;
-  begin_gpu_test();
-  const uint64_t n = g.quick ? 65537 : (1u << 20) + 1, n_small = 1000;
-  const cuprim_dtype t = CUPRIM_BF16;
+  tf_begin();
+  const uint64_t n = tf.quick ? 65537 : (1u << 20) + 1, n_small = 1000;
   call calls[MAX_CALLS];
   int count = 0;
-  for (int op = 0; op <= 1; ++op) {
-    const call big = {PATH_PUBLIC, g.d_in, n, t, (cuprim_arg_op)op, 1};
-    const call small = {PATH_PUBLIC, g.d_in, n_small, t, (cuprim_arg_op)op, 1};
-    const call forced = {PATH_ONE_BLOCK, g.d_in, n, t, (cuprim_arg_op)op, 0};
-    const call grid = {PATH_GRID, g.d_in, n_small, t, (cuprim_arg_op)op, 1};
-    calls[count++] = big;
-    calls[count++] = small;
-    calls[count++] = forced;
-    calls[count++] = grid;
+  for (int op = 0; op <= 1; ++op) { /* calls[0] has n elements: graph_round reads it */
+    call six[MAX_CALLS];
+    make_calls(six, tf.d_in, n, GRAPH_DTYPE, (cuprim_arg_op)op);
+    calls[count++] = six[0]; /* public, n */
+    calls[count++] = six[3]; /* one block forced, no value, n */
+    make_calls(six, tf.d_in, n_small, GRAPH_DTYPE, (cuprim_arg_op)op);
+    calls[count++] = six[0]; /* public, n_small: one block */
+    calls[count++] = six[4]; /* grid forced, n_small */
   }
-  TU_CUDA(cudaMemsetAsync(g.d_out, POISON, (size_t)count * SLOT_BYTES, g.stream));
-  finish(g.stream);
-  cudaGraph_t graph = NULL;
-  cuprim_status st[MAX_CALLS];
-  TU_CUDA(cudaStreamBeginCapture(g.stream, cudaStreamCaptureModeGlobal));
-  for (int i = 0; i < count; ++i)
-    st[i] = issue(g.ctx, &calls[i], slot(g.d_out, i), g.stream);
-  const cudaError_t end = cudaStreamEndCapture(g.stream, &graph);
-  for (int i = 0; i < count; ++i)
-    if (st[i] != CUPRIM_SUCCESS)
-      failure("%s under stream capture: %s", path_names[calls[i].how], tu_status_name(st[i]));
-  if (end != cudaSuccess)
-    failure("cudaStreamEndCapture: %s", cudaGetErrorString(end));
-  if (g.fails) {
-    (void)cudaGetLastError();
-    if (graph)
-      (void)cudaGraphDestroy(graph);
-    end_gpu_test();
-    return;
-  }
-  TU_CUDA(cudaMemcpy(g.h_out, g.d_out, (size_t)count * SLOT_BYTES, cudaMemcpyDeviceToHost));
-  for (int i = 0; i < count; ++i)
-    if (tu_pattern_mismatch(slot(g.h_out, i), SLOT_BYTES, POISON) != SLOT_BYTES)
-      failure("stream capture wrote output slot %d before any replay", i);
-  cudaGraphExec_t exec = NULL;
-  TU_CUDA(cudaGraphInstantiate(&exec, graph, 0));
-  for (int round = 0; round < 3; ++round) {
-    const uint64_t seed = case_seed(0x6A9, (uint64_t)(round < 2 ? round : 1), 0, n);
-    fill(t, DATA_TIES, seed, g.h_in, n);
-    TU_CUDA(cudaMemcpyAsync(g.d_in, g.h_in, n * cuprim_dtype_size(t), cudaMemcpyHostToDevice,
-                            g.stream));
-    TU_CUDA(cudaMemsetAsync(g.d_out, POISON, (size_t)count * SLOT_BYTES, g.stream));
-    TU_CUDA(cudaGraphLaunch(exec, g.stream));
-    TU_CUDA(cudaMemcpyAsync(g.h_out, g.d_out, (size_t)count * SLOT_BYTES, cudaMemcpyDeviceToHost,
-                            g.stream));
-    finish(g.stream);
-    for (int i = 0; i < count; ++i)
-      check(i, &calls[i], CUPRIM_SUCCESS, g.h_in, reference(t, calls[i].op, g.h_in, calls[i].n),
-            "ties, graph replay", seed);
-  }
-  TU_CUDA(cudaGraphExecDestroy(exec));
-  TU_CUDA(cudaGraphDestroy(graph));
-  end_gpu_test();
+  tf_graph_rounds(&ops, calls, count, n, graph_round);
+  tf_end();
 }
 
 /* Past 2^32 elements, with the answers past 2^32: U8 (4 GiB) and, with room, F16 (8 GiB), filled
@@ -782,43 +644,36 @@ static void test_graph_capture(void **state) {
  * cut to 32 bits, or a grid that stops at 2^32, finds another. */
 static void test_large_input(void **state) {
   (void)state;
-  begin_gpu_test();
-  if (g.quick) {
-    print_message("[  SKIP    ] large inputs: skipped in quick mode (CUPRIM_TEST_QUICK)\n");
-    skip();
-  }
   const uint64_t n = (1ull << 32) + 4099;
-  size_t free_bytes = 0, total_bytes = 0;
-  TU_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
   const size_t margin = (size_t)1 << 30;
+  const size_t free_bytes = tf_begin_large("large inputs", n + margin);
   for (int ti = 0; ti < 2; ++ti) {
     const cuprim_dtype t = ti ? CUPRIM_F16 : CUPRIM_U8;
     const size_t size = cuprim_dtype_size(t);
     if (free_bytes < n * size + margin) {
       print_message("large input %s: %.1f GiB free, not enough; skipped\n", tu_dtype_name(t),
-                    free_bytes / 1073741824.0);
+                    free_bytes / TF_GIB);
       continue;
     }
     unsigned char *d_big = NULL;
-    TU_CUDA(cudaMalloc((void **)&d_big, n * size));
+    TF_CUDA(cudaMalloc((void **)&d_big, n * size));
     /* Every byte 0x3c (U8 60, F16 0x3c3c, about 1.06); then the smallest value twice past
      * 2^32 (the first must win) and the largest once before 2^32 and once past it (the one
      * before wins): U8 1 and 240, F16 -1.0 and 8192.0. */
-    TU_CUDA(cudaMemsetAsync(d_big, 0x3c, n * size, g.stream));
+    TF_CUDA(cudaMemsetAsync(d_big, 0x3c, n * size, tf.stream));
     const uint64_t min_at[2] = {(1ull << 32) + 77, (1ull << 32) + 4000};
     const uint64_t max_at[2] = {(1ull << 31) + 5, (1ull << 32) + 3};
     const uint16_t lo = t == CUPRIM_U8 ? 1 : 0xbc00, hi = t == CUPRIM_U8 ? 240 : 0x7000;
     for (int r = 0; r < 2; ++r) { /* little-endian: U8 takes the low byte */
-      TU_CUDA(
-          cudaMemcpyAsync(d_big + min_at[r] * size, &lo, size, cudaMemcpyHostToDevice, g.stream));
-      TU_CUDA(
-          cudaMemcpyAsync(d_big + max_at[r] * size, &hi, size, cudaMemcpyHostToDevice, g.stream));
+      TF_CUDA(
+          cudaMemcpyAsync(d_big + min_at[r] * size, &lo, size, cudaMemcpyHostToDevice, tf.stream));
+      TF_CUDA(
+          cudaMemcpyAsync(d_big + max_at[r] * size, &hi, size, cudaMemcpyHostToDevice, tf.stream));
     }
-    finish(g.stream);
+    tf_finish(tf.stream);
     for (int op = 0; op <= 1; ++op) {
       const uint64_t want = op == CUPRIM_ARGMIN ? min_at[0] : max_at[0];
-      unsigned char h_want[2];
-      TU_CUDA(cudaMemcpy(h_want, d_big + want * size, size, cudaMemcpyDeviceToHost));
+      const uint16_t bits = op == CUPRIM_ARGMIN ? lo : hi;
       /* The public call and the forced grid path, with and without the value (one block over
        * 4-8 GiB would take minutes). */
       call calls[MAX_CALLS];
@@ -827,37 +682,24 @@ static void test_large_input(void **state) {
       for (int i = 0; i < all; ++i)
         if (calls[i].how != PATH_ONE_BLOCK)
           calls[count++] = calls[i];
-      cuprim_status st[MAX_CALLS];
-      run_calls(calls, count, g.stream, st);
-      for (int i = 0; i < count; ++i)
-        check_bits(i, &calls[i], st[i], want, h_want, "memset data, extremes past 2^32", 0);
+      expect(calls, count, want, (const unsigned char *)&bits);
+      tf_result res[MAX_CALLS];
+      const tf_case cs = {"memset data, extremes past 2^32", 0, 0};
+      tf_run_and_check(&ops, tf.ctx, calls, count, tf.stream, &cs, res);
     }
-    TU_CUDA(cudaFree(d_big));
+    TF_CUDA(cudaFree(d_big));
   }
-  end_gpu_test();
-}
-
-static void test_no_cuda_error_left(void **state) {
-  (void)state;
-  begin_gpu_test();
-  TU_CUDA(cudaDeviceSynchronize());
-  TU_CUDA(cudaGetLastError());
-  if (cuprim_last_cuda_error() != cudaSuccess)
-    failure("cuprim_last_cuda_error() is %s", cudaGetErrorName(cuprim_last_cuda_error()));
-  end_gpu_test();
+  tf_end();
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_empty_input),    cmocka_unit_test(test_sweep),
-      cmocka_unit_test(test_tie_positions),  cmocka_unit_test(test_nan_inf_signed_zero),
-      cmocka_unit_test(test_integer_limits), cmocka_unit_test(test_misaligned_input),
-      cmocka_unit_test(test_legacy_stream),  cmocka_unit_test(test_graph_capture),
-      cmocka_unit_test(test_large_input),    cmocka_unit_test(test_no_cuda_error_left),
+      cmocka_unit_test(test_empty_input),     cmocka_unit_test(test_sweep),
+      cmocka_unit_test(test_tie_positions),   cmocka_unit_test(test_nan_inf_signed_zero),
+      cmocka_unit_test(test_integer_limits),  cmocka_unit_test(test_misaligned_input),
+      cmocka_unit_test(test_default_streams), cmocka_unit_test(test_graph_capture),
+      cmocka_unit_test(test_large_input),     cmocka_unit_test(test_no_cuda_error_left),
   };
-  tu_apply_test_filter();
-  const int failed = cmocka_run_group_tests(tests, group_setup, group_teardown);
-  if (failed == 0 && !tu_device_available(NULL, 0))
-    return 77;
-  return failed;
+  tf_configure(&config);
+  return tf_exit_code(cmocka_run_group_tests(tests, tf_group_setup, tf_group_teardown));
 }

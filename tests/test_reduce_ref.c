@@ -23,10 +23,11 @@ static int is_float(cuprim_dtype t) { return t == CUPRIM_F32 || t == CUPRIM_F64;
 static int is_signed_int(cuprim_dtype t) { return t == CUPRIM_I32 || t == CUPRIM_I64; }
 
 int tu_reduce_supported(cuprim_dtype t, cuprim_op op) {
+  const int half = t == CUPRIM_F16 || t == CUPRIM_BF16; /* from 0.2 */
   const int dtype_ok = t == CUPRIM_I32 || t == CUPRIM_U32 || t == CUPRIM_I64 || t == CUPRIM_U64 ||
-                       t == CUPRIM_F32 || t == CUPRIM_F64;
+                       t == CUPRIM_F32 || t == CUPRIM_F64 || half;
   const int op_ok = (unsigned)op <= (unsigned)CUPRIM_XOR;
-  return dtype_ok && op_ok && !(is_float(t) && op >= CUPRIM_AND);
+  return dtype_ok && op_ok && !((is_float(t) || half) && op >= CUPRIM_AND);
 }
 
 /* ---------------------------------------------------------------- data */

@@ -1,4 +1,5 @@
-/* Scan's argument checking, with no GPU, and a self-check of the scan test reference.
+/* Scan's argument checking and cuprim_scan_supported, with no GPU (test_fixture_api.h), and a
+ * self-check of the scan test reference.
  *
  * The internal host-only context (bound to no device) makes every call whose arguments are valid
  * return CUPRIM_ERROR_NO_DEVICE at the point where it would first touch CUDA, so each check below
@@ -12,168 +13,41 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common/context.h" /* cuprim__ctx_create_host_only */
+#include "test_fixture_api.h"
 #include "test_scan_ref.h"
-#include "test_util.h"
 
-#define GUARD 0xA5
-
-/* Fake device memory: the output at byte 256, the input at byte 2048 (at most 32 elements of 8
- * bytes are ever named, so each range stays inside its own 256 bytes and the ranges placed just
- * before the input start at byte 1792). */
-static _Alignas(64) unsigned char g_mem[4096];
-#define OUT_OFFSET 256
-#define IN_OFFSET 2048
-
-/* Addresses for ranges past the host buffer: 2^45 and 2^46 (2^43 bytes apart at least), and the
- * top 4096 bytes of the address space. */
-#define FAR_IN ((uintptr_t)1 << 45)
-#define FAR_OUT ((uintptr_t)1 << 46)
-#define TOP ((uintptr_t)0 - 4096)
-
-static cuprim_ctx *g_ctx;
-
-static int setup(void **state) {
-  (void)state;
-  return cuprim__ctx_create_host_only(&g_ctx) == CUPRIM_SUCCESS ? 0 : -1;
-}
-
-static int teardown(void **state) {
-  (void)state;
-  return cuprim_ctx_destroy(g_ctx) == CUPRIM_SUCCESS ? 0 : -1;
-}
-
-typedef enum ptr_kind {
-  P_NULL,
-  P_IN,          /* the input, 64-byte aligned */
-  P_IN_B1,       /* input + 1 byte: misaligned for every dtype wider than a byte */
-  P_IN_B4,       /* input + 4 bytes: aligned for 4-byte dtypes only */
-  P_OUT,         /* the output */
-  P_OUT_B1,      /* output + 1 byte */
-  P_OUT_B4,      /* output + 4 bytes */
-  P_IN_PLUS1,    /* input + 1 element: overlaps the input unless n == 1 */
-  P_IN_MID,      /* input + size * (n / 2) */
-  P_IN_LAST,     /* input + size * (n - 1): starts on the input's last element */
-  P_IN_END,      /* input + size * n: just past the input (no overlap) */
-  P_IN_MINUS1,   /* input - 1 element: overlaps unless n == 1 */
-  P_IN_TOUCH,    /* input - size * (n - 1): ends on the input's first element */
-  P_IN_BEFORE,   /* input - size * n: ends just before the input (no overlap) */
-  P_FAR_IN,      /* 2^45 */
-  P_FAR_IN_MID,  /* 2^45 + size * (n / 2) */
-  P_FAR_OUT,     /* 2^46 */
-  P_TOP,         /* 4096 bytes below the end of the address space */
-} ptr_kind;
-
-static void *pointer(ptr_kind k, cuprim_dtype t, uint64_t n) {
-  size_t size = cuprim_dtype_size(t);
-  if (size == 0)
-    size = 1; /* invalid dtypes: any placement */
-  unsigned char *in = g_mem + IN_OFFSET, *out = g_mem + OUT_OFFSET;
-  switch (k) {
-  case P_NULL:
-    return NULL;
-  case P_IN:
-    return in;
-  case P_IN_B1:
-    return in + 1;
-  case P_IN_B4:
-    return in + 4;
-  case P_OUT:
-    return out;
-  case P_OUT_B1:
-    return out + 1;
-  case P_OUT_B4:
-    return out + 4;
-  case P_IN_PLUS1:
-    return in + size;
-  case P_IN_MID:
-    return in + size * (n / 2);
-  case P_IN_LAST:
-    return in + size * (n - 1);
-  case P_IN_END:
-    return in + size * n;
-  case P_IN_MINUS1:
-    return in - size;
-  case P_IN_TOUCH:
-    return in - size * (n - 1);
-  case P_IN_BEFORE:
-    return in - size * n;
-  case P_FAR_IN:
-    return (void *)FAR_IN;
-  case P_FAR_IN_MID:
-    return (void *)(FAR_IN + (uintptr_t)(size * (n / 2)));
-  case P_FAR_OUT:
-    return (void *)FAR_OUT;
-  case P_TOP:
-    return (void *)TOP;
-  }
-  return NULL;
-}
-
-enum { NULL_CTX = 0, HOST_CTX = 1 };
-#define OK CUPRIM_SUCCESS
-#define INVALID CUPRIM_ERROR_INVALID_ARGUMENT
-#define UNSUPPORTED CUPRIM_ERROR_UNSUPPORTED
-#define NO_DEVICE CUPRIM_ERROR_NO_DEVICE
 #define INCL CUPRIM_INCLUSIVE
 #define EXCL CUPRIM_EXCLUSIVE
 
 typedef struct api_case {
   const char *what;
   int ctx;
-  int alg; /* int: out-of-range values on purpose */
-  int dtype;
-  int op;
-  int kind;
-  ptr_kind in, out;
+  int alg, dtype, op, kind; /* int: out-of-range values on purpose */
+  ta_ptr in, out;
   uint64_t n;
   cuprim_status expect;
 } api_case;
 
-/* Runs one call on guarded fake memory; on a mismatch returns 0 with a message. */
-static int run_case(const api_case *c, int use_shorthand, char *why, size_t len) {
-  memset(g_mem, GUARD, sizeof g_mem);
-  cuprim_ctx *ctx = c->ctx == HOST_CTX ? g_ctx : NULL;
-  const void *in = pointer(c->in, (cuprim_dtype)c->dtype, c->n);
-  void *out = pointer(c->out, (cuprim_dtype)c->dtype, c->n);
+/* Makes one call on the (poisoned) fake memory; on a mismatch returns 0 with a message. */
+static int run_case(const void *p, int use_shorthand, char *why, size_t len) {
+  const api_case *c = (const api_case *)p;
+  cuprim_ctx *ctx = ta_context(c->ctx);
+  const size_t size = cuprim_dtype_size((cuprim_dtype)c->dtype);
+  const ta_shape shape = {size, c->n, size, c->n};
+  const void *in = ta_pointer(c->in, &shape);
+  void *out = ta_pointer(c->out, &shape);
   const cuprim_status s =
-      use_shorthand ? cuprim_scan(ctx, in, out, c->n, (cuprim_dtype)c->dtype, (cuprim_op)c->op,
-                                  (cuprim_scan_kind)c->kind, 0)
-                    : cuprim_scan_ex(ctx, (cuprim_scan_alg)c->alg, in, out, c->n,
-                                     (cuprim_dtype)c->dtype, (cuprim_op)c->op,
-                                     (cuprim_scan_kind)c->kind, 0);
-  const char *fn = use_shorthand ? "cuprim_scan" : "cuprim_scan_ex";
-  if (s != c->expect) {
-    snprintf(why, len, "%s: %s: alg %d dtype %s op %s kind %d n %llu: expected %s, got %s", fn,
-             c->what, c->alg, tu_dtype_name((cuprim_dtype)c->dtype), tu_op_name((cuprim_op)c->op),
-             c->kind, (unsigned long long)c->n, tu_status_name(c->expect), tu_status_name(s));
-    return 0;
-  }
-  const size_t bad = tu_pattern_mismatch(g_mem, sizeof g_mem, GUARD);
-  if (bad != sizeof g_mem) {
-    snprintf(why, len, "%s: %s: returned %s but wrote fake device memory at byte %zu", fn, c->what,
-             tu_status_name(s), bad);
-    return 0;
-  }
-  return 1;
-}
-
-static void run_table(const api_case *cases, size_t count) {
-  int failures = 0;
-  char why[512];
-  for (size_t i = 0; i < count; ++i) {
-    if (!run_case(&cases[i], 0, why, sizeof why)) {
-      print_error("%s\n", why);
-      ++failures;
-    }
-    if (cases[i].alg == CUPRIM_SCAN_AUTO && !run_case(&cases[i], 1, why, sizeof why)) {
-      print_error("%s\n", why);
-      ++failures;
-    }
-  }
-  assert_int_equal(cuprim_last_cuda_error(), cudaSuccess); /* nothing reached CUDA */
-  if (failures)
-    fail_msg("%d argument-checking case(s) failed", failures);
+      use_shorthand
+          ? cuprim_scan(ctx, in, out, c->n, (cuprim_dtype)c->dtype, (cuprim_op)c->op,
+                        (cuprim_scan_kind)c->kind, 0)
+          : cuprim_scan_ex(ctx, (cuprim_scan_alg)c->alg, in, out, c->n, (cuprim_dtype)c->dtype,
+                           (cuprim_op)c->op, (cuprim_scan_kind)c->kind, 0);
+  char args[160];
+  snprintf(args, sizeof args, "alg %d dtype %s op %s kind %d n %llu", c->alg,
+           tu_dtype_name((cuprim_dtype)c->dtype), tu_op_name((cuprim_op)c->op), c->kind,
+           (unsigned long long)c->n);
+  return ta_check_call(use_shorthand ? "cuprim_scan" : "cuprim_scan_ex", c->what, args, s,
+                       c->expect, why, len);
 }
 
 #define AUTO CUPRIM_SCAN_AUTO
@@ -193,163 +67,167 @@ static void test_invalid_arguments(void **state) {
   (void)state;
   const api_case cases[] = {
       /* valid calls: validation passes, then the host-only context stops them */
-      {"valid baseline", HOST_CTX, AUTO, F32, SUM, INCL, P_IN, P_OUT, 10, NO_DEVICE},
-      {"valid, exclusive", HOST_CTX, AUTO, I64, CUPRIM_MIN, EXCL, P_IN, P_OUT, 10, NO_DEVICE},
-      {"valid, HILLIS_STEELE", HOST_CTX, HS, U32, CUPRIM_XOR, INCL, P_IN, P_OUT, 10, NO_DEVICE},
-      {"valid, BLELLOCH", HOST_CTX, BL, F64, CUPRIM_PROD, EXCL, P_IN, P_OUT, 10, NO_DEVICE},
-      {"valid, WARP_SHUFFLE", HOST_CTX, WS, I32, CUPRIM_AND, INCL, P_IN, P_OUT, 10, NO_DEVICE},
-      {"valid, DECOUPLED_LOOKBACK", HOST_CTX, LB, U64, CUPRIM_OR, EXCL, P_IN, P_OUT, 10,
+      {"valid baseline", HOST_CTX, AUTO, F32, SUM, INCL, TA_IN, TA_OUT, 10, NO_DEVICE},
+      {"valid, exclusive", HOST_CTX, AUTO, I64, CUPRIM_MIN, EXCL, TA_IN, TA_OUT, 10, NO_DEVICE},
+      {"valid, HILLIS_STEELE", HOST_CTX, HS, U32, CUPRIM_XOR, INCL, TA_IN, TA_OUT, 10, NO_DEVICE},
+      {"valid, BLELLOCH", HOST_CTX, BL, F64, CUPRIM_PROD, EXCL, TA_IN, TA_OUT, 10, NO_DEVICE},
+      {"valid, WARP_SHUFFLE", HOST_CTX, WS, I32, CUPRIM_AND, INCL, TA_IN, TA_OUT, 10, NO_DEVICE},
+      {"valid, DECOUPLED_LOOKBACK", HOST_CTX, LB, U64, CUPRIM_OR, EXCL, TA_IN, TA_OUT, 10,
        NO_DEVICE},
       /* NULL context: always INVALID, whatever else is wrong or unsupported */
-      {"NULL ctx", NULL_CTX, AUTO, F32, SUM, INCL, P_IN, P_OUT, 10, INVALID},
-      {"NULL ctx, n 0", NULL_CTX, AUTO, F32, SUM, INCL, P_NULL, P_NULL, 0, INVALID},
-      {"NULL ctx, everything bad", NULL_CTX, 9, 10, 7, 2, P_NULL, P_NULL, 5, INVALID},
-      {"NULL ctx, unsupported dtype", NULL_CTX, AUTO, CUPRIM_I8, SUM, INCL, P_IN, P_OUT, 4,
+      {"NULL ctx", NULL_CTX, AUTO, F32, SUM, INCL, TA_IN, TA_OUT, 10, INVALID},
+      {"NULL ctx, n 0", NULL_CTX, AUTO, F32, SUM, INCL, TA_NULL, TA_NULL, 0, INVALID},
+      {"NULL ctx, everything bad", NULL_CTX, 9, 10, 7, 2, TA_NULL, TA_NULL, 5, INVALID},
+      {"NULL ctx, unsupported dtype", NULL_CTX, AUTO, CUPRIM_I8, SUM, INCL, TA_IN, TA_OUT, 4,
        INVALID},
-      {"NULL ctx, XOR on F32", NULL_CTX, LB, F32, CUPRIM_XOR, EXCL, P_IN, P_OUT, 4, INVALID},
+      {"NULL ctx, XOR on F32", NULL_CTX, LB, F32, CUPRIM_XOR, EXCL, TA_IN, TA_OUT, 4, INVALID},
       /* algorithm out of range */
-      {"alg 5", HOST_CTX, 5, I32, SUM, INCL, P_IN, P_OUT, 10, INVALID},
-      {"alg -1", HOST_CTX, -1, I32, SUM, INCL, P_IN, P_OUT, 10, INVALID},
-      {"alg INT_MAX", HOST_CTX, INT_MAX, I32, SUM, INCL, P_IN, P_OUT, 10, INVALID},
-      {"alg 5, n 0", HOST_CTX, 5, I32, SUM, INCL, P_NULL, P_NULL, 0, INVALID},
+      {"alg 5", HOST_CTX, 5, I32, SUM, INCL, TA_IN, TA_OUT, 10, INVALID},
+      {"alg -1", HOST_CTX, -1, I32, SUM, INCL, TA_IN, TA_OUT, 10, INVALID},
+      {"alg INT_MAX", HOST_CTX, INT_MAX, I32, SUM, INCL, TA_IN, TA_OUT, 10, INVALID},
+      {"alg 5, n 0", HOST_CTX, 5, I32, SUM, INCL, TA_NULL, TA_NULL, 0, INVALID},
       /* dtype out of range */
-      {"dtype 12", HOST_CTX, AUTO, 12, SUM, INCL, P_IN, P_OUT, 10, INVALID},
-      {"dtype -1", HOST_CTX, AUTO, -1, SUM, INCL, P_IN, P_OUT, 10, INVALID},
-      {"dtype INT_MIN", HOST_CTX, BL, INT_MIN, CUPRIM_MAX, INCL, P_IN, P_OUT, 10, INVALID},
-      {"dtype 12, n 0", HOST_CTX, AUTO, 12, SUM, INCL, P_NULL, P_NULL, 0, INVALID},
+      {"dtype 12", HOST_CTX, AUTO, 12, SUM, INCL, TA_IN, TA_OUT, 10, INVALID},
+      {"dtype -1", HOST_CTX, AUTO, -1, SUM, INCL, TA_IN, TA_OUT, 10, INVALID},
+      {"dtype INT_MIN", HOST_CTX, BL, INT_MIN, CUPRIM_MAX, INCL, TA_IN, TA_OUT, 10, INVALID},
+      {"dtype 12, n 0", HOST_CTX, AUTO, 12, SUM, INCL, TA_NULL, TA_NULL, 0, INVALID},
       /* op out of range */
-      {"op 7", HOST_CTX, AUTO, U32, 7, INCL, P_IN, P_OUT, 10, INVALID},
-      {"op -1", HOST_CTX, AUTO, U32, -1, INCL, P_IN, P_OUT, 10, INVALID},
-      {"op 7 on F64", HOST_CTX, LB, F64, 7, INCL, P_IN, P_OUT, 10, INVALID},
-      {"op 7, n 0", HOST_CTX, AUTO, U32, 7, EXCL, P_NULL, P_NULL, 0, INVALID},
+      {"op 7", HOST_CTX, AUTO, U32, 7, INCL, TA_IN, TA_OUT, 10, INVALID},
+      {"op -1", HOST_CTX, AUTO, U32, -1, INCL, TA_IN, TA_OUT, 10, INVALID},
+      {"op 7 on F64", HOST_CTX, LB, F64, 7, INCL, TA_IN, TA_OUT, 10, INVALID},
+      {"op 7, n 0", HOST_CTX, AUTO, U32, 7, EXCL, TA_NULL, TA_NULL, 0, INVALID},
       /* kind out of range */
-      {"kind 2", HOST_CTX, AUTO, I32, SUM, 2, P_IN, P_OUT, 10, INVALID},
-      {"kind -1", HOST_CTX, HS, I32, SUM, -1, P_IN, P_OUT, 10, INVALID},
-      {"kind INT_MAX", HOST_CTX, LB, F32, SUM, INT_MAX, P_IN, P_OUT, 10, INVALID},
-      {"kind 2, n 0", HOST_CTX, AUTO, I32, SUM, 2, P_NULL, P_NULL, 0, INVALID},
+      {"kind 2", HOST_CTX, AUTO, I32, SUM, 2, TA_IN, TA_OUT, 10, INVALID},
+      {"kind -1", HOST_CTX, HS, I32, SUM, -1, TA_IN, TA_OUT, 10, INVALID},
+      {"kind INT_MAX", HOST_CTX, LB, F32, SUM, INT_MAX, TA_IN, TA_OUT, 10, INVALID},
+      {"kind 2, n 0", HOST_CTX, AUTO, I32, SUM, 2, TA_NULL, TA_NULL, 0, INVALID},
       /* NULL pointers: INVALID with n > 0 */
-      {"NULL d_out, n 10", HOST_CTX, AUTO, F32, SUM, INCL, P_IN, P_NULL, 10, INVALID},
-      {"NULL d_out, n 1, ladder", HOST_CTX, WS, I32, SUM, EXCL, P_IN, P_NULL, 1, INVALID},
-      {"NULL d_in, n 1", HOST_CTX, AUTO, F32, SUM, INCL, P_NULL, P_OUT, 1, INVALID},
-      {"NULL d_in, n 10", HOST_CTX, LB, U64, CUPRIM_AND, EXCL, P_NULL, P_OUT, 10, INVALID},
-      {"NULL d_in and d_out, n 5", HOST_CTX, AUTO, F64, SUM, INCL, P_NULL, P_NULL, 5, INVALID},
+      {"NULL d_out, n 10", HOST_CTX, AUTO, F32, SUM, INCL, TA_IN, TA_NULL, 10, INVALID},
+      {"NULL d_out, n 1, ladder", HOST_CTX, WS, I32, SUM, EXCL, TA_IN, TA_NULL, 1, INVALID},
+      {"NULL d_in, n 1", HOST_CTX, AUTO, F32, SUM, INCL, TA_NULL, TA_OUT, 1, INVALID},
+      {"NULL d_in, n 10", HOST_CTX, LB, U64, CUPRIM_AND, EXCL, TA_NULL, TA_OUT, 10, INVALID},
+      {"NULL d_in and d_out, n 5", HOST_CTX, AUTO, F64, SUM, INCL, TA_NULL, TA_NULL, 5, INVALID},
       /* n == 0: succeeds, writes nothing; either pointer may be NULL */
-      {"n 0, both NULL", HOST_CTX, AUTO, F32, SUM, INCL, P_NULL, P_NULL, 0, OK},
-      {"n 0, NULL d_in", HOST_CTX, AUTO, F32, SUM, EXCL, P_NULL, P_OUT, 0, OK},
-      {"n 0, NULL d_out", HOST_CTX, AUTO, I64, CUPRIM_PROD, EXCL, P_IN, P_NULL, 0, OK},
-      {"n 0, both valid", HOST_CTX, BL, U32, CUPRIM_MIN, INCL, P_IN, P_OUT, 0, OK},
-      {"n 0, in place", HOST_CTX, HS, I32, SUM, EXCL, P_IN, P_IN, 0, OK},
-      {"n 0, ladder, NULL", HOST_CTX, WS, F64, CUPRIM_MAX, EXCL, P_NULL, P_NULL, 0, OK},
-      {"n 0, look-back, NULL", HOST_CTX, LB, U64, CUPRIM_XOR, INCL, P_NULL, P_NULL, 0, OK},
+      {"n 0, both NULL", HOST_CTX, AUTO, F32, SUM, INCL, TA_NULL, TA_NULL, 0, OK},
+      {"n 0, NULL d_in", HOST_CTX, AUTO, F32, SUM, EXCL, TA_NULL, TA_OUT, 0, OK},
+      {"n 0, NULL d_out", HOST_CTX, AUTO, I64, CUPRIM_PROD, EXCL, TA_IN, TA_NULL, 0, OK},
+      {"n 0, both valid", HOST_CTX, BL, U32, CUPRIM_MIN, INCL, TA_IN, TA_OUT, 0, OK},
+      {"n 0, in place", HOST_CTX, HS, I32, SUM, EXCL, TA_IN, TA_IN, 0, OK},
+      {"n 0, ladder, NULL", HOST_CTX, WS, F64, CUPRIM_MAX, EXCL, TA_NULL, TA_NULL, 0, OK},
+      {"n 0, look-back, NULL", HOST_CTX, LB, U64, CUPRIM_XOR, INCL, TA_NULL, TA_NULL, 0, OK},
       /* pointers need element alignment, nothing more */
-      {"d_out + 1 byte, F32", HOST_CTX, AUTO, F32, SUM, INCL, P_IN, P_OUT_B1, 10, INVALID},
-      {"d_out + 4 bytes, F64", HOST_CTX, AUTO, F64, SUM, INCL, P_IN, P_OUT_B4, 10, INVALID},
-      {"d_out + 4 bytes, U64, ladder", HOST_CTX, BL, U64, SUM, EXCL, P_IN, P_OUT_B4, 10, INVALID},
-      {"d_out + 4 bytes, I32 (aligned)", HOST_CTX, AUTO, I32, SUM, INCL, P_IN, P_OUT_B4, 10,
+      {"d_out + 1 byte, F32", HOST_CTX, AUTO, F32, SUM, INCL, TA_IN, TA_OUT_B1, 10, INVALID},
+      {"d_out + 4 bytes, F64", HOST_CTX, AUTO, F64, SUM, INCL, TA_IN, TA_OUT_B4, 10, INVALID},
+      {"d_out + 4 bytes, U64, ladder", HOST_CTX, BL, U64, SUM, EXCL, TA_IN, TA_OUT_B4, 10, INVALID},
+      {"d_out + 4 bytes, I32 (aligned)", HOST_CTX, AUTO, I32, SUM, INCL, TA_IN, TA_OUT_B4, 10,
        NO_DEVICE},
-      {"d_in + 1 byte, F32", HOST_CTX, AUTO, F32, SUM, INCL, P_IN_B1, P_OUT, 10, INVALID},
-      {"d_in + 1 byte, I32, ladder", HOST_CTX, HS, I32, CUPRIM_MAX, INCL, P_IN_B1, P_OUT, 10,
+      {"d_in + 1 byte, F32", HOST_CTX, AUTO, F32, SUM, INCL, TA_IN_B1, TA_OUT, 10, INVALID},
+      {"d_in + 1 byte, I32, ladder", HOST_CTX, HS, I32, CUPRIM_MAX, INCL, TA_IN_B1, TA_OUT, 10,
        INVALID},
-      {"d_in + 4 bytes, U64", HOST_CTX, AUTO, U64, SUM, INCL, P_IN_B4, P_OUT, 10, INVALID},
-      {"d_in + 4 bytes, F64, look-back", HOST_CTX, LB, F64, SUM, EXCL, P_IN_B4, P_OUT, 10,
+      {"d_in + 4 bytes, U64", HOST_CTX, AUTO, U64, SUM, INCL, TA_IN_B4, TA_OUT, 10, INVALID},
+      {"d_in + 4 bytes, F64, look-back", HOST_CTX, LB, F64, SUM, EXCL, TA_IN_B4, TA_OUT, 10,
        INVALID},
-      {"d_in + 4 bytes, U32 (aligned, not 16-byte)", HOST_CTX, AUTO, U32, SUM, INCL, P_IN_B4,
-       P_OUT, 10, NO_DEVICE},
+      {"d_in + 4 bytes, U32 (aligned, not 16-byte)", HOST_CTX, AUTO, U32, SUM, INCL, TA_IN_B4,
+       TA_OUT, 10, NO_DEVICE},
       {"d_in + 4 bytes, F32 (aligned, not 16-byte), ladder", HOST_CTX, WS, F32, CUPRIM_MIN, EXCL,
-       P_IN_B4, P_OUT_B4, 10, NO_DEVICE},
-      {"in place at + 1 byte, F32", HOST_CTX, AUTO, F32, SUM, INCL, P_IN_B1, P_IN_B1, 10, INVALID},
-      {"in place at + 4 bytes, I64", HOST_CTX, AUTO, I64, SUM, INCL, P_IN_B4, P_IN_B4, 10,
+       TA_IN_B4, TA_OUT_B4, 10, NO_DEVICE},
+      {"in place at + 1 byte, F32", HOST_CTX, AUTO, F32, SUM, INCL, TA_IN_B1, TA_IN_B1, 10,
        INVALID},
-      {"in place at + 4 bytes, I32 (aligned)", HOST_CTX, AUTO, I32, SUM, EXCL, P_IN_B4, P_IN_B4,
+      {"in place at + 4 bytes, I64", HOST_CTX, AUTO, I64, SUM, INCL, TA_IN_B4, TA_IN_B4, 10,
+       INVALID},
+      {"in place at + 4 bytes, I32 (aligned)", HOST_CTX, AUTO, I32, SUM, EXCL, TA_IN_B4, TA_IN_B4,
        10, NO_DEVICE},
       /* overlap: in place (d_out == d_in) is allowed, any other overlap is not */
-      {"in place", HOST_CTX, AUTO, F32, SUM, INCL, P_IN, P_IN, 10, NO_DEVICE},
-      {"in place, n 1", HOST_CTX, AUTO, I32, SUM, EXCL, P_IN, P_IN, 1, NO_DEVICE},
-      {"in place, ladder", HOST_CTX, BL, U64, CUPRIM_PROD, INCL, P_IN, P_IN, 32, NO_DEVICE},
-      {"in place, look-back", HOST_CTX, LB, F64, CUPRIM_MAX, EXCL, P_IN, P_IN, 32, NO_DEVICE},
-      {"d_out = d_in + 1 element", HOST_CTX, AUTO, F32, SUM, INCL, P_IN, P_IN_PLUS1, 10, INVALID},
-      {"d_out = d_in + 1 element, ladder", HOST_CTX, HS, U64, SUM, EXCL, P_IN, P_IN_PLUS1, 2,
+      {"in place", HOST_CTX, AUTO, F32, SUM, INCL, TA_IN, TA_IN, 10, NO_DEVICE},
+      {"in place, n 1", HOST_CTX, AUTO, I32, SUM, EXCL, TA_IN, TA_IN, 1, NO_DEVICE},
+      {"in place, ladder", HOST_CTX, BL, U64, CUPRIM_PROD, INCL, TA_IN, TA_IN, 32, NO_DEVICE},
+      {"in place, look-back", HOST_CTX, LB, F64, CUPRIM_MAX, EXCL, TA_IN, TA_IN, 32, NO_DEVICE},
+      {"d_out = d_in + 1 element", HOST_CTX, AUTO, F32, SUM, INCL, TA_IN, TA_IN_PLUS1, 10, INVALID},
+      {"d_out = d_in + 1 element, ladder", HOST_CTX, HS, U64, SUM, EXCL, TA_IN, TA_IN_PLUS1, 2,
        INVALID},
-      {"d_out = d_in + 1 element, n 1 (adjacent)", HOST_CTX, AUTO, I32, SUM, INCL, P_IN,
-       P_IN_PLUS1, 1, NO_DEVICE},
-      {"d_out in the middle of d_in", HOST_CTX, AUTO, F64, CUPRIM_MAX, INCL, P_IN, P_IN_MID, 10,
+      {"d_out = d_in + 1 element, n 1 (adjacent)", HOST_CTX, AUTO, I32, SUM, INCL, TA_IN,
+       TA_IN_PLUS1, 1, NO_DEVICE},
+      {"d_out in the middle of d_in", HOST_CTX, AUTO, F64, CUPRIM_MAX, INCL, TA_IN, TA_IN_MID, 10,
        INVALID},
-      {"d_out on d_in's last element", HOST_CTX, WS, U32, SUM, INCL, P_IN, P_IN_LAST, 10, INVALID},
-      {"d_out just past d_in", HOST_CTX, AUTO, U32, SUM, EXCL, P_IN, P_IN_END, 10, NO_DEVICE},
-      {"d_out = d_in - 1 element", HOST_CTX, AUTO, I64, SUM, INCL, P_IN, P_IN_MINUS1, 10, INVALID},
-      {"d_out = d_in - 1 element, n 1 (adjacent)", HOST_CTX, LB, I64, SUM, INCL, P_IN, P_IN_MINUS1,
-       1, NO_DEVICE},
-      {"d_out ends on d_in's first element", HOST_CTX, AUTO, F32, SUM, INCL, P_IN, P_IN_TOUCH, 10,
+      {"d_out on d_in's last element", HOST_CTX, WS, U32, SUM, INCL, TA_IN, TA_IN_LAST, 10,
        INVALID},
-      {"d_out ends just before d_in", HOST_CTX, AUTO, F32, SUM, INCL, P_IN, P_IN_BEFORE, 10,
+      {"d_out just past d_in", HOST_CTX, AUTO, U32, SUM, EXCL, TA_IN, TA_IN_END, 10, NO_DEVICE},
+      {"d_out = d_in - 1 element", HOST_CTX, AUTO, I64, SUM, INCL, TA_IN, TA_IN_MINUS1, 10,
+       INVALID},
+      {"d_out = d_in - 1 element, n 1 (adjacent)", HOST_CTX, LB, I64, SUM, INCL, TA_IN,
+       TA_IN_MINUS1, 1, NO_DEVICE},
+      {"d_out ends on d_in's first element", HOST_CTX, AUTO, F32, SUM, INCL, TA_IN, TA_IN_TOUCH, 10,
+       INVALID},
+      {"d_out ends just before d_in", HOST_CTX, AUTO, F32, SUM, INCL, TA_IN, TA_IN_BEFORE, 10,
        NO_DEVICE},
-      {"d_in inside d_out (roles swapped)", HOST_CTX, AUTO, U32, SUM, INCL, P_IN_MID, P_IN, 10,
+      {"d_in inside d_out (roles swapped)", HOST_CTX, AUTO, U32, SUM, INCL, TA_IN_MID, TA_IN, 10,
        INVALID},
-      {"d_out = d_in + 1 byte, U32", HOST_CTX, AUTO, U32, SUM, INCL, P_IN, P_IN_B1, 10, INVALID},
+      {"d_out = d_in + 1 byte, U32", HOST_CTX, AUTO, U32, SUM, INCL, TA_IN, TA_IN_B1, 10, INVALID},
       /* unsupported combinations of valid enums */
-      {"I8", HOST_CTX, AUTO, CUPRIM_I8, SUM, INCL, P_IN, P_OUT, 10, UNSUPPORTED},
-      {"U8", HOST_CTX, AUTO, CUPRIM_U8, CUPRIM_MAX, EXCL, P_IN, P_OUT, 10, UNSUPPORTED},
-      {"I16", HOST_CTX, HS, CUPRIM_I16, SUM, INCL, P_IN, P_OUT, 10, UNSUPPORTED},
-      {"U16", HOST_CTX, LB, CUPRIM_U16, CUPRIM_XOR, INCL, P_IN, P_OUT, 10, UNSUPPORTED},
-      {"I8, n 0", HOST_CTX, AUTO, CUPRIM_I8, SUM, INCL, P_NULL, P_NULL, 0, UNSUPPORTED},
-      {"AND on F32", HOST_CTX, AUTO, F32, CUPRIM_AND, INCL, P_IN, P_OUT, 10, UNSUPPORTED},
-      {"OR on F32", HOST_CTX, BL, F32, CUPRIM_OR, EXCL, P_IN, P_OUT, 10, UNSUPPORTED},
-      {"XOR on F32", HOST_CTX, WS, F32, CUPRIM_XOR, INCL, P_IN, P_OUT, 10, UNSUPPORTED},
-      {"AND on F64", HOST_CTX, LB, F64, CUPRIM_AND, INCL, P_IN, P_OUT, 10, UNSUPPORTED},
-      {"OR on F64", HOST_CTX, AUTO, F64, CUPRIM_OR, EXCL, P_IN, P_OUT, 10, UNSUPPORTED},
-      {"XOR on F64, n 0", HOST_CTX, AUTO, F64, CUPRIM_XOR, EXCL, P_NULL, P_NULL, 0, UNSUPPORTED},
-      {"XOR on F32, in place", HOST_CTX, AUTO, F32, CUPRIM_XOR, INCL, P_IN, P_IN, 10, UNSUPPORTED},
+      {"I8", HOST_CTX, AUTO, CUPRIM_I8, SUM, INCL, TA_IN, TA_OUT, 10, UNSUPPORTED},
+      {"U8", HOST_CTX, AUTO, CUPRIM_U8, CUPRIM_MAX, EXCL, TA_IN, TA_OUT, 10, UNSUPPORTED},
+      {"I16", HOST_CTX, HS, CUPRIM_I16, SUM, INCL, TA_IN, TA_OUT, 10, UNSUPPORTED},
+      {"U16", HOST_CTX, LB, CUPRIM_U16, CUPRIM_XOR, INCL, TA_IN, TA_OUT, 10, UNSUPPORTED},
+      {"I8, n 0", HOST_CTX, AUTO, CUPRIM_I8, SUM, INCL, TA_NULL, TA_NULL, 0, UNSUPPORTED},
+      {"AND on F32", HOST_CTX, AUTO, F32, CUPRIM_AND, INCL, TA_IN, TA_OUT, 10, UNSUPPORTED},
+      {"OR on F32", HOST_CTX, BL, F32, CUPRIM_OR, EXCL, TA_IN, TA_OUT, 10, UNSUPPORTED},
+      {"XOR on F32", HOST_CTX, WS, F32, CUPRIM_XOR, INCL, TA_IN, TA_OUT, 10, UNSUPPORTED},
+      {"AND on F64", HOST_CTX, LB, F64, CUPRIM_AND, INCL, TA_IN, TA_OUT, 10, UNSUPPORTED},
+      {"OR on F64", HOST_CTX, AUTO, F64, CUPRIM_OR, EXCL, TA_IN, TA_OUT, 10, UNSUPPORTED},
+      {"XOR on F64, n 0", HOST_CTX, AUTO, F64, CUPRIM_XOR, EXCL, TA_NULL, TA_NULL, 0, UNSUPPORTED},
+      {"XOR on F32, in place", HOST_CTX, AUTO, F32, CUPRIM_XOR, INCL, TA_IN, TA_IN, 10,
+       UNSUPPORTED},
       /* INVALID is decided before UNSUPPORTED */
-      {"I8 with NULL d_out", HOST_CTX, AUTO, CUPRIM_I8, SUM, INCL, P_IN, P_NULL, 10, INVALID},
-      {"I8 with alg 5", HOST_CTX, 5, CUPRIM_I8, SUM, INCL, P_IN, P_OUT, 10, INVALID},
-      {"I8 with kind 2", HOST_CTX, AUTO, CUPRIM_I8, SUM, 2, P_IN, P_OUT, 10, INVALID},
-      {"I8 with kind -1, n 0", HOST_CTX, AUTO, CUPRIM_I8, SUM, -1, P_NULL, P_NULL, 0, INVALID},
-      {"U16 with op 9", HOST_CTX, AUTO, CUPRIM_U16, 9, INCL, P_IN, P_OUT, 10, INVALID},
-      {"I16 with d_in + 1 byte", HOST_CTX, AUTO, CUPRIM_I16, SUM, INCL, P_IN_B1, P_OUT, 10,
+      {"I8 with NULL d_out", HOST_CTX, AUTO, CUPRIM_I8, SUM, INCL, TA_IN, TA_NULL, 10, INVALID},
+      {"I8 with alg 5", HOST_CTX, 5, CUPRIM_I8, SUM, INCL, TA_IN, TA_OUT, 10, INVALID},
+      {"I8 with kind 2", HOST_CTX, AUTO, CUPRIM_I8, SUM, 2, TA_IN, TA_OUT, 10, INVALID},
+      {"I8 with kind -1, n 0", HOST_CTX, AUTO, CUPRIM_I8, SUM, -1, TA_NULL, TA_NULL, 0, INVALID},
+      {"U16 with op 9", HOST_CTX, AUTO, CUPRIM_U16, 9, INCL, TA_IN, TA_OUT, 10, INVALID},
+      {"I16 with d_in + 1 byte", HOST_CTX, AUTO, CUPRIM_I16, SUM, INCL, TA_IN_B1, TA_OUT, 10,
        INVALID},
-      {"U16 with NULL d_in, n 3", HOST_CTX, AUTO, CUPRIM_U16, CUPRIM_MIN, INCL, P_NULL, P_OUT, 3,
+      {"U16 with NULL d_in, n 3", HOST_CTX, AUTO, CUPRIM_U16, CUPRIM_MIN, INCL, TA_NULL, TA_OUT, 3,
        INVALID},
-      {"XOR on F32 with d_out + 1 byte", HOST_CTX, AUTO, F32, CUPRIM_XOR, INCL, P_IN, P_OUT_B1, 10,
-       INVALID},
-      {"XOR on F32 with kind 2", HOST_CTX, AUTO, F32, CUPRIM_XOR, 2, P_IN, P_OUT, 10, INVALID},
-      {"AND on F64 with d_out inside d_in", HOST_CTX, BL, F64, CUPRIM_AND, EXCL, P_IN, P_IN_MID, 10,
-       INVALID},
-      {"I8 with d_out = d_in + 1 element", HOST_CTX, AUTO, CUPRIM_I8, SUM, INCL, P_IN, P_IN_PLUS1,
+      {"XOR on F32 with d_out + 1 byte", HOST_CTX, AUTO, F32, CUPRIM_XOR, INCL, TA_IN, TA_OUT_B1,
+       10, INVALID},
+      {"XOR on F32 with kind 2", HOST_CTX, AUTO, F32, CUPRIM_XOR, 2, TA_IN, TA_OUT, 10, INVALID},
+      {"AND on F64 with d_out inside d_in", HOST_CTX, BL, F64, CUPRIM_AND, EXCL, TA_IN, TA_IN_MID,
+       10, INVALID},
+      {"I8 with d_out = d_in + 1 element", HOST_CTX, AUTO, CUPRIM_I8, SUM, INCL, TA_IN, TA_IN_PLUS1,
        10, INVALID},
       /* sizes: past 2^32 elements is valid; sizes whose byte count overflows are not */
-      {"n 2^33 (valid)", HOST_CTX, AUTO, F32, SUM, INCL, P_FAR_IN, P_FAR_OUT, 1ull << 33,
+      {"n 2^33 (valid)", HOST_CTX, AUTO, F32, SUM, INCL, TA_FAR_IN, TA_FAR_OUT, 1ull << 33,
        NO_DEVICE},
-      {"n 2^33 in place (valid)", HOST_CTX, LB, F32, SUM, EXCL, P_FAR_IN, P_FAR_IN, 1ull << 33,
+      {"n 2^33 in place (valid)", HOST_CTX, LB, F32, SUM, EXCL, TA_FAR_IN, TA_FAR_IN, 1ull << 33,
        NO_DEVICE},
-      {"n 2^40, ladder (valid)", HOST_CTX, BL, U64, SUM, INCL, P_FAR_IN, P_FAR_OUT, 1ull << 40,
+      {"n 2^40, ladder (valid)", HOST_CTX, BL, U64, SUM, INCL, TA_FAR_IN, TA_FAR_OUT, 1ull << 40,
        NO_DEVICE},
-      {"n 2^33, d_out in the middle of d_in", HOST_CTX, AUTO, F32, SUM, INCL, P_FAR_IN,
-       P_FAR_IN_MID, 1ull << 33, INVALID},
-      {"n UINT64_MAX", HOST_CTX, AUTO, F32, SUM, INCL, P_FAR_IN, P_FAR_OUT, UINT64_MAX, INVALID},
-      {"n 2^62 of 8 bytes (byte count overflows)", HOST_CTX, AUTO, F64, SUM, INCL, P_FAR_IN,
-       P_FAR_OUT, 1ull << 62, INVALID},
-      {"n 2^63 of 4 bytes (byte count overflows)", HOST_CTX, LB, U32, SUM, EXCL, P_FAR_IN,
-       P_FAR_OUT, 1ull << 63, INVALID},
+      {"n 2^33, d_out in the middle of d_in", HOST_CTX, AUTO, F32, SUM, INCL, TA_FAR_IN,
+       TA_FAR_IN_MID, 1ull << 33, INVALID},
+      {"n UINT64_MAX", HOST_CTX, AUTO, F32, SUM, INCL, TA_FAR_IN, TA_FAR_OUT, UINT64_MAX, INVALID},
+      {"n 2^62 of 8 bytes (byte count overflows)", HOST_CTX, AUTO, F64, SUM, INCL, TA_FAR_IN,
+       TA_FAR_OUT, 1ull << 62, INVALID},
+      {"n 2^63 of 4 bytes (byte count overflows)", HOST_CTX, LB, U32, SUM, EXCL, TA_FAR_IN,
+       TA_FAR_OUT, 1ull << 63, INVALID},
       /* ranges that run past the end of the address space */
-      {"d_in + n * size wraps", HOST_CTX, AUTO, F32, SUM, INCL, P_TOP, P_OUT, 2048, INVALID},
-      {"d_out + n * size wraps", HOST_CTX, AUTO, F32, SUM, INCL, P_IN, P_TOP, 2048, INVALID},
-      {"d_out + n * size wraps, ladder", HOST_CTX, HS, U64, SUM, EXCL, P_IN, P_TOP, 1024, INVALID},
-      {"d_in near the top, no wrap", HOST_CTX, AUTO, F32, SUM, INCL, P_TOP, P_OUT, 1023,
+      {"d_in + n * size wraps", HOST_CTX, AUTO, F32, SUM, INCL, TA_TOP, TA_OUT, 2048, INVALID},
+      {"d_out + n * size wraps", HOST_CTX, AUTO, F32, SUM, INCL, TA_IN, TA_TOP, 2048, INVALID},
+      {"d_out + n * size wraps, ladder", HOST_CTX, HS, U64, SUM, EXCL, TA_IN, TA_TOP, 1024,
+       INVALID},
+      {"d_in near the top, no wrap", HOST_CTX, AUTO, F32, SUM, INCL, TA_TOP, TA_OUT, 1023,
        NO_DEVICE},
-      {"d_out near the top, no wrap", HOST_CTX, AUTO, F32, SUM, INCL, P_IN, P_TOP, 1023,
+      {"d_out near the top, no wrap", HOST_CTX, AUTO, F32, SUM, INCL, TA_IN, TA_TOP, 1023,
        NO_DEVICE},
   };
-  run_table(cases, sizeof cases / sizeof cases[0]);
+  TA_RUN_TABLE(cases, api_case, run_case);
 }
 
 /* Every (alg, dtype, op, kind) in range and just outside it, with valid, NULL and (n == 0) absent
- * pointers: the status validation must give. */
+ * pointers: the status validation must give (supported pairs: the test's own table,
+ * tu_scan_supported). */
 static void test_every_combination(void **state) {
   (void)state;
   const uint64_t sizes[] = {0, 1, 33};
-  int failures = 0;
-  long cases = 0;
-  char why[512];
+  ta_tally tally = {0, 0, 20};
   for (int alg = -1; alg <= 5; ++alg)
     for (int t = -1; t <= 12; ++t)
       for (int op = -1; op <= 7; ++op)
@@ -361,40 +239,25 @@ static void test_every_combination(void **state) {
                 const int null_in = ptrs & 1, null_out = ptrs >> 1;
                 const int enums_ok = alg >= 0 && alg <= 4 && t >= 0 && t <= 11 && op >= 0 &&
                                      op <= 6 && kind >= 0 && kind <= 1;
-                const int supported = (t >= CUPRIM_I32 && t <= CUPRIM_U64) ||
-                                      (t >= CUPRIM_F32 && op <= CUPRIM_MAX); /* and F16, BF16 */
                 cuprim_status expect;
                 if (ctx == NULL_CTX || !enums_ok || (n > 0 && (null_in || null_out)))
                   expect = INVALID;
-                else if (!supported)
+                else if (!tu_scan_supported((cuprim_dtype)t, (cuprim_op)op))
                   expect = UNSUPPORTED;
                 else
                   expect = n == 0 ? OK : NO_DEVICE;
-                const api_case c = {"every combination",
-                                    ctx,
-                                    alg,
-                                    t,
-                                    op,
-                                    kind,
-                                    null_in ? P_NULL : P_IN,
-                                    null_out ? P_NULL : P_OUT,
-                                    n,
-                                    expect};
-                ++cases;
-                if (!run_case(&c, 0, why, sizeof why)) {
-                  if (failures < 20)
-                    print_error("%s\n", why);
-                  ++failures;
-                }
-                if (alg == CUPRIM_SCAN_AUTO && !run_case(&c, 1, why, sizeof why)) {
-                  if (failures < 20)
-                    print_error("%s\n", why);
-                  ++failures;
-                }
+                const api_case c = {
+                    "every combination",         ctx, alg,   t, op, kind, null_in ? TA_NULL : TA_IN,
+                    null_out ? TA_NULL : TA_OUT, n,   expect};
+                ta_run_both(&c, c.alg, run_case, &tally);
               }
-  assert_int_equal(cuprim_last_cuda_error(), cudaSuccess);
-  if (failures)
-    fail_msg("%d of %ld combination(s) failed", failures, cases);
+  ta_finish(&tally, "combinations");
+}
+
+/* cuprim_scan_supported against the test's own table, also for values outside the enums. */
+static void test_supported(void **state) {
+  (void)state;
+  ta_check_supported_pairs("cuprim_scan_supported", cuprim_scan_supported, tu_scan_supported);
 }
 
 /* ---------------------------------------------------------------- the reference itself */
@@ -590,21 +453,14 @@ static void test_fills(void **state) {
   assert_true(changes >= 1000);
 }
 
-/* The host-only context itself. */
-static void test_host_only_context(void **state) {
-  (void)state;
-  assert_int_equal(cuprim__ctx_create_host_only(NULL), CUPRIM_ERROR_INVALID_ARGUMENT);
-  cuprim_ctx *c = NULL;
-  assert_int_equal(cuprim__ctx_create_host_only(&c), CUPRIM_SUCCESS);
-  assert_non_null(c);
-  assert_int_equal(cuprim_ctx_destroy(c), CUPRIM_SUCCESS);
-}
-
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_invalid_arguments), cmocka_unit_test(test_every_combination),
-      cmocka_unit_test(test_reference),         cmocka_unit_test(test_fills),
+      cmocka_unit_test(test_invalid_arguments),
+      cmocka_unit_test(test_every_combination),
+      cmocka_unit_test(test_supported),
+      cmocka_unit_test(test_reference),
+      cmocka_unit_test(test_fills),
       cmocka_unit_test(test_host_only_context),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  return cmocka_run_group_tests(tests, ta_setup, ta_teardown);
 }

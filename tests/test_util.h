@@ -46,15 +46,6 @@ int tu_device_available(char *reason, size_t len);
     }                                                                                              \
   } while (0)
 
-/* A CUDA runtime call made by the test itself: fail the test with the call and the error. */
-#define TU_CUDA(call)                                                                              \
-  do {                                                                                             \
-    cudaError_t tu_e_ = (call);                                                                    \
-    if (tu_e_ != cudaSuccess)                                                                      \
-      fail_msg("%s:%d: %s: %s (%s)", __FILE__, __LINE__, #call, cudaGetErrorString(tu_e_),         \
-               cudaGetErrorName(tu_e_));                                                           \
-  } while (0)
-
 /* ---------------------------------------------------------------- seeded generator */
 
 /* splitmix64 (Steele, Lea, Flood): one 64-bit state word, good statistics, trivially seeded. */

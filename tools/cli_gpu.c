@@ -10,10 +10,8 @@
 #include <unistd.h>
 
 enum {
-  STAGE_MAX = 32 << 20,     /* 32 MiB per staging buffer: large transfers, modest pinned memory */
-  COPY_MAX = 1 << 30,       /* copy-bandwidth buffer: 2^28 f32, as bench/ measures it */
-  COPY_MIN = 1 << 20,       /* below this the copy measures latency, not bandwidth */
-  FLUSH_FALLBACK = 64 << 20 /* flush size when the device reports no L2 size */
+  STAGE_MAX = 32 << 20, /* 32 MiB per staging buffer: large transfers, modest pinned memory */
+  COPY_MAX = 1 << 30    /* copy-bandwidth buffer: 2^28 f32, as bench/ measures it */
 };
 
 int cli_require_device(const char *command, int device) {
@@ -78,10 +76,6 @@ int cli_gpu_open(cli_gpu *g, const char *command, int device) {
   if (!rc)
     rc = cli_cuda(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking), command,
                   "cudaStreamCreateWithFlags");
-  if (!rc)
-    rc = cli_cuda(cudaEventCreate(&g->start), command, "cudaEventCreate");
-  if (!rc)
-    rc = cli_cuda(cudaEventCreate(&g->stop), command, "cudaEventCreate");
   for (int i = 0; i < 2 && !rc; ++i)
     rc = cli_cuda(cudaEventCreateWithFlags(&g->stage_done[i], cudaEventDisableTiming), command,
                   "cudaEventCreate");
@@ -94,17 +88,13 @@ void cli_gpu_close(cli_gpu *g) {
   /* Teardown: errors here cannot change the outcome, so they are not reported. */
   if (g->stream)
     (void)cudaStreamSynchronize(g->stream);
-  (void)cudaFree(g->d_flush);
+  gt_destroy(&g->timer);
   (void)cudaFree(g->d_flush_out);
   for (int i = 0; i < 2; ++i) {
     (void)cudaFreeHost(g->h_stage[i]);
     if (g->stage_done[i])
       (void)cudaEventDestroy(g->stage_done[i]);
   }
-  if (g->start)
-    (void)cudaEventDestroy(g->start);
-  if (g->stop)
-    (void)cudaEventDestroy(g->stop);
   if (g->stream)
     (void)cudaStreamDestroy(g->stream);
   (void)cuprim_ctx_destroy(g->ctx);
@@ -113,111 +103,78 @@ void cli_gpu_close(cli_gpu *g) {
 
 /* ---------------------------------------------------------------- timing */
 
-static int compare_double(const void *a, const void *b) {
-  const double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static int flush_l2(cli_gpu *g) {
-  if (!g->d_flush) {
-    size_t bytes = g->prop.l2CacheSize > 0 ? 2 * (size_t)g->prop.l2CacheSize : FLUSH_FALLBACK;
-    g->n_flush = (bytes + sizeof(uint64_t) - 1) / sizeof(uint64_t);
-    bytes = g->n_flush * sizeof(uint64_t);
-    int rc = cli_cuda(cudaMalloc((void **)&g->d_flush, bytes), g->command, "cudaMalloc (L2 flush)");
-    if (!rc)
-      rc = cli_cuda(cudaMalloc((void **)&g->d_flush_out, sizeof(uint64_t)), g->command,
-                    "cudaMalloc");
-    /* Initialized once, so that the flush reads defined memory (compute-sanitizer initcheck). */
-    if (!rc)
-      rc =
-          cli_cuda(cudaMemsetAsync(g->d_flush, 0, bytes, g->stream), g->command, "cudaMemsetAsync");
-    if (rc)
-      return rc;
-  }
-  return cli_cuprim(cuprim_reduce(g->ctx, g->d_flush, g->d_flush_out, g->n_flush, CUPRIM_U64,
-                                  CUPRIM_OR, g->stream),
+/* The harness's read flush: cuprim's reduce over the flush buffer. */
+static int read_flush(void *user, cudaStream_t stream, const void *d_buf, size_t bytes) {
+  cli_gpu *g = (cli_gpu *)user;
+  return cli_cuprim(cuprim_reduce(g->ctx, d_buf, g->d_flush_out, bytes / sizeof(uint64_t),
+                                  CUPRIM_U64, CUPRIM_OR, stream),
                     g->command, "L2 flush (cuprim_reduce)");
 }
 
+/* A failure of the harness (rc < 0) printed; a timed function's own code (rc > 0, printed by it)
+ * passed on. */
+static int timer_failed(cli_gpu *g, int rc) {
+  if (rc > 0)
+    return rc;
+  if (rc == GT_ERROR_CUDA)
+    return cli_cuda(g->timer.error, g->command, g->timer.what);
+  fprintf(stderr, "cuprim %s: %s\n", g->command, g->timer.what);
+  return CLI_EXIT_FAILED;
+}
+
+/* The timer for `runs` samples (made anew when the count changes). */
+static int timer_for(cli_gpu *g, unsigned runs) {
+  if (g->timer_runs == runs)
+    return CLI_EXIT_OK;
+  gt_destroy(&g->timer);
+  g->timer_runs = 0;
+  if (!g->d_flush_out) {
+    const int rc =
+        cli_cuda(cudaMalloc((void **)&g->d_flush_out, sizeof(uint64_t)), g->command, "cudaMalloc");
+    if (rc)
+      return rc;
+  }
+  gt_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.stream = g->stream;
+  cfg.warmup = 1; /* loads the module and fills the context's memory pool */
+  cfg.samples = (int)runs;
+  cfg.timeout_s = 0.0; /* a large --n with many --runs may take long: no limit */
+  cfg.flush = GT_FLUSH_READ;
+  cfg.flush_read = read_flush;
+  cfg.flush_user = g;
+  const int rc = gt_create(&g->timer, g->device, &cfg);
+  if (rc)
+    return timer_failed(g, rc);
+  g->timer_runs = runs;
+  return CLI_EXIT_OK;
+}
+
 int cli_gpu_time(cli_gpu *g, cli_timed_fn fn, void *user, unsigned runs, double *median_us) {
-  double *us = (double *)malloc(runs * sizeof(double));
-  if (!us) {
-    fprintf(stderr, "cuprim %s: out of host memory\n", g->command);
-    return CLI_EXIT_FAILED;
-  }
-  /* The warm-up loads the module and fills the context's memory pool. */
-  int rc = flush_l2(g);
+  int rc = timer_for(g, runs);
+  gt_timing t;
   if (!rc)
-    rc = fn(user, g->stream);
+    rc = timer_failed(g, gt_time(&g->timer, fn, user, &t));
   if (!rc)
-    rc = cli_cuda(cudaStreamSynchronize(g->stream), g->command, "cudaStreamSynchronize");
-  for (unsigned r = 0; r < runs && !rc; ++r) {
-    float ms = 0.0f;
-    rc = flush_l2(g);
-    if (!rc)
-      rc = cli_cuda(cudaEventRecord(g->start, g->stream), g->command, "cudaEventRecord");
-    if (!rc)
-      rc = fn(user, g->stream);
-    if (!rc)
-      rc = cli_cuda(cudaEventRecord(g->stop, g->stream), g->command, "cudaEventRecord");
-    if (!rc)
-      rc = cli_cuda(cudaEventSynchronize(g->stop), g->command, "cudaEventSynchronize");
-    if (!rc)
-      rc = cli_cuda(cudaEventElapsedTime(&ms, g->start, g->stop), g->command,
-                    "cudaEventElapsedTime");
-    us[r] = 1e3 * (double)ms;
-  }
-  if (!rc) {
-    qsort(us, runs, sizeof(double), compare_double);
-    *median_us = runs % 2 ? us[runs / 2] : 0.5 * (us[runs / 2 - 1] + us[runs / 2]);
-  }
-  free(us);
+    *median_us = t.median_us;
   return rc;
 }
 
-typedef struct copy_job {
-  const char *command;
-  void *dst;
-  const void *src;
-  size_t bytes;
-} copy_job;
-
-static int timed_copy(void *user, cudaStream_t stream) {
-  const copy_job *c = (const copy_job *)user;
-  return cli_cuda(cudaMemcpyAsync(c->dst, c->src, c->bytes, cudaMemcpyDeviceToDevice, stream),
-                  c->command, "cudaMemcpyAsync (device to device)");
+int cli_gpu_time_copy(cli_gpu *g, void *d_dst, const void *d_src, size_t bytes, unsigned runs,
+                      double *median_us) {
+  int rc = timer_for(g, runs);
+  gt_timing t;
+  if (!rc)
+    rc = timer_failed(g, gt_time_copy(&g->timer, d_dst, d_src, bytes, &t));
+  if (!rc)
+    *median_us = t.median_us;
+  return rc;
 }
 
-int cli_gpu_copy_bandwidth(cli_gpu *g, unsigned runs, double *gbps, size_t *bytes_out) {
-  size_t free_b = 0, total_b = 0;
-  int rc = cli_cuda(cudaMemGetInfo(&free_b, &total_b), g->command, "cudaMemGetInfo");
-  if (rc)
-    return rc;
-  /* Two buffers, leaving half the free memory alone. */
-  size_t bytes = free_b / 4 < COPY_MAX ? free_b / 4 : COPY_MAX;
-  bytes &= ~(size_t)15; /* 16-byte multiple: full-width copies */
-  if (bytes < COPY_MIN) {
-    fprintf(stderr, "cuprim %s: not enough free device memory to measure the copy bandwidth\n",
-            g->command);
-    return CLI_EXIT_FAILED;
-  }
-  copy_job c = {g->command, NULL, NULL, bytes};
-  rc = cli_cuda(cudaMalloc(&c.dst, bytes), g->command, "cudaMalloc");
+int cli_gpu_copy_bandwidth(cli_gpu *g, unsigned runs, double *gbps, size_t *bytes) {
+  int rc = timer_for(g, runs);
   if (!rc)
-    rc = cli_cuda(cudaMalloc((void **)&c.src, bytes), g->command, "cudaMalloc");
-  if (!rc)
-    rc = cli_cuda(cudaMemsetAsync((void *)c.src, 0, bytes, g->stream), g->command,
-                  "cudaMemsetAsync");
-  double us = 0.0;
-  if (!rc)
-    rc = cli_gpu_time(g, timed_copy, &c, runs, &us);
-  if (!rc) {
-    *gbps = 2.0 * (double)bytes / (us * 1e3); /* read + written, bytes per ns = GB/s */
-    *bytes_out = bytes;
-  }
-  (void)cudaStreamSynchronize(g->stream);
-  (void)cudaFree(c.dst);
-  (void)cudaFree((void *)c.src);
+    rc = timer_failed(g, gt_copy_bandwidth(&g->timer, COPY_MAX, gbps, bytes));
   return rc;
 }
 

@@ -1,12 +1,13 @@
 /* tools/cli_gpu.h: the cuprim program's device side, in plain C over the CUDA runtime API: the
- * device check, a context with its stream, error reporting mapped to exit codes, the cold-L2
- * timer, the measured copy bandwidth, and staged transfers between files and device memory with
- * progress on stderr. */
+ * device check, a context with its stream, error reporting mapped to exit codes, timing (through
+ * the harness that cuprim-bench uses too, harness/gpu_timer.h), the measured copy bandwidth, and
+ * staged transfers between files and device memory with progress on stderr. */
 #ifndef CUPRIM_TOOLS_CLI_GPU_H
 #define CUPRIM_TOOLS_CLI_GPU_H
 
 #include "cli_args.h"
 #include "cli_io.h"
+#include "gpu_timer.h"
 
 #include <cuda_runtime_api.h>
 
@@ -36,10 +37,10 @@ typedef struct cli_gpu {
   struct cudaDeviceProp prop;
   cuprim_ctx *ctx;
   cudaStream_t stream; /* non-blocking: everything runs here */
-  cudaEvent_t start, stop;
-  /* The L2 flush of the timer: a buffer twice the L2 size, read by cuprim's own reduce. */
-  uint64_t *d_flush;
-  uint64_t n_flush;
+  /* The timer, made for `timer_runs` samples by the first timing call; its L2 flush reads the
+   * harness's buffer with cuprim's own reduce (the program has no kernels), into d_flush_out. */
+  gt_timer timer;
+  unsigned timer_runs;
   uint64_t *d_flush_out;
   /* Staging for file transfers: two pinned host buffers used in turn, each with an event that
    * marks when its last copy is done. */
@@ -56,11 +57,14 @@ void cli_gpu_close(cli_gpu *g); /* a zeroed struct is fine */
  * failed (cli_cuda, cli_cuprim). */
 typedef int (*cli_timed_fn)(void *user, cudaStream_t stream);
 
-/* One warm-up call, then `runs` samples of [flush L2, event, call, event]; *median_us is the
- * median of the samples. The flush reads a buffer twice the L2 size (with a cuprim reduce: the
- * program has no kernels of its own), so the input of the timed call is not in L2 and L2 holds
- * no dirty lines for the call to write back. Returns an exit code (printing the error). */
+/* One warm-up call, then `runs` samples of [flush L2, event, call, event], by the harness
+ * (gpu_timer.h); *median_us is the median of the samples. The flush reads a buffer of at least
+ * twice the L2 size (with a cuprim reduce), so the input of the timed call is not in L2 and L2
+ * holds no dirty lines for the call to write back. Returns an exit code (printing the error). */
 int cli_gpu_time(cli_gpu *g, cli_timed_fn fn, void *user, unsigned runs, double *median_us);
+/* A device-to-device copy of `bytes` from d_src to d_dst, timed the same way. */
+int cli_gpu_time_copy(cli_gpu *g, void *d_dst, const void *d_src, size_t bytes, unsigned runs,
+                      double *median_us);
 
 /* The device-to-device copy bandwidth: cudaMemcpyAsync of *bytes (1 GiB, less if free memory is
  * short) timed like cli_gpu_time, counting bytes read plus bytes written. */

@@ -179,19 +179,6 @@ static int run_demo_call(void *user, cudaStream_t stream) {
   return CLI_EXIT_FAILED;
 }
 
-typedef struct copy_call {
-  const char *cmd;
-  void *dst;
-  const void *src;
-  size_t bytes;
-} copy_call;
-
-static int run_copy(void *user, cudaStream_t stream) {
-  const copy_call *c = (const copy_call *)user;
-  return cli_cuda(cudaMemcpyAsync(c->dst, c->src, c->bytes, cudaMemcpyDeviceToDevice, stream),
-                  c->cmd, "cudaMemcpyAsync");
-}
-
 static int download(cli_gpu *g, void *h, const void *d, size_t bytes) {
   int rc = cli_cuda(cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, g->stream), g->command,
                     "cudaMemcpyAsync");
@@ -279,7 +266,6 @@ int cmd_demo(const cli_args *a) {
                  d_s, d_out,         n, 0,     0.0,        0.0};
   call c_hist = {cmd, CLI_PRIM_HISTOGRAM, 0, g.ctx,     CUPRIM_F32, CUPRIM_SUM, CUPRIM_INCLUSIVE,
                  d_x, d_counts,           n, DEMO_BINS, 0.0,        1.0};
-  copy_call c_copy = {cmd, d_out, d_s, bytes};
   double us_reduce = 0, us_scan = 0, us_hist = 0, us_copy = 0;
   const unsigned runs = (unsigned)a->runs;
   if (!rc)
@@ -287,7 +273,7 @@ int cmd_demo(const cli_args *a) {
   if (!rc)
     rc = cli_gpu_time(&g, run_demo_call, &c_hist, runs, &us_hist);
   if (!rc)
-    rc = cli_gpu_time(&g, run_copy, &c_copy, runs, &us_copy);
+    rc = cli_gpu_time_copy(&g, d_out, d_s, bytes, runs, &us_copy);
   if (!rc) /* last: its output is checked */
     rc = cli_gpu_time(&g, run_demo_call, &c_scan, runs, &us_scan);
 

@@ -172,6 +172,29 @@ typedef struct cuprim_ctx cuprim_ctx;
  * with the device. */
 cuprim_status cuprim_ctx_create(cuprim_ctx **ctx, int device, const cuprim_allocator *alloc);
 
+/** The CUDA architectures this library was compiled for, as CMake's CUDA_ARCHITECTURES list with
+ *  commas, e.g. "75-real,80-real,90-real,100-real,120" (machine code for 7.5, 8.0, 9.0 and 10.0;
+ *  machine code and PTX for 12.0). Needs no device.
+ *  @return a string in static storage; never NULL. */
+const char *cuprim_build_architectures(void);
+
+/** Which of the library's device code the context's device runs.
+ *
+ * A device runs the machine code built for its architecture (or for an earlier minor version of
+ * its major one: 8.0 code runs on 8.6 and 8.9), or else PTX of an older architecture that the
+ * driver compiles when the code is first loaded. The kernels use what that code's architecture
+ * has (thread-block clusters and programmatic dependent launch from 9.0 on), and the tuning
+ * tables key on it.
+ *
+ * @param ctx       a context (NULL: ::CUPRIM_ERROR_INVALID_ARGUMENT).
+ * @param code_arch receives the architecture of the code the device runs, major*10 + minor (75,
+ *                  80, 90, ...). May be NULL.
+ * @param from_ptx  receives 1 if the device runs it through the driver's PTX compiler (the build
+ *                  has no machine code for it), else 0. May be NULL.
+ * @return ::CUPRIM_SUCCESS; ::CUPRIM_ERROR_NO_DEVICE for a context made without a device. Needs
+ *         no call to the device: the context read this when it was created. */
+cuprim_status cuprim_ctx_code_arch(const cuprim_ctx *ctx, int *code_arch, int *from_ptx);
+
 /** Destroys a context and frees what it holds (its default memory pool).
  *  Work already enqueued with the context must have been completed or must not need the
  *  context's default memory pool after this call returns (the pool's destruction is deferred by

@@ -77,6 +77,33 @@ cuprim_status cuprim_scan_ex(cuprim_ctx *ctx, cuprim_scan_alg alg, const void *d
                              uint64_t n, cuprim_dtype dtype, cuprim_op op, cuprim_scan_kind kind,
                              cudaStream_t stream);
 
+/** cuprim_scan() starting from an initial value held in device memory. Inclusive:
+ *  d_out[i] = init op d_in[0] op ... op d_in[i]; exclusive: d_out[0] = init,
+ *  d_out[i] = init op d_in[0] op ... op d_in[i-1], where init = *d_init. So a scan can go on
+ *  where another stopped without its running total coming to the host: the passes of a scan of
+ *  data larger than the device's memory (the total so far carried from pass to pass), or the
+ *  shards of a scan over several GPUs (cuprim_nccl_scan(), cuprim/nccl.h).
+ *
+ * @param ctx,d_in,d_out,n,dtype,op,kind,stream as for cuprim_scan(); d_out == d_in scans in
+ *               place; n == 0 does nothing and succeeds (and does not read *d_init).
+ * @param d_init device memory, one element of @p dtype, element-aligned; may be NULL if n == 0.
+ *               Read by the device after the work enqueued before the call on @p stream (so it
+ *               may be the result of a previous call on that stream), and not written. It must
+ *               not lie inside d_out's n elements (::CUPRIM_ERROR_INVALID_ARGUMENT); it may lie
+ *               inside d_in's when the scan is not in place.
+ *
+ * Runs the single-pass path of ::CUPRIM_SCAN_AUTO, with the same guarantees: integer and MIN/MAX
+ * results exact; float SUM and PROD within about (n + 1) * eps * (|init| + sum|x|), their last
+ * bits possibly varying between runs (docs/determinism.md). Asynchronous; temporary memory from
+ * the context's allocator on @p stream; capturable into a CUDA graph.
+ *
+ * @return as for cuprim_scan(), and ::CUPRIM_ERROR_INVALID_ARGUMENT, having enqueued and written
+ *         nothing, when n > 0 and d_init is NULL, not element-aligned or inside d_out's range
+ *         (checked before the dtype and op pair: ::CUPRIM_ERROR_UNSUPPORTED). */
+cuprim_status cuprim_scan_init(cuprim_ctx *ctx, const void *d_in, void *d_out, uint64_t n,
+                               cuprim_dtype dtype, cuprim_op op, cuprim_scan_kind kind,
+                               const void *d_init, cudaStream_t stream);
+
 /** Whether cuprim_scan() and cuprim_scan_ex() take @p dtype with @p op, as this library build
  *  does. Needs no device.
  *  @param dtype,op any values, also ones outside the enums.

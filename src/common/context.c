@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "code_arch.h"
 
 /* ---------------------------------------------------------------- default allocator */
 
@@ -72,19 +73,20 @@ static cuprim_status cuprim__read_attrs(int device, cuprim__device_attrs *a) {
       {cudaDevAttrMaxThreadsPerMultiProcessor, &a->max_threads_per_sm},
       {cudaDevAttrMaxBlocksPerMultiprocessor, &a->max_blocks_per_sm},
       {cudaDevAttrMaxSharedMemoryPerBlockOptin, &a->smem_per_block_optin},
-      {cudaDevAttrMaxSharedMemoryPerMultiprocessor, &a->smem_per_sm},
-      {cudaDevAttrL2CacheSize, &a->l2_bytes},
       {cudaDevAttrMaxGridDimX, &a->max_grid_x},
   };
   for (size_t i = 0; i < sizeof want / sizeof want[0]; ++i)
     CUPRIM__CUDA_CHECK(cudaDeviceGetAttribute(want[i].out, want[i].attr, device));
-  return CUPRIM_SUCCESS;
+  return cuprim__code_arch(&a->code_arch, &a->binary_arch);
 }
 
 static cuprim_status cuprim__ctx_init(cuprim_ctx *c, const cuprim_allocator *alloc) {
   cuprim_status st = cuprim__read_attrs(c->device, &c->attrs);
   if (st != CUPRIM_SUCCESS)
     return st;
+  c->occupancy = cuprim__occupancy_cache_create();
+  if (!c->occupancy)
+    return CUPRIM_ERROR_OUT_OF_MEMORY;
   if (alloc) {
     c->alloc = *alloc;
   } else {
@@ -106,6 +108,7 @@ static cuprim_status cuprim__ctx_init(cuprim_ctx *c, const cuprim_allocator *all
 }
 
 static void cuprim__ctx_release(cuprim_ctx *c) {
+  cuprim__occupancy_cache_destroy(c->occupancy);
   if (c->pool)
     (void)cudaMemPoolDestroy(c->pool);
   free(c);
@@ -153,6 +156,17 @@ cuprim_status cuprim_ctx_destroy(cuprim_ctx *ctx) {
   if (st == CUPRIM_SUCCESS)
     cuprim__device_leave(&scope);
   return st;
+}
+
+cuprim_status cuprim_ctx_code_arch(const cuprim_ctx *ctx, int *code_arch, int *from_ptx) {
+  CUPRIM__CHECK_ARG(ctx != NULL);
+  if (ctx->device < 0)
+    return CUPRIM_ERROR_NO_DEVICE;
+  if (code_arch)
+    *code_arch = ctx->attrs.code_arch;
+  if (from_ptx)
+    *from_ptx = !cuprim__build_has_machine_code(ctx->attrs.binary_arch);
+  return CUPRIM_SUCCESS;
 }
 
 cuprim_status cuprim__ctx_create_host_only(cuprim_ctx **ctx) {

@@ -16,16 +16,27 @@ typedef struct cuprim__device_attrs {
   int max_threads_per_sm;      /* resident threads per multiprocessor */
   int max_blocks_per_sm;       /* resident blocks per multiprocessor */
   int smem_per_block_optin;    /* bytes a block may opt in to */
-  int smem_per_sm;             /* bytes per multiprocessor */
-  int l2_bytes;                /* L2 cache size */
   int max_grid_x;              /* largest gridDim.x */
+  /* The library's device code this device runs (code_arch.h), major*10 + minor: the PTX version
+   * it was compiled from (what the kernels can use: tuning and launch features key on it) and the
+   * architecture of the machine code. */
+  int code_arch;
+  int binary_arch;
 } cuprim__device_attrs;
+
+/* Occupancy answers kept per context (launch.c; cuprim__occupancy in launch.h). */
+typedef struct cuprim__occupancy_cache cuprim__occupancy_cache;
+cuprim__occupancy_cache *cuprim__occupancy_cache_create(void);
+void cuprim__occupancy_cache_destroy(cuprim__occupancy_cache *c);
 
 struct cuprim_ctx {
   int device;                  /* CUDA ordinal; -1 for a host-only context (tests) */
   cuprim__device_attrs attrs;
   cuprim_allocator alloc;      /* the allocator in use (the default one points at `pool`) */
   cudaMemPool_t pool;          /* the default allocator's pool, NULL with a user allocator */
+  /* Filled by calls as they ask (thread-safe); the only part of a context that changes after
+   * creation, and only by adding answers that do not depend on the caller. */
+  cuprim__occupancy_cache *occupancy;
 };
 
 /* Makes the context's device current for the duration of a call. */

@@ -3,7 +3,8 @@
 
 #include "dtype_table.h"
 
-/* The public enums are written out in core.h (API.md pins them); check them against the tables. */
+/* The public enums are written out in core.h (the public contract pins them); check them against
+ * the tables. */
 #define CUPRIM__DTYPE_ASSERT(NAME, VALUE, ...)                                                     \
   _Static_assert(CUPRIM_##NAME == (VALUE), "cuprim_dtype value of " #NAME " drifted");
 CUPRIM__DTYPE_TABLE(CUPRIM__DTYPE_ASSERT)
@@ -13,86 +14,52 @@ CUPRIM__DTYPE_TABLE(CUPRIM__DTYPE_ASSERT)
 CUPRIM__OP_TABLE(CUPRIM__OP_ASSERT)
 #undef CUPRIM__OP_ASSERT
 
+/* The tables as arrays indexed by value (values are dense from 0: the asserts above and the
+ * designated initializers keep each row at its value). */
+static const struct {
+  unsigned char size, is_float, reduce_scan, histogram;
+  const char *name;
+} cuprim__dtypes[CUPRIM__NUM_DTYPES] = {
+#define CUPRIM__DTYPE_ROW(NAME, VALUE, SIZE, CLASS, STR, DEVICE_TYPE, REDUCE_SCAN, HISTOGRAM)      \
+  [VALUE] = {SIZE, CUPRIM__IS_FLOAT(CLASS), REDUCE_SCAN, HISTOGRAM, STR},
+    CUPRIM__DTYPE_TABLE(CUPRIM__DTYPE_ROW)
+#undef CUPRIM__DTYPE_ROW
+};
+
+static const struct {
+  unsigned char integer_only;
+  const char *name;
+} cuprim__ops[CUPRIM__NUM_OPS] = {
+#define CUPRIM__OP_ROW(NAME, VALUE, STR, INTEGER_ONLY) [VALUE] = {INTEGER_ONLY, STR},
+    CUPRIM__OP_TABLE(CUPRIM__OP_ROW)
+#undef CUPRIM__OP_ROW
+};
+
 int cuprim__dtype_valid(cuprim_dtype t) { return (unsigned)t < (unsigned)CUPRIM__NUM_DTYPES; }
 
 int cuprim__op_valid(cuprim_op op) { return (unsigned)op < (unsigned)CUPRIM__NUM_OPS; }
 
 size_t cuprim_dtype_size(cuprim_dtype t) {
-  switch ((int)t) {
-#define CUPRIM__SIZE_CASE(NAME, VALUE, SIZE, ...)                                                  \
-  case VALUE:                                                                                      \
-    return SIZE;
-    CUPRIM__DTYPE_TABLE(CUPRIM__SIZE_CASE)
-#undef CUPRIM__SIZE_CASE
-  }
-  return 0;
+  return cuprim__dtype_valid(t) ? cuprim__dtypes[t].size : 0;
 }
 
 const char *cuprim_dtype_name(cuprim_dtype t) {
-  switch ((int)t) {
-#define CUPRIM__NAME_CASE(NAME, VALUE, SIZE, CLASS, STR, ...)                                      \
-  case VALUE:                                                                                      \
-    return STR;
-    CUPRIM__DTYPE_TABLE(CUPRIM__NAME_CASE)
-#undef CUPRIM__NAME_CASE
-  }
-  return NULL;
+  return cuprim__dtype_valid(t) ? cuprim__dtypes[t].name : NULL;
 }
 
 const char *cuprim_op_name(cuprim_op op) {
-  switch ((int)op) {
-#define CUPRIM__NAME_CASE(NAME, VALUE, STR, ...)                                                   \
-  case VALUE:                                                                                      \
-    return STR;
-    CUPRIM__OP_TABLE(CUPRIM__NAME_CASE)
-#undef CUPRIM__NAME_CASE
-  }
-  return NULL;
+  return cuprim__op_valid(op) ? cuprim__ops[op].name : NULL;
 }
 
 int cuprim__dtype_is_float(cuprim_dtype t) {
-  switch ((int)t) {
-#define CUPRIM__FLOAT_CASE(NAME, VALUE, SIZE, CLASS, ...)                                          \
-  case VALUE:                                                                                      \
-    return CUPRIM__IS_FLOAT(CLASS);
-    CUPRIM__DTYPE_TABLE(CUPRIM__FLOAT_CASE)
-#undef CUPRIM__FLOAT_CASE
-  }
-  return 0;
-}
-
-static int cuprim__op_integer_only(cuprim_op op) {
-  switch ((int)op) {
-#define CUPRIM__INT_CASE(NAME, VALUE, STR, INTEGER_ONLY)                                           \
-  case VALUE:                                                                                      \
-    return INTEGER_ONLY;
-    CUPRIM__OP_TABLE(CUPRIM__INT_CASE)
-#undef CUPRIM__INT_CASE
-  }
-  return 1;
+  return cuprim__dtype_valid(t) && cuprim__dtypes[t].is_float;
 }
 
 int cuprim__reduce_scan_takes(cuprim_dtype t, cuprim_op op) {
-  int takes = 0;
-  switch ((int)t) {
-#define CUPRIM__RS_CASE(NAME, VALUE, SIZE, CLASS, STR, DEVICE_TYPE, REDUCE_SCAN, HISTOGRAM)        \
-  case VALUE:                                                                                      \
-    takes = REDUCE_SCAN;                                                                           \
-    break;
-    CUPRIM__DTYPE_TABLE(CUPRIM__RS_CASE)
-#undef CUPRIM__RS_CASE
-  }
-  return takes && cuprim__op_valid(op) &&
-         !(cuprim__op_integer_only(op) && cuprim__dtype_is_float(t));
+  return cuprim__dtype_valid(t) && cuprim__op_valid(op) && cuprim__dtypes[t].reduce_scan &&
+         !(cuprim__ops[op].integer_only && cuprim__dtypes[t].is_float);
 }
 
 int cuprim__histogram_takes(cuprim_dtype t) {
-  switch ((int)t) {
-#define CUPRIM__HIST_CASE(NAME, VALUE, SIZE, CLASS, STR, DEVICE_TYPE, REDUCE_SCAN, HISTOGRAM)      \
-  case VALUE:                                                                                      \
-    return HISTOGRAM;
-    CUPRIM__DTYPE_TABLE(CUPRIM__HIST_CASE)
-#undef CUPRIM__HIST_CASE
-  }
-  return 0;
+  return cuprim__dtype_valid(t) && cuprim__dtypes[t].histogram;
 }

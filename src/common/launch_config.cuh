@@ -1,20 +1,23 @@
 /* Launch configurations for cudaLaunchKernelEx (host code, for the CUDA sources): a kernel
- * chained to the previous one on its stream by programmatic dependent launch; a kernel launched
- * as one thread-block cluster (Hopper and later), and the once-per-device check that clusters of
- * 16 (past the portable 8) are allowed. */
+ * chained to the previous one on its stream by programmatic dependent launch where the code
+ * takes it; a kernel launched as one thread-block cluster (Hopper and later), and the
+ * once-per-device check that clusters of 16 (past the portable 8) are allowed. */
 #ifndef CUPRIM_COMMON_LAUNCH_CONFIG_CUH
 #define CUPRIM_COMMON_LAUNCH_CONFIG_CUH
 
 #include <cuda_runtime.h>
 
+#include "launch.h"
+
 namespace cuprim {
 
 /* A launch of `grid` blocks of `threads` threads on `stream` that may start before the previous
  * kernel on the stream has finished (programmatic dependent launch): the kernel must wait in
- * griddepcontrol.wait before it reads what that kernel writes. `attr` is the caller's storage
- * for the attribute (it must outlive the launch call). */
-inline cudaLaunchConfig_t pdl_config(unsigned grid, unsigned threads, cudaStream_t stream,
-                                     cudaLaunchAttribute *attr) {
+ * cta::pdl_wait before it reads what that kernel writes. Where the device's code has no
+ * griddepcontrol (cuprim__pdl_supported), the same launch in plain stream order. `attr` is the
+ * caller's storage for the attribute (it must outlive the launch call). */
+inline cudaLaunchConfig_t pdl_config(const cuprim_ctx *ctx, unsigned grid, unsigned threads,
+                                     cudaStream_t stream, cudaLaunchAttribute *attr) {
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(grid);
   cfg.blockDim = dim3(threads);
@@ -22,7 +25,7 @@ inline cudaLaunchConfig_t pdl_config(unsigned grid, unsigned threads, cudaStream
   attr->id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attr->val.programmaticStreamSerializationAllowed = 1;
   cfg.attrs = attr;
-  cfg.numAttrs = 1;
+  cfg.numAttrs = cuprim__pdl_supported(ctx) ? 1 : 0;
   return cfg;
 }
 

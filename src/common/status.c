@@ -4,7 +4,7 @@
 #include "check.h"
 #include "status_table.h"
 
-/* The public enum is written out in core.h (API.md pins it); check it against the table. */
+/* core.h writes out the public enum and pins its values; check it against the table. */
 #define CUPRIM__STATUS_ASSERT(name, value, text)                                                   \
   _Static_assert(CUPRIM_##name == (value), "cuprim_status value of " #name " drifted");
 CUPRIM__STATUS_TABLE(CUPRIM__STATUS_ASSERT)

@@ -1,5 +1,5 @@
 /* The status table: one line per cuprim_status. status.c expands it into the strings and into
- * compile-time checks that the public enum in core.h matches it (values are pinned by API.md). */
+ * compile-time checks that the public enum in core.h matches it (core.h pins the values). */
 #ifndef CUPRIM_STATUS_TABLE_H
 #define CUPRIM_STATUS_TABLE_H
 

@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "arch.cuh"
+
 namespace cuprim {
 namespace cta {
 
@@ -13,7 +15,7 @@ namespace cta {
  * fence and an atomic that ordered it).
  * PLAIN: an ordinary load (shared memory, or data this block wrote).
  * STREAM_PF: read-only, not kept in L1, with a hint to fetch the surrounding 256 bytes into L2
- * (vector loads only; scalar loads fall back to LDG). */
+ * (vector loads only; scalar loads fall back to LDG; arch.cuh says which GPUs take the hint). */
 enum load_mode { LOAD_LDG, LOAD_CG, LOAD_PLAIN, LOAD_STREAM_PF };
 
 template <load_mode M, class T> __device__ __forceinline__ T load(const T *p) {
@@ -35,9 +37,7 @@ __device__ __forceinline__ void load_vec16(const T *p, T (&v)[VEC]) {
   else if constexpr (M == LOAD_LDG)
     raw = __ldg(reinterpret_cast<const uint4 *>(p));
   else if constexpr (M == LOAD_STREAM_PF)
-    asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(raw.x), "=r"(raw.y), "=r"(raw.z), "=r"(raw.w)
-                 : "l"(p));
+    raw = load_stream_l2_256(p);
   else
     raw = *reinterpret_cast<const uint4 *>(p);
   memcpy(v, &raw, 16);

@@ -46,9 +46,8 @@ cuprim_status run(cuprim_ctx *ctx, cuprim_histogram_alg alg, const void *d_sampl
   CUPRIM__FORWARD(cuprim__device_enter(ctx, &scope));
   cuprim_status st;
   if (n == 0) { /* the counts are overwritten: all zero */
-    const cudaError_t e =
-        cudaMemsetAsync(d_counts, 0, (size_t)bins->num_bins * sizeof(uint64_t), stream);
-    st = e == cudaSuccess ? CUPRIM_SUCCESS : cuprim__record_cuda_error(e);
+    st = cuprim__cuda_status(
+        cudaMemsetAsync(d_counts, 0, (size_t)bins->num_bins * sizeof(uint64_t), stream));
   } else if (alg == CUPRIM_HISTOGRAM_SORT_REDUCE_BY_KEY) {
     st = cuprim__histogram_sort(ctx, d_samples, n, dtype, d_counts, bins, stream);
   } else {

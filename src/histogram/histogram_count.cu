@@ -27,6 +27,7 @@
 #include "common/check.h"
 #include "common/dispatch.cuh"
 #include "common/launch_config.cuh"
+#include "cta/arch.cuh"
 #include "cta/for_each.cuh"
 #include "cta/load.cuh"
 #include "cta/warp_reduce.cuh"
@@ -183,7 +184,7 @@ __global__ void __launch_bounds__(THREADS)
   __syncthreads();
   const bool fold = gridDim.x > 1 && partials == nullptr;
   if (fold)
-    asm volatile("griddepcontrol.wait;" ::: "memory"); /* the zeroed output */
+    cta::pdl_wait(); /* the zeroed output */
   /* Thread b sums bin b's copies, starting at copy b % copies (a power of two): the lanes of a
    * warp read different banks. Consecutive threads write (or add into) consecutive bins, so a
    * warp's adds into the output reach L2 as a few wide requests, not one request per bin (one
@@ -205,7 +206,7 @@ __global__ void __launch_bounds__(THREADS)
     }
   }
   if (gridDim.x > 1 && !fold)
-    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+    cta::pdl_launch_dependents();
 }
 
 /* GLOBAL_ATOMIC, and past shared memory: adds into 64-bit counters in global memory, copy
@@ -220,7 +221,7 @@ __global__ void __launch_bounds__(THREADS)
   counter<T, KIND, MODE> f(bin, base + (size_t)(blockIdx.x % copies) * bins.num_bins, 1, 0);
   cta::for_each_vec16<T, VPT>(in, n, f);
   f.flush();
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  cta::pdl_launch_dependents();
 }
 
 /* out[b] = the sum over `copies` copies of the counts (partials[k * num_bins + b]). A block
@@ -231,7 +232,7 @@ template <class P>
 __global__ void __launch_bounds__(256)
     sum_copies_kernel(const P *partials, uint32_t copies, uint32_t num_bins, uint64_t *out) {
   __shared__ uint64_t part[8][32];
-  asm volatile("griddepcontrol.wait;" ::: "memory");
+  cta::pdl_wait();
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const uint64_t b = (uint64_t)blockIdx.x * 32 + lane;
   uint64_t s = 0;
@@ -296,7 +297,7 @@ template <class T> __device__ __forceinline__ uint32_t byte_bin(uint32_t v, cons
 }
 
 template <class T>
-__global__ void __launch_bounds__(BYTE_THREADS, 2)
+__global__ void __launch_bounds__(BYTE_THREADS, cta::sm_threads / BYTE_THREADS)
     bytes_kernel(const T *in, uint64_t n, const cuprim__bins bins, uint64_t *out) {
   static_assert(sizeof(T) == 1, "8-bit samples");
   __shared__ uint32_t counts[256 * 32];
@@ -349,7 +350,7 @@ __global__ void __launch_bounds__(BYTE_THREADS, 2)
     b = byte_bin<T>(threadIdx.x, bins);
   }
   if (gridDim.x > 1) {
-    asm volatile("griddepcontrol.wait;" ::: "memory"); /* the zeroed output */
+    cta::pdl_wait(); /* the zeroed output */
     if (c != 0 && b != NO_BIN)
       atomicAdd(reinterpret_cast<unsigned long long *>(out + b), (unsigned long long)c);
     return;
@@ -370,7 +371,7 @@ __global__ void __launch_bounds__(BYTE_THREADS, 2)
 /* Zeroes the counts, letting the counting kernel launch at once (it waits for this kernel's
  * completion, griddepcontrol.wait, only before its adds). */
 __global__ void __launch_bounds__(256) zero_counts_kernel(uint64_t *out, uint64_t num_bins) {
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  cta::pdl_launch_dependents();
   for (uint64_t i = (uint64_t)blockIdx.x * 256 + threadIdx.x; i < num_bins;
        i += (uint64_t)gridDim.x * 256)
     out[i] = 0;
@@ -380,11 +381,11 @@ __global__ void __launch_bounds__(256) zero_counts_kernel(uint64_t *out, uint64_
 
 /* Launches sum_copies_kernel after the counting kernel on `stream`, overlapping its launch. */
 template <class P>
-cuprim_status launch_sum(const P *partials, uint32_t copies, uint32_t num_bins, uint64_t *out,
-                         cudaStream_t stream) {
+cuprim_status launch_sum(const cuprim_ctx *ctx, const P *partials, uint32_t copies,
+                         uint32_t num_bins, uint64_t *out, cudaStream_t stream) {
   cudaLaunchAttribute attr;
   const cudaLaunchConfig_t cfg =
-      pdl_config((unsigned)(((uint64_t)num_bins + 31) / 32), 256, stream, &attr);
+      pdl_config(ctx, (unsigned)(((uint64_t)num_bins + 31) / 32), 256, stream, &attr);
   CUPRIM__CUDA_CHECK(
       cudaLaunchKernelEx(&cfg, sum_copies_kernel<P>, partials, copies, num_bins, out));
   return CUPRIM_SUCCESS;
@@ -410,14 +411,16 @@ template <class K> cuprim_status allow_smem(K *kernel, size_t bytes) {
 }
 
 /* The blocks of `kernel` (`threads` threads, `smem` bytes of dynamic shared memory) that fit on the
- * GPU at once, by its registers as well as its shared memory: a grid of exactly that many runs
- * in one wave (one more block per SM would make a second, mostly idle one). */
+ * GPU at once, by its registers as well as its shared memory (asked once per context: launch.h):
+ * a grid of exactly that many runs in one wave (one more block per SM would make a second,
+ * mostly idle one). */
 template <class K>
 cuprim_status resident_blocks(const cuprim_ctx *ctx, K *kernel, size_t smem, uint64_t *blocks,
-                              int threads = THREADS) {
-  int per_sm = 0;
-  CUPRIM__CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
-  *blocks = (uint64_t)(per_sm > 0 ? per_sm : 1) * (uint64_t)ctx->attrs.sm_count;
+                              unsigned threads = THREADS) {
+  unsigned per_sm = 0;
+  CUPRIM__FORWARD(
+      cuprim__occupancy(ctx, reinterpret_cast<const void *>(kernel), threads, smem, &per_sm));
+  *blocks = (uint64_t)per_sm * (uint64_t)ctx->attrs.sm_count;
   return CUPRIM_SUCCESS;
 }
 
@@ -476,7 +479,7 @@ cuprim_status count_private(const cuprim_ctx *ctx, const T *in, uint64_t n, uint
   if (fold) { /* AUTO: the blocks add into the zeroed output; no copies in memory, no sum */
     CUPRIM__FORWARD(launch_zero(ctx, out, bins.num_bins, stream));
     cudaLaunchAttribute attr;
-    cudaLaunchConfig_t cfg = pdl_config((unsigned)grid, THREADS, stream, &attr);
+    cudaLaunchConfig_t cfg = pdl_config(ctx, (unsigned)grid, THREADS, stream, &attr);
     cfg.dynamicSmemBytes = smem;
     CUPRIM__CUDA_CHECK(cudaLaunchKernelEx(&cfg, private_kernel<T, KIND>, in, n, bins, copies,
                                           (uint32_t *)nullptr, out));
@@ -490,7 +493,7 @@ cuprim_status count_private(const cuprim_ctx *ctx, const T *in, uint64_t n, uint
   private_kernel<T, KIND>
       <<<(unsigned)grid, THREADS, smem, stream>>>(in, n, bins, copies, partials, out);
   CUPRIM__LAUNCH_GOTO(st, release);
-  st = launch_sum<uint32_t>(partials, (uint32_t)grid, bins.num_bins, out, stream);
+  st = launch_sum<uint32_t>(ctx, partials, (uint32_t)grid, bins.num_bins, out, stream);
 release:
   cuprim__temp_free(ctx, temp, bytes, stream);
   return st;
@@ -521,7 +524,7 @@ cuprim_status count_global(const cuprim_ctx *ctx, const T *in, uint64_t n, uint6
   kernel<<<(unsigned)grid, THREADS, smem, stream>>>(in, n, bins, base, copies);
   CUPRIM__LAUNCH_GOTO(st, release);
   if (bytes)
-    st = launch_sum<uint64_t>(base, copies, bins.num_bins, out, stream);
+    st = launch_sum<uint64_t>(ctx, base, copies, bins.num_bins, out, stream);
 release:
   if (temp)
     cuprim__temp_free(ctx, temp, bytes, stream);
@@ -548,7 +551,7 @@ cuprim_status count_bytes(const cuprim_ctx *ctx, const T *in, uint64_t n, uint64
     grid = 2; /* the fold through the zeroed output */
   CUPRIM__FORWARD(launch_zero(ctx, out, bins.num_bins, stream));
   cudaLaunchAttribute attr;
-  const cudaLaunchConfig_t cfg = pdl_config((unsigned)grid, BYTE_THREADS, stream, &attr);
+  const cudaLaunchConfig_t cfg = pdl_config(ctx, (unsigned)grid, BYTE_THREADS, stream, &attr);
   CUPRIM__CUDA_CHECK(cudaLaunchKernelEx(&cfg, bytes_kernel<T>, in, n, bins, out));
   return CUPRIM_SUCCESS;
 }

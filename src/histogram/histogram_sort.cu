@@ -148,7 +148,7 @@ cuprim_status sort_with(const cuprim_ctx *ctx, const T *in, uint64_t n, uint64_t
   if (smem > 48 * 1024)
     CUPRIM__CUDA_CHECK(cudaFuncSetAttribute(
         keys_kernel<T, KIND>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-  const cuprim__scan_tuning tune = cuprim__scan_tuning_for(ctx->attrs.cc_major, ctx->attrs.cc_minor);
+  const cuprim__scan_tuning tune = cuprim__scan_tuning_for(ctx->attrs.code_arch);
 
   void *temp = NULL;
   CUPRIM__FORWARD(cuprim__temp_alloc(ctx, bytes, stream, &temp));

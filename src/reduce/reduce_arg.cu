@@ -15,9 +15,9 @@
  *    first of equal keys stays); a vector's best is found first, then compared once. The block
  *    combines its threads' pairs (full lexicographic compare, shuffles, then shared memory), and
  *    writes one pair per block.
- *  - finish_kernel, one block, chained by programmatic dependent launch where the device has it
- *    (sm_90 and up): combines the blocks' pairs and writes *d_index and, from d_in[index] (so bit
- *    for bit), *d_value.
+ *  - finish_kernel, one block, chained by programmatic dependent launch where the device's code
+ *    has it (launch_config.cuh's pdl_config): combines the blocks' pairs and writes *d_index and,
+ *    from d_in[index] (so bit for bit), *d_value.
  *  Inputs of at most arg_single_block_max_bytes (reduce_tuning.h) are done by one block of 1024
  *  threads, which writes the outputs itself. n == 0 takes that path too: no element, so the
  *  sentinel pair (all-ones key, UINT64_MAX) is left, which writes UINT64_MAX and the identity. */
@@ -27,6 +27,7 @@
 #include "common/dispatch.cuh"
 #include "common/launch.h"
 #include "common/launch_config.cuh"
+#include "cta/arch.cuh"
 #include "cta/for_each.cuh"
 #include "cta/ops.cuh"
 #include "cta/warp_reduce.cuh"
@@ -194,10 +195,7 @@ __device__ __forceinline__ void write_result(const arg_args<T> &a, uint64_t inde
 template <class T, cuprim_arg_op OP, int THREADS>
 __global__ void __launch_bounds__(THREADS, THREADS == GRID_THREADS ? GRID_BLOCKS_PER_SM : 1)
     arg_kernel(const arg_args<T> a) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  /* finish_kernel may launch now; it waits for this grid in griddepcontrol.wait. */
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
+  cta::pdl_launch_dependents(); /* finish_kernel may launch now; it waits in pdl_wait */
   typedef arg_best<T, OP> Best;
   Best b;
   cta::for_each_vec16<T, VPT>(a.in, a.n, b);
@@ -217,9 +215,7 @@ template <class T, cuprim_arg_op OP>
 __global__ void __launch_bounds__(GRID_THREADS)
     finish_kernel(const arg_args<T> a, unsigned blocks) {
   typedef arg_best<T, OP> Best;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;" ::: "memory"); /* arg_kernel's pairs are complete */
-#endif
+  cta::pdl_wait(); /* arg_kernel's pairs are complete */
   Best b;
   const typename Best::K *keys = static_cast<const typename Best::K *>(a.keys);
   for (unsigned i = threadIdx.x; i < blocks; i += GRID_THREADS)
@@ -248,8 +244,8 @@ cuprim_status arg_impl(const cuprim_ctx *ctx, const void *d_in, void *d_value, u
   /* A block per tile of VPT vectors a thread, at most GRID_BLOCKS_PER_SM per SM (the kernel's
    * launch bounds make them fit): one wave. */
   const uint64_t tile_elems = (uint64_t)GRID_THREADS * VPT * (16 / sizeof(T));
-  const unsigned blocks = (unsigned)cuprim__grid_1d(ctx, (n + tile_elems - 1) / tile_elems,
-                                                    GRID_THREADS, 1, GRID_BLOCKS_PER_SM);
+  const unsigned blocks = (unsigned)cuprim__grid_persistent(ctx, (n + tile_elems - 1) / tile_elems,
+                                                            GRID_THREADS, GRID_BLOCKS_PER_SM);
   if (blocks == 1) { /* a grid of one block writes the outputs itself */
     arg_kernel<T, OP, GRID_THREADS><<<1, GRID_THREADS, 0, stream>>>(a);
     CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
@@ -264,13 +260,10 @@ cuprim_status arg_impl(const cuprim_ctx *ctx, const void *d_in, void *d_value, u
   cuprim_status st = CUPRIM_SUCCESS;
   arg_kernel<T, OP, GRID_THREADS><<<blocks, GRID_THREADS, 0, stream>>>(a);
   CUPRIM__LAUNCH_GOTO(st, release);
-  if (ctx->attrs.cc_major >= 9) { /* programmatic dependent launch: sm_90 and up */
+  { /* chained by programmatic dependent launch where the device's code has it */
     cudaLaunchAttribute attr;
-    const cudaLaunchConfig_t cfg = pdl_config(1, GRID_THREADS, stream, &attr);
+    const cudaLaunchConfig_t cfg = pdl_config(ctx, 1, GRID_THREADS, stream, &attr);
     CUPRIM__CUDA_GOTO(cudaLaunchKernelEx(&cfg, finish_kernel<T, OP>, a, blocks), st, release);
-  } else {
-    finish_kernel<T, OP><<<1, GRID_THREADS, 0, stream>>>(a, blocks);
-    CUPRIM__LAUNCH_GOTO(st, release);
   }
 release:
   cuprim__temp_free(ctx, temp, bytes, stream);
@@ -298,7 +291,6 @@ extern "C" cuprim_status cuprim__reduce_arg_tuned(const cuprim_ctx *ctx, const v
 extern "C" cuprim_status cuprim__reduce_arg(const cuprim_ctx *ctx, const void *d_in, void *d_value,
                                             uint64_t *d_index, uint64_t n, cuprim_dtype dtype,
                                             cuprim_arg_op op, cudaStream_t stream) {
-  const cuprim__reduce_tuning tune =
-      cuprim__reduce_tuning_for(ctx->attrs.cc_major, ctx->attrs.cc_minor);
+  const cuprim__reduce_tuning tune = cuprim__reduce_tuning_for(ctx->attrs.code_arch);
   return cuprim__reduce_arg_tuned(ctx, d_in, d_value, d_index, n, dtype, op, stream, &tune);
 }

@@ -21,6 +21,7 @@
 #include "common/dispatch.cuh"
 #include "common/launch.h"
 #include "common/launch_config.cuh"
+#include "cta/arch.cuh"
 #include "cta/ops.cuh"
 #include "reduce_chunk.cuh"
 #include "reduce_internal.h"
@@ -88,6 +89,7 @@ __global__ void __launch_bounds__(BLOCK_THREADS)
 template <class T, class Op>
 __global__ void __launch_bounds__(BLOCK_THREADS)
     cluster_kernel(const T *__restrict__ in, uint64_t n, T *__restrict__ out) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 /* clusters: compute capability 9.0 */
   typedef chunk_geometry<T> G;
   typedef acc_t<T> A;
   asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
@@ -119,6 +121,13 @@ __global__ void __launch_bounds__(BLOCK_THREADS)
   const A v = chunk_reduce<A, Op, cta::LOAD_PLAIN>(parts, P, t, warp_smem[0], sync);
   if (t == 0)
     *out = from_acc<T>(v);
+#else
+  /* Never launched for code older than 9.0: the tuning table sets cluster_max_chunks to 0. */
+  (void)in;
+  (void)n;
+  (void)out;
+  __trap();
+#endif
 }
 
 /* Reduces src[0..m) (m >= 1, written before a grid barrier) level by level within one group;
@@ -245,7 +254,7 @@ template <class T, class Op, bool ALIGNED, cta::load_mode LM>
 __global__ void __launch_bounds__(BLOCK_THREADS, 1) chunks_kernel(const grid_args<T> a) {
   typedef chunk_geometry<T> G;
   __shared__ acc_t<T> warp_smem[GROUPS][G::THREADS / 32];
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  cta::pdl_launch_dependents();
   const int g = threadIdx.x / G::THREADS, t = threadIdx.x % G::THREADS;
   const uint64_t groups = (uint64_t)gridDim.x * GROUPS, gid = (uint64_t)blockIdx.x * GROUPS + g;
   level1<T, Op, ALIGNED, LM>(a, gid, groups, t, warp_smem[g], group_sync{1 + g});
@@ -256,7 +265,7 @@ __global__ void __launch_bounds__(BLOCK_THREADS, 1) finish_kernel(const grid_arg
   typedef chunk_geometry<T> G;
   typedef acc_t<T> A;
   __shared__ A warp_smem[GROUPS][G::THREADS / 32];
-  asm volatile("griddepcontrol.wait;" ::: "memory");
+  cta::pdl_wait();
   const int g = threadIdx.x / G::THREADS, t = threadIdx.x % G::THREADS;
   const group_sync sync{1 + g};
   const uint64_t C = chunk_elems<A>();
@@ -301,7 +310,7 @@ cuprim_status auto_impl(const cuprim_ctx *ctx, const void *d_in, void *d_out, ui
     CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
     return CUPRIM_SUCCESS;
   }
-  if (P <= tune->cluster_max_chunks && P <= CLUSTER_MAX_CHUNKS) {
+  if (P <= tune->cluster_max_chunks && P <= CLUSTER_MAX_CHUNKS && cuprim__clusters_supported(ctx)) {
     /* Enough blocks that each group has about one chunk, at most the tuned cluster size (8 is
      * portable; 16 needs the non-portable attribute, set once per device). */
     uint64_t want = (P + GROUPS - 1) / GROUPS;
@@ -335,7 +344,7 @@ cuprim_status auto_impl(const cuprim_ctx *ctx, const void *d_in, void *d_out, ui
   a.P2 = P2;
   /* One block per SM (the kernel's launch bounds guarantee that one fits), never more groups
    * than chunks: all blocks are co-resident, as the grid barrier requires. */
-  const uint64_t grid = cuprim__grid_1d(ctx, (P + GROUPS - 1) / GROUPS, BLOCK_THREADS, 1, 1);
+  const uint64_t grid = cuprim__grid_persistent(ctx, (P + GROUPS - 1) / GROUPS, BLOCK_THREADS, 1);
   void *args[] = {&a};
   cuprim_status st = CUPRIM_SUCCESS;
   /* 16-byte aligned inputs take vector loads; others the scalar-load instantiation. */
@@ -357,7 +366,7 @@ cuprim_status auto_impl(const cuprim_ctx *ctx, const void *d_in, void *d_out, ui
       chunks_kernel<T, Op, true, cta::LOAD_LDG><<<gr, BLOCK_THREADS, 0, stream>>>(a);
     CUPRIM__CUDA_GOTO(cudaPeekAtLastError(), st, release);
     cudaLaunchAttribute attr;
-    const cudaLaunchConfig_t cfg = pdl_config(1, BLOCK_THREADS, stream, &attr);
+    const cudaLaunchConfig_t cfg = pdl_config(ctx, 1, BLOCK_THREADS, stream, &attr);
     CUPRIM__CUDA_GOTO(cudaLaunchKernelEx(&cfg, finish_kernel<T, Op>, a), st, release);
   }
 release:
@@ -383,7 +392,6 @@ extern "C" cuprim_status cuprim__reduce_auto_tuned(const cuprim_ctx *ctx, const 
 extern "C" cuprim_status cuprim__reduce_auto(const cuprim_ctx *ctx, const void *d_in, void *d_out,
                                              uint64_t n, cuprim_dtype dtype, cuprim_op op,
                                              cudaStream_t stream) {
-  const cuprim__reduce_tuning tune =
-      cuprim__reduce_tuning_for(ctx->attrs.cc_major, ctx->attrs.cc_minor);
+  const cuprim__reduce_tuning tune = cuprim__reduce_tuning_for(ctx->attrs.code_arch);
   return cuprim__reduce_auto_tuned(ctx, d_in, d_out, n, dtype, op, stream, &tune);
 }

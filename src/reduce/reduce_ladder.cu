@@ -2,7 +2,8 @@
  * chapter 10; the seeds), each done right: bounds-checked, any n, any element-aligned pointer,
  * 64-bit indices. Each per-block kernel turns m values into ceil(m / per_block) block results and
  * is applied again to those until one is left (the last pass writes d_out); COARSENED needs two
- * passes, ATOMIC one launch. The textbook block size is 256 threads (reduce_tuning.h).
+ * passes, ATOMIC one launch. Every kernel has the textbook block of 256 threads (BLOCK below):
+ * the ladder shows the textbook steps at the size they were written for; it is not tuned.
  *
  * Every kernel below says in two lines what it improves over the previous rung and what it still
  * wastes; docs/ladder.md has the measured numbers.
@@ -18,7 +19,6 @@
 #include "cta/ops.cuh"
 #include "cta/warp_reduce.cuh"
 #include "reduce_internal.h"
-#include "reduce_tuning.h"
 
 namespace cuprim {
 namespace reduce {
@@ -278,8 +278,7 @@ cuprim_status launch_pass(cuprim_reduce_alg alg, unsigned grid, const TIn *src, 
   default:
     return CUPRIM_ERROR_INTERNAL;
   }
-  cudaError_t e = cudaPeekAtLastError();
-  return e == cudaSuccess ? CUPRIM_SUCCESS : cuprim__record_cuda_error(e);
+  return cuprim__cuda_status(cudaPeekAtLastError());
 }
 
 /* One pass over src[0..m) into `blocks` results: into `out` (rounded to T) when one is left, else
@@ -366,7 +365,7 @@ cuprim_status ladder_impl(const cuprim_ctx *ctx, cuprim_reduce_alg alg, const vo
   /* Grid sized to fill the GPU once (the context's cached attributes), never more blocks than
    * there are 2*BLOCK-element tiles. */
   const uint64_t tiles = (n + 2 * BLOCK - 1) / (2 * BLOCK);
-  const unsigned grid = (unsigned)cuprim__grid_1d(ctx, tiles, BLOCK, 1, 0);
+  const unsigned grid = (unsigned)cuprim__grid_persistent(ctx, tiles, BLOCK, 0);
   cuprim_status st = CUPRIM_SUCCESS;
   if (alg == CUPRIM_REDUCE_ATOMIC) {
     if constexpr (std::is_same<T, A>::value) {

@@ -19,29 +19,19 @@ typedef struct cuprim__reduce_tuning {
   unsigned grid_sync_min_chunks;
   /* Non-zero: the streaming loads of aligned inputs carry an L2::256B prefetch hint. */
   unsigned l2_prefetch;
-  /* Threads per block of the per-block ladder kernels. */
-  unsigned ladder_threads;
   /* cuprim_reduce_arg: inputs of at most this many bytes are done by one block of 1024 threads in
    * one launch; larger ones by a grid and a finishing block. */
   unsigned arg_single_block_max_bytes;
 } cuprim__reduce_tuning;
 
-static inline cuprim__reduce_tuning cuprim__reduce_tuning_for(int cc_major, int cc_minor) {
-  (void)cc_minor;
+/* `arch` is the architecture of the code the device runs (cuprim__device_attrs.code_arch,
+ * major*10 + minor). Two classes: 9.0 and later (clusters, programmatic dependent launch), and
+ * 7.5 to 8.9 (neither). Only an H100 was at hand to measure; the older class was measured on it
+ * running the compute_80 build through the driver's compiler, a stand-in for an A100 (same
+ * instructions, but the H100's memory system and SM count). */
+static inline cuprim__reduce_tuning cuprim__reduce_tuning_for(int arch) {
   cuprim__reduce_tuning t;
-  t.ladder_threads = 256; /* the textbook size (Harris); kept for the ladder's tables */
-  /* Defaults for GPUs not measured yet: the H100's values. */
-  t.single_block_max_chunks = 8;
-  t.cluster_max_chunks = 0; /* clusters need compute capability 9.0 */
-  t.cluster_max_blocks = 8;
-  t.grid_sync_min_chunks = 32768;
-  t.l2_prefetch = 0;
-  /* Provisional (not measured for the arg-reduce): AUTO's one block of 1024 threads beat its two
-   * launches up to 2^15 f32 (128 KB) on the H100, 6.46 against 7.33 us, and lost at 2^16. */
-  t.arg_single_block_max_bytes = 128 * 1024;
-  if (cc_major >= 9) {
-    /* H100, f32, bench/ kernel-choice table 2026-11-21: one block 6.40 us at 2^15 (8 chunks) vs
-     * 7.33 us for the two-launch path; 8.38 vs 7.46 us at 2^16. */
+  if (arch >= 90) {
     /* H100, f32, bench/ kernel-choice table 2026-11-21: one block 5.31 us at 2^14 (4 chunks) vs
      * 5.98 us for a cluster; a cluster 5.98 us at 2^15 vs 6.46 for one block, 6.11 vs 7.33 us
      * (two launches) at 2^16; at 2^18 (64 chunks) 16 blocks 6.69 us, 8 blocks 7.46, two launches
@@ -55,6 +45,19 @@ static inline cuprim__reduce_tuning cuprim__reduce_tuning_for(int cc_major, int 
     /* H100: the L2::256B hint on the streaming loads: 348.3 vs 350.6 us (cooperative, f32 2^28),
      * 93.0 vs 93.4 us (two launches, 2^26); no change below. */
     t.l2_prefetch = 1;
+    /* Provisional (the arg-reduce not measured yet): AUTO's one block of 1024 threads beat its
+     * two launches up to 2^15 f32 (128 KB) on the H100, 6.46 against 7.33 us, and lost at 2^16. */
+    t.arg_single_block_max_bytes = 128 * 1024;
+  } else {
+    /* Provisional, from the 9.0 class without its clusters and PDL: one block up to 8 chunks
+     * (H100, 2026-11-21: one block 6.40 us at 2^15 against 7.33 us for two PDL launches, which
+     * cost more without PDL). */
+    t.single_block_max_chunks = 8;
+    t.cluster_max_chunks = 0; /* clusters need compute capability 9.0 */
+    t.cluster_max_blocks = 8;
+    t.grid_sync_min_chunks = 32768;
+    t.l2_prefetch = 1; /* the hint exists from 8.0 (cta/arch.cuh; 7.5 loads without it) */
+    t.arg_single_block_max_bytes = 128 * 1024; /* provisional, as for 9.0 */
   }
   return t;
 }

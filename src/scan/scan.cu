@@ -1,5 +1,6 @@
 /* Scan's C entry points: validate everything that needs no device, make the context's device
- * current, and forward to the look-back path (AUTO, DECOUPLED_LOOKBACK) or the ladder. */
+ * current, and forward to the look-back path (AUTO, DECOUPLED_LOOKBACK, and cuprim_scan_init) or
+ * the ladder. */
 #include <cuprim/scan.h>
 
 #include "common/check.h"
@@ -9,9 +10,11 @@
 
 namespace {
 
+/* with_init: cuprim_scan_init's d_init is checked too (every INVALID_ARGUMENT check comes before
+ * the UNSUPPORTED one). */
 cuprim_status validate(const cuprim_ctx *ctx, cuprim_scan_alg alg, const void *d_in,
                        const void *d_out, uint64_t n, cuprim_dtype dtype, cuprim_op op,
-                       cuprim_scan_kind kind) {
+                       cuprim_scan_kind kind, bool with_init = false, const void *d_init = NULL) {
   CUPRIM__CHECK_ARG(ctx != NULL);
   CUPRIM__CHECK_ARG((unsigned)alg <= (unsigned)CUPRIM_SCAN_DECOUPLED_LOOKBACK);
   CUPRIM__CHECK_ARG(cuprim__dtype_valid(dtype));
@@ -26,6 +29,12 @@ cuprim_status validate(const cuprim_ctx *ctx, cuprim_scan_alg alg, const void *d
     CUPRIM__CHECK_ARG(in <= UINTPTR_MAX - bytes && out <= UINTPTR_MAX - bytes);
     /* In place is allowed; any other overlap is not. */
     CUPRIM__CHECK_ARG(in == out || out + bytes <= in || out >= in + bytes);
+    if (with_init) {
+      /* The initial value is read while the output is written: not inside d_out. */
+      const uintptr_t init = (uintptr_t)d_init;
+      CUPRIM__CHECK_ARG(d_init != NULL && init % size == 0 && init <= UINTPTR_MAX - size);
+      CUPRIM__CHECK_ARG(init + size <= out || init >= out + bytes);
+    }
   }
   CUPRIM__CHECK(cuprim__reduce_scan_takes(dtype, op), CUPRIM_ERROR_UNSUPPORTED);
   return CUPRIM_SUCCESS;
@@ -43,7 +52,7 @@ extern "C" cuprim_status cuprim_scan_ex(cuprim_ctx *ctx, cuprim_scan_alg alg, co
   CUPRIM__FORWARD(cuprim__device_enter(ctx, &scope));
   cuprim_status st;
   if (alg == CUPRIM_SCAN_AUTO || alg == CUPRIM_SCAN_DECOUPLED_LOOKBACK) {
-    cuprim__scan_tuning tune = cuprim__scan_tuning_for(ctx->attrs.cc_major, ctx->attrs.cc_minor);
+    cuprim__scan_tuning tune = cuprim__scan_tuning_for(ctx->attrs.code_arch);
     if (alg == CUPRIM_SCAN_DECOUPLED_LOOKBACK)
       tune.single_block_max_tiles = 0; /* the look-back kernel at every size */
     st = cuprim__scan_lookback(ctx, d_in, d_out, n, dtype, op, kind, stream, &tune);
@@ -58,6 +67,22 @@ extern "C" cuprim_status cuprim_scan(cuprim_ctx *ctx, const void *d_in, void *d_
                                      cuprim_dtype dtype, cuprim_op op, cuprim_scan_kind kind,
                                      cudaStream_t stream) {
   return cuprim_scan_ex(ctx, CUPRIM_SCAN_AUTO, d_in, d_out, n, dtype, op, kind, stream);
+}
+
+extern "C" cuprim_status cuprim_scan_init(cuprim_ctx *ctx, const void *d_in, void *d_out,
+                                          uint64_t n, cuprim_dtype dtype, cuprim_op op,
+                                          cuprim_scan_kind kind, const void *d_init,
+                                          cudaStream_t stream) {
+  CUPRIM__FORWARD(validate(ctx, CUPRIM_SCAN_AUTO, d_in, d_out, n, dtype, op, kind, true, d_init));
+  if (n == 0)
+    return CUPRIM_SUCCESS; /* nothing to write; *d_init is not read */
+  cuprim__device_scope scope;
+  CUPRIM__FORWARD(cuprim__device_enter(ctx, &scope));
+  const cuprim__scan_tuning tune = cuprim__scan_tuning_for(ctx->attrs.code_arch);
+  const cuprim_status st =
+      cuprim__scan_lookback_init(ctx, d_in, d_out, n, dtype, op, kind, d_init, stream, &tune);
+  cuprim__device_leave(&scope);
+  return st;
 }
 
 extern "C" int cuprim_scan_supported(cuprim_dtype dtype, cuprim_op op) {

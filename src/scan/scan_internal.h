@@ -20,6 +20,14 @@ cuprim_status cuprim__scan_lookback(const cuprim_ctx *ctx, const void *d_in, voi
                                     cuprim_scan_kind kind, cudaStream_t stream,
                                     const cuprim__scan_tuning *tune);
 
+/* cuprim__scan_lookback starting from *d_init (device, one element of dtype) in place of the
+ * identity: cuprim_scan_init's path, and the NCCL component's (src/nccl/). d_init == NULL is
+ * cuprim__scan_lookback. */
+cuprim_status cuprim__scan_lookback_init(const cuprim_ctx *ctx, const void *d_in, void *d_out,
+                                         uint64_t n, cuprim_dtype dtype, cuprim_op op,
+                                         cuprim_scan_kind kind, const void *d_init,
+                                         cudaStream_t stream, const cuprim__scan_tuning *tune);
+
 /* HILLIS_STEELE, BLELLOCH, WARP_SHUFFLE: block scans joined by reduce-then-scan
  * (scan_ladder.cu). */
 cuprim_status cuprim__scan_ladder(const cuprim_ctx *ctx, cuprim_scan_alg alg, const void *d_in,

@@ -171,8 +171,7 @@ cuprim_status launch_scan(cuprim_scan_alg alg, const T *in, TOut *out, uint64_t 
   default:
     return CUPRIM_ERROR_INTERNAL;
   }
-  const cudaError_t e = cudaPeekAtLastError();
-  return e == cudaSuccess ? CUPRIM_SUCCESS : cuprim__record_cuda_error(e);
+  return cuprim__cuda_status(cudaPeekAtLastError());
 }
 
 template <class T, class Op>
@@ -184,8 +183,7 @@ cuprim_status launch_reduce(cuprim_scan_alg alg, const T *in, uint64_t m, acc_t<
     tile_reduce_kernel<2 * BLOCK, T, Op><<<grid, BLOCK, 0, stream>>>(in, m, totals);
   else
     tile_reduce_kernel<BLOCK, T, Op><<<grid, BLOCK, 0, stream>>>(in, m, totals);
-  const cudaError_t e = cudaPeekAtLastError();
-  return e == cudaSuccess ? CUPRIM_SUCCESS : cuprim__record_cuda_error(e);
+  return cuprim__cuda_status(cudaPeekAtLastError());
 }
 
 /* Reduce-then-scan of in[0..m) into out, with `levels` holding the totals of every level below

@@ -26,6 +26,9 @@
  *   griddepcontrol.wait only before they touch the counter (a cudaMemsetAsync before the launch
  *   cost 0.2-1.5 us more from 2^14 to 2^24 elements). Up to 2^17 elements the tiles are half size.
  * Small inputs skip all of it: one block scans them with a running carry (no temporary memory).
+ * cuprim_scan_init starts from a value in device memory: tile 0 takes it as its prefix (in place of
+ * nothing to look back at), the single block as its first carry; without one (the pointer NULL)
+ * both kernels do what they did, at the cost of a test of the pointer.
  * (One thread-block cluster of 8 or 16 such blocks, measured for mid sizes, was slower than the
  * look-back kernel at every size from 2^10 to 2^20 on the H100: 7.2 us at 2^10, 9.4 at 2^16.)
  * The choices are in scan_tuning.h; cuprim-bench's kernel-choice table measures each.
@@ -41,6 +44,7 @@
 #include "common/dispatch.cuh"
 #include "common/launch.h"
 #include "common/launch_config.cuh"
+#include "cta/arch.cuh"
 #include "cta/load.cuh"
 #include "cta/ops.cuh"
 #include "cta/warp_scan.cuh"
@@ -336,6 +340,7 @@ template <class T> struct lookback_args {
   const T *in;
   T *out;
   uint64_t n;
+  const T *init; /* cuprim_scan_init's initial value (device); NULL: start from the identity */
   tile_status<acc_t<T>> ts;
   unsigned *tile_counter;
 };
@@ -360,12 +365,11 @@ __global__ void __launch_bounds__(256, 4) lookback_kernel(const lookback_args<T>
       const uint64_t pm = a.n - pbase < (uint64_t)G::TILE ? a.n - pbase : (uint64_t)G::TILE;
       const unsigned bytes = (unsigned)(pm * sizeof(T)) & ~15u;
       if (bytes)
-        asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(a.in + pbase), "r"(bytes)
-                     : "memory");
+        cta::prefetch_l2_bulk(a.in + pbase, bytes);
     }
     /* With a programmatic dependent launch, wait here for the kernel that resets the tile status
      * and the counter (a no-op otherwise). */
-    asm volatile("griddepcontrol.wait;" ::: "memory");
+    cta::pdl_wait();
     s_tile = atomicAdd(a.tile_counter, 1u);
   }
   __syncthreads();
@@ -390,14 +394,15 @@ __global__ void __launch_bounds__(256, 4) lookback_kernel(const lookback_args<T>
   A aggregate;
   const A wprefix = warp_prefix<A, Op, WARPS>(warp_totals, warp, aggregate);
   A p = wprefix; /* the exclusive prefix of this warp's segment */
-  if (tile == 0) {
+  if (tile == 0 && a.init == NULL) {
     if (t == 0)
       a.ts.publish(0, STATUS_P, aggregate);
   } else {
-    if (t == 0)
+    /* Tile 0 of cuprim_scan_init has no predecessor to look back at: its prefix is *init. */
+    if (t == 0 && tile > 0)
       a.ts.publish(tile, STATUS_A, aggregate);
     if (warp == 0) {
-      const A tp = look_back<A, Op>(a.ts, tile, lane);
+      const A tp = tile > 0 ? look_back<A, Op>(a.ts, tile, lane) : to_acc(*a.init);
       if (lane == 0) {
         a.ts.publish(tile, STATUS_P, op(tp, aggregate));
         s_prefix = tp;
@@ -406,19 +411,20 @@ __global__ void __launch_bounds__(256, 4) lookback_kernel(const lookback_args<T>
     __syncthreads();
     p = warp == 0 ? s_prefix : op(s_prefix, wprefix);
   }
-  /* the first segment has nothing before it */
+  const bool has_p = tile > 0 || warp > 0 || a.init != NULL; /* the first segment: nothing before */
   if constexpr (is_narrow_float<T>)
-    warp_segment_finish<G, T, Op>(x, pre, p, tile > 0 || warp > 0, fixed_kind<KIND>());
-  else if (tile > 0 || warp > 0)
+    warp_segment_finish<G, T, Op>(x, pre, p, has_p, fixed_kind<KIND>());
+  else if (has_p)
     add_prefix<G, T, Op>(x, p);
   store_items<G, T>(a.out + seg_base, sm, full && cta::aligned16(a.out), lane, x);
 }
 
 /* Small inputs: one block of 1024 threads scans 32 warp segments per step, carrying the running
- * total from step to step. */
+ * total from step to step. With `init` (cuprim_scan_init), the carry starts as *init instead of
+ * nothing. */
 template <class T, class Op>
 __global__ void __launch_bounds__(1024)
-    single_block_kernel(const T *in, T *out, uint64_t n, cuprim_scan_kind kind) {
+    single_block_kernel(const T *in, T *out, uint64_t n, cuprim_scan_kind kind, const T *init) {
   typedef single_geometry<T> G;
   typedef acc_t<T> A;
   const Op op;
@@ -426,9 +432,10 @@ __global__ void __launch_bounds__(1024)
   __shared__ A warp_totals[2][WARPS]; /* alternate steps: one barrier per step */
   const int t = threadIdx.x, lane = t % 32, warp = t / 32;
   const bool in_aligned = cta::aligned16(in), out_aligned = cta::aligned16(out);
-  A carry = Op::identity();
+  A carry = init != NULL ? to_acc(*init) : Op::identity();
   int parity = 0;
   for (uint64_t base = 0; base < n; base += G::STEP, parity ^= 1) {
+    const bool carried = base > 0 || init != NULL; /* something comes before this step */
     const uint64_t m = n - base < (uint64_t)G::STEP ? n - base : G::STEP;
     const uint64_t seg_base = base + (uint64_t)warp * G::WARP_ITEMS;
     const uint64_t sm = segment_count<G>(m, warp);
@@ -447,14 +454,14 @@ __global__ void __launch_bounds__(1024)
     A aggregate;
     const A wprefix = warp_prefix<A, Op, WARPS>(warp_totals[parity], warp, aggregate);
     if (sm) {
-      const A p = base == 0 ? wprefix : (warp == 0 ? carry : op(carry, wprefix));
+      const A p = !carried ? wprefix : (warp == 0 ? carry : op(carry, wprefix));
       if constexpr (is_narrow_float<T>)
-        warp_segment_finish<G, T, Op>(x, pre, p, base > 0 || warp > 0, (int)kind);
-      else if (base > 0 || warp > 0)
+        warp_segment_finish<G, T, Op>(x, pre, p, carried || warp > 0, (int)kind);
+      else if (carried || warp > 0)
         add_prefix<G, T, Op>(x, p);
       store_items<G, T>(out + seg_base, sm, full && out_aligned, lane, x);
     }
-    carry = base == 0 ? aggregate : op(carry, aggregate);
+    carry = !carried ? aggregate : op(carry, aggregate);
   }
 }
 
@@ -462,7 +469,7 @@ __global__ void __launch_bounds__(1024)
  * for this grid's completion in griddepcontrol.wait before it touches them). */
 constexpr unsigned RESET_THREADS = 256, RESET_MAX_BLOCKS = 264;
 __global__ void __launch_bounds__(RESET_THREADS) reset_kernel(unsigned long long *w, size_t words) {
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  cta::pdl_launch_dependents();
   const size_t stride = (size_t)gridDim.x * blockDim.x;
   for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < words; i += stride)
     w[i] = 0;
@@ -472,15 +479,16 @@ inline size_t round16(size_t b) { return (b + 15) / 16 * 16; }
 
 template <class T, class Op>
 cuprim_status lookback_impl(const cuprim_ctx *ctx, const void *d_in, void *d_out, uint64_t n,
-                            cuprim_scan_kind kind, cudaStream_t stream,
+                            cuprim_scan_kind kind, const void *d_init, cudaStream_t stream,
                             const cuprim__scan_tuning *tune) {
   typedef tile_geometry<T> G;
   const T *in = static_cast<const T *>(d_in);
   T *out = static_cast<T *>(d_out);
+  const T *init = static_cast<const T *>(d_init);
   const uint64_t big_tiles = (n + G::TILE - 1) / G::TILE;
   if (big_tiles <= tune->single_block_max_tiles) {
     static_assert(single_geometry<T>::THREADS == 1024, "the launch below");
-    single_block_kernel<T, Op><<<1, 1024, 0, stream>>>(in, out, n, kind);
+    single_block_kernel<T, Op><<<1, 1024, 0, stream>>>(in, out, n, kind, init);
     CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
     return CUPRIM_SUCCESS;
   }
@@ -506,6 +514,7 @@ cuprim_status lookback_impl(const cuprim_ctx *ctx, const void *d_in, void *d_out
   a.in = in;
   a.out = out;
   a.n = n;
+  a.init = init;
   a.tile_counter = reinterpret_cast<unsigned *>(b);
   if constexpr (sizeof(A) == 4) {
     a.ts.words = reinterpret_cast<unsigned long long *>(b + counter_bytes);
@@ -531,7 +540,7 @@ cuprim_status lookback_impl(const cuprim_ctx *ctx, const void *d_in, void *d_out
     CUPRIM__CUDA_GOTO(cudaPeekAtLastError(), st, release);
     cudaLaunchAttribute attr;
     /* G::THREADS is the same for both tile sizes */
-    const cudaLaunchConfig_t cfg = pdl_config((unsigned)tiles, G::THREADS, stream, &attr);
+    const cudaLaunchConfig_t cfg = pdl_config(ctx, (unsigned)tiles, G::THREADS, stream, &attr);
     CUPRIM__CUDA_GOTO(cudaLaunchKernelEx(&cfg, kernel, a), st, release);
   } else {
     CUPRIM__CUDA_GOTO(cudaMemsetAsync(temp, 0, reset_words * 8, stream), st, release);
@@ -547,13 +556,21 @@ release:
 } // namespace scan
 } // namespace cuprim
 
+extern "C" cuprim_status cuprim__scan_lookback_init(const cuprim_ctx *ctx, const void *d_in,
+                                                    void *d_out, uint64_t n, cuprim_dtype dtype,
+                                                    cuprim_op op, cuprim_scan_kind kind,
+                                                    const void *d_init, cudaStream_t stream,
+                                                    const cuprim__scan_tuning *tune) {
+  return cuprim::dispatch_dtype_op<cuprim::REDUCE_SCAN_TYPES>(dtype, op, [&](auto t, auto o) {
+    using T = typename decltype(t)::type;
+    return cuprim::scan::lookback_impl<T, cuprim::op<cuprim::acc_t<T>, decltype(o)::value>>(
+        ctx, d_in, d_out, n, kind, d_init, stream, tune);
+  });
+}
+
 extern "C" cuprim_status cuprim__scan_lookback(const cuprim_ctx *ctx, const void *d_in, void *d_out,
                                                uint64_t n, cuprim_dtype dtype, cuprim_op op,
                                                cuprim_scan_kind kind, cudaStream_t stream,
                                                const cuprim__scan_tuning *tune) {
-  return cuprim::dispatch_dtype_op<cuprim::REDUCE_SCAN_TYPES>(dtype, op, [&](auto t, auto o) {
-    using T = typename decltype(t)::type;
-    return cuprim::scan::lookback_impl<T, cuprim::op<cuprim::acc_t<T>, decltype(o)::value>>(
-        ctx, d_in, d_out, n, kind, stream, tune);
-  });
+  return cuprim__scan_lookback_init(ctx, d_in, d_out, n, dtype, op, kind, NULL, stream, tune);
 }

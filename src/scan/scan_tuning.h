@@ -16,13 +16,14 @@ typedef struct cuprim__scan_tuning {
   int pdl_reset;
 } cuprim__scan_tuning;
 
-static inline cuprim__scan_tuning cuprim__scan_tuning_for(int cc_major, int cc_minor) {
-  (void)cc_major;
-  (void)cc_minor;
+/* `arch` as for cuprim__reduce_tuning_for (reduce_tuning.h), with the same two classes. */
+static inline cuprim__scan_tuning cuprim__scan_tuning_for(int arch) {
   cuprim__scan_tuning t;
   t.single_block_max_tiles = 2;   /* H100: one block is faster up to 16384 four-byte elements */
   t.small_tiles_max_n = 1u << 17; /* H100: half-size tiles win from 2^14 to 2^17, then lose */
-  t.pdl_reset = 1;                /* H100: 0.2-1.5 us faster from 2^14 to 2^24 */
+  /* H100: the reset kernel overlapped by PDL is 0.2-1.5 us faster than a memset from 2^14 to
+   * 2^24. Without PDL (before 9.0) it would be one more launch in stream order: the memset. */
+  t.pdl_reset = arch >= 90;
   return t;
 }
 

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# The checks of every code path on one GPU, in phases that each fit one call of a time-limited
+# machine: three builds side by side (the default architectures, and PTX alone for 7.5 and for
+# 8.0, which the driver compiles for the GPU at hand, so that a Hopper runs the paths of older
+# GPUs), then their tests, the sanitizers, and the benchmarks. Each phase runs
+# scripts/gpu_suite.sh for the builds it concerns, in parallel where they do not compete for
+# the timing, and prints the SUMMARY lines of each.
+#
+#   scripts/gpu_verify.sh PHASE [PHASE...]
+#
+# Phases:
+#   build     configure and build build-def (default architectures), build-75 (75-virtual) and
+#             build-80 (80-virtual), at once
+#   test      ctest in the three builds, at once (the GPU is shared; nothing here is timed)
+#   sanitize  compute-sanitizer memcheck and racecheck over the gpu tests of build-def and
+#             build-75 (quick mode, every cmocka test its own process, SANITIZE_JOBS at a time
+#             per build; default 8)
+#   bench     cuprim-bench of build-def, then of build-80 (alone: they are timed); BENCH_ARGS
+#             for both (e.g. --quick)
+#   demo      cuprim demo and cuprim info of build-def
+# Environment: LOGS (default /tmp/cuprim-verify) holds every log; OUT, if set, receives
+# summary.txt and, at the end of each phase, logs.tgz (the whole LOGS). JIT-compiled code is
+# cached in /tmp/cuda-cache (4 GiB) so that each PTX kernel is compiled once per machine.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
+
+LOGS=${LOGS:-/tmp/cuprim-verify}
+mkdir -p "$LOGS"
+export CUDA_CACHE_PATH=${CUDA_CACHE_PATH:-/tmp/cuda-cache}
+export CUDA_CACHE_MAXSIZE=${CUDA_CACHE_MAXSIZE:-4294967296}
+summary=${OUT:-$LOGS}/summary.txt
+jobs=$(nproc 2>/dev/null || echo 16)
+
+# suite NAME DIR ARCHS ARGS...: scripts/gpu_suite.sh on one build, its output in LOGS/NAME.out.
+suite() {
+  local name=$1 dir=$2 archs=$3
+  shift 3
+  CUDA_ARCHS=$archs OUT=$LOGS/$name scripts/gpu_suite.sh --build-dir "$dir" "$@" \
+    >"$LOGS/$name.out" 2>&1
+}
+# report NAME...: the SUMMARY lines of each, labelled, on stdout and into summary.txt.
+report() {
+  local name
+  for name in "$@"; do
+    sed -n '/^==================== SUMMARY/,/^====================$/p' "$LOGS/$name.out" |
+      grep -vE '^(=+|logs:)' | sed "s/^/[$name] /" | tee -a "$summary"
+    grep -q 'SUMMARY' "$LOGS/$name.out" ||
+      { echo "[$name] no SUMMARY: last lines:"; tail -n 15 "$LOGS/$name.out"; } | tee -a "$summary"
+  done
+}
+pack() { [[ -n ${OUT:-} ]] && tar czf "$OUT/logs.tgz" -C "$(dirname "$LOGS")" "$(basename "$LOGS")"; }
+trap pack EXIT
+
+for phase in "$@"; do
+  echo "== $phase $(date -u +%H:%M:%S)" | tee -a "$summary"
+  case $phase in
+    build)
+      # The default build compiles five architectures per file: nvcc does them side by side.
+      CUDA_FLAGS=--threads=5 suite build-def build-def "" --only build --jobs $((jobs * 2 / 3)) &
+      suite build-75 build-75 75-virtual --only build --jobs $((jobs / 4 + 1)) &
+      suite build-80 build-80 80-virtual --only build --jobs $((jobs / 4 + 1)) &
+      wait
+      report build-def build-75 build-80 ;;
+    test)
+      suite test-def build-def "" --no-build --only ctest &
+      suite test-75 build-75 75-virtual --no-build --only ctest &
+      suite test-80 build-80 80-virtual --no-build --only ctest &
+      wait
+      report test-def test-75 test-80 ;;
+    sanitize)
+      n=${SANITIZE_JOBS:-8}
+      suite san-def build-def "" --no-build --only memcheck,racecheck --sanitize-jobs "$n" &
+      suite san-75 build-75 75-virtual --no-build --only memcheck,racecheck --sanitize-jobs "$n" &
+      wait
+      report san-def san-75 ;;
+    bench)
+      read -r -a more <<<"${BENCH_ARGS:-}"
+      suite bench-def build-def "" --no-build --only bench ${more[@]:+--bench-args "${more[*]}"}
+      suite bench-80 build-80 80-virtual --no-build --only bench ${more[@]:+--bench-args "${more[*]}"}
+      report bench-def bench-80 ;;
+    demo)
+      { build-def/tools/cuprim info; build-def/tools/cuprim demo; } >"$LOGS/demo.out" 2>&1
+      echo "[demo] exit $?" | tee -a "$summary"
+      cat "$LOGS/demo.out" ;;
+    *) echo "gpu_verify: unknown phase '$phase'" >&2; exit 2 ;;
+  esac
+done

@@ -1,0 +1,78 @@
+/* The device instructions that only some GPUs have, each in one place with what older GPUs do
+ * instead. Kernels call these and never test __CUDA_ARCH__ themselves (thread-block clusters,
+ * which change a whole kernel, are the one exception: reduce_auto.cu's cluster kernel).
+ *
+ * Device code is compiled once per architecture of the build (CMAKE_CUDA_ARCHITECTURES), and a
+ * device may also run PTX of an older architecture through the driver's compiler. What a kernel
+ * can do is therefore a property of the code the device runs, not of the device: the host reads
+ * it per context (cuprim__device_attrs.code_arch, from the code's PTX version) and asks
+ * launch_config.cuh's cuprim__pdl_supported before it chains a launch, so that a kernel compiled
+ * without griddepcontrol is never launched early. */
+#ifndef CUPRIM_CTA_ARCH_CUH
+#define CUPRIM_CTA_ARCH_CUH
+
+#include <stdint.h>
+
+namespace cuprim {
+namespace cta {
+
+/* Resident threads per multiprocessor on the architecture being compiled for, for the
+ * min-blocks argument of __launch_bounds__ (the host pass sees the largest). */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
+constexpr int sm_threads = 1024;
+#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 ||                  \
+                                 __CUDA_ARCH__ == 890 || __CUDA_ARCH__ >= 1200)
+constexpr int sm_threads = 1536;
+#else
+constexpr int sm_threads = 2048;
+#endif
+
+/* Programmatic dependent launch (compute capability 9.0): the kernel launched after this one on
+ * the stream may start now; it must still call pdl_wait before it reads what this grid writes.
+ * Older GPUs: nothing (the next kernel then starts when this one has finished). */
+__device__ __forceinline__ void pdl_launch_dependents() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+/* Waits until the grids this one depends on have finished and their writes are visible. A no-op
+ * when the kernel was not launched as a programmatic dependent, and on older GPUs, where it was
+ * launched in plain stream order. */
+__device__ __forceinline__ void pdl_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+/* Asks L2 to fetch bytes (a multiple of 16) at p (16-byte aligned), with no register result: the
+ * bulk copy engine's prefetch (9.0). Older GPUs: nothing (a hint only). */
+__device__ __forceinline__ void prefetch_l2_bulk(const void *p, uint32_t bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(bytes) : "memory");
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
+
+/* A read-only 16-byte load that skips L1 and asks L2 to fetch the surrounding 256 bytes (the
+ * prefetch-size hint needs 8.0; 7.5 gets the load without the hint). */
+__device__ __forceinline__ uint4 load_stream_l2_256(const void *p) {
+  uint4 r;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+               : "l"(p));
+#else
+  asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+               : "l"(p));
+#endif
+  return r;
+}
+
+} // namespace cta
+} // namespace cuprim
+
+#endif

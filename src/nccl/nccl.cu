@@ -1,0 +1,204 @@
+/* The NCCL component's C entry points (include/cuprim/nccl.h): validate everything that needs no
+ * device or communicator, make the context's device current, check the communicator against the
+ * context, and run the steps of nccl_internal.h around one NCCL collective.
+ *
+ * The argument checks repeat those of the local calls (reduce.cu, scan.cu, histogram.cu) rule for
+ * rule, in the same order, so that a bad argument is refused before the communicator is touched
+ * (a failure after a rank has entered the collective would leave the others waiting in it);
+ * tests/test_nccl_api.c checks that each call returns what its local call returns. */
+#include <cuprim/histogram.h>
+#include <cuprim/nccl.h>
+
+#include <math.h>
+
+#include "common/check.h"
+#include "common/context.h"
+#include "common/dtype.h"
+#include "nccl_internal.h"
+
+namespace {
+
+thread_local ncclResult_t last_nccl_error = ncclSuccess;
+
+/* Pointer checks shared by reduce and scan. */
+bool aligned(const void *p, size_t size) { return (uintptr_t)p % size == 0; }
+
+cuprim_status validate_reduce(const cuprim_ctx *ctx, ncclComm_t comm, const void *d_in,
+                              const void *d_out, uint64_t n, cuprim_dtype dtype, cuprim_op op) {
+  CUPRIM__CHECK_ARG(ctx != NULL);
+  CUPRIM__CHECK_ARG(comm != NULL);
+  CUPRIM__CHECK_ARG(cuprim__dtype_valid(dtype));
+  CUPRIM__CHECK_ARG(cuprim__op_valid(op));
+  CUPRIM__CHECK_ARG(d_out != NULL);
+  CUPRIM__CHECK_ARG(n == 0 || d_in != NULL);
+  const size_t size = cuprim_dtype_size(dtype);
+  CUPRIM__CHECK_ARG(aligned(d_out, size));
+  CUPRIM__CHECK_ARG(d_in == NULL || aligned(d_in, size));
+  CUPRIM__CHECK_ARG(n <= (uint64_t)UINTPTR_MAX / size);
+  if (n > 0) {
+    const uintptr_t lo = (uintptr_t)d_in, out = (uintptr_t)d_out;
+    CUPRIM__CHECK_ARG(lo <= UINTPTR_MAX - n * size);
+    CUPRIM__CHECK_ARG(out + size <= lo || out >= lo + n * size);
+  }
+  CUPRIM__CHECK(cuprim__reduce_scan_takes(dtype, op), CUPRIM_ERROR_UNSUPPORTED);
+  return CUPRIM_SUCCESS;
+}
+
+cuprim_status validate_scan(const cuprim_ctx *ctx, ncclComm_t comm, const void *d_in,
+                            const void *d_out, uint64_t n, cuprim_dtype dtype, cuprim_op op,
+                            cuprim_scan_kind kind) {
+  CUPRIM__CHECK_ARG(ctx != NULL);
+  CUPRIM__CHECK_ARG(comm != NULL);
+  CUPRIM__CHECK_ARG(cuprim__dtype_valid(dtype));
+  CUPRIM__CHECK_ARG(cuprim__op_valid(op));
+  CUPRIM__CHECK_ARG((unsigned)kind <= (unsigned)CUPRIM_EXCLUSIVE);
+  if (n > 0) {
+    CUPRIM__CHECK_ARG(d_in != NULL && d_out != NULL);
+    const size_t size = cuprim_dtype_size(dtype);
+    CUPRIM__CHECK_ARG(aligned(d_in, size) && aligned(d_out, size));
+    CUPRIM__CHECK_ARG(n <= (uint64_t)UINTPTR_MAX / size);
+    const uintptr_t in = (uintptr_t)d_in, out = (uintptr_t)d_out, bytes = (uintptr_t)(n * size);
+    CUPRIM__CHECK_ARG(in <= UINTPTR_MAX - bytes && out <= UINTPTR_MAX - bytes);
+    CUPRIM__CHECK_ARG(in == out || out + bytes <= in || out >= in + bytes); /* or in place */
+  }
+  CUPRIM__CHECK(cuprim__reduce_scan_takes(dtype, op), CUPRIM_ERROR_UNSUPPORTED);
+  return CUPRIM_SUCCESS;
+}
+
+cuprim_status validate_histogram(const cuprim_ctx *ctx, ncclComm_t comm, const void *d_samples,
+                                 uint64_t n, cuprim_dtype dtype, const uint64_t *d_counts,
+                                 uint32_t num_bins, double lower, double upper) {
+  CUPRIM__CHECK_ARG(ctx != NULL);
+  CUPRIM__CHECK_ARG(comm != NULL);
+  CUPRIM__CHECK_ARG(cuprim__dtype_valid(dtype));
+  CUPRIM__CHECK_ARG(num_bins >= 1);
+  CUPRIM__CHECK_ARG(d_counts != NULL && aligned(d_counts, sizeof(uint64_t)));
+  const uintptr_t c = (uintptr_t)d_counts, cbytes = (uintptr_t)num_bins * sizeof(uint64_t);
+  CUPRIM__CHECK_ARG(c <= UINTPTR_MAX - cbytes);
+  if (n > 0) {
+    const size_t size = cuprim_dtype_size(dtype);
+    CUPRIM__CHECK_ARG(d_samples != NULL && aligned(d_samples, size));
+    CUPRIM__CHECK_ARG(n <= (uint64_t)UINTPTR_MAX / size);
+    const uintptr_t s = (uintptr_t)d_samples, sbytes = (uintptr_t)(n * size);
+    CUPRIM__CHECK_ARG(s <= UINTPTR_MAX - sbytes);
+    CUPRIM__CHECK_ARG(c + cbytes <= s || c >= s + sbytes);
+  }
+  CUPRIM__CHECK_ARG(isfinite(lower) && isfinite(upper) && lower < upper);
+  const double scale = (double)num_bins / (upper - lower); /* upper - lower may overflow */
+  CUPRIM__CHECK_ARG(isfinite(scale) && scale > 0.0);
+  CUPRIM__CHECK(cuprim__histogram_takes(dtype), CUPRIM_ERROR_UNSUPPORTED);
+  return CUPRIM_SUCCESS;
+}
+
+/* An NCCL call's result. With a non-blocking communicator, ncclInProgress means that NCCL has
+ * not enqueued the work on the stream yet; the kernels that follow on the stream read its
+ * result, so wait (on the host; the device is not waited for) until the communicator's state
+ * leaves ncclInProgress. */
+cuprim_status nccl_result(ncclComm_t comm, ncclResult_t r) {
+  while (r == ncclInProgress) {
+    ncclResult_t state = ncclSuccess;
+    const ncclResult_t q = ncclCommGetAsyncError(comm, &state);
+    r = q != ncclSuccess ? q : state;
+  }
+  return r == ncclSuccess ? CUPRIM_SUCCESS : cuprim__nccl_record_error(r);
+}
+
+/* The communicator's rank and size, once it is known to be on the context's device. */
+cuprim_status comm_rank(const cuprim_ctx *ctx, ncclComm_t comm, int *rank, int *ranks) {
+  int device = -1;
+  CUPRIM__FORWARD(nccl_result(comm, ncclCommCuDevice(comm, &device)));
+  CUPRIM__CHECK_ARG(device == ctx->device);
+  CUPRIM__FORWARD(nccl_result(comm, ncclCommCount(comm, ranks)));
+  CUPRIM__FORWARD(nccl_result(comm, ncclCommUserRank(comm, rank)));
+  CUPRIM__CHECK(*ranks >= 1 && *rank >= 0 && *rank < *ranks, CUPRIM_ERROR_INTERNAL);
+  return CUPRIM_SUCCESS;
+}
+
+/* Steps 1 and 2 of reduce and scan (nccl_internal.h): every rank's partial into its slot of
+ * d_slots (ranks elements), then all of them to every rank (an in-place all-gather: rank r sends
+ * slot r). */
+cuprim_status gather_partials(cuprim_ctx *ctx, ncclComm_t comm, int rank, const void *d_in,
+                              uint64_t n, cuprim_dtype dtype, cuprim_op op, void *d_slots,
+                              cudaStream_t stream) {
+  const size_t size = cuprim_dtype_size(dtype);
+  char *slot = static_cast<char *>(d_slots) + (size_t)rank * size;
+  CUPRIM__FORWARD(cuprim__nccl_partial(ctx, d_in, n, dtype, op, slot, stream));
+  /* The elements as bytes: every dtype, 16-bit floats included, crosses unchanged. */
+  return nccl_result(comm, ncclAllGather(slot, d_slots, size, ncclUint8, comm, stream));
+}
+
+} // namespace
+
+extern "C" ncclResult_t cuprim_nccl_last_error(void) { return last_nccl_error; }
+
+extern "C" cuprim_status cuprim__nccl_record_error(ncclResult_t r) {
+  last_nccl_error = r;
+  return CUPRIM_ERROR_NCCL;
+}
+
+extern "C" cuprim_status cuprim_nccl_reduce(cuprim_ctx *ctx, ncclComm_t comm, const void *d_in,
+                                            void *d_out, uint64_t n, cuprim_dtype dtype,
+                                            cuprim_op op, cudaStream_t stream) {
+  CUPRIM__FORWARD(validate_reduce(ctx, comm, d_in, d_out, n, dtype, op));
+  cuprim__device_scope scope;
+  CUPRIM__FORWARD(cuprim__device_enter(ctx, &scope));
+  int rank = 0, ranks = 0;
+  cuprim_status st = comm_rank(ctx, comm, &rank, &ranks);
+  const size_t bytes = (size_t)ranks * cuprim_dtype_size(dtype);
+  void *d_slots = NULL;
+  if (st == CUPRIM_SUCCESS)
+    st = cuprim__temp_alloc(ctx, bytes, stream, &d_slots);
+  if (st == CUPRIM_SUCCESS)
+    st = gather_partials(ctx, comm, rank, d_in, n, dtype, op, d_slots, stream);
+  if (st == CUPRIM_SUCCESS)
+    st = cuprim__nccl_combine(ctx, d_slots, ranks, d_out, dtype, op, stream);
+  cuprim__temp_free(ctx, d_slots, bytes, stream);
+  cuprim__device_leave(&scope);
+  return st;
+}
+
+extern "C" cuprim_status cuprim_nccl_scan(cuprim_ctx *ctx, ncclComm_t comm, const void *d_in,
+                                          void *d_out, uint64_t n, cuprim_dtype dtype, cuprim_op op,
+                                          cuprim_scan_kind kind, cudaStream_t stream) {
+  CUPRIM__FORWARD(validate_scan(ctx, comm, d_in, d_out, n, dtype, op, kind));
+  cuprim__device_scope scope;
+  CUPRIM__FORWARD(cuprim__device_enter(ctx, &scope));
+  int rank = 0, ranks = 0;
+  cuprim_status st = comm_rank(ctx, comm, &rank, &ranks);
+  /* [ranks slots | the rank's prefix] */
+  const size_t size = cuprim_dtype_size(dtype), bytes = ((size_t)ranks + 1) * size;
+  void *d_temp = NULL;
+  if (st == CUPRIM_SUCCESS)
+    st = cuprim__temp_alloc(ctx, bytes, stream, &d_temp);
+  /* An empty shard still takes part: the ranks after it wait for its (identity) total. */
+  if (st == CUPRIM_SUCCESS)
+    st = gather_partials(ctx, comm, rank, d_in, n, dtype, op, d_temp, stream);
+  if (st == CUPRIM_SUCCESS)
+    st = cuprim__nccl_scan_shard(ctx, d_temp, rank, d_in, d_out, n, dtype, op, kind,
+                                 static_cast<char *>(d_temp) + (size_t)ranks * size, stream);
+  cuprim__temp_free(ctx, d_temp, bytes, stream);
+  cuprim__device_leave(&scope);
+  return st;
+}
+
+extern "C" cuprim_status cuprim_nccl_histogram_even(cuprim_ctx *ctx, ncclComm_t comm,
+                                                    const void *d_samples, uint64_t n,
+                                                    cuprim_dtype sample_dtype, uint64_t *d_counts,
+                                                    uint32_t num_bins, double lower, double upper,
+                                                    cudaStream_t stream) {
+  CUPRIM__FORWARD(
+      validate_histogram(ctx, comm, d_samples, n, sample_dtype, d_counts, num_bins, lower, upper));
+  cuprim__device_scope scope;
+  CUPRIM__FORWARD(cuprim__device_enter(ctx, &scope));
+  int rank = 0, ranks = 0;
+  cuprim_status st = comm_rank(ctx, comm, &rank, &ranks);
+  if (st == CUPRIM_SUCCESS)
+    st = cuprim_histogram_even(ctx, d_samples, n, sample_dtype, d_counts, num_bins, lower, upper,
+                               stream);
+  /* Counts add exactly in any order: NCCL's own sum is deterministic here. */
+  if (st == CUPRIM_SUCCESS)
+    st = nccl_result(
+        comm, ncclAllReduce(d_counts, d_counts, num_bins, ncclUint64, ncclSum, comm, stream));
+  cuprim__device_leave(&scope);
+  return st;
+}

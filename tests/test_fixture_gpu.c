@@ -1,0 +1,701 @@
+#include "test_fixture_gpu.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+tf_state tf;
+
+/* ---------------------------------------------------------------- CUDA errors */
+
+int tf_cuda_failed(cudaError_t e, const char *call, const char *file, int line,
+                   tf_cuda_error *into) {
+  if (e == cudaSuccess)
+    return 0;
+  (void)cudaGetLastError(); /* a non-sticky error is reported once, here */
+  if (into->error == cudaSuccess) {
+    into->error = e;
+    snprintf(into->what, sizeof into->what, "%s:%d: %s: %s (%s)", file, line, call,
+             cudaGetErrorString(e), cudaGetErrorName(e));
+  }
+  return 1;
+}
+
+/* ---------------------------------------------------------------- the fixture */
+
+void tf_configure(const tf_config *config) {
+  tf.config = config;
+  tu_apply_test_filter();
+}
+
+#define SETUP_ALLOC(call)                                                                          \
+  do {                                                                                             \
+    if (TF_CUDA_NOTE(call, &tf.setup))                                                             \
+      return 0;                                                                                    \
+  } while (0)
+
+/* Allocates `bytes` of device memory and `host_bytes` of pinned memory (either may be 0). */
+static int alloc_pair(unsigned char **d, size_t bytes, unsigned char **h, size_t host_bytes) {
+  if (bytes)
+    SETUP_ALLOC(cudaMalloc((void **)d, bytes));
+  if (host_bytes)
+    SETUP_ALLOC(cudaMallocHost((void **)h, host_bytes));
+  return 1;
+}
+
+int tf_group_setup(void **state) {
+  (void)state;
+  const tf_config *c = tf.config;
+  tf.seed = tu_seed();
+  tf.quick = tu_quick();
+  tf.ctx_status = CUPRIM_ERROR_NO_DEVICE;
+  print_message("mode: %s\n", tf.quick ? "quick (CUPRIM_TEST_QUICK)" : "full");
+  char reason[256];
+  if (!tu_device_available(reason, sizeof reason)) {
+    print_message("%s: every test will be skipped\n", reason);
+    return 0;
+  }
+  if (TF_CUDA_NOTE(cudaGetDeviceProperties(&tf.prop, 0), &tf.setup))
+    return 0;
+  print_message("device 0: %s, sm_%d%d, %d SMs, %zu bytes of shared memory per block (opt-in)\n",
+                tf.prop.name, tf.prop.major, tf.prop.minor, tf.prop.multiProcessorCount,
+                tf.prop.sharedMemPerBlockOptin);
+  tf.ctx_status = cuprim_ctx_create(&tf.ctx, 0, NULL);
+  if (TF_CUDA_NOTE(cudaStreamCreateWithFlags(&tf.stream, cudaStreamNonBlocking), &tf.setup))
+    return 0;
+  tf.out.cap = c->out_bytes;
+  tf.out2.cap = c->out2_bytes;
+  if (!alloc_pair(&tf.d_in, c->in_bytes, &tf.h_in, c->in_bytes) ||
+      !alloc_pair(&tf.d_in2, c->in2_bytes, &tf.h_in2, c->h_in2_bytes) ||
+      !alloc_pair(&tf.out.d, c->out_bytes, &tf.out.h, c->out_bytes) ||
+      !alloc_pair(&tf.out2.d, c->out2_bytes, &tf.out2.h, c->out2_bytes))
+    return 0;
+  if (c->setup)
+    c->setup();
+  return 0;
+}
+
+int tf_group_teardown(void **state) {
+  (void)state;
+  if (tf.stream)
+    (void)cudaStreamSynchronize(tf.stream);
+  if (tf.config->teardown)
+    tf.config->teardown();
+  if (tf.ctx)
+    (void)cuprim_ctx_destroy(tf.ctx);
+  unsigned char *device[] = {tf.d_in, tf.d_in2, tf.out.d, tf.out2.d};
+  unsigned char *host[] = {tf.h_in, tf.h_in2, tf.out.h, tf.out2.h};
+  for (size_t i = 0; i < sizeof device / sizeof device[0]; ++i) {
+    if (device[i])
+      (void)cudaFree(device[i]);
+    if (host[i])
+      (void)cudaFreeHost(host[i]);
+  }
+  if (tf.stream)
+    (void)cudaStreamDestroy(tf.stream);
+  return 0;
+}
+
+int tf_exit_code(int failed) {
+  if (failed == 0 && !tu_device_available(NULL, 0))
+    return 77; /* every test skipped: no device (CTest SKIP_RETURN_CODE) */
+  return failed;
+}
+
+void tf_begin(void) {
+  TU_SKIP_WITHOUT_DEVICE();
+  tf.fails = 0;
+  tf.deferred.error = cudaSuccess;
+  if (tf.setup.error != cudaSuccess)
+    fail_msg("group setup failed: %s", tf.setup.what);
+  if (tf.ctx_status != CUPRIM_SUCCESS)
+    fail_msg("cuprim_ctx_create(device 0) failed: %s (%s); last CUDA error %s",
+             tu_status_name(tf.ctx_status), cuprim_status_string(tf.ctx_status),
+             cudaGetErrorName(cuprim_last_cuda_error()));
+}
+
+void tf_failure(const char *fmt, ...) {
+  if (tf.fails < TF_MAX_PRINTED) {
+    char buf[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    print_error("FAILED: %s\n", buf);
+  } else if (tf.fails == TF_MAX_PRINTED) {
+    print_error("FAILED: ... (further failures of this test are counted, not printed)\n");
+  }
+  ++tf.fails;
+}
+
+void tf_end(void) {
+  if (tf.fails)
+    fail_msg("%d check(s) failed (base seed CUPRIM_TEST_SEED=0x%" PRIx64 ")", tf.fails, tf.seed);
+}
+
+uint64_t tf_case_seed(uint64_t a, uint64_t b, uint64_t c, uint64_t d) {
+  return tu_mix(tu_mix(tu_mix(tu_mix(tf.seed, a), b), c), d);
+}
+
+void tf_finish(cudaStream_t stream) {
+  TF_CUDA(cudaStreamSynchronize(stream)); /* a fault in a kernel shows up here */
+  TF_CUDA(cudaGetLastError());
+}
+
+/* 1 if [p, p + bytes) lies in the `cap` bytes at base. */
+static int fits(const unsigned char *p, size_t bytes, const unsigned char *base, size_t cap) {
+  return base && p >= base && p <= base + cap && bytes <= cap - (size_t)(p - base);
+}
+
+void tf_upload(void *d, const void *h, size_t bytes, cudaStream_t stream) {
+  const unsigned char *p = (const unsigned char *)d;
+  const size_t cap2 = tf.config->in2_bytes;
+  if (!fits(p, bytes, tf.d_in, tf.config->in_bytes) && !fits(p, bytes, tf.d_in2, cap2))
+    fail_msg("test bug: %zu bytes do not fit in the input buffers", bytes);
+  if (bytes)
+    TF_CUDA(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, stream));
+}
+
+size_t tf_sizes(const uint64_t *base, size_t nbase, uint64_t salt, int randoms, double top,
+                uint64_t *sizes, size_t cap) {
+  size_t k = 0;
+  for (size_t i = 0; i < nbase && k < cap; ++i)
+    sizes[k++] = base[i];
+  uint64_t s = tu_mix(tf.seed, salt);
+  for (int i = 0; i < randoms && k < cap; ++i)
+    sizes[k++] = (uint64_t)exp2(1.0 + tu_unit(&s) * (top - 1.0));
+  return k;
+}
+
+const cudaStream_t tf_default_stream[TF_DEFAULT_STREAMS] = {0, cudaStreamPerThread};
+const char *const tf_default_stream_name[TF_DEFAULT_STREAMS] = {"legacy default stream",
+                                                                "per-thread default stream"};
+
+size_t tf_begin_large(const char *what, size_t need) {
+  tf_begin();
+  if (tf.quick) {
+    print_message("[  SKIP    ] %s: skipped in quick mode (CUPRIM_TEST_QUICK)\n", what);
+    skip();
+  }
+  size_t free_bytes = 0, total_bytes = 0;
+  TF_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (free_bytes < need) {
+    print_message("[  SKIP    ] %s: %.1f GiB free on the device, %.1f GiB needed\n", what,
+                  free_bytes / TF_GIB, need / TF_GIB);
+    skip();
+  }
+  return free_bytes;
+}
+
+const uint64_t *tf_pick(const uint64_t *full, size_t nfull, const uint64_t *quick, size_t nquick,
+                        size_t *n) {
+  *n = tf.quick ? nquick : nfull;
+  return tf.quick ? quick : full;
+}
+
+double tf_now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---------------------------------------------------------------- special float data */
+
+const char *tf_special_name(tf_special sp) {
+  static const char *const names[TF_SPECIALS] = {"NaN first",  "NaN last",      "NaN middle",
+                                                 "NaN random", "two NaNs",      "-NaN",
+                                                 "all NaN",    "inf that wins", "inf that loses"};
+  return (unsigned)sp < TF_SPECIALS ? names[sp] : "special(?)";
+}
+
+static void put_float(cuprim_dtype t, void *h, uint64_t i, double v) {
+  if (t == CUPRIM_F32)
+    ((float *)h)[i] = (float)v;
+  else
+    ((double *)h)[i] = v;
+}
+
+void tf_put_special(cuprim_dtype t, void *h, uint64_t n, tf_special sp, cuprim_op op,
+                    uint64_t *state) {
+  const double qnan = (double)NAN, inf = (double)INFINITY;
+  const double wins = op == CUPRIM_MIN ? -inf : inf;
+  switch (sp) {
+  case TF_NAN_FIRST:
+    put_float(t, h, 0, qnan);
+    break;
+  case TF_NAN_LAST:
+    put_float(t, h, n - 1, qnan);
+    break;
+  case TF_NAN_MIDDLE:
+    put_float(t, h, n / 2, qnan);
+    break;
+  case TF_NAN_RANDOM:
+    put_float(t, h, tu_below(state, n), qnan);
+    break;
+  case TF_NAN_TWO:
+    put_float(t, h, tu_below(state, n), qnan);
+    put_float(t, h, tu_below(state, n), qnan);
+    break;
+  case TF_NAN_NEGATIVE:
+    put_float(t, h, tu_below(state, n), copysign(qnan, -1.0));
+    break;
+  case TF_NAN_ALL:
+    for (uint64_t i = 0; i < n; ++i)
+      put_float(t, h, i, qnan);
+    break;
+  case TF_INF_WINS:
+    put_float(t, h, tu_below(state, n), wins);
+    break;
+  case TF_INF_LOSES:
+    put_float(t, h, tu_below(state, n), -wins);
+    break;
+  default:
+    break;
+  }
+}
+
+void tf_special_cases(void (*fill)(cuprim_dtype t, cuprim_op op, uint64_t seed, void *h,
+                                   uint64_t n),
+                      void (*run)(cuprim_dtype t, cuprim_op op, uint64_t n, tf_special sp,
+                                  uint64_t seed)) {
+  static const uint64_t full[] = {1, 2, 33, 256, 257, 4097, 65537, 1000003};
+  static const uint64_t quick[] = {1, 2, 33, 257, 4097, 65537};
+  size_t nsizes = 0;
+  const uint64_t *sizes = TF_PICK(full, quick, &nsizes);
+  for (int ti = 0; ti < 2; ++ti)
+    for (int op = CUPRIM_MIN; op <= CUPRIM_MAX; ++op)
+      for (size_t k = 0; k < nsizes; ++k)
+        for (int sp = 0; sp < TF_SPECIALS; ++sp) {
+          const cuprim_dtype t = ti ? CUPRIM_F64 : CUPRIM_F32;
+          const uint64_t n = sizes[k];
+          const uint64_t seed = tf_case_seed(0x4A4, t, (uint64_t)op * 16 + (uint64_t)sp, n);
+          uint64_t s = seed;
+          fill(t, (cuprim_op)op, seed, tf.h_in, n);
+          tf_put_special(t, tf.h_in, n, (tf_special)sp, (cuprim_op)op, &s);
+          tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
+          run(t, (cuprim_op)op, n, (tf_special)sp, seed);
+        }
+}
+
+/* ---------------------------------------------------------------- output slots */
+
+static size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
+
+tf_slot tf_slot_at(size_t at, size_t out_bytes, size_t misalign) {
+  tf_slot s;
+  s.at = at;
+  s.out_at = TF_GUARD_BYTES + misalign;
+  s.out_bytes = out_bytes;
+  s.span = round_up(s.out_at + out_bytes + TF_GUARD_BYTES, 256);
+  return s;
+}
+
+void *tf_slot_device(const tf_region *rg, const tf_slot *s) { return rg->d + s->at + s->out_at; }
+
+const unsigned char *tf_slot_host(const tf_region *rg, const tf_slot *s) {
+  return rg->h + s->at + s->out_at;
+}
+
+int tf_check_guards(const tf_region *rg, const tf_slot *s, const char *what, const char *out) {
+  const unsigned char *slot = rg->h + s->at;
+  size_t bad = tu_pattern_mismatch(slot, s->out_at, TF_POISON);
+  if (bad != s->out_at) {
+    tf_failure("%s: wrote before %s (guard byte %s-%zu is 0x%02x)", what, out, out, s->out_at - bad,
+               slot[bad]);
+    return 0;
+  }
+  const unsigned char *tail = slot + s->out_at + s->out_bytes;
+  const size_t tail_bytes = s->span - s->out_at - s->out_bytes;
+  bad = tu_pattern_mismatch(tail, tail_bytes, TF_POISON);
+  if (bad != tail_bytes) {
+    tf_failure("%s: wrote past the end of %s (guard byte %s+%zu is 0x%02x)", what, out, out,
+               s->out_bytes + bad, tail[bad]);
+    return 0;
+  }
+  return 1;
+}
+
+int tf_check_untouched(const tf_region *rg, const tf_slot *s, const char *what) {
+  const size_t bad = tu_pattern_mismatch(rg->h + s->at, s->span, TF_POISON);
+  if (bad != s->span) {
+    tf_failure("%s: returned an error but wrote its output slot (byte %zu)", what, bad);
+    return 0;
+  }
+  return 1;
+}
+
+void tf_check_poisoned(const void *d, unsigned char *h, size_t bytes, cudaStream_t stream,
+                       const char *what, const char *name) {
+  TF_CUDA(cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, stream));
+  tf_finish(stream);
+  const size_t bad = tu_pattern_mismatch(h, bytes, TF_POISON);
+  if (bad != bytes)
+    tf_failure("%s wrote %s (byte %zu)", what, name, bad);
+}
+
+/* ---------------------------------------------------------------- calls */
+
+const void *tf_call_at(const tf_call_ops *ops, const void *calls, int i) {
+  return (const unsigned char *)calls + (size_t)i * ops->size;
+}
+
+static tf_slot slot_of(const tf_call_ops *ops, const void *call, size_t at) {
+  size_t bytes = 0, misalign = 0;
+  ops->output(call, &bytes, &misalign);
+  return tf_slot_at(at, bytes, misalign);
+}
+
+size_t tf_layout(const tf_call_ops *ops, const void *calls, int count, const tf_region *rg,
+                 tf_result *res) {
+  size_t used = 0;
+  for (int i = 0; i < count; ++i) {
+    res[i].slot = slot_of(ops, tf_call_at(ops, calls, i), used);
+    res[i].ok = 0;
+    res[i].hash = 0;
+    used += res[i].slot.span;
+  }
+  if (used > rg->cap)
+    fail_msg("test bug: %d calls need %zu bytes of output slots, the region has %zu", count, used,
+             rg->cap);
+  return used;
+}
+
+void tf_issue(const tf_call_ops *ops, cuprim_ctx *ctx, const void *calls, int i,
+              const tf_region *rg, tf_result *res, cudaStream_t stream) {
+  res[i].st = ops->issue(ctx, tf_call_at(ops, calls, i), tf_slot_device(rg, &res[i].slot), stream);
+  if (tf.deferred.error != cudaSuccess)
+    fail_msg("%s", tf.deferred.what);
+}
+
+void tf_poison(const tf_region *rg, size_t bytes, cudaStream_t stream) {
+  TF_CUDA(cudaMemsetAsync(rg->d, TF_POISON, bytes, stream));
+}
+
+void tf_copy_back(const tf_region *rg, size_t bytes, cudaStream_t stream) {
+  TF_CUDA(cudaMemcpyAsync(rg->h, rg->d, bytes, cudaMemcpyDeviceToHost, stream));
+}
+
+void tf_enqueue(const tf_call_ops *ops, cuprim_ctx *ctx, const void *calls, int count,
+                const tf_region *rg, tf_result *res, cudaStream_t stream) {
+  const size_t used = tf_layout(ops, calls, count, rg, res);
+  tf_poison(rg, used, stream);
+  for (int i = 0; i < count; ++i)
+    tf_issue(ops, ctx, calls, i, rg, res, stream);
+  tf_copy_back(rg, used, stream);
+}
+
+int tf_run_and_check(const tf_call_ops *ops, cuprim_ctx *ctx, const void *calls, int count,
+                     cudaStream_t stream, const tf_case *cs, tf_result *res) {
+  const tf_region *rg = &tf.out;
+  int passed = 0;
+  for (int i = 0; i < count;) {
+    /* As many calls as the region holds (at least one: tf_layout fails a call that never fits). */
+    size_t used = 0;
+    int j = i;
+    while (j < count) {
+      const size_t span = slot_of(ops, tf_call_at(ops, calls, j), 0).span;
+      if (j > i && used + span > rg->cap)
+        break;
+      used += span;
+      ++j;
+    }
+    tf_enqueue(ops, ctx, tf_call_at(ops, calls, i), j - i, rg, res + i, stream);
+    tf_finish(stream);
+    for (int k = i; k < j; ++k)
+      passed += tf_check(ops, rg, tf_call_at(ops, calls, k), &res[k], cs);
+    i = j;
+  }
+  return passed;
+}
+
+void tf_run_two_streams(const tf_call_ops *ops, cuprim_ctx *ctx, int count, const void *calls_a,
+                        const tf_case *cs_a, cudaStream_t stream_a, const void *calls_b,
+                        const tf_case *cs_b, cudaStream_t stream_b) {
+  tf_result ra[TF_MAX_BATCH], rb[TF_MAX_BATCH];
+  if (count > TF_MAX_BATCH)
+    fail_msg("test bug: %d calls on each of two streams, at most %d", count, TF_MAX_BATCH);
+  const size_t used_a = tf_layout(ops, calls_a, count, &tf.out, ra);
+  const size_t used_b = tf_layout(ops, calls_b, count, &tf.out2, rb);
+  tf_poison(&tf.out, used_a, stream_a);
+  tf_poison(&tf.out2, used_b, stream_b);
+  for (int i = 0; i < count; ++i) {
+    tf_issue(ops, ctx, calls_a, i, &tf.out, ra, stream_a);
+    tf_issue(ops, ctx, calls_b, i, &tf.out2, rb, stream_b);
+  }
+  tf_copy_back(&tf.out, used_a, stream_a);
+  tf_copy_back(&tf.out2, used_b, stream_b);
+  tf_finish(stream_a);
+  tf_finish(stream_b);
+  for (int i = 0; i < count; ++i) {
+    tf_check(ops, &tf.out, tf_call_at(ops, calls_a, i), &ra[i], cs_a);
+    tf_check(ops, &tf.out2, tf_call_at(ops, calls_b, i), &rb[i], cs_b);
+  }
+}
+
+int tf_check(const tf_call_ops *ops, const tf_region *rg, const void *call, tf_result *r,
+             const tf_case *cs) {
+  char what[512];
+  ops->describe(what, sizeof what, call, cs->data, cs->seed);
+  r->ok = 0;
+  if (r->st != CUPRIM_SUCCESS)
+    tf_failure("%s: returned %s (last CUDA error %s)", what, tu_status_name(r->st),
+               cudaGetErrorName(cuprim_last_cuda_error()));
+  else if (tf_check_guards(rg, &r->slot, what, ops->out_name))
+    r->ok = ops->check(rg, call, r, cs, what);
+  return r->ok;
+}
+
+void tf_poison_inputs(size_t in_bytes, size_t out_bytes) {
+  TF_CUDA(cudaMemsetAsync(tf.d_in, TF_POISON, in_bytes, tf.stream));
+  tf_poison(&tf.out, out_bytes, tf.stream);
+  tf_finish(tf.stream);
+}
+
+void tf_check_argument_errors(const tf_status_case *cases, size_t count, size_t in_bytes,
+                              size_t out_bytes) {
+  for (size_t i = 0; i < count; ++i)
+    if (cases[i].got != cases[i].want)
+      tf_failure("%s: expected %s, got %s", cases[i].what, tu_status_name(cases[i].want),
+                 tu_status_name(cases[i].got));
+  const char *what = "a call with invalid or unsupported arguments";
+  tf_check_poisoned(tf.out.d, tf.out.h, out_bytes, tf.stream, what, "its output");
+  tf_check_poisoned(tf.d_in, tf.h_in, in_bytes, tf.stream, what, "into d_in");
+  tf_check_no_recorded_error("after argument errors");
+}
+
+void tf_check_no_recorded_error(const char *after) {
+  if (cuprim_last_cuda_error() != cudaSuccess)
+    tf_failure("cuprim_last_cuda_error() is %s %s", cudaGetErrorName(cuprim_last_cuda_error()),
+               after);
+}
+
+/* ---------------------------------------------------------------- CUDA graphs */
+
+cudaGraph_t tf_capture(const tf_call_ops *ops, cuprim_ctx *ctx, const void *calls, int count,
+                       const tf_region *rg, tf_result *res, cudaStream_t stream, size_t *used) {
+  *used = tf_layout(ops, calls, count, rg, res);
+  tf_poison(rg, *used, stream);
+  tf_finish(stream);
+  const int fails_before = tf.fails;
+  cudaGraph_t graph = NULL;
+  tf.deferred.error = cudaSuccess;
+  TF_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  for (int i = 0; i < count; ++i)
+    res[i].st =
+        ops->issue(ctx, tf_call_at(ops, calls, i), tf_slot_device(rg, &res[i].slot), stream);
+  const cudaError_t end = cudaStreamEndCapture(stream, &graph); /* always end the capture */
+  for (int i = 0; i < count; ++i)
+    if (res[i].st != CUPRIM_SUCCESS) {
+      char what[512];
+      ops->describe(what, sizeof what, tf_call_at(ops, calls, i), "-", 0);
+      tf_failure("%s: under stream capture: %s (last CUDA error %s)", what,
+                 tu_status_name(res[i].st), cudaGetErrorName(cuprim_last_cuda_error()));
+    }
+  if (tf.deferred.error != cudaSuccess)
+    tf_failure("under stream capture: %s", tf.deferred.what);
+  tf.deferred.error = cudaSuccess;
+  if (end != cudaSuccess)
+    tf_failure("cudaStreamEndCapture: %s (%s)", cudaGetErrorString(end), cudaGetErrorName(end));
+  if (tf.fails != fails_before) {
+    (void)cudaGetLastError();
+    if (graph)
+      (void)cudaGraphDestroy(graph);
+    return NULL;
+  }
+  /* Capturing ran nothing: the outputs still hold the poison. */
+  tf_check_poisoned(rg->d, rg->h, *used, stream, "stream capture (before any replay)",
+                    "output memory");
+  return graph;
+}
+
+void tf_replay(cudaGraphExec_t exec, const tf_region *rg, size_t used, cudaStream_t stream) {
+  tf_poison(rg, used, stream);
+  TF_CUDA(cudaGraphLaunch(exec, stream));
+  tf_copy_back(rg, used, stream);
+  tf_finish(stream);
+}
+
+void tf_graph_rounds(const tf_call_ops *ops, void *calls, int count, uint64_t n,
+                     void (*prepare)(void *calls, int count, int round, uint64_t seed, char *data,
+                                     size_t len)) {
+  tf_result res[TF_MAX_BATCH];
+  if (count > TF_MAX_BATCH)
+    fail_msg("test bug: %d calls in a graph, at most %d", count, TF_MAX_BATCH);
+  size_t used = 0;
+  cudaGraph_t graph = tf_capture(ops, tf.ctx, calls, count, &tf.out, res, tf.stream, &used);
+  if (!graph)
+    return;
+  unsigned char *saved = (unsigned char *)malloc(used);
+  assert_non_null(saved);
+  cudaGraphExec_t exec = NULL;
+  TF_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  for (int round = 0; round < 3; ++round) {
+    const uint64_t seed = tf_case_seed(0x6A9, (uint64_t)(round < 2 ? round : 1), 0, n);
+    char data[64];
+    prepare(calls, count, round, seed, data, sizeof data);
+    tf_replay(exec, &tf.out, used, tf.stream);
+    const tf_case cs = {data, seed, 0};
+    for (int i = 0; i < count; ++i) {
+      res[i].st = CUPRIM_SUCCESS;
+      tf_check(ops, &tf.out, tf_call_at(ops, calls, i), &res[i], &cs);
+    }
+    if (round == 1)
+      memcpy(saved, tf.out.h, used);
+    else if (round == 2 && memcmp(saved, tf.out.h, used) != 0)
+      tf_failure("replaying the graph twice on the same input gave different output bytes");
+  }
+  free(saved);
+  TF_CUDA(cudaGraphExecDestroy(exec));
+  TF_CUDA(cudaGraphDestroy(graph));
+}
+
+/* ---------------------------------------------------------------- allocators */
+
+cuprim_ctx *tf_context(const cuprim_allocator *a) {
+  cuprim_ctx *ctx = NULL;
+  const cuprim_status cs = cuprim_ctx_create(&ctx, 0, a);
+  if (cs != CUPRIM_SUCCESS)
+    fail_msg("cuprim_ctx_create%s: %s", a ? " with a user allocator" : "", tu_status_name(cs));
+  return ctx;
+}
+
+static void *counting_alloc(void *user, size_t bytes, cudaStream_t stream) {
+  tf_counting_allocator *c = (tf_counting_allocator *)user;
+  void *p = NULL;
+  ++c->allocs;
+  if (c->nlive == TF_MAX_LIVE || cudaMallocAsync(&p, bytes, stream) != cudaSuccess) {
+    (void)cudaGetLastError();
+    ++c->failed_allocs;
+    return NULL;
+  }
+  c->bytes_allocated += bytes;
+  c->live[c->nlive].ptr = p;
+  c->live[c->nlive].bytes = bytes;
+  c->live[c->nlive].stream = stream;
+  if (++c->nlive > c->max_live)
+    c->max_live = c->nlive;
+  return p;
+}
+
+static void counting_free(void *user, void *ptr, size_t bytes, cudaStream_t stream) {
+  tf_counting_allocator *c = (tf_counting_allocator *)user;
+  ++c->frees;
+  c->bytes_freed += bytes;
+  int found = -1;
+  for (int i = 0; i < c->nlive; ++i)
+    if (c->live[i].ptr == ptr)
+      found = i;
+  if (found < 0) {
+    ++c->unmatched_frees; /* never allocated here, or freed twice: do not pass it on */
+    return;
+  }
+  if (c->live[found].bytes != bytes || c->live[found].stream != stream)
+    ++c->mismatched_frees;
+  c->live[found] = c->live[--c->nlive];
+  (void)cudaFreeAsync(ptr, stream);
+}
+
+cuprim_ctx *tf_counting_context(tf_counting_allocator *counts) {
+  memset(counts, 0, sizeof *counts);
+  const cuprim_allocator a = {counting_alloc, counting_free, counts};
+  return tf_context(&a);
+}
+
+void tf_check_counting(cuprim_ctx *ctx, const tf_counting_allocator *c, const char *why) {
+  assert_int_equal(cuprim_ctx_destroy(ctx), CUPRIM_SUCCESS);
+  print_message("counting allocator: %lu allocs, %lu frees, %llu bytes, at most %d live\n",
+                c->allocs, c->frees, c->bytes_allocated, c->max_live);
+  if (c->allocs == 0)
+    tf_failure("the context's allocator was never called (%s)", why);
+  if (c->failed_allocs)
+    tf_failure("%lu allocation(s) failed in cudaMallocAsync", c->failed_allocs);
+  if (c->allocs - c->failed_allocs != c->frees)
+    tf_failure("%lu successful allocs but %lu frees", c->allocs - c->failed_allocs, c->frees);
+  if (c->nlive != 0)
+    tf_failure("%d allocation(s) never freed", c->nlive);
+  if (c->unmatched_frees)
+    tf_failure("%lu free(s) of pointers the allocator did not hand out (or freed twice)",
+               c->unmatched_frees);
+  if (c->mismatched_frees)
+    tf_failure("%lu free(s) with another size or stream than the allocation", c->mismatched_frees);
+  if (c->bytes_allocated != c->bytes_freed)
+    tf_failure("%llu bytes allocated but %llu freed", c->bytes_allocated, c->bytes_freed);
+}
+
+static void *failing_alloc(void *user, size_t bytes, cudaStream_t stream) {
+  (void)bytes;
+  (void)stream;
+  ++((tf_failing_allocator *)user)->allocs;
+  return NULL;
+}
+
+static void failing_free(void *user, void *ptr, size_t bytes, cudaStream_t stream) {
+  (void)ptr;
+  (void)bytes;
+  (void)stream;
+  ++((tf_failing_allocator *)user)->frees;
+}
+
+cuprim_ctx *tf_failing_context(tf_failing_allocator *counts) {
+  memset(counts, 0, sizeof *counts);
+  const cuprim_allocator a = {failing_alloc, failing_free, counts};
+  return tf_context(&a);
+}
+
+void tf_check_failing(cuprim_ctx *ctx, const tf_failing_allocator *counts) {
+  if (counts->allocs == 0)
+    tf_failure("the failing allocator was never called");
+  if (counts->frees != 0)
+    tf_failure("free called %lu time(s) although every alloc returned NULL", counts->frees);
+  TF_CUDA(cudaGetLastError());
+  assert_int_equal(cuprim_ctx_destroy(ctx), CUPRIM_SUCCESS);
+}
+
+void tf_counting_test(void (*run_cases)(cuprim_ctx *ctx), const char *why) {
+  static tf_counting_allocator counts; /* static: large */
+  tf_begin();
+  cuprim_ctx *ctx = tf_counting_context(&counts);
+  run_cases(ctx);
+  tf_check_counting(ctx, &counts, why);
+  tf_end();
+}
+
+void tf_failing_test(void (*run_cases)(cuprim_ctx *ctx)) {
+  tf_failing_allocator counts;
+  tf_begin();
+  cuprim_ctx *ctx = tf_failing_context(&counts);
+  run_cases(ctx);
+  tf_check_failing(ctx, &counts);
+  tf_end();
+}
+
+void tf_check_out_of_memory(const tf_call_ops *ops, const void *calls, int count,
+                            const tf_region *rg, tf_result *res, const int *must_fail,
+                            const tf_case *cs) {
+  for (int i = 0; i < count; ++i) {
+    const void *call = tf_call_at(ops, calls, i);
+    char what[512];
+    ops->describe(what, sizeof what, call, cs->data, cs->seed);
+    if (res[i].st == CUPRIM_ERROR_OUT_OF_MEMORY)
+      tf_check_untouched(rg, &res[i].slot, what);
+    else if (must_fail[i])
+      tf_failure("%s: expected CUPRIM_ERROR_OUT_OF_MEMORY, got %s", what,
+                 tu_status_name(res[i].st));
+    else
+      tf_check(ops, rg, call, &res[i], cs);
+  }
+}
+
+/* ---------------------------------------------------------------- the last test */
+
+void tf_test_no_cuda_error_left(void **state) {
+  (void)state;
+  tf_begin();
+  TF_CUDA(cudaDeviceSynchronize());
+  TF_CUDA(cudaGetLastError());
+  tf_check_no_recorded_error("on the main thread");
+  tf_end();
+}

@@ -1,0 +1,410 @@
+/* The fixture every primitive's GPU tests share (test_reduce_gpu.c, test_scan_gpu.c,
+ * test_histogram_gpu.c, and the next ones): one context and one non-blocking stream for the whole
+ * program, its input buffers and output regions, the skip without a device (inside the test body:
+ * cmocka 1.1.5 counts a skip in a setup function as an error), failures counted and printed so
+ * that one call's failure does not stop a test, CUDA errors reported through one helper, output
+ * slots with poisoned guards, calls enqueued in batches and checked, counting and failing
+ * allocators, and stream capture into a CUDA graph.
+ *
+ * A test program describes its calls by a tf_call_ops (how large a call's output is, how to issue
+ * it, describe it and check it), and runs them through tf_run_and_check, or through the pieces it
+ * is made of when a test needs them apart (two streams at once, a graph). Its main() is:
+ *
+ *   int main(void) {
+ *     const struct CMUnitTest tests[] = {cmocka_unit_test(test_x), ...,
+ *                                        cmocka_unit_test(tf_test_no_cuda_error_left)};
+ *     tf_configure(&config);
+ *     return tf_exit_code(cmocka_run_group_tests(tests, tf_group_setup, tf_group_teardown));
+ *   }
+ *
+ * and every test body opens with tf_begin() and closes with tf_end(). Host code, plain C11. */
+#ifndef CUPRIM_TEST_FIXTURE_GPU_H
+#define CUPRIM_TEST_FIXTURE_GPU_H
+
+#include "test_util.h"
+
+#define TF_POISON 0xA5     /* guard bytes, and what an output holds until it is written */
+#define TF_GUARD_BYTES 256 /* guards on either side of an output; slots are 256-byte aligned */
+#define TF_MAX_PRINTED 40  /* failures a test prints; later ones are only counted */
+
+#if defined(__GNUC__)
+#define TF_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define TF_PRINTF(f, a)
+#endif
+
+/* ---------------------------------------------------------------- CUDA errors */
+
+/* The one place a CUDA error met by a test is turned into words: the call, where it was made, the
+ * error's description and name. */
+typedef struct tf_cuda_error {
+  cudaError_t error; /* cudaSuccess until a call fails */
+  char what[320];    /* "file:line: call: description (name)" */
+} tf_cuda_error;
+
+/* 0 if e is cudaSuccess. Otherwise clears CUDA's (non-sticky) last error, records the failure in
+ * *into unless it already holds one (the first failure is the one to read), and returns 1. */
+int tf_cuda_failed(cudaError_t e, const char *call, const char *file, int line,
+                   tf_cuda_error *into);
+
+/* A CUDA call the test makes: on failure the test fails at once, naming the call and the error. */
+#define TF_CUDA(call)                                                                              \
+  do {                                                                                             \
+    tf_cuda_error tf_e_ = {cudaSuccess, ""};                                                       \
+    if (tf_cuda_failed((call), #call, __FILE__, __LINE__, &tf_e_))                                 \
+      fail_msg("%s", tf_e_.what);                                                                  \
+  } while (0)
+
+/* A CUDA call whose failure must not end the test at once (under stream capture, in a thread of
+ * its own, in the group setup): recorded in *note, evaluates to 1 on failure. */
+#define TF_CUDA_NOTE(call, note) tf_cuda_failed((call), #call, __FILE__, __LINE__, (note))
+
+/* ---------------------------------------------------------------- the fixture */
+
+/* An output region: device memory and its pinned host copy, `cap` bytes each. */
+typedef struct tf_region {
+  unsigned char *d, *h;
+  size_t cap;
+} tf_region;
+
+/* What a test program needs allocated for it (sizes in bytes; 0: not allocated). */
+typedef struct tf_config {
+  size_t in_bytes;    /* d_in (device), h_in (pinned) */
+  size_t in2_bytes;   /* d_in2 (device) */
+  size_t h_in2_bytes; /* h_in2 (pinned) */
+  size_t out_bytes;   /* the region out */
+  size_t out2_bytes;  /* the region out2 */
+  /* The program's own setup, run after the fixture's with a usable device: it records a failure
+   * with TF_SETUP_CUDA (or tf_cuda_failed(..., &tf.setup)), which each test then reports. */
+  void (*setup)(void);
+  /* The program's own teardown, always run, before the fixture's: frees what its setup took. */
+  void (*teardown)(void);
+} tf_config;
+
+/* In the program's setup: record a failed CUDA call and return. */
+#define TF_SETUP_CUDA(call)                                                                        \
+  do {                                                                                             \
+    if (TF_CUDA_NOTE(call, &tf.setup))                                                             \
+      return;                                                                                      \
+  } while (0)
+
+typedef struct tf_state {
+  const tf_config *config;
+  tf_cuda_error setup;      /* the first failure of the group setup, if any */
+  tf_cuda_error deferred;   /* CUDA failures of a call's preparation (TF_CUDA_NOTE), see tf_issue */
+  cuprim_status ctx_status; /* of cuprim_ctx_create(&ctx, 0, NULL) */
+  cuprim_ctx *ctx;          /* one context for the whole program (default allocator) */
+  cudaStream_t stream;      /* non-blocking: where most calls run */
+  struct cudaDeviceProp prop; /* device 0 */
+  unsigned char *d_in, *d_in2, *h_in, *h_in2;
+  tf_region out, out2;
+  uint64_t seed; /* CUPRIM_TEST_SEED */
+  int quick;     /* CUPRIM_TEST_QUICK */
+  int fails;     /* failed checks in the running test */
+} tf_state;
+
+extern tf_state tf;
+
+/* Before cmocka_run_group_tests: what to allocate, and CUPRIM_TEST_FILTER. */
+void tf_configure(const tf_config *config);
+/* cmocka group setup and teardown. The setup never fails or skips: it records what failed, and
+ * each test decides in its body (tf_begin) to skip (no device) or fail (the setup failed). */
+int tf_group_setup(void **state);
+int tf_group_teardown(void **state);
+/* main's return value: 77 (CTest's SKIP_RETURN_CODE) when every test skipped for want of a
+ * device, else cmocka's count of failed tests. */
+int tf_exit_code(int failed);
+
+/* The first line of every GPU test: skip without a device, fail if the setup failed. */
+void tf_begin(void);
+/* One failed check: printed (the first TF_MAX_PRINTED of a test), counted; the test goes on. */
+void tf_failure(const char *fmt, ...) TF_PRINTF(1, 2);
+/* The last line of every GPU test: fails it if any check failed, naming the base seed. */
+void tf_end(void);
+
+/* A program's sweep tests, one per dtype: TF_SWEEP_TESTS_32_64(sweep) defines
+ * test_sweep_i32(void **state), which calls sweep(CUPRIM_I32), and likewise test_sweep_u32, _i64,
+ * _u64, _f32 and _f64; TF_SWEEP_TESTS_8_16 the four of 8 and 16 bits. main() lists each by name,
+ * cmocka_unit_test(test_sweep_i32), so that CUPRIM_TEST_FILTER and scripts/gpu_suite.sh find
+ * them. */
+#define TF_SWEEP_TEST(fn, suffix, t)                                                               \
+  static void test_sweep_##suffix(void **state) {                                                  \
+    (void)state;                                                                                   \
+    fn(t);                                                                                         \
+  }
+#define TF_SWEEP_TESTS_8_16(fn)                                                                    \
+  TF_SWEEP_TEST(fn, i8, CUPRIM_I8)                                                                 \
+  TF_SWEEP_TEST(fn, u8, CUPRIM_U8)                                                                 \
+  TF_SWEEP_TEST(fn, i16, CUPRIM_I16)                                                               \
+  TF_SWEEP_TEST(fn, u16, CUPRIM_U16)
+#define TF_SWEEP_TESTS_32_64(fn)                                                                   \
+  TF_SWEEP_TEST(fn, i32, CUPRIM_I32)                                                               \
+  TF_SWEEP_TEST(fn, u32, CUPRIM_U32)                                                               \
+  TF_SWEEP_TEST(fn, i64, CUPRIM_I64)                                                               \
+  TF_SWEEP_TEST(fn, u64, CUPRIM_U64)                                                               \
+  TF_SWEEP_TEST(fn, f32, CUPRIM_F32)                                                               \
+  TF_SWEEP_TEST(fn, f64, CUPRIM_F64)
+
+/* The seed of one case: a function of the base seed and the case's parameters, so that a failing
+ * case is named by one number. */
+uint64_t tf_case_seed(uint64_t a, uint64_t b, uint64_t c, uint64_t d);
+
+/* Waits for `stream`; a fault in a kernel shows up here and fails the test. */
+void tf_finish(cudaStream_t stream);
+/* Copies h[0..bytes) to d, which must lie in d_in or d_in2 with room for it (else a test bug). */
+void tf_upload(void *d, const void *h, size_t bytes, cudaStream_t stream);
+/* Sizes for a sweep: base[0..nbase) and then `randoms` seeded sizes, log-uniform in [2, 2^top)
+ * and the same for every dtype (drawn from the base seed and `salt`). Returns how many it wrote
+ * (at most cap). */
+size_t tf_sizes(const uint64_t *base, size_t nbase, uint64_t salt, int randoms, double top,
+                uint64_t *sizes, size_t cap);
+
+/* The streams a program's calls also run on, besides the non-blocking tf.stream: the legacy
+ * default stream (0) and the per-thread default stream; their names for messages. */
+#define TF_DEFAULT_STREAMS 2
+extern const cudaStream_t tf_default_stream[TF_DEFAULT_STREAMS];
+extern const char *const tf_default_stream_name[TF_DEFAULT_STREAMS];
+
+/* The first line of a large test instead of tf_begin: it also skips in quick mode
+ * (compute-sanitizer) and without `need` bytes free on the device, printing why (`what` names
+ * the test). Returns the bytes free. */
+#define TF_GIB 1073741824.0
+size_t tf_begin_large(const char *what, size_t need);
+
+/* The sizes of a test, full or quick: TF_PICK(full, quick, &n) gives the array (and its length
+ * in n) that the mode asks for. */
+const uint64_t *tf_pick(const uint64_t *full, size_t nfull, const uint64_t *quick, size_t nquick,
+                        size_t *n);
+#define TF_PICK(full, quick, n)                                                                    \
+  tf_pick((full), sizeof(full) / sizeof(full)[0], (quick), sizeof(quick) / sizeof(quick)[0], (n))
+/* Seconds on a monotonic clock, for the times a test prints. */
+double tf_now_s(void);
+
+/* ---------------------------------------------------------------- special float data */
+
+/* NaN and infinities put into float data, for MIN and MAX: a NaN must win through every algorithm,
+ * an infinity is an ordinary value. */
+typedef enum tf_special {
+  TF_NAN_FIRST,
+  TF_NAN_LAST,
+  TF_NAN_MIDDLE,
+  TF_NAN_RANDOM,
+  TF_NAN_TWO,
+  TF_NAN_NEGATIVE,
+  TF_NAN_ALL,
+  TF_INF_WINS, /* the first that is no NaN */
+  TF_INF_LOSES,
+  TF_SPECIALS
+} tf_special;
+
+/* "NaN first", ..., for messages. */
+const char *tf_special_name(tf_special sp);
+/* Puts `sp` into h[0..n) (n > 0) of dtype t (F32 or F64), at positions drawn from *state where
+ * the kind says "random"; an infinity wins or loses under op (MIN or MAX). */
+void tf_put_special(cuprim_dtype t, void *h, uint64_t n, tf_special sp, cuprim_op op,
+                    uint64_t *state);
+
+/* The cases of a NaN and infinity test, in the order every such test takes them: F32 and F64,
+ * MIN and MAX, sizes 1 to 1000003 (quick: to 65537), every special. For each: fill(t, op, seed,
+ * h, n) writes the program's random data for op into tf.h_in, the special is put in (drawing from
+ * the case's seed), the data goes to tf.d_in, and run(t, op, n, sp, seed) makes the calls. */
+void tf_special_cases(void (*fill)(cuprim_dtype t, cuprim_op op, uint64_t seed, void *h,
+                                   uint64_t n),
+                      void (*run)(cuprim_dtype t, cuprim_op op, uint64_t n, tf_special sp,
+                                  uint64_t seed));
+
+/* ---------------------------------------------------------------- output slots */
+
+/* An output's slot in a region: TF_GUARD_BYTES of guards, the output (`misalign` bytes past the
+ * aligned address that follows them), guards up to the next multiple of 256 and at least
+ * TF_GUARD_BYTES of them. Before a call the whole slot is poisoned; after it the guards must still
+ * hold the poison. */
+typedef struct tf_slot {
+  size_t at;        /* the slot's offset in its region */
+  size_t span;      /* its bytes */
+  size_t out_at;    /* the output's offset in the slot */
+  size_t out_bytes; /* the output's bytes */
+} tf_slot;
+
+tf_slot tf_slot_at(size_t at, size_t out_bytes, size_t misalign);
+/* The output in the region's device memory, and in its host copy. */
+void *tf_slot_device(const tf_region *rg, const tf_slot *s);
+const unsigned char *tf_slot_host(const tf_region *rg, const tf_slot *s);
+/* 1 if the host copy of the slot's guards holds the poison; else a failure named `what`, saying
+ * which byte before or past `out` (the output's name: "d_out") changed. */
+int tf_check_guards(const tf_region *rg, const tf_slot *s, const char *what, const char *out);
+/* 1 if the whole slot still holds the poison (a call that failed writes nothing); else a
+ * failure. */
+int tf_check_untouched(const tf_region *rg, const tf_slot *s, const char *what);
+/* Copies bytes of device memory at d to h (on `stream`, waiting for it: after whatever was
+ * enqueued there) and checks that they all hold the poison; else a failure "`what` wrote `name`
+ * (byte k)". */
+void tf_check_poisoned(const void *d, unsigned char *h, size_t bytes, cudaStream_t stream,
+                       const char *what, const char *name);
+
+/* ---------------------------------------------------------------- calls */
+
+/* What one call returned, where its output went, and how its checks went. */
+typedef struct tf_result {
+  cuprim_status st;
+  tf_slot slot;
+  int ok;        /* passed every check */
+  uint64_t hash; /* of its output, when ok and the check was asked for one */
+} tf_result;
+
+/* What a batch of calls is checked as. */
+typedef struct tf_case {
+  const char *data; /* the data kind, for messages */
+  uint64_t seed;    /* the case's seed, for messages */
+  int want_hash;    /* 1: the check fills tf_result.hash */
+} tf_case;
+
+/* A test program's calls, to the fixture: an array of `size`-byte call descriptions and what to do
+ * with one. */
+typedef struct tf_call_ops {
+  size_t size;
+  const char *out_name; /* the output's parameter, for messages: "d_out" */
+  /* The bytes of the call's output, and how many bytes past a 256-byte aligned address it
+   * starts. */
+  void (*output)(const void *call, size_t *bytes, size_t *misalign);
+  /* Enqueues the call on `stream`, its output at d_out (inside its poisoned slot), and whatever
+   * must come first (an in-place copy of the input, other garbage in the output). CUDA calls of
+   * its own go through TF_CUDA_NOTE(..., &tf.deferred). */
+  cuprim_status (*issue)(cuprim_ctx *ctx, const void *call, void *d_out, cudaStream_t stream);
+  /* The call, its data kind and seed in words, for messages. */
+  void (*describe)(char *buf, size_t len, const void *call, const char *data, uint64_t seed);
+  /* The check of a call's output (tf_slot_host(rg, &r->slot)), once tf_check has found that the
+   * call returned CUPRIM_SUCCESS and left its guards alone: a failure for each problem, with
+   * `what` (the call described) in front; fills r->hash when cs->want_hash. Returns 1 if right. */
+  int (*check)(const tf_region *rg, const void *call, tf_result *r, const tf_case *cs,
+               const char *what);
+} tf_call_ops;
+
+/* The full check of a call that ran: status, guards, then ops->check. Sets and returns r->ok. */
+int tf_check(const tf_call_ops *ops, const tf_region *rg, const void *call, tf_result *r,
+             const tf_case *cs);
+
+/* The call at index i of an array of ops->size-byte calls. */
+const void *tf_call_at(const tf_call_ops *ops, const void *calls, int i);
+
+/* Lays out the slots of calls[0..count) one after another in rg (a test bug if they do not fit);
+ * returns the bytes they take. */
+size_t tf_layout(const tf_call_ops *ops, const void *calls, int count, const tf_region *rg,
+                 tf_result *res);
+/* Enqueues call i into its slot on `stream`, into res[i].st. A failure recorded in tf.deferred
+ * fails the test (outside stream capture: tf_capture reports it as a failure instead). */
+void tf_issue(const tf_call_ops *ops, cuprim_ctx *ctx, const void *calls, int i,
+              const tf_region *rg, tf_result *res, cudaStream_t stream);
+/* Poisons rg's first `bytes`; copies them back to the host copy. Both enqueued on `stream`. */
+void tf_poison(const tf_region *rg, size_t bytes, cudaStream_t stream);
+void tf_copy_back(const tf_region *rg, size_t bytes, cudaStream_t stream);
+/* Layout, poison, every call, copy back: all enqueued on `stream`, nothing waits. */
+void tf_enqueue(const tf_call_ops *ops, cuprim_ctx *ctx, const void *calls, int count,
+                const tf_region *rg, tf_result *res, cudaStream_t stream);
+/* Runs calls[0..count) through ctx on `stream` in tf.out (as many per batch as it holds), waits,
+ * and checks each (tf_check). Returns how many passed. */
+int tf_run_and_check(const tf_call_ops *ops, cuprim_ctx *ctx, const void *calls, int count,
+                     cudaStream_t stream, const tf_case *cs, tf_result *res);
+/* Two non-blocking streams in flight at once on one context: calls_a[0..count) in tf.out on
+ * stream_a and calls_b[0..count) in tf.out2 on stream_b, enqueued alternately before either is
+ * waited for, then each checked (tf_check with cs_a or cs_b). count <= TF_MAX_BATCH. */
+#define TF_MAX_BATCH 64
+void tf_run_two_streams(const tf_call_ops *ops, cuprim_ctx *ctx, int count, const void *calls_a,
+                        const tf_case *cs_a, cudaStream_t stream_a, const void *calls_b,
+                        const tf_case *cs_b, cudaStream_t stream_b);
+
+/* Argument errors with a real context: calls that must return before any CUDA work. The test
+ * poisons the first in_bytes of d_in and out_bytes of the region out (tf_poison_inputs), makes
+ * its calls into them (a table of what each returned and should have returned), and checks: each
+ * status, nothing written into either, no CUDA error recorded (tf_check_argument_errors). */
+typedef struct tf_status_case {
+  const char *what;
+  cuprim_status got, want;
+} tf_status_case;
+void tf_poison_inputs(size_t in_bytes, size_t out_bytes);
+void tf_check_argument_errors(const tf_status_case *cases, size_t count, size_t in_bytes,
+                              size_t out_bytes);
+/* cuprim_last_cuda_error() must be cudaSuccess on this thread: else a failure. */
+void tf_check_no_recorded_error(const char *after);
+
+/* ---------------------------------------------------------------- CUDA graphs */
+
+/* Captures calls[0..count) into a graph on `stream` (laid out in rg, whose slots are poisoned
+ * first): capture enqueues and runs nothing, so the slots must still hold the poison afterwards.
+ * The capture is always ended (a capture left open would break every later test). Returns the
+ * graph with the bytes the slots take in *used, or NULL when anything failed (calls that did not
+ * return CUPRIM_SUCCESS, a preparation or cudaStreamEndCapture that failed: each reported; the
+ * test then ends). */
+cudaGraph_t tf_capture(const tf_call_ops *ops, cuprim_ctx *ctx, const void *calls, int count,
+                       const tf_region *rg, tf_result *res, cudaStream_t stream, size_t *used);
+/* One replay: poisons the slots, launches the graph, copies the slots back, waits. */
+void tf_replay(cudaGraphExec_t exec, const tf_region *rg, size_t used, cudaStream_t stream);
+/* The graph test: calls[0..count) captured (tf_capture, in tf.out on tf.stream), then replayed
+ * three times. Before each replay prepare(calls, count, round, seed, data, len) puts the round's
+ * data in the input buffer the calls read (the graph reads whatever it holds then), sets each
+ * call's expectation and names the data; rounds 0 and 1 have new data, round 2 the data of round 1
+ * (seeds from `n`). After each replay every call is checked, and the output of round 2 must be
+ * the bytes of round 1. */
+void tf_graph_rounds(const tf_call_ops *ops, void *calls, int count, uint64_t n,
+                     void (*prepare)(void *calls, int count, int round, uint64_t seed, char *data,
+                                     size_t len));
+
+/* ---------------------------------------------------------------- allocators */
+
+/* A context on device 0 with allocator `a` (NULL: the default one); fails the test if it cannot
+ * be made. */
+cuprim_ctx *tf_context(const cuprim_allocator *a);
+
+/* Wraps cudaMallocAsync/cudaFreeAsync; counts calls and bytes and checks that every free returns
+ * a live allocation with the size and stream it was taken with. */
+#define TF_MAX_LIVE 256
+typedef struct tf_counting_allocator {
+  unsigned long allocs, frees, failed_allocs, unmatched_frees, mismatched_frees;
+  unsigned long long bytes_allocated, bytes_freed;
+  struct {
+    void *ptr;
+    size_t bytes;
+    cudaStream_t stream;
+  } live[TF_MAX_LIVE];
+  int nlive, max_live;
+} tf_counting_allocator;
+
+/* A context whose allocator keeps `counts` (zeroed here). */
+cuprim_ctx *tf_counting_context(tf_counting_allocator *counts);
+/* Destroys the context, prints the counts; a failure for an allocator never called (`why`: why
+ * it should have been), a failed allocation, an allocation never freed, a free that matches no
+ * allocation or another size or stream, bytes that do not balance. */
+void tf_check_counting(cuprim_ctx *ctx, const tf_counting_allocator *counts, const char *why);
+
+/* An allocator that always fails (returns NULL), counting its calls. */
+typedef struct tf_failing_allocator {
+  unsigned long allocs, frees;
+} tf_failing_allocator;
+
+/* A context whose allocator always fails, counting into `counts` (zeroed here). */
+cuprim_ctx *tf_failing_context(tf_failing_allocator *counts);
+/* Destroys the context; a failure unless the allocator was called, and unless free was never
+ * called (nothing was allocated); no CUDA error may be left. */
+void tf_check_failing(cuprim_ctx *ctx, const tf_failing_allocator *counts);
+
+/* The bodies of the allocator tests: tf_begin, a context with the allocator, run_cases(ctx) (the
+ * program's calls through it), then tf_check_counting (why: why the allocator must have been
+ * called) or tf_check_failing, and tf_end. */
+void tf_counting_test(void (*run_cases)(cuprim_ctx *ctx), const char *why);
+void tf_failing_test(void (*run_cases)(cuprim_ctx *ctx));
+
+/* Calls made with a failing allocator: a call that returned CUPRIM_ERROR_OUT_OF_MEMORY must have
+ * written nothing; one in must_fail[] must have returned it; any other must pass tf_check. */
+void tf_check_out_of_memory(const tf_call_ops *ops, const void *calls, int count,
+                            const tf_region *rg, tf_result *res, const int *must_fail,
+                            const tf_case *cs);
+
+/* ---------------------------------------------------------------- the last test */
+
+/* Run last: no CUDA error is left on the device or in cuprim_last_cuda_error(). A program lists
+ * it as cmocka_unit_test(test_no_cuda_error_left): cmocka names the test by the words written
+ * there (what CUPRIM_TEST_FILTER and scripts/gpu_suite.sh go by), the macro below calls this. */
+void tf_test_no_cuda_error_left(void **state);
+#define test_no_cuda_error_left tf_test_no_cuda_error_left
+
+#endif
