@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hostref.h"
 #include "reduce/reduce_internal.h" /* cuprim__reduce_arg_tuned: force the one-block or grid path */
-#include "test_f16.h"
 #include "test_fixture_gpu.h"
 
 /* ---------------------------------------------------------------- buffers */
@@ -46,16 +46,7 @@ static int is_signed_int(cuprim_dtype t) {
 }
 
 /* Element i of a float array, as a double (exact). */
-static double get_float(cuprim_dtype t, const void *h, uint64_t i) {
-  switch (t) {
-  case CUPRIM_F32:
-    return ((const float *)h)[i];
-  case CUPRIM_F64:
-    return ((const double *)h)[i];
-  default:
-    return tu_half_to_double(t, ((const uint16_t *)h)[i]);
-  }
-}
+static double get_float(cuprim_dtype t, const void *h, uint64_t i) { return hr_to_double(t, h, i); }
 
 /* Element i of an integer array, as a 64-bit signed (signed dtypes) or unsigned value. */
 static int64_t get_signed(cuprim_dtype t, const void *h, uint64_t i) {
@@ -86,22 +77,10 @@ static uint64_t get_unsigned(cuprim_dtype t, const void *h, uint64_t i) {
 /* Stores v into element i: floats rounded to the dtype (the values used are exact), integers
  * truncated to the width (two's complement). */
 static void put(cuprim_dtype t, void *h, uint64_t i, double v_float, uint64_t v_int) {
-  switch (t) {
-  case CUPRIM_F32:
-    ((float *)h)[i] = (float)v_float;
-    return;
-  case CUPRIM_F64:
-    ((double *)h)[i] = v_float;
-    return;
-  case CUPRIM_F16:
-  case CUPRIM_BF16:
-    ((uint16_t *)h)[i] = tu_half_from_double(t, v_float);
-    return;
-  default:
-    break;
-  }
-  const size_t size = cuprim_dtype_size(t);
-  memcpy((unsigned char *)h + i * size, &v_int, size); /* little-endian: the low bytes */
+  if (is_float(t))
+    hr_store_float(t, h, i, v_float);
+  else
+    hr_store_bits(t, h, i, v_int);
 }
 
 /* The index cuprim_reduce_arg must return (UINT64_MAX for n == 0). */
@@ -171,17 +150,17 @@ static const char *const data_names[] = {"ties (401 values)", "wide", "constant"
 
 /* A random element value for kind (floats never NaN here). */
 static void random_value(cuprim_dtype t, data_kind kind, uint64_t *s, double *f, uint64_t *u) {
-  const int64_t k = (int64_t)tu_below(s, 401) - 200; /* [-200, 200] */
+  const int64_t k = (int64_t)hr_below(s, 401) - 200; /* [-200, 200] */
   if (kind == DATA_TIES) {
     *f = (double)k * 0.5; /* |v| <= 100 in halves: exact in every float dtype */
     *u = is_signed_int(t) ? (uint64_t)k : (uint64_t)(k + 200);
     return;
   }
-  *u = tu_splitmix64(s);
+  *u = hr_splitmix64(s);
   /* Floats: a random sign, 7 random fraction bits and an exponent in [-14, 14]: normal and exact
    * in every float dtype (BF16 keeps 7 fraction bits, F16 reaches 2^15). */
-  const double m = 1.0 + (double)tu_below(s, 128) / 128.0;
-  const int e = (int)tu_below(s, 29) - 14;
+  const double m = 1.0 + (double)hr_below(s, 128) / 128.0;
+  const int e = (int)hr_below(s, 29) - 14;
   *f = ((*u >> 63) ? -1.0 : 1.0) * ldexp(m, e);
 }
 
@@ -245,7 +224,7 @@ static cuprim_status issue(cuprim_ctx *ctx, const void *p, void *d_out, cudaStre
 static void describe(char *buf, size_t len, const void *p, const char *data, uint64_t seed) {
   const call *c = (const call *)p;
   snprintf(buf, len, "%s %s %s n=%" PRIu64 "%s data=%s seed=0x%016" PRIx64, path_names[c->how],
-           tu_dtype_name(c->dtype), c->op == CUPRIM_ARGMIN ? "ARGMIN" : "ARGMAX", c->n,
+           hr_dtype_name(c->dtype), c->op == CUPRIM_ARGMIN ? "ARGMIN" : "ARGMAX", c->n,
            c->with_value ? "" : " (no d_value)", data, seed);
 }
 
@@ -271,8 +250,8 @@ static int check(const tf_region *rg, const void *p, tf_result *r, const tf_case
   }
   if (c->with_value && memcmp(o + vat, c->want_bits, size) != 0) {
     char gv[96], ev[96];
-    tu_format_value(c->dtype, o + vat, gv, sizeof gv);
-    tu_format_value(c->dtype, c->want_bits, ev, sizeof ev);
+    hr_format_value_bits(c->dtype, o + vat, gv, sizeof gv);
+    hr_format_value_bits(c->dtype, c->want_bits, ev, sizeof ev);
     tf_failure("%s: value %s, expected %s (bit for bit)", what, gv, ev);
     return 0;
   }
@@ -471,26 +450,26 @@ static void test_nan_inf_signed_zero(void **state) {
           case NAN_MIDDLE_THEN_NAN:
             put(t, tf.h_in, mid, (double)NAN, 0);
             for (int r = 0; r < 3; ++r)
-              put(t, tf.h_in, mid + tu_below(&s, n - mid), copysign((double)NAN, -1.0), 0);
+              put(t, tf.h_in, mid + hr_below(&s, n - mid), copysign((double)NAN, -1.0), 0);
             break;
           case NEG_NAN_WITH_INF:
-            put(t, tf.h_in, tu_below(&s, n), wins, 0);
-            put(t, tf.h_in, tu_below(&s, n), copysign((double)NAN, -1.0), 0);
+            put(t, tf.h_in, hr_below(&s, n), wins, 0);
+            put(t, tf.h_in, hr_below(&s, n), copysign((double)NAN, -1.0), 0);
             break;
           case NAN_PAYLOAD: { /* a NaN with a payload, to be copied bit for bit */
-            const uint64_t i = tu_below(&s, n);
+            const uint64_t i = hr_below(&s, n);
             unsigned char *e = tf.h_in + i * size;
             memset(e, 0xff, size); /* all ones: a negative NaN in every float format ... */
             e[0] = 0xb5;           /* ... with a distinctive low byte (bit 7 set: still a NaN) */
             if (i + 1 < n)         /* and a plain NaN after it, which must lose */
-              put(t, tf.h_in, i + 1 + tu_below(&s, n - i - 1), (double)NAN, 0);
+              put(t, tf.h_in, i + 1 + hr_below(&s, n - i - 1), (double)NAN, 0);
             break;
           }
           case INF_WINS:
-            put(t, tf.h_in, tu_below(&s, n), wins, 0);
+            put(t, tf.h_in, hr_below(&s, n), wins, 0);
             break;
           case INF_LOSES:
-            put(t, tf.h_in, tu_below(&s, n), -wins, 0);
+            put(t, tf.h_in, hr_below(&s, n), -wins, 0);
             break;
           case ZEROS_PLUS_FIRST:
           case ZEROS_MINUS_FIRST: { /* every value on the losing side of 0, two zeros */
@@ -499,7 +478,7 @@ static void test_nan_inf_signed_zero(void **state) {
               put(t, tf.h_in, i, op == CUPRIM_ARGMIN ? v : -v, 0);
             }
             const double z1 = sp == ZEROS_PLUS_FIRST ? 0.0 : -0.0;
-            const uint64_t a = tu_below(&s, n), b = a + tu_below(&s, n - a);
+            const uint64_t a = hr_below(&s, n), b = a + hr_below(&s, n - a);
             put(t, tf.h_in, a, z1, 0);
             if (b != a)
               put(t, tf.h_in, b, -z1, 0);
@@ -536,11 +515,11 @@ static void test_integer_limits(void **state) {
           uint64_t s = seed;
           /* v: all hi, all lo, random with one hi and one lo, random with hi and lo repeated */
           for (uint64_t i = 0; i < n; ++i)
-            put(t, tf.h_in, i, 0, v == 0 ? hi : v == 1 ? lo : tu_splitmix64(&s));
+            put(t, tf.h_in, i, 0, v == 0 ? hi : v == 1 ? lo : hr_splitmix64(&s));
           if (v >= 2)
             for (int r = 0; r < (v == 2 ? 1 : 5); ++r) {
-              put(t, tf.h_in, tu_below(&s, n), 0, hi);
-              put(t, tf.h_in, tu_below(&s, n), 0, lo);
+              put(t, tf.h_in, hr_below(&s, n), 0, hi);
+              put(t, tf.h_in, hr_below(&s, n), 0, lo);
             }
           static const char *const names[] = {"all the largest value", "all the lowest value",
                                               "one largest, one lowest",
@@ -651,7 +630,7 @@ static void test_large_input(void **state) {
     const cuprim_dtype t = ti ? CUPRIM_F16 : CUPRIM_U8;
     const size_t size = cuprim_dtype_size(t);
     if (free_bytes < n * size + margin) {
-      print_message("large input %s: %.1f GiB free, not enough; skipped\n", tu_dtype_name(t),
+      print_message("large input %s: %.1f GiB free, not enough; skipped\n", hr_dtype_name(t),
                     free_bytes / TF_GIB);
       continue;
     }

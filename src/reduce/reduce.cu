@@ -14,28 +14,6 @@ bool disjoint(uintptr_t a, size_t a_bytes, uintptr_t b, size_t b_bytes) {
   return a + a_bytes <= b || b + b_bytes <= a;
 }
 
-cuprim_status validate(const cuprim_ctx *ctx, cuprim_reduce_alg alg, const void *d_in,
-                       const void *d_out, uint64_t n, cuprim_dtype dtype, cuprim_op op) {
-  CUPRIM__CHECK_ARG(ctx != NULL);
-  CUPRIM__CHECK_ARG((unsigned)alg <= (unsigned)CUPRIM_REDUCE_ATOMIC);
-  CUPRIM__CHECK_ARG(cuprim__dtype_valid(dtype));
-  CUPRIM__CHECK_ARG(cuprim__op_valid(op));
-  CUPRIM__CHECK_ARG(d_out != NULL);
-  CUPRIM__CHECK_ARG(n == 0 || d_in != NULL);
-  const size_t size = cuprim_dtype_size(dtype);
-  CUPRIM__CHECK_ARG((uintptr_t)d_out % size == 0);
-  CUPRIM__CHECK_ARG(d_in == NULL || (uintptr_t)d_in % size == 0);
-  /* n * size must be addressable, and d_out must not lie inside the input. */
-  CUPRIM__CHECK_ARG(n <= (uint64_t)UINTPTR_MAX / size);
-  if (n > 0) {
-    const uintptr_t lo = (uintptr_t)d_in, out = (uintptr_t)d_out;
-    CUPRIM__CHECK_ARG(lo <= UINTPTR_MAX - n * size);
-    CUPRIM__CHECK_ARG(disjoint(out, size, lo, n * size));
-  }
-  CUPRIM__CHECK(cuprim__reduce_scan_takes(dtype, op), CUPRIM_ERROR_UNSUPPORTED);
-  return CUPRIM_SUCCESS;
-}
-
 /* cuprim_reduce_arg takes every dtype, so every failed check is INVALID_ARGUMENT. */
 cuprim_status validate_arg(const cuprim_ctx *ctx, const void *d_in, const void *d_value,
                            const uint64_t *d_index, uint64_t n, cuprim_dtype dtype,
@@ -64,10 +42,33 @@ cuprim_status validate_arg(const cuprim_ctx *ctx, const void *d_in, const void *
 
 } // namespace
 
+extern "C" cuprim_status cuprim__reduce_validate(const cuprim_ctx *ctx, cuprim_reduce_alg alg,
+                                                const void *d_in, const void *d_out, uint64_t n,
+                                                cuprim_dtype dtype, cuprim_op op) {
+  CUPRIM__CHECK_ARG(ctx != NULL);
+  CUPRIM__CHECK_ARG((unsigned)alg <= (unsigned)CUPRIM_REDUCE_ATOMIC);
+  CUPRIM__CHECK_ARG(cuprim__dtype_valid(dtype));
+  CUPRIM__CHECK_ARG(cuprim__op_valid(op));
+  CUPRIM__CHECK_ARG(d_out != NULL);
+  CUPRIM__CHECK_ARG(n == 0 || d_in != NULL);
+  const size_t size = cuprim_dtype_size(dtype);
+  CUPRIM__CHECK_ARG((uintptr_t)d_out % size == 0);
+  CUPRIM__CHECK_ARG(d_in == NULL || (uintptr_t)d_in % size == 0);
+  /* n * size must be addressable, and d_out must not lie inside the input. */
+  CUPRIM__CHECK_ARG(n <= (uint64_t)UINTPTR_MAX / size);
+  if (n > 0) {
+    const uintptr_t lo = (uintptr_t)d_in, out = (uintptr_t)d_out;
+    CUPRIM__CHECK_ARG(lo <= UINTPTR_MAX - n * size);
+    CUPRIM__CHECK_ARG(disjoint(out, size, lo, n * size));
+  }
+  CUPRIM__CHECK(cuprim__reduce_scan_takes(dtype, op), CUPRIM_ERROR_UNSUPPORTED);
+  return CUPRIM_SUCCESS;
+}
+
 extern "C" cuprim_status cuprim_reduce_ex(cuprim_ctx *ctx, cuprim_reduce_alg alg,
                                           const void *d_in, void *d_out, uint64_t n,
                                           cuprim_dtype dtype, cuprim_op op, cudaStream_t stream) {
-  CUPRIM__FORWARD(validate(ctx, alg, d_in, d_out, n, dtype, op));
+  CUPRIM__FORWARD(cuprim__reduce_validate(ctx, alg, d_in, d_out, n, dtype, op));
   cuprim__device_scope scope;
   CUPRIM__FORWARD(cuprim__device_enter(ctx, &scope));
   cuprim_status st;
