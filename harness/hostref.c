@@ -419,6 +419,40 @@ HR_INT_FOLD(fold_u64, uint64_t, uint64_t)
 HR_FLOAT_FOLD(fold_f32, float)
 HR_FLOAT_FOLD(fold_f64, double)
 
+/* F16 and BF16 as the library computes them: every element widened to float (exactly), the
+ * accumulator kept in float, and each output (every step of a scan, a reduce's one result, the
+ * accumulator handed back) rounded once to the dtype, to nearest even. */
+static void fold_half(cuprim_dtype t, cuprim_op op, int excl, const void *in, uint64_t n, void *acc,
+                      void *out) {
+  const uint16_t *x = (const uint16_t *)in;
+  uint16_t *o = (uint16_t *)out;
+  typedef float T; /* for HR_FMIN and HR_FMAX */
+  uint16_t a16;
+  memcpy(&a16, acc, sizeof a16);
+  T a = (T)hr_to_double(t, &a16, 0);
+  if (op > CUPRIM_MAX)
+    return; /* the bitwise ops: not on floats */
+  for (uint64_t i = 0; i < n; ++i) {
+    const T v = (T)hr_to_double(t, x, i);
+    if (o && excl)
+      o[i] = hr_half_from_double(t, a);
+    a = op == CUPRIM_SUM    ? HR_FADD(a, v)
+        : op == CUPRIM_PROD ? HR_FMUL(a, v)
+        : op == CUPRIM_MIN  ? HR_FMIN(a, v)
+                            : HR_FMAX(a, v);
+    if (o && !excl)
+      o[i] = hr_half_from_double(t, a);
+  }
+  a16 = hr_half_from_double(t, a);
+  memcpy(acc, &a16, sizeof a16);
+}
+static void fold_f16(cuprim_op op, int excl, const void *in, uint64_t n, void *acc, void *out) {
+  fold_half(CUPRIM_F16, op, excl, in, n, acc, out);
+}
+static void fold_bf16(cuprim_op op, int excl, const void *in, uint64_t n, void *acc, void *out) {
+  fold_half(CUPRIM_BF16, op, excl, in, n, acc, out);
+}
+
 typedef void (*fold_fn)(cuprim_op op, int excl, const void *in, uint64_t n, void *acc, void *out);
 
 static fold_fn fold_of(cuprim_dtype t) {
@@ -443,8 +477,12 @@ static fold_fn fold_of(cuprim_dtype t) {
     return fold_f32;
   case CUPRIM_F64:
     return fold_f64;
+  case CUPRIM_F16:
+    return fold_f16;
+  case CUPRIM_BF16:
+    return fold_bf16;
   }
-  return NULL; /* F16, BF16 (no arithmetic here yet), values outside the enum */
+  return NULL; /* values outside the enum */
 }
 
 void hr_combine(cuprim_dtype t, cuprim_op op, void *acc, const void *x) {

@@ -11,8 +11,8 @@
  *
  * Integer SUM and PROD wrap modulo 2^bits (computed in the unsigned type of the same width: no
  * undefined behaviour); float MIN and MAX give NaN when either operand is NaN; AND, OR and XOR
- * take integers only. F16 and BF16 (no primitive takes them yet) are decoded and printed, and
- * have identities; combine, reduce and scan leave them alone. */
+ * take integers only. F16 and BF16 are computed as the library computes them (from 0.2): widened
+ * to float, combined in float, each output rounded once to the dtype (to nearest even). */
 #ifndef CUPRIM_HARNESS_HOSTREF_H
 #define CUPRIM_HARNESS_HOSTREF_H
 
