@@ -281,7 +281,8 @@ void scan_sweep(Bench &b, __half *d_in, __half *d_out_cp, __half *d_out_cub,
     Row rb = timed_row(b, "half", "scan_inclusive_sum", "DeviceScan::InclusiveSum", "f16", n, "cub",
                        cub, bytes);
     rb.check = scan_check(b, d_out_cub, n);
-    s.add(rc, rb, timed_row(b, "half", "scan_inclusive_sum", "copy", "f16", n, "cuda", copy, bytes),
+    s.add(rc, rb,
+          timed_row(b, "half", "scan_inclusive_sum", "memcpy_d2d", "f16", n, "cuda", copy, bytes),
           "cub vs exact");
   }
   finish_table(b);
