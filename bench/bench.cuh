@@ -107,6 +107,8 @@ struct Suite {
 void run_reduce_suite(Bench &b);
 void run_scan_suite(Bench &b);
 void run_histogram_suite(Bench &b);
+void run_half_suite(Bench &b); /* bench_half.cu: 0.2's 16-bit floats */
+void run_arg_suite(Bench &b);  /* bench_half.cu: 0.2's arg-reduce */
 #if CUPRIM_BENCH_NCCL
 void run_nccl_suite(Bench &b); /* bench_nccl.cu, where the NCCL component is built */
 #endif

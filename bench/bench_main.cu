@@ -33,6 +33,11 @@ const Suite kSuites[] = {
      "cuprim_histogram_even vs cub::DeviceHistogram::HistogramEven (u8/256, f32/256, f32/4096 "
      "bins), and the histogram ladder",
      run_histogram_suite},
+    {"half",
+     "16-bit floats: f16 and bf16 reduce vs cub::DeviceReduce::Reduce (float accumulator), f16 "
+     "inclusive scan vs cub::DeviceScan::InclusiveSum, f16/256 histogram vs HistogramEven",
+     run_half_suite},
+    {"arg", "cuprim_reduce_arg ARGMIN f32 vs cub::DeviceReduce::ArgMin", run_arg_suite},
 #if CUPRIM_BENCH_NCCL
     {"nccl",
      "cuprim_nccl_reduce, _scan, _histogram_even of 2^30 f32 over 1..P GPUs: strong scaling "

@@ -292,9 +292,9 @@ static void test_invalid_arguments_range(void **state) {
       RGX("alg 4 and num_bins 0", 4, F32, TA_IN, TA_OUT, TA_EDGES, 10, 0, INVALID),
       RGX("alg 4 and d_counts inside d_edges", 4, F32, TA_IN, TA_EDGES_MID, TA_EDGES, 10, 16,
           INVALID),
-      RGX("alg 4 with F16 (INVALID before UNSUPPORTED)", 4, CUPRIM_F16, TA_IN, TA_OUT, TA_EDGES, 10,
-          16, INVALID),
-      RGX("F16, BLOCK_PRIVATE", BP, CUPRIM_F16, TA_IN, TA_OUT, TA_EDGES, 10, 16, UNSUPPORTED),
+      RGX("alg 4 with F16", 4, CUPRIM_F16, TA_IN, TA_OUT, TA_EDGES, 10, 16, INVALID),
+      RGX("F16, BLOCK_PRIVATE", BP, CUPRIM_F16, TA_IN, TA_OUT, TA_EDGES, 10, 16, NO_DEVICE),
+      RGX("BF16, SORT_REDUCE_BY_KEY", SR, CUPRIM_BF16, TA_IN, TA_OUT, TA_EDGES, 10, 16, NO_DEVICE),
       RGX("NULL d_edges, SORT_REDUCE_BY_KEY", SR, F32, TA_IN, TA_OUT, TA_NULL, 10, 16, INVALID),
       RGX("d_counts inside d_samples, GLOBAL_ATOMIC", GA, U8, TA_IN, TA_IN_MID, TA_EDGES, 32, 2,
           INVALID),
@@ -302,9 +302,9 @@ static void test_invalid_arguments_range(void **state) {
   TA_RUN_TABLE(cases, api_case, run_case);
 }
 
-/* What the histogram takes, by the test's own table: every dtype up to F64 (F16 and BF16 are in
- * the enum for 0.2, not yet taken); nothing outside the enum. */
-static int takes(cuprim_dtype t) { return (int)t >= CUPRIM_I8 && (int)t <= CUPRIM_F64; }
+/* What the histogram takes, by the test's own table: every dtype (F16 and BF16 from 0.2); nothing
+ * outside the enum. */
+static int takes(cuprim_dtype t) { return (int)t >= CUPRIM_I8 && (int)t <= CUPRIM_BF16; }
 
 /* Every (function, alg, dtype) in range and just outside it, with valid, NULL and (n == 0) absent
  * pointers, zero and non-zero bin counts, and good and bad ranges: the status validation must

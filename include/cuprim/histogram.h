@@ -43,7 +43,8 @@ typedef enum cuprim_histogram_alg {
  * @param d_samples    device memory, n elements of @p sample_dtype, element-aligned; may be NULL
  *                     if n == 0.
  * @param n            the number of samples; n == 0 writes num_bins zeros.
- * @param sample_dtype any ::cuprim_dtype (8- to 64-bit integers, F32, F64).
+ * @param sample_dtype any ::cuprim_dtype (8- to 64-bit integers, F32, F64, F16, BF16; 16-bit
+ *                     floats convert to double exactly).
  * @param d_counts     device memory, num_bins uint64_t, 8-byte aligned; must not overlap the
  *                     samples. Overwritten with the counts.
  * @param num_bins     at least 1 (0: ::CUPRIM_ERROR_INVALID_ARGUMENT); any count whose output and

@@ -28,6 +28,8 @@
 #include "common/dispatch.cuh"
 #include "common/launch_config.cuh"
 #include "cta/arch.cuh"
+#include "cta/for_each.cuh"
+#include "cta/load.cuh"
 #include "cta/warp_reduce.cuh"
 #include "histogram_bin.cuh"
 #include "histogram_internal.h"
@@ -86,7 +88,7 @@ template <class T, int KIND, int MODE> struct counter {
     else if (b != NO_BIN)
       add(b, 1);
   }
-  __device__ __forceinline__ void one(T x) { add_one(bin(x)); }
+  __device__ __forceinline__ void one(T x, uint64_t /* index */) { add_one(bin(x)); }
   /* 1 if the vector's samples are all the same bits: a cheap test on the raw words (for 8- and
    * 16-bit samples, cheaper than comparing their 16 or 8 bins). */
   static __device__ __forceinline__ bool same_bits(const T (&x)[VEC]) {
@@ -101,11 +103,11 @@ template <class T, int KIND, int MODE> struct counter {
       return w.x == w.z && w.y == w.w;
     return w.x == first && w.y == first && w.z == first && w.w == first;
   }
-  __device__ __forceinline__ void vec(const T (&x)[VEC]) {
+  __device__ __forceinline__ void vec(const T (&x)[VEC], uint64_t /* index */) {
     if constexpr (MODE == COUNT_GLOBAL_ONE) {
 #pragma unroll
       for (int j = 0; j < VEC; ++j)
-        one(x[j]);
+        add_one(bin(x[j]));
       return;
     }
     uint32_t b[VEC];
@@ -177,7 +179,7 @@ __global__ void __launch_bounds__(THREADS)
   const binner<T, KIND> bin(bins, smem);
   __syncthreads();
   counter<T, KIND, COUNT_SMEM> f(bin, counts, copies, (threadIdx.x % 32) % copies);
-  for_each_sample<T, VPT>(in, n, f);
+  cta::for_each_vec16<T, VPT>(in, n, f);
   f.flush();
   __syncthreads();
   const bool fold = gridDim.x > 1 && partials == nullptr;
@@ -217,7 +219,7 @@ __global__ void __launch_bounds__(THREADS)
   const binner<T, KIND> bin(bins, smem);
   __syncthreads();
   counter<T, KIND, MODE> f(bin, base + (size_t)(blockIdx.x % copies) * bins.num_bins, 1, 0);
-  for_each_sample<T, VPT>(in, n, f);
+  cta::for_each_vec16<T, VPT>(in, n, f);
   f.flush();
   cta::pdl_launch_dependents();
 }
