@@ -30,7 +30,7 @@ struct zero_targets {
 
 /* Zeroes the outputs, letting the counting kernel launch at once (it waits for this kernel's
  * completion, griddepcontrol.wait, only before its adds). */
-__global__ void __launch_bounds__(256) zero_counts_kernel(const zero_targets z) {
+__global__ void __launch_bounds__(256) zero_counts_kernel(const __grid_constant__ zero_targets z) {
   cta::pdl_launch_dependents();
   const uint64_t stride = (uint64_t)gridDim.x * 256;
   for (int k = 0; k < z.count; ++k) {
