@@ -105,6 +105,8 @@ struct Suite {
 void run_reduce_suite(Bench &b);
 void run_scan_suite(Bench &b);
 void run_histogram_suite(Bench &b);
+void run_histogram_multi_suite(Bench &b);    /* bench_histogram_multi.cu */
+void run_histogram_weighted_suite(Bench &b); /* bench_histogram_multi.cu */
 #if CUPRIM_BENCH_NCCL
 void run_nccl_suite(Bench &b); /* bench_nccl.cu, where the NCCL component is built */
 #endif
