@@ -168,8 +168,8 @@ cuprim_histogram_even_multi(cuprim_ctx *ctx, const void *d_samples, uint64_t num
     CUPRIM__CHECK_ARG(o <= UINTPTR_MAX - obytes);
     CUPRIM__CHECK_ARG(num_pixels == 0 || disjoint(o, obytes, s, sbytes));
     for (int k = 0; k < c; ++k)
-      CUPRIM__CHECK_ARG(disjoint(o, obytes, (uintptr_t)d_counts[k],
-                                 (uintptr_t)num_bins[k] * sizeof(uint64_t)));
+      CUPRIM__CHECK_ARG(
+          disjoint(o, obytes, (uintptr_t)d_counts[k], (uintptr_t)num_bins[k] * sizeof(uint64_t)));
     CUPRIM__FORWARD(even_bins(num_bins[c], lower[c], upper[c], &bins[c]));
   }
   CUPRIM__CHECK(cuprim__histogram_takes(sample_dtype), CUPRIM_ERROR_UNSUPPORTED);
@@ -204,8 +204,7 @@ extern "C" cuprim_status cuprim_histogram_even_weighted_ex(
   CUPRIM__CHECK_ARG((unsigned)alg <= (unsigned)CUPRIM_HISTOGRAM_WEIGHTED_FIXED_ORDER);
   cuprim__bins bins;
   CUPRIM__FORWARD(even_bins(num_bins, lower, upper, &bins));
-  CUPRIM__CHECK(weight_dtype == CUPRIM_F32 || weight_dtype == CUPRIM_F64,
-                CUPRIM_ERROR_UNSUPPORTED);
+  CUPRIM__CHECK(weight_dtype == CUPRIM_F32 || weight_dtype == CUPRIM_F64, CUPRIM_ERROR_UNSUPPORTED);
   CUPRIM__CHECK(cuprim__histogram_takes(sample_dtype), CUPRIM_ERROR_UNSUPPORTED);
   cuprim__device_scope scope;
   CUPRIM__FORWARD(cuprim__device_enter(ctx, &scope));
@@ -213,8 +212,8 @@ extern "C" cuprim_status cuprim_histogram_even_weighted_ex(
   if (n == 0) /* the sums are overwritten: all +0.0 */
     st = cuprim__cuda_status(cudaMemsetAsync(d_sums, 0, (size_t)obytes, stream));
   else
-    st = cuprim__histogram_weighted(ctx, alg, d_samples, d_weights, n, sample_dtype,
-                                    weight_dtype, d_sums, &bins, stream);
+    st = cuprim__histogram_weighted(ctx, alg, d_samples, d_weights, n, sample_dtype, weight_dtype,
+                                    d_sums, &bins, stream);
   cuprim__device_leave(&scope);
   return st;
 }

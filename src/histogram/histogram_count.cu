@@ -185,11 +185,7 @@ __global__ void __launch_bounds__(THREADS)
    * lane per bin made f32/256 at 2^24 take 50 us instead of 31). */
   uint32_t *mine = partials + (size_t)blockIdx.x * bins.num_bins;
   for (uint32_t b = threadIdx.x; b < bins.num_bins; b += THREADS) {
-    const uint32_t *of_b = counts + (size_t)b * copies;
-    uint32_t c = 0;
-#pragma unroll 8
-    for (uint32_t k = 0; k < copies; ++k)
-      c += of_b[(k + b) & (copies - 1)];
+    const uint32_t c = sum_interleaved<uint32_t>(counts + (size_t)b * copies, copies, b);
     if (gridDim.x == 1)
       out[b] = c;
     else if (fold) {
@@ -296,27 +292,13 @@ __global__ void __launch_bounds__(BYTE_THREADS, cta::sm_threads / BYTE_THREADS)
   uint64_t c = 0;
   uint32_t b = NO_BIN;
   if (threadIdx.x < 256) {
-    for (uint32_t k = 0; k < 32; ++k)
-      c += counts[threadIdx.x * 32 + (k + threadIdx.x) % 32];
+    c = sum_interleaved<uint64_t>(counts + threadIdx.x * 32, 32, threadIdx.x);
     b = byte_bin<T>(threadIdx.x, bins);
   }
-  if (gridDim.x > 1) {
-    cta::pdl_wait(); /* the zeroed output */
-    if (c != 0 && b != NO_BIN)
-      atomicAdd(reinterpret_cast<unsigned long long *>(out + b), (unsigned long long)c);
-    return;
-  }
-  /* One block (bins.num_bins <= BYTE_FOLD_MAX): fold the values into bins in shared memory,
-   * then write every bin. */
-  __syncthreads(); /* every column read before the counters are reused */
-  for (uint32_t i = threadIdx.x; i < bins.num_bins; i += BYTE_THREADS)
-    counts[i] = 0;
-  __syncthreads();
-  if (c != 0 && b != NO_BIN)
-    atomicAdd(counts + b, (uint32_t)c); /* a one-block grid counts fewer than 2^32 samples */
-  __syncthreads();
-  for (uint32_t i = threadIdx.x; i < bins.num_bins; i += BYTE_THREADS)
-    out[i] = counts[i];
+  /* Into the zeroed output, or for one block (bins.num_bins <= BYTE_FOLD_MAX) through shared
+   * memory, every bin written. */
+  fold_byte_values<BYTE_THREADS>(counts, c, b, out, 0, bins.num_bins,
+                                 [out](uint32_t i, uint32_t v) { out[i] = v; });
 }
 
 /* ---------------------------------------------------------------- dispatch */

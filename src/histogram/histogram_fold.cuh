@@ -15,6 +15,7 @@
 #include "common/check.h"
 #include "common/launch_config.cuh"
 #include "cta/arch.cuh"
+#include "histogram_bin.cuh"
 #include "histogram_internal.h"
 
 namespace cuprim {
@@ -74,6 +75,45 @@ __global__ void __launch_bounds__(256)
       t += part[w][lane];
     out[b] = t;
   }
+}
+
+/* The sum, in S, of the `copies` interleaved counters of one bin (of_i: its copy 0; copies a
+ * power of two), read from copy i % copies on: the threads of a warp, taking consecutive bins i,
+ * read different banks. */
+template <class S, class P>
+__device__ __forceinline__ S sum_interleaved(const P *of_i, uint32_t copies, uint32_t i) {
+  S s = 0;
+#pragma unroll 8
+  for (uint32_t k = 0; k < copies; ++k)
+    s += of_i[(k + i) & (copies - 1)];
+  return s;
+}
+
+/* The end of a byte-value counting kernel (THREADS threads): this thread's count c of a byte
+ * value, whose bin is b (NO_BIN: not counted) of the output `out`. A grid of several blocks adds
+ * it into `out`, zeroed by the kernel this one is chained to (programmatic dependent launch). A
+ * one-block grid folds the values into `total` bins in shared memory (`counts`, which every
+ * thread has finished reading; this thread's bins start at `first`), then calls write(i, count)
+ * for every bin i < total. */
+template <int THREADS, class W>
+__device__ __forceinline__ void fold_byte_values(uint32_t *counts, uint64_t c, uint32_t b,
+                                                 uint64_t *out, uint32_t first, uint32_t total,
+                                                 W write) {
+  if (gridDim.x > 1) {
+    cta::pdl_wait(); /* the zeroed output */
+    if (c != 0 && b != NO_BIN)
+      atomicAdd(reinterpret_cast<unsigned long long *>(out + b), (unsigned long long)c);
+    return;
+  }
+  __syncthreads(); /* every column read before the counters are reused */
+  for (uint32_t i = threadIdx.x; i < total; i += THREADS)
+    counts[i] = 0;
+  __syncthreads();
+  if (c != 0 && b != NO_BIN)
+    atomicAdd(counts + first + b, (uint32_t)c); /* a one-block grid counts fewer than 2^32 */
+  __syncthreads();
+  for (uint32_t i = threadIdx.x; i < total; i += THREADS)
+    write(i, counts[i]);
 }
 
 /* Launches sum_copies_kernel after the counting kernel on `stream`, overlapping its launch. */

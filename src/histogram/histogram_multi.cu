@@ -50,6 +50,14 @@ struct multi_args {
   uint64_t head;
 };
 
+/* The channel of bin i of the active channels' bins laid end to end. */
+__device__ __forceinline__ int channel_of(const multi_args &a, uint32_t i) {
+  int ch = 0;
+  while (ch + 1 < a.active && a.first[ch + 1] <= i)
+    ++ch;
+  return ch;
+}
+
 /* The pixel groups of C channels of T. */
 constexpr int gcd16(int x) {
   return x % 16 == 0 ? 16 : x % 8 == 0 ? 8 : x % 4 == 0 ? 4 : x % 2 == 0 ? 2 : 1;
@@ -194,33 +202,16 @@ __global__ void __launch_bounds__(BYTE_THREADS, cta::sm_threads / BYTE_THREADS)
   uint64_t c = 0;
   uint32_t b = NO_BIN;
   if (r < a.active) {
-    const uint32_t *of_v = counts + ((uint32_t)r * 256 + v) * COLS;
-#pragma unroll 8
-    for (uint32_t k = 0; k < COLS; ++k)
-      c += of_v[(k + v) % COLS];
+    c = sum_interleaved<uint64_t>(counts + ((uint32_t)r * 256 + v) * COLS, COLS, v);
     b = byte_bin<T>(v, a.bins[r]);
   }
-  if (gridDim.x > 1) {
-    cta::pdl_wait(); /* the zeroed outputs */
-    if (c != 0 && b != NO_BIN)
-      atomicAdd(reinterpret_cast<unsigned long long *>(a.out[r] + b), (unsigned long long)c);
-    return;
-  }
-  /* One block (a.total_bins <= slots): fold the values into the channels' bins, laid end to end
-   * in shared memory, then write every bin. */
-  __syncthreads(); /* every column read before the counters are reused */
-  for (uint32_t i = threadIdx.x; i < a.total_bins; i += BYTE_THREADS)
-    counts[i] = 0;
-  __syncthreads();
-  if (c != 0 && b != NO_BIN)
-    atomicAdd(counts + a.first[r] + b, (uint32_t)c); /* one block counts below 2^32 */
-  __syncthreads();
-  for (uint32_t i = threadIdx.x; i < a.total_bins; i += BYTE_THREADS) {
-    int ch = 0;
-    while (ch + 1 < a.active && a.first[ch + 1] <= i)
-      ++ch;
-    a.out[ch][i - a.first[ch]] = counts[i];
-  }
+  /* Into the zeroed outputs, or for one block (a.total_bins <= slots) through the channels' bins
+   * laid end to end in shared memory, every bin written. */
+  fold_byte_values<BYTE_THREADS>(counts, c, b, a.out[r], a.first[r], a.total_bins,
+                                 [&a](uint32_t i, uint32_t v) {
+                                   const int ch = channel_of(a, i);
+                                   a.out[ch][i - a.first[ch]] = v;
+                                 });
 }
 
 /* ---------------------------------------------------------------- wider samples */
@@ -286,14 +277,8 @@ __global__ void __launch_bounds__(THREADS)
     /* Thread i sums bin i's copies from copy i % copies on (different banks across a warp);
      * consecutive threads add into consecutive bins of a channel. */
     for (uint32_t i = threadIdx.x; i < a.total_bins; i += THREADS) {
-      const uint32_t *of_i = counts + (size_t)i * copies;
-      uint32_t c = 0;
-#pragma unroll 8
-      for (uint32_t k = 0; k < copies; ++k)
-        c += of_i[(k + i) & (copies - 1)];
-      int ch = 0;
-      while (ch + 1 < a.active && a.first[ch + 1] <= i)
-        ++ch;
+      const uint32_t c = sum_interleaved<uint32_t>(counts + (size_t)i * copies, copies, i);
+      const int ch = channel_of(a, i);
       uint64_t *const out = a.out[ch] + (i - a.first[ch]);
       if (gridDim.x == 1)
         *out = c;

@@ -218,10 +218,7 @@ __global__ void __launch_bounds__(THREADS)
     /* Thread b sums bin b's copies from copy b % copies on; a sum of +0.0 (no weight, or weights
      * that cancel) adds nothing, a NaN is added. */
     for (uint32_t b = threadIdx.x; b < bins.num_bins; b += THREADS) {
-      const double *of_b = sums + (size_t)b * copies;
-      double s = 0.0;
-      for (uint32_t k = 0; k < copies; ++k)
-        s += of_b[(k + b) & (copies - 1)];
+      const double s = sum_interleaved<double>(sums + (size_t)b * copies, copies, b);
       if (gridDim.x == 1)
         out[b] = s;
       else if (s != 0.0 || s != s)
