@@ -215,8 +215,7 @@ cuprim_status cuprim_histogram_even_weighted(cuprim_ctx *ctx, const void *d_samp
  * @param ctx,d_samples,d_weights,n,sample_dtype,weight_dtype,d_sums,num_bins,lower,upper,stream
  *        as for cuprim_histogram_even_weighted().
  * @return as for cuprim_histogram_even_weighted(). */
-cuprim_status cuprim_histogram_even_weighted_ex(cuprim_ctx *ctx,
-                                                cuprim_histogram_weighted_alg alg,
+cuprim_status cuprim_histogram_even_weighted_ex(cuprim_ctx *ctx, cuprim_histogram_weighted_alg alg,
                                                 const void *d_samples, const void *d_weights,
                                                 uint64_t n, cuprim_dtype sample_dtype,
                                                 cuprim_dtype weight_dtype, double *d_sums,

@@ -50,8 +50,7 @@ cuprim_status cuprim__histogram_multi(const cuprim_ctx *ctx, const void *d_sampl
                                       const cuprim__bins bins[], cudaStream_t stream);
 
 /* cuprim_histogram_even_weighted_ex (histogram_weighted.cu), n > 0, weight_dtype F32 or F64. */
-cuprim_status cuprim__histogram_weighted(const cuprim_ctx *ctx,
-                                         cuprim_histogram_weighted_alg alg,
+cuprim_status cuprim__histogram_weighted(const cuprim_ctx *ctx, cuprim_histogram_weighted_alg alg,
                                          const void *d_samples, const void *d_weights, uint64_t n,
                                          cuprim_dtype dtype, cuprim_dtype weight_dtype,
                                          double *d_sums, const cuprim__bins *bins,
