@@ -161,8 +161,7 @@ static const tf_call_ops ops = {sizeof(multi_call), "d_counts", call_output, iss
 
 /* ---------------------------------------------------------------- data */
 
-/* A layout of channels: bin counts (0: the dtype's default of 256, or 16 for 8-bit samples in
- * EXACT ranges is not needed: every span takes any count), for `channels`, `active` of them. */
+/* A layout of channels: `channels` of them, the first `active` counted, each with its bins. */
 typedef struct layout {
   int channels, active;
   uint32_t bins[MAX_CH];
