@@ -38,6 +38,14 @@ const Suite kSuites[] = {
      "inclusive scan vs cub::DeviceScan::InclusiveSum, f16/256 histogram vs HistogramEven",
      run_half_suite},
     {"arg", "cuprim_reduce_arg ARGMIN f32 vs cub::DeviceReduce::ArgMin", run_arg_suite},
+    {"histogram_multi",
+     "cuprim_histogram_even_multi vs cub::DeviceHistogram::MultiHistogramEven<4, 4> and <4, 3> "
+     "(RGBA u8, 256 bins a channel, 2^10..2^28 bytes; a constant image)",
+     run_histogram_multi_suite},
+    {"histogram_weighted",
+     "cuprim_histogram_even_weighted_ex AUTO and FIXED_ORDER (f32 samples and weights, 256 and "
+     "4096 bins, 2^24 and 2^28) against the read-only kernel over samples and weights",
+     run_histogram_weighted_suite},
 #if CUPRIM_BENCH_NCCL
     {"nccl",
      "cuprim_nccl_reduce, _scan, _histogram_even of 2^30 f32 over 1..P GPUs: strong scaling "

@@ -66,6 +66,27 @@ __device__ __forceinline__ uint32_t edges_bin(double x, const double *e, uint32_
   return lo;
 }
 
+/* The bin of the 8-bit sample (of type T) whose bits are the byte v: the formula or the search
+ * over the edges, the same functions as every other path (the byte-value kernels fold their 256
+ * value counts into bins with it). */
+template <class T> __device__ __forceinline__ uint32_t byte_bin(uint32_t v, const cuprim__bins &b) {
+  static_assert(sizeof(T) == 1, "8-bit samples");
+  const uint8_t bits = (uint8_t)v;
+  T x;
+  memcpy(&x, &bits, 1);
+  return b.by_edges ? edges_bin<true>((double)x, b.d_edges, b.num_bins) : even_bin((double)x, b);
+}
+
+/* Adds 1 to the shared-memory counter at `addr` (a shared-window address) unless b is NO_BIN,
+ * without a branch: the add is predicated (a branch around each sample's add, with its
+ * convergence barrier, cost the SM as many issue slots as the bin arithmetic). */
+__device__ __forceinline__ void shared_add_one_unless_no_bin(uint32_t addr, uint32_t b) {
+  asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %0, %1;\n\t"
+               "@p red.shared.add.u32 [%2], 1;\n\t}" ::"r"(b),
+               "r"(NO_BIN), "r"(addr)
+               : "memory");
+}
+
 /* 8-, 16- and 32-bit integers: the sample types BIN_SHIFT takes. */
 template <class T> struct traits_int_upto32 {
   static constexpr bool value = std::is_integral<T>::value && sizeof(T) <= 4;
@@ -107,7 +128,7 @@ template <class T> struct binner<T, BIN_SHIFT> {
   typedef typename std::conditional<sizeof(T) <= 2, int32_t, int64_t>::type S;
   typedef typename std::conditional<sizeof(T) <= 2, uint32_t, uint64_t>::type U;
   S lo;
-  U width; /* upper_ceil - lower_int */
+  U width;       /* upper_ceil - lower_int */
   uint32_t last; /* num_bins - 1 */
   int shift;
   static __host__ __device__ size_t smem_bytes(const cuprim__bins &) { return 0; }
