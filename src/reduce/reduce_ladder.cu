@@ -81,37 +81,26 @@ __global__ void __launch_bounds__(BLOCK) global_tree_kernel(T *buf, uint64_t m, 
 /* NEIGHBORED_DIVERGENT: the tree in shared memory, neighbours paired by tid % (2*s) == 0.
  * Improves: one global read per element; the tree runs in shared memory. Wastes: the modulo and
  * the branch pick scattered threads, so every warp stays busy with few active lanes (divergence).
- */
-template <class T, class TOut, class Op>
+ *
+ * NEIGHBORED_STRIDED (STRIDED): the same pairs, computed by the first threads: index = 2*s*tid.
+ * Improves: active threads are contiguous, so whole warps retire (no divergence). Wastes: the
+ * strided index makes lanes of a warp hit the same shared-memory bank (2-way and worse). */
+template <bool STRIDED, class T, class TOut, class Op>
 __global__ void __launch_bounds__(BLOCK)
-    neighbored_divergent_kernel(const T *__restrict__ in, uint64_t m, TOut *out) {
+    neighbored_kernel(const T *__restrict__ in, uint64_t m, TOut *out) {
   typedef acc_t<T> A;
   const Op op;
   __shared__ A sdata[BLOCK];
   const unsigned tid = threadIdx.x;
   load_one<T, Op>(sdata, in, m);
   for (unsigned s = 1; s < BLOCK; s *= 2) {
-    if (tid % (2 * s) == 0)
+    if constexpr (STRIDED) {
+      const unsigned index = 2 * s * tid;
+      if (index < BLOCK)
+        sdata[index] = op(sdata[index], sdata[index + s]);
+    } else if (tid % (2 * s) == 0) {
       sdata[tid] = op(sdata[tid], sdata[tid + s]);
-    __syncthreads();
-  }
-  store_block(out, sdata[0]);
-}
-
-/* NEIGHBORED_STRIDED: the same pairs, computed by the first threads: index = 2*s*tid.
- * Improves: active threads are contiguous, so whole warps retire (no divergence). Wastes: the
- * strided index makes lanes of a warp hit the same shared-memory bank (2-way and worse). */
-template <class T, class TOut, class Op>
-__global__ void __launch_bounds__(BLOCK)
-    neighbored_strided_kernel(const T *__restrict__ in, uint64_t m, TOut *out) {
-  typedef acc_t<T> A;
-  const Op op;
-  __shared__ A sdata[BLOCK];
-  load_one<T, Op>(sdata, in, m);
-  for (unsigned s = 1; s < BLOCK; s *= 2) {
-    const unsigned index = 2 * s * threadIdx.x;
-    if (index < BLOCK)
-      sdata[index] = op(sdata[index], sdata[index + s]);
+    }
     __syncthreads();
   }
   store_block(out, sdata[0]);
@@ -250,10 +239,10 @@ cuprim_status launch_pass(cuprim_reduce_alg alg, unsigned grid, const TIn *src, 
       return CUPRIM_ERROR_INTERNAL;
     break;
   case CUPRIM_REDUCE_NEIGHBORED_DIVERGENT:
-    neighbored_divergent_kernel<TIn, TOut, Op><<<grid, BLOCK, 0, stream>>>(src, m, dst);
+    neighbored_kernel<false, TIn, TOut, Op><<<grid, BLOCK, 0, stream>>>(src, m, dst);
     break;
   case CUPRIM_REDUCE_NEIGHBORED_STRIDED:
-    neighbored_strided_kernel<TIn, TOut, Op><<<grid, BLOCK, 0, stream>>>(src, m, dst);
+    neighbored_kernel<true, TIn, TOut, Op><<<grid, BLOCK, 0, stream>>>(src, m, dst);
     break;
   case CUPRIM_REDUCE_SEQUENTIAL:
     sequential_kernel<TIn, TOut, Op><<<grid, BLOCK, 0, stream>>>(src, m, dst);
