@@ -11,7 +11,8 @@
 # Phases:
 #   build     configure and build build-def (default architectures), build-75 (75-virtual) and
 #             build-80 (80-virtual), at once
-#   test      ctest in the three builds, at once (the GPU is shared; nothing here is timed)
+#   test      ctest in the three builds, at once (the GPU is shared; nothing here is timed);
+#             VIRTUAL_QUICK=1 runs the two PTX builds' GPU tests in quick mode
 #   sanitize  compute-sanitizer memcheck and racecheck over the gpu tests of build-def and
 #             build-75 (quick mode, every cmocka test its own process, SANITIZE_JOBS at a time
 #             per build; default 8)
@@ -65,9 +66,11 @@ for phase in "$@"; do
       wait
       report build-def build-75 build-80 ;;
     test)
+      # VIRTUAL_QUICK=1: the two PTX builds' GPU tests in quick mode (every test, smaller sizes).
+      q=${VIRTUAL_QUICK:-0}
       suite test-def build-def "" --no-build --only ctest &
-      suite test-75 build-75 75-virtual --no-build --only ctest &
-      suite test-80 build-80 80-virtual --no-build --only ctest &
+      CUPRIM_TEST_QUICK=$q suite test-75 build-75 75-virtual --no-build --only ctest &
+      CUPRIM_TEST_QUICK=$q suite test-80 build-80 80-virtual --no-build --only ctest &
       wait
       report test-def test-75 test-80 ;;
     sanitize)
