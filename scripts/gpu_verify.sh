@@ -16,8 +16,9 @@
 #   sanitize  compute-sanitizer memcheck and racecheck over the gpu tests of build-def and
 #             build-75 (quick mode, every cmocka test its own process, SANITIZE_JOBS at a time
 #             per build; default 8)
-#   bench     cuprim-bench of build-def, then of build-80 (alone: they are timed); BENCH_ARGS
-#             for both (e.g. --quick)
+#   bench     cuprim-bench of build-def (suites DEF_SUITES), then of build-80 (V80_SUITES), one
+#             suite a process, alone (they are timed), each stopped after SUITE_TIMEOUT seconds
+#             (default 300); BENCH_ARGS for every one (e.g. --quick)
 #   demo      cuprim demo and cuprim info of build-def
 # Environment: LOGS (default /tmp/cuprim-verify) holds every log; OUT, if set, receives
 # summary.txt and, at the end of each phase, logs.tgz (the whole LOGS). JIT-compiled code is
@@ -80,10 +81,20 @@ for phase in "$@"; do
       wait
       report san-def san-75 ;;
     bench)
+      # One cuprim-bench per suite, so that a slow suite cannot take the others' time: build-def
+      # runs DEF_SUITES, then build-80 runs V80_SUITES; BENCH_ARGS go to each (e.g. --quick).
       read -r -a more <<<"${BENCH_ARGS:-}"
-      suite bench-def build-def "" --no-build --only bench ${more[@]:+--bench-args "${more[*]}"}
-      suite bench-80 build-80 80-virtual --no-build --only bench ${more[@]:+--bench-args "${more[*]}"}
-      report bench-def bench-80 ;;
+      for spec in "def:${DEF_SUITES:-reduce scan histogram}" "80:${V80_SUITES:-reduce scan histogram}"; do
+        b=${spec%%:*}
+        for suite_name in ${spec#*:}; do
+          csv=$LOGS/bench-$b-$suite_name.csv
+          log=$LOGS/bench-$b-$suite_name.log
+          timeout "${SUITE_TIMEOUT:-300}" "build-$b/bench/cuprim-bench" --only "$suite_name" \
+            --csv "$csv" "${more[@]}" >"$log" 2>&1
+          rc=$?
+          echo "[bench-$b] $suite_name: exit $rc, $(grep -c . "$csv" 2>/dev/null || echo 0) CSV lines, $(grep 'cuprim-bench:' "$log" | tail -n 1)" | tee -a "$summary"
+        done
+      done ;;
     demo)
       { build-def/tools/cuprim info; build-def/tools/cuprim demo; } >"$LOGS/demo.out" 2>&1
       echo "[demo] exit $?" | tee -a "$summary"
