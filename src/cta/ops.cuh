@@ -9,6 +9,9 @@
 #include <cuda_fp16.h>
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
+
+#include <type_traits>
 
 #include <cuprim/core.h>
 
@@ -44,6 +47,84 @@ CUPRIM__TRAITS(uint64_t, uint64_t, UINT64_MAX, 0ull)
 CUPRIM__TRAITS(float, uint32_t, INFINITY, -INFINITY)
 CUPRIM__TRAITS(double, uint64_t, (double)INFINITY, -(double)INFINITY)
 #undef CUPRIM__TRAITS
+
+/* The type reduce and scan compute in: float for the 16-bit floats (API.md: arithmetic in float,
+ * one rounding per output element), the element type itself otherwise. Kernels load elements,
+ * widen them with to_acc (exact), combine with op<acc_t<T>, OP>, and narrow each output once with
+ * from_acc (round to nearest even). */
+template <class T> struct acc_type { typedef T type; };
+template <> struct acc_type<__half> { typedef float type; };
+template <> struct acc_type<__nv_bfloat16> { typedef float type; };
+template <class T> using acc_t = typename acc_type<T>::type;
+
+/* True for the element types that are computed in a wider type. */
+template <class T>
+constexpr bool is_narrow_float =
+    std::is_same<T, __half>::value || std::is_same<T, __nv_bfloat16>::value;
+
+template <class T> __host__ __device__ __forceinline__ acc_t<T> to_acc(T x) {
+  if constexpr (std::is_same<T, __half>::value)
+    return __half2float(x);
+  else if constexpr (std::is_same<T, __nv_bfloat16>::value)
+    return __bfloat162float(x);
+  else
+    return x;
+}
+
+template <class T> __host__ __device__ __forceinline__ T from_acc(acc_t<T> a) {
+  if constexpr (std::is_same<T, __half>::value)
+    return __float2half_rn(a);
+  else if constexpr (std::is_same<T, __nv_bfloat16>::value)
+    return __float2bfloat16_rn(a);
+  else
+    return a;
+}
+
+/* a[i] = to_acc(x[i]) for N elements; 16-bit floats two at a time (one paired conversion). */
+template <class T, int N> __device__ __forceinline__ void to_acc_n(const T *x, acc_t<T> *a) {
+  if constexpr (is_narrow_float<T> && N % 2 == 0) {
+#pragma unroll
+    for (int i = 0; i < N; i += 2) {
+      if constexpr (std::is_same<T, __half>::value) {
+        __half2 h;
+        memcpy(&h, x + i, 4);
+        const float2 f = __half22float2(h);
+        a[i] = f.x;
+        a[i + 1] = f.y;
+      } else { /* a bfloat16 is the high half of its float: a shift and a mask */
+        uint32_t w;
+        memcpy(&w, x + i, 4);
+        a[i] = __uint_as_float(w << 16);
+        a[i + 1] = __uint_as_float(w & 0xffff0000u);
+      }
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < N; ++i)
+      a[i] = to_acc(x[i]);
+  }
+}
+
+/* x[i] = from_acc<T>(a[i]) for N elements; 16-bit floats two at a time (one paired conversion,
+ * each half rounded to nearest even on its own). */
+template <class T, int N> __device__ __forceinline__ void from_acc_n(const acc_t<T> *a, T *x) {
+  if constexpr (is_narrow_float<T> && N % 2 == 0) {
+#pragma unroll
+    for (int i = 0; i < N; i += 2) {
+      if constexpr (std::is_same<T, __half>::value) {
+        const __half2 h = __floats2half2_rn(a[i], a[i + 1]);
+        memcpy(x + i, &h, 4);
+      } else {
+        const __nv_bfloat162 h = __floats2bfloat162_rn(a[i], a[i + 1]);
+        memcpy(x + i, &h, 4);
+      }
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < N; ++i)
+      x[i] = from_acc<T>(a[i]);
+  }
+}
 
 template <class T, cuprim_op OP> struct op;
 
