@@ -87,10 +87,9 @@ cuprim_status cuprim_segmented_reduce(cuprim_ctx *ctx, const void *d_in, void *d
                                       cudaStream_t stream);
 
 /** cuprim_segmented_reduce() with a chosen algorithm. Every algorithm takes the same dtypes,
- *  ops, offsets and sizes and gives exact integer results. Float results are the same on every
- *  run for every algorithm; ::CUPRIM_SEGMENTED_AUTO and ::CUPRIM_SEGMENTED_MERGE_PATH are also
- *  the same on every GPU, the per-segment algorithms on every GPU for inputs of the same
- *  alignment (docs/determinism.md).
+ *  ops, offsets and sizes and gives exact integer results. Every algorithm combines each
+ *  segment in an order fixed by the input alone, so float results are the same on every run and
+ *  every GPU, but can differ between algorithms (docs/determinism.md).
  *
  * @param alg any ::cuprim_segmented_alg (out of range: ::CUPRIM_ERROR_INVALID_ARGUMENT).
  * @param ctx,d_in,d_out,n,d_offsets,offset_dtype,num_segments,dtype,op,stream as for
