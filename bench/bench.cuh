@@ -1,6 +1,7 @@
 /* cuprim-bench's frame, shared by its suites: run state, the timer (harness/gpu_timer.h, the
- * timing harness the cuprim program uses too), result rows and the reference helpers (seeded fills
- * and exact sums).
+ * timing harness the cuprim program uses too), result rows, ladder tables and the reference
+ * helpers (seeded fills and exact sums). The seeded data, dtype and algorithm names are the host
+ * references' (harness/hostref.h), shared with the tests and the cuprim program.
  *
  * Method (docs and STYLE.md "Benchmarks"): every sample is preceded by an L2 flush; CUDA events
  * are recorded on a non-blocking stream around only the call being timed; warm-up calls come
@@ -16,6 +17,7 @@
 #include <cuprim/cuprim.h>
 
 #include "gpu_timer.h"
+#include "hostref.h"
 
 #include <cuda_runtime.h>
 
@@ -167,32 +169,25 @@ Timing time_read_only(Bench &b, const void *d, size_t bytes);
 
 /* ---------------------------------------------------------------- data and references */
 
-/* The element types the suites time, with cuprim's name for each. */
+/* The element types the suites time; name() is the library's ("f32"). */
 template <class T> struct DType;
 template <> struct DType<float> {
   static constexpr cuprim_dtype id = CUPRIM_F32;
-  static constexpr const char *name = "f32";
   static constexpr bool is_float = true;
 };
 template <> struct DType<int32_t> {
   static constexpr cuprim_dtype id = CUPRIM_I32;
-  static constexpr const char *name = "i32";
   static constexpr bool is_float = false;
 };
 template <> struct DType<uint8_t> {
   static constexpr cuprim_dtype id = CUPRIM_U8;
-  static constexpr const char *name = "u8";
   static constexpr bool is_float = false;
 };
+template <class T> const char *dtype_name() { return hr_dtype_name(DType<T>::id); }
 
-/* splitmix64 of (seed, i): element i of every fill depends on nothing else, so a prefix of a
- * filled buffer is the same data as a shorter fill, and a reference can recompute any element. */
-__host__ __device__ inline uint64_t mix64(uint64_t seed, uint64_t i) {
-  uint64_t z = seed + (i + 1) * 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
+/* Every fill draws element i from hr_element_bits(seed, i) (hostref.h): element i depends on
+ * nothing else, so a prefix of a filled buffer is the same data as a shorter fill, and a
+ * reference can recompute any element. */
 
 /* A grid for the bench's own helper kernels (fills, checks): enough to fill the GPU. */
 unsigned helper_blocks(const Bench &b);
@@ -215,6 +210,66 @@ constexpr uint64_t kSeed = 20261105;
 
 inline double gbps_of(double bytes, double us) { return gt_gbps(bytes, us); }
 inline double pct_of(double x, double ceiling) { return 100.0 * x / ceiling; }
+
+/* The sizes of a suite: its sweep (2^10 .. 2^28 in steps of 4x; --quick: 2^10, 2^20, 2^28) and
+ * its ladders (`ladders`; --quick: 2^22), as log2 n, and the largest n of either. */
+struct SuiteSizes {
+  std::vector<int> sweep, ladders;
+  uint64_t max_n;
+};
+SuiteSizes suite_sizes(const Bench &b, std::vector<int> ladders);
+
+/* A CSV row for one measurement of `bytes` bytes moved: the timing, GB/s and the share of each
+ * ceiling. The ratio to CUB, the error and the check are the suite's to fill. */
+Row timed_row(const Bench &b, const char *suite, const std::string &primitive, const char *alg,
+              const char *dtype, uint64_t n, const char *impl, const Timing &t, double bytes);
+
+/* The table of a ladder, one line per rung: time, GB/s, the share of one ceiling, the speedup
+ * over the rung above (step) and over the first rung (cumul), the ratio to CUB, the check. */
+struct LadderTable {
+  std::string *table; /* appended to */
+  int name_width;     /* of the algorithm column */
+  bool of_copy;       /* the % column: of the copy ceiling ("%copy"), else of the read one */
+  double first_us = NAN, prev_us = NAN;
+  void header();
+  /* `first`: the rung that cumul counts from. */
+  void line(const char *num, const char *name, const Row &r, bool first = false);
+  /* Rows after this one compare with nothing above them. */
+  void restart() { first_us = prev_us = NAN; }
+};
+
+/* One size of a sweep: cuprim's row, CUB's, and the row of the reference at the same size (the
+ * read-only kernel or a copy: its ratio to CUB is filled here, its check is "-"), added to b.rows
+ * in that order. Returns the table's check column: cuprim's check, then CUB's when it is not ok
+ * (`cub_against`: what CUB was checked against). */
+std::string add_sweep_rows(Bench &b, const Row &cuprim, const Row &cub, Row ref,
+                           const char *cub_against);
+
+/* A suite's parts for one dtype, in the order of every suite: the sweep(s), the ladders at each
+ * of z.ladders, then (not with --quick) the table of AUTO's kernel choices. */
+template <class Sweep, class Ladder, class Tune>
+void run_parts(const Bench &b, const SuiteSizes &z, Sweep &&sweep, Ladder &&ladder, Tune &&tune) {
+  sweep();
+  for (const int k : z.ladders)
+    ladder(k);
+  if (!b.opt.quick)
+    tune();
+}
+
+/* Calls rung(alg, name) for every algorithm of primitive p in the ladders' order: the textbook
+ * rungs in enum order (1, 2, ...), then the tuned default (0); each name goes to the progress
+ * line on stderr first. */
+template <class Rung> void for_each_rung(hr_primitive p, Rung &&rung) {
+  const int count = hr_alg_count(p);
+  for (int k = 1; k <= count; ++k) {
+    const int alg = k % count;
+    std::fprintf(stderr, " %s", hr_alg_name(p, alg));
+    rung(alg, hr_alg_name(p, alg));
+  }
+}
+
+/* Ends the table being filled (b.pending): appends it to the report, ends the progress line. */
+void finish_table(Bench &b);
 
 /* "2^22" for a power of two, else the number. */
 std::string fmt_n(uint64_t n);

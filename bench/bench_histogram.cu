@@ -15,18 +15,6 @@
 
 namespace {
 
-/* The ladder in the order of docs/ladder.md, then the tuned default. */
-struct AlgName {
-  cuprim_histogram_alg alg;
-  const char *name;
-};
-const AlgName kLadder[] = {
-    {CUPRIM_HISTOGRAM_GLOBAL_ATOMIC, "global_atomic"},
-    {CUPRIM_HISTOGRAM_BLOCK_PRIVATE, "block_private"},
-    {CUPRIM_HISTOGRAM_SORT_REDUCE_BY_KEY, "sort_reduce_by_key"},
-    {CUPRIM_HISTOGRAM_AUTO, "auto"},
-};
-
 /* A sample type's range of bins, as cuprim takes it (double) and as CUB does (Level). CUB computes
  * a bin in the common type of the sample and the levels: u8 samples get int levels (256 is no
  * u8), so CUB bins them in integers, exactly; f32 samples get float levels, so CUB bins them in
@@ -65,7 +53,7 @@ template <class T>
 __global__ void fill_kernel(T *d, uint64_t n, uint64_t seed, uint32_t bins, Spread s) {
   const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
   for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-    const uint64_t h = mix64(seed, i);
+    const uint64_t h = hr_element_bits(seed, i);
     d[i] = in_bin<T>(s.first + (uint32_t)((h >> 32) % s.count), bins, h);
   }
 }
@@ -188,21 +176,8 @@ std::string verdict(Bench &b, const Timing &t, const std::string &problem) {
 template <class T>
 Row make_row(const Bench &b, const char *suite, uint32_t bins, const char *alg, uint64_t n,
              const char *impl, const Timing &t) {
-  const double bytes = (double)n * sizeof(T);
-  Row r;
-  r.suite = suite;
-  r.primitive = strprintf("histogram_even_%u", bins);
-  r.alg = alg;
-  r.dtype = DType<T>::name;
-  r.n = n;
-  r.impl = impl;
-  r.samples = t.samples;
-  r.median_us = t.median_us;
-  r.min_us = t.min_us;
-  r.gbps = gbps_of(bytes, t.median_us);
-  r.pct_read_bw = pct_of(r.gbps, b.read_gbps);
-  r.pct_copy_bw = pct_of(r.gbps, b.copy_gbps);
-  return r;
+  return timed_row(b, suite, strprintf("histogram_even_%u", bins), alg, dtype_name<T>(), n, impl, t,
+                   (double)n * sizeof(T));
 }
 
 /* Times CUB on the samples now in the buffer and checks its counts against the spread they were
@@ -238,7 +213,7 @@ Row cuprim_row(Bench &b, const Buffers<T> &buf, const char *suite, cuprim_histog
 template <class T>
 void sweep(Bench &b, const Buffers<T> &buf, uint32_t bins, const std::vector<int> &log2_sizes,
            uint64_t max_n) {
-  const char *dt = DType<T>::name;
+  const char *dt = dtype_name<T>();
   const Spread all{0, bins};
   fill(b, buf.d_samples, max_n, bins, all);
   std::fprintf(stderr, "  histogram %s %u bins: sizes", dt, bins);
@@ -259,25 +234,15 @@ void sweep(Bench &b, const Buffers<T> &buf, uint32_t bins, const std::vector<int
     const Row rc =
         cuprim_row(b, buf, "histogram", CUPRIM_HISTOGRAM_AUTO, "auto", n, bins, rb, cub_counts);
     const Timing rd = time_read_only(b, buf.d_samples, n * sizeof(T));
-    Row rr = make_row<T>(b, "histogram", bins, "read_only_kernel", n, "bench", rd);
-    rr.ratio_vs_cub = rb.median_us / rd.median_us;
-    rr.check = "-";
-    b.rows.push_back(rc);
-    b.rows.push_back(rb);
-    b.rows.push_back(rr);
-
-    std::string check = rc.check;
-    if (rb.check != "ok")
-      check += " | cub: " + rb.check;
+    const std::string check = add_sweep_rows(
+        b, rc, rb, make_row<T>(b, "histogram", bins, "read_only_kernel", n, "bench", rd), "cub");
     table +=
         strprintf("%6s %10s %10.2f %7s %12s %10.1f %6s / %5.1f %9.2f  %s\n", fmt_n(n).c_str(),
                   fmt_num(rc.median_us, 2).c_str(), rb.median_us,
                   fmt_num(rc.ratio_vs_cub, 3).c_str(), fmt_num(rc.gbps, 1).c_str(), rb.gbps,
                   fmt_num(rc.pct_read_bw, 1).c_str(), rb.pct_read_bw, rd.median_us, check.c_str());
   }
-  std::fprintf(stderr, "\n");
-  b.report += table;
-  table.clear();
+  finish_table(b);
 }
 
 /* ---------------------------------------------------------------- the ladder */
@@ -285,7 +250,7 @@ void sweep(Bench &b, const Buffers<T> &buf, uint32_t bins, const std::vector<int
 /* Every algorithm on uniform data, then AUTO and CUB on data that falls into one bin only: all
  * samples contend for one counter, the worst case for atomics, which AUTO must survive. */
 template <class T> void ladder(Bench &b, const Buffers<T> &buf, uint32_t bins, int log2_n) {
-  const char *dt = DType<T>::name;
+  const char *dt = dtype_name<T>();
   const uint64_t n = uint64_t(1) << log2_n;
   const Spread all{0, bins}, one{bins / 3, 1};
   std::fprintf(stderr, "  histogram ladder %s %u bins 2^%d:", dt, bins, log2_n);
@@ -300,30 +265,17 @@ template <class T> void ladder(Bench &b, const Buffers<T> &buf, uint32_t bins, i
                     "vs_cub = cub_us / this row's (on the same data); %%read: of the 2^28 "
                     "read-only ceiling\n",
                     dt, bins, log2_n, (double)n * sizeof(T) / 1e6);
-  table += strprintf("%2s  %-24s %10s %9s %6s %7s %8s %7s  %s\n", "#", "algorithm", "time_us",
-                     "GB/s", "%read", "step", "cumul", "vs_cub", "check");
-  double first_us = NAN, prev_us = NAN;
-  auto add_line = [&](const char *num, const char *name, const Row &r) {
-    const double step = prev_us / r.median_us, cumul = first_us / r.median_us;
-    table += strprintf("%2s  %-24s %10s %9s %6s %7s %8s %7s  %s\n", num, name,
-                       fmt_num(r.median_us, 2).c_str(), fmt_num(r.gbps, 1).c_str(),
-                       fmt_num(r.pct_read_bw, 1).c_str(),
-                       std::isnan(step) ? "-" : strprintf("%.2fx", step).c_str(),
-                       std::isnan(cumul) ? "-" : strprintf("%.2fx", cumul).c_str(),
-                       fmt_num(r.ratio_vs_cub, 3).c_str(), r.check.c_str());
-    if (!std::isnan(r.median_us))
-      prev_us = r.median_us;
-  };
-  for (const AlgName &a : kLadder) {
-    std::fprintf(stderr, " %s", a.name);
-    const Row r = cuprim_row(b, buf, "histogram_ladder", a.alg, a.name, n, bins, rb, cub_counts);
+  LadderTable lt{&table, 24, false};
+  lt.header();
+  /* The ladder in the order of docs/ladder.md (enum order from 1), then the tuned default (0). */
+  for_each_rung(HR_HISTOGRAM, [&](int a, const char *name) {
+    const auto alg = (cuprim_histogram_alg)a;
+    const Row r = cuprim_row(b, buf, "histogram_ladder", alg, name, n, bins, rb, cub_counts);
     b.rows.push_back(r);
-    if (a.alg == CUPRIM_HISTOGRAM_GLOBAL_ATOMIC)
-      first_us = r.median_us;
-    add_line(strprintf("%d", (int)a.alg).c_str(), a.name, r);
-  }
+    lt.line(strprintf("%d", (int)alg).c_str(), name, r, alg == CUPRIM_HISTOGRAM_GLOBAL_ATOMIC);
+  });
   b.rows.push_back(rb);
-  add_line("-", "cub HistogramEven", rb);
+  lt.line("-", "cub HistogramEven", rb);
 
   /* One bin only: not a rung of the ladder, so no step or cumulative speedup. */
   std::fprintf(stderr, " one-bin");
@@ -335,12 +287,10 @@ template <class T> void ladder(Bench &b, const Buffers<T> &buf, uint32_t bins, i
   b.rows.push_back(oc);
   b.rows.push_back(ob);
   table += strprintf("one-bin data (every sample in bin %u):\n", one.first);
-  first_us = prev_us = NAN;
-  add_line("-", "auto, one bin", oc);
-  add_line("-", "cub HistogramEven, one bin", ob);
-  std::fprintf(stderr, "\n");
-  b.report += table;
-  table.clear();
+  lt.restart();
+  lt.line("-", "auto, one bin", oc);
+  lt.line("-", "cub HistogramEven, one bin", ob);
+  finish_table(b);
 }
 
 /* ---------------------------------------------------------------- the suite */
@@ -356,16 +306,9 @@ void run_bins(Bench &b, const Buffers<T> &buf, uint32_t bins, uint64_t max_n,
 } // namespace
 
 void run_histogram_suite(Bench &b) {
-  std::vector<int> sizes, ladder_sizes;
-  if (b.opt.quick) {
-    sizes = {10, 20, 28};
-    ladder_sizes = {22};
-  } else {
-    for (int k = 10; k <= 28; k += 2)
-      sizes.push_back(k);
-    ladder_sizes = {26};
-  }
-  const uint64_t max_n = uint64_t(1) << std::max(sizes.back(), ladder_sizes.back());
+  const SuiteSizes z = suite_sizes(b, {26});
+  const std::vector<int> &sizes = z.sweep, &ladder_sizes = z.ladders;
+  const uint64_t max_n = z.max_n;
   constexpr uint32_t kMaxBins = 4096;
 
   /* One sample allocation, sized for f32, serves both sample types, filled anew for each. */

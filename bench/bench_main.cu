@@ -72,13 +72,13 @@ __global__ void __launch_bounds__(kReadThreads)
 __global__ void fill_f32_kernel(float *d, uint64_t n, uint64_t seed) {
   const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
   for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-    d[i] = (float)(mix64(seed, i) >> 40) * 0x1p-24f; /* k * 2^-24, k < 2^24: exact */
+    d[i] = (float)hr_unit24(hr_element_bits(seed, i)); /* k * 2^-24, k < 2^24: exact */
 }
 
 __global__ void fill_i32_kernel(int32_t *d, uint64_t n, uint64_t seed) {
   const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
   for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-    d[i] = (int32_t)(mix64(seed, i) >> 60) - 8; /* [-8, 8) */
+    d[i] = (int32_t)(hr_element_bits(seed, i) >> 60) - 8; /* [-8, 8) */
 }
 
 /* Integer sums are exact and independent of order, so atomics are fine here. */
@@ -284,30 +284,16 @@ void measure_ceilings(Bench &b) {
   b.copy_gbps = gbps_of(2.0 * (double)bytes, copy.median_us);
   b.read_gbps = gbps_of((double)bytes, read.median_us);
 
-  Row r;
-  r.suite = "ceiling";
-  r.dtype = "f32";
-  r.n = kCeilingN;
+  /* Each ceiling is 100% of itself by definition (not by a division that may round). */
+  Row r = timed_row(b, "ceiling", "copy", "memcpy_d2d_read+write", "f32", kCeilingN, "cuda", copy,
+                    2.0 * (double)bytes);
   r.check = "-";
-  r.primitive = "copy";
-  r.alg = "memcpy_d2d_read+write";
-  r.impl = "cuda";
-  r.samples = copy.samples;
-  r.median_us = copy.median_us;
-  r.min_us = copy.min_us;
-  r.gbps = b.copy_gbps;
-  r.pct_read_bw = pct_of(r.gbps, b.read_gbps);
   r.pct_copy_bw = 100.0;
   b.rows.push_back(r);
-  r.primitive = "read";
-  r.alg = "read_only_kernel";
-  r.impl = "bench";
-  r.samples = read.samples;
-  r.median_us = read.median_us;
-  r.min_us = read.min_us;
-  r.gbps = b.read_gbps;
+  r = timed_row(b, "ceiling", "read", "read_only_kernel", "f32", kCeilingN, "bench", read,
+                (double)bytes);
+  r.check = "-";
   r.pct_read_bw = 100.0;
-  r.pct_copy_bw = pct_of(r.gbps, b.copy_gbps);
   b.rows.push_back(r);
 
   BENCH_CHECK(cudaFree(d_a));
@@ -434,9 +420,80 @@ double exact_sum(Bench &b, const int32_t *d, uint64_t n) {
 unsigned helper_blocks(const Bench &b) { return (unsigned)b.prop.multiProcessorCount * 8; }
 
 std::string fmt_n(uint64_t n) {
-  if (n && !(n & (n - 1)))
-    return strprintf("2^%d", __builtin_ctzll(n));
-  return strprintf("%llu", (unsigned long long)n);
+  char buf[32];
+  hr_format_count(n, buf, sizeof buf);
+  return buf;
+}
+
+SuiteSizes suite_sizes(const Bench &b, std::vector<int> ladders) {
+  SuiteSizes z;
+  if (b.opt.quick) {
+    z.sweep = {10, 20, 28};
+    z.ladders = {22};
+  } else {
+    for (int k = 10; k <= 28; k += 2)
+      z.sweep.push_back(k);
+    z.ladders = std::move(ladders);
+  }
+  z.max_n = uint64_t(1) << std::max(z.sweep.back(), z.ladders.back());
+  return z;
+}
+
+Row timed_row(const Bench &b, const char *suite, const std::string &primitive, const char *alg,
+              const char *dtype, uint64_t n, const char *impl, const Timing &t, double bytes) {
+  Row r;
+  r.suite = suite;
+  r.primitive = primitive;
+  r.alg = alg;
+  r.dtype = dtype;
+  r.n = n;
+  r.impl = impl;
+  r.samples = t.samples;
+  r.median_us = t.median_us;
+  r.min_us = t.min_us;
+  r.gbps = gbps_of(bytes, t.median_us);
+  r.pct_read_bw = pct_of(r.gbps, b.read_gbps);
+  r.pct_copy_bw = pct_of(r.gbps, b.copy_gbps);
+  return r;
+}
+
+std::string add_sweep_rows(Bench &b, const Row &cuprim, const Row &cub, Row ref,
+                           const char *cub_against) {
+  ref.ratio_vs_cub = cub.median_us / ref.median_us;
+  ref.check = "-";
+  b.rows.push_back(cuprim);
+  b.rows.push_back(cub);
+  b.rows.push_back(ref);
+  std::string check = cuprim.check;
+  if (cub.check != "ok")
+    check += strprintf(" | %s: %s", cub_against, cub.check.c_str());
+  return check;
+}
+
+void finish_table(Bench &b) {
+  std::fprintf(stderr, "\n");
+  b.report += b.pending;
+  b.pending.clear();
+}
+
+void LadderTable::header() {
+  *table +=
+      strprintf("%2s  %-*s %10s %9s %6s %7s %8s %7s  %s\n", "#", name_width, "algorithm", "time_us",
+                "GB/s", of_copy ? "%copy" : "%read", "step", "cumul", "vs_cub", "check");
+}
+
+void LadderTable::line(const char *num, const char *name, const Row &r, bool first) {
+  if (first)
+    first_us = r.median_us;
+  const double step = prev_us / r.median_us, cumul = first_us / r.median_us;
+  *table += strprintf("%2s  %-*s %10s %9s %6s %7s %8s %7s  %s\n", num, name_width, name,
+                      fmt_num(r.median_us, 2).c_str(), fmt_num(r.gbps, 1).c_str(),
+                      fmt_num(of_copy ? r.pct_copy_bw : r.pct_read_bw, 1).c_str(),
+                      std::isnan(step) ? "-" : strprintf("%.2fx", step).c_str(),
+                      std::isnan(cumul) ? "-" : strprintf("%.2fx", cumul).c_str(),
+                      fmt_num(r.ratio_vs_cub, 3).c_str(), r.check.c_str());
+  if (!std::isnan(r.median_us))
+    prev_us = r.median_us;
 }
 
 std::string fmt_num(double x, int decimals) {

@@ -34,7 +34,7 @@ constexpr double kScanTolerance = 1e-4;
 __global__ void fill_shard_kernel(float *d, uint64_t n, uint64_t first, uint64_t seed) {
   const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
   for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-    d[i] = (float)(mix64(seed, first + i) >> 40) * 0x1p-24f;
+    d[i] = (float)hr_unit24(hr_element_bits(seed, first + i)); /* k * 2^-24, k < 2^24 */
 }
 
 enum Prim { NCCL_REDUCE, NCCL_SCAN, NCCL_HIST, LOCAL_REDUCE, LOCAL_SCAN, LOCAL_HIST, PRIMS };

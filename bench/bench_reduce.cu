@@ -21,24 +21,6 @@ namespace {
 constexpr double kF32Tolerance = 1e-5;
 constexpr double kF32LadderTolerance = 1e-4;
 
-/* The ladder in Harris's order, then the tuned default. */
-struct AlgName {
-  cuprim_reduce_alg alg;
-  const char *name;
-};
-const AlgName kLadder[] = {
-    {CUPRIM_REDUCE_GLOBAL_TREE, "global_tree"},
-    {CUPRIM_REDUCE_NEIGHBORED_DIVERGENT, "neighbored_divergent"},
-    {CUPRIM_REDUCE_NEIGHBORED_STRIDED, "neighbored_strided"},
-    {CUPRIM_REDUCE_SEQUENTIAL, "sequential"},
-    {CUPRIM_REDUCE_FIRST_ADD_ON_LOAD, "first_add_on_load"},
-    {CUPRIM_REDUCE_UNROLLED, "unrolled"},
-    {CUPRIM_REDUCE_WARP_SHUFFLE, "warp_shuffle"},
-    {CUPRIM_REDUCE_COARSENED, "coarsened"},
-    {CUPRIM_REDUCE_ATOMIC, "atomic"},
-    {CUPRIM_REDUCE_AUTO, "auto"},
-};
-
 /* One timed implementation: its timing and the result its last call left in d_out. */
 struct Measured {
   Timing t;
@@ -134,26 +116,13 @@ std::string check_text(Bench &b, const Measured &m, double want,
 /* A CSV row for one measurement of `bytes` bytes. */
 Row make_row(const Bench &b, const char *suite, const char *alg, const char *dtype, uint64_t n,
              const char *impl, const Timing &t, double bytes) {
-  Row r;
-  r.suite = suite;
-  r.primitive = "reduce_sum";
-  r.alg = alg;
-  r.dtype = dtype;
-  r.n = n;
-  r.impl = impl;
-  r.samples = t.samples;
-  r.median_us = t.median_us;
-  r.min_us = t.min_us;
-  r.gbps = gbps_of(bytes, t.median_us);
-  r.pct_read_bw = pct_of(r.gbps, b.read_gbps);
-  r.pct_copy_bw = pct_of(r.gbps, b.copy_gbps);
-  return r;
+  return timed_row(b, suite, "reduce_sum", alg, dtype, n, impl, t, bytes);
 }
 
 /* ---------------------------------------------------------------- the size sweep */
 
 template <class T> void sweep(Bench &b, const Buffers<T> &buf, const std::vector<int> &log2_sizes) {
-  const char *dt = DType<T>::name;
+  const char *dt = dtype_name<T>();
   std::fprintf(stderr, "  reduce %s: sizes", dt);
   std::string &table = b.pending;
   table = strprintf(
@@ -181,31 +150,22 @@ template <class T> void sweep(Bench &b, const Buffers<T> &buf, const std::vector
     rb.ratio_vs_cub = 1.0;
     rb.rel_err = rel_err(cub.value, exact);
     rb.check = check_text<T>(b, cub, exact); /* CUB against the exact sum: the harness itself */
-    Row rr = make_row(b, "reduce", "read_only_kernel", dt, n, "bench", rd, bytes);
-    rr.ratio_vs_cub = cub.t.median_us / rd.median_us;
-    rr.check = "-";
-    b.rows.push_back(rc);
-    b.rows.push_back(rb);
-    b.rows.push_back(rr);
-
-    std::string check = rc.check;
-    if (rb.check != "ok")
-      check += " | cub vs exact: " + rb.check;
+    const std::string check = add_sweep_rows(
+        b, rc, rb, make_row(b, "reduce", "read_only_kernel", dt, n, "bench", rd, bytes),
+        "cub vs exact");
     table += strprintf(
         "%6s %10s %10.2f %7s %12s %10.1f %6s / %5.1f %6s / %5.1f %9.2f  %s\n", fmt_n(n).c_str(),
         fmt_num(cp.t.median_us, 2).c_str(), cub.t.median_us, fmt_num(rc.ratio_vs_cub, 3).c_str(),
         fmt_num(rc.gbps, 1).c_str(), rb.gbps, fmt_num(rc.pct_read_bw, 1).c_str(), rb.pct_read_bw,
         fmt_num(rc.pct_copy_bw, 1).c_str(), rb.pct_copy_bw, rd.median_us, check.c_str());
   }
-  std::fprintf(stderr, "\n");
-  b.report += table;
-  table.clear();
+  finish_table(b);
 }
 
 /* ---------------------------------------------------------------- the ladder */
 
 template <class T> void ladder(Bench &b, const Buffers<T> &buf, int log2_n) {
-  const char *dt = DType<T>::name;
+  const char *dt = dtype_name<T>();
   const uint64_t n = uint64_t(1) << log2_n;
   const double bytes = (double)n * sizeof(T);
   std::fprintf(stderr, "  reduce ladder %s 2^%d:", dt, log2_n);
@@ -217,42 +177,27 @@ template <class T> void ladder(Bench &b, const Buffers<T> &buf, int log2_n) {
       "\nreduce ladder SUM %s, n = 2^%d (%.1f MB). step = previous row's us / this row's; cumul = "
       "global_tree's us / this row's; vs_cub = cub_us / this row's\n",
       dt, log2_n, bytes / 1e6);
-  table += strprintf("%2s  %-21s %10s %9s %6s %7s %8s %7s  %s\n", "#", "algorithm", "time_us",
-                     "GB/s", "%read", "step", "cumul", "vs_cub", "check");
-  double first_us = NAN, prev_us = NAN;
-  auto add_line = [&](const char *num, const char *name, const Row &r) {
-    const double step = prev_us / r.median_us, cumul = first_us / r.median_us;
-    table += strprintf("%2s  %-21s %10s %9s %6s %7s %8s %7s  %s\n", num, name,
-                       fmt_num(r.median_us, 2).c_str(), fmt_num(r.gbps, 1).c_str(),
-                       fmt_num(r.pct_read_bw, 1).c_str(),
-                       std::isnan(step) ? "-" : strprintf("%.2fx", step).c_str(),
-                       std::isnan(cumul) ? "-" : strprintf("%.2fx", cumul).c_str(),
-                       fmt_num(r.ratio_vs_cub, 3).c_str(), r.check.c_str());
-    if (!std::isnan(r.median_us))
-      prev_us = r.median_us;
-  };
-  for (const AlgName &a : kLadder) {
-    std::fprintf(stderr, " %s", a.name);
-    const Measured m = time_cuprim(b, a.alg, buf.d_in, buf.d_out_cuprim, n);
-    Row r = make_row(b, "reduce_ladder", a.name, dt, n, "cuprim", m.t, bytes);
+  LadderTable lt{&table, 21, false};
+  lt.header();
+  /* The ladder in Harris's order (enum order from 1), then the tuned default (0). */
+  for_each_rung(HR_REDUCE, [&](int a, const char *name) {
+    const auto alg = (cuprim_reduce_alg)a;
+    const Measured m = time_cuprim(b, alg, buf.d_in, buf.d_out_cuprim, n);
+    Row r = make_row(b, "reduce_ladder", name, dt, n, "cuprim", m.t, bytes);
     r.ratio_vs_cub = cub.t.median_us / m.t.median_us;
     r.rel_err = rel_err(m.value, exact);
     r.check = check_text<T>(b, m, cub.value,
-                            a.alg == CUPRIM_REDUCE_AUTO ? kF32Tolerance : kF32LadderTolerance);
+                            alg == CUPRIM_REDUCE_AUTO ? kF32Tolerance : kF32LadderTolerance);
     b.rows.push_back(r);
-    if (a.alg == CUPRIM_REDUCE_GLOBAL_TREE)
-      first_us = r.median_us;
-    add_line(strprintf("%d", (int)a.alg).c_str(), a.name, r);
-  }
+    lt.line(strprintf("%d", (int)alg).c_str(), name, r, alg == CUPRIM_REDUCE_GLOBAL_TREE);
+  });
   Row rb = make_row(b, "reduce_ladder", "DeviceReduce::Sum", dt, n, "cub", cub.t, bytes);
   rb.ratio_vs_cub = 1.0;
   rb.rel_err = rel_err(cub.value, exact);
   rb.check = check_text<T>(b, cub, exact);
   b.rows.push_back(rb);
-  add_line("-", "cub DeviceReduce::Sum", rb);
-  std::fprintf(stderr, "\n");
-  b.report += table;
-  table.clear();
+  lt.line("-", "cub DeviceReduce::Sum", rb);
+  finish_table(b);
 }
 
 /* ---------------------------------------------------------------- tuning sweep */
@@ -267,8 +212,9 @@ template <class T> void tune_kernel_choice(Bench &b, const Buffers<T> &buf) {
   std::string &table = b.pending;
   const uint64_t chunk = 16 / sizeof(T) * 4 * 256;
   table = strprintf("\nreduce AUTO %s kernel choice (us; chunk = %llu elements; single only up to "
-                    "64 chunks, clusters up to 256; -pf: without the L2::256B prefetch hint)\n%6s %9s %9s %9s %9s %9s %9s %9s\n",
-                    DType<T>::name, (unsigned long long)chunk, "n", names[0], names[1], names[2],
+                    "64 chunks, clusters up to 256; -pf: without the L2::256B prefetch hint)\n%6s "
+                    "%9s %9s %9s %9s %9s %9s %9s\n",
+                    dtype_name<T>(), (unsigned long long)chunk, "n", names[0], names[1], names[2],
                     names[3], names[4], names[5], "cub");
   for (int k : log2s) {
     const uint64_t n = uint64_t(1) << k;
@@ -288,9 +234,8 @@ template <class T> void tune_kernel_choice(Bench &b, const Buffers<T> &buf) {
       Measured m;
       poison(b, buf.d_out_cuprim);
       m.t = time_call(b, [&]() -> const char * {
-        const cuprim_status s = cuprim__reduce_auto_tuned(b.ctx, buf.d_in, buf.d_out_cuprim, n,
-                                                          DType<T>::id, CUPRIM_SUM, b.stream,
-                                                          &tune);
+        const cuprim_status s = cuprim__reduce_auto_tuned(
+            b.ctx, buf.d_in, buf.d_out_cuprim, n, DType<T>::id, CUPRIM_SUM, b.stream, &tune);
         return s == CUPRIM_SUCCESS ? nullptr : cuprim_error_text(s);
       });
       if (m.t.ok())
@@ -306,48 +251,27 @@ template <class T> void tune_kernel_choice(Bench &b, const Buffers<T> &buf) {
 
 /* ---------------------------------------------------------------- the suite */
 
-template <class T>
-void run_dtype(Bench &b, const Buffers<T> &buf, uint64_t max_n, const std::vector<int> &sizes,
-               const std::vector<int> &ladder_sizes) {
-  fill_random(b, buf.d_in, max_n, kSeed);
-  sweep(b, buf, sizes);
-  for (const int k : ladder_sizes)
-    ladder(b, buf, k);
-  if (!b.opt.quick)
-    tune_kernel_choice(b, buf);
+template <class T> void run_dtype(Bench &b, const Buffers<T> &buf, const SuiteSizes &z) {
+  fill_random(b, buf.d_in, z.max_n, kSeed);
+  run_parts(
+      b, z, [&] { sweep(b, buf, z.sweep); }, [&](int k) { ladder(b, buf, k); },
+      [&] { tune_kernel_choice(b, buf); });
 }
 
 } // namespace
 
 void run_reduce_suite(Bench &b) {
-  std::vector<int> sizes, ladder_sizes;
-  if (b.opt.quick) {
-    sizes = {10, 20, 28};
-    ladder_sizes = {22};
-  } else {
-    for (int k = 10; k <= 28; k += 2)
-      sizes.push_back(k);
-    ladder_sizes = {22, 26};
-  }
-  const uint64_t max_n = uint64_t(1) << std::max(sizes.back(), ladder_sizes.back());
+  const SuiteSizes z = suite_sizes(b, {22, 26});
 
   /* One allocation of 4-byte elements serves both dtypes, filled anew for each. */
   static_assert(sizeof(float) == sizeof(int32_t), "f32 and i32 share the input buffer");
   void *d_in = nullptr, *d_out = nullptr;
-  BENCH_CHECK(cudaMalloc(&d_in, max_n * sizeof(float)));
+  BENCH_CHECK(cudaMalloc(&d_in, z.max_n * sizeof(float)));
   BENCH_CHECK(cudaMalloc(&d_out, 2 * 256)); /* two outputs, 256 bytes apart */
-
-  Buffers<float> f;
-  f.d_in = (float *)d_in;
-  f.d_out_cuprim = (float *)d_out;
-  f.d_out_cub = (float *)((char *)d_out + 256);
-  run_dtype(b, f, max_n, sizes, ladder_sizes);
-
-  Buffers<int32_t> i;
-  i.d_in = (int32_t *)d_in;
-  i.d_out_cuprim = (int32_t *)d_out;
-  i.d_out_cub = (int32_t *)((char *)d_out + 256);
-  run_dtype(b, i, max_n, sizes, ladder_sizes);
+  const Buffers<float> f{(float *)d_in, (float *)d_out, (float *)((char *)d_out + 256)};
+  run_dtype(b, f, z);
+  const Buffers<int32_t> i{(int32_t *)d_in, (int32_t *)d_out, (int32_t *)((char *)d_out + 256)};
+  run_dtype(b, i, z);
 
   BENCH_CHECK(cudaFree(d_in));
   BENCH_CHECK(cudaFree(d_out));

@@ -17,22 +17,6 @@
 
 namespace {
 
-/* The ladder in the order of docs/ladder.md, then the tuned default. */
-struct AlgName {
-  cuprim_scan_alg alg;
-  const char *name;
-};
-const AlgName kLadder[] = {
-    {CUPRIM_SCAN_HILLIS_STEELE, "hillis_steele"},
-    {CUPRIM_SCAN_BLELLOCH, "blelloch"},
-    {CUPRIM_SCAN_WARP_SHUFFLE, "warp_shuffle"},
-    {CUPRIM_SCAN_DECOUPLED_LOOKBACK, "decoupled_lookback"},
-    {CUPRIM_SCAN_AUTO, "auto"},
-};
-
-const char *kind_name(cuprim_scan_kind kind) {
-  return kind == CUPRIM_INCLUSIVE ? "inclusive" : "exclusive";
-}
 const char *primitive_name(cuprim_scan_kind kind) {
   return kind == CUPRIM_INCLUSIVE ? "scan_inclusive_sum" : "scan_exclusive_sum";
 }
@@ -57,13 +41,13 @@ const char *cub_name(cuprim_scan_kind kind) {
 template <class T> struct Exact;
 template <> struct Exact<float> {
   __device__ static float prefix(uint64_t seed, uint64_t i) {
-    return (float)(mix64(seed, i) >> 48); /* an integer below 2^16: exact */
+    return (float)hr_prefix16(seed, i); /* an integer below 2^16: exact */
   }
   __device__ static float minus(float a, float b) { return a - b; }
 };
 template <> struct Exact<int32_t> {
   __device__ static int32_t prefix(uint64_t seed, uint64_t i) {
-    return (int32_t)(uint32_t)(mix64(seed, i) >> 32);
+    return (int32_t)(uint32_t)(hr_element_bits(seed, i) >> 32);
   }
   __device__ static int32_t minus(int32_t a, int32_t b) {
     return (int32_t)((uint32_t)a - (uint32_t)b); /* wraps, with no signed overflow */
@@ -221,21 +205,8 @@ Timing time_cub(Bench &b, cuprim_scan_kind kind, const T *d_in, T *d_out, uint64
 template <class T>
 Row make_row(const Bench &b, const char *suite, cuprim_scan_kind kind, const char *alg, uint64_t n,
              const char *impl, const Timing &t) {
-  const double bytes = 2.0 * (double)n * sizeof(T);
-  Row r;
-  r.suite = suite;
-  r.primitive = primitive_name(kind);
-  r.alg = alg;
-  r.dtype = DType<T>::name;
-  r.n = n;
-  r.impl = impl;
-  r.samples = t.samples;
-  r.median_us = t.median_us;
-  r.min_us = t.min_us;
-  r.gbps = gbps_of(bytes, t.median_us);
-  r.pct_read_bw = pct_of(r.gbps, b.read_gbps);
-  r.pct_copy_bw = pct_of(r.gbps, b.copy_gbps);
-  return r;
+  return timed_row(b, suite, primitive_name(kind), alg, dtype_name<T>(), n, impl, t,
+                   2.0 * (double)n * sizeof(T));
 }
 
 /* The row of a timed scan whose output is in d_out, checked once: the check column compares the
@@ -269,13 +240,13 @@ Row checked_row(Bench &b, const char *suite, cuprim_scan_kind kind, const char *
 template <class T>
 void sweep(Bench &b, const Buffers<T> &buf, cuprim_scan_kind kind,
            const std::vector<int> &log2_sizes) {
-  const char *dt = DType<T>::name;
-  std::fprintf(stderr, "  scan %s %s: sizes", kind_name(kind), dt);
+  const char *dt = dtype_name<T>();
+  std::fprintf(stderr, "  scan %s %s: sizes", hr_scan_kind_name(kind), dt);
   std::string &table = b.pending;
   table = strprintf("\nscan %s SUM %s: cuprim_scan (AUTO) vs cub::%s. ratio = cub_us / cuprim_us "
                     "(> 1: cuprim faster); GB/s: bytes read + written; %%copy: of the 2^28 D2D "
                     "copy ceiling; copy_us: a D2D copy of the same n elements\n",
-                    kind_name(kind), dt, cub_name(kind));
+                    hr_scan_kind_name(kind), dt, cub_name(kind));
   table += strprintf("%6s %10s %10s %7s %12s %10s %14s %9s  %s\n", "n", "cuprim_us", "cub_us",
                      "ratio", "cuprim_GB/s", "cub_GB/s", "%copy cp/cub", "copy_us", "check");
   for (const int k : log2_sizes) {
@@ -293,32 +264,22 @@ void sweep(Bench &b, const Buffers<T> &buf, cuprim_scan_kind kind,
     Row rb = checked_row(b, "scan", kind, cub_name(kind), n, "cub", cub, buf.d_out_cub,
                          ExactScan<T>{kind == CUPRIM_EXCLUSIVE});
     rb.ratio_vs_cub = 1.0;
-    Row rr = make_row<T>(b, "scan", kind, "memcpy_d2d", n, "cuda", copy);
-    rr.ratio_vs_cub = cub.median_us / copy.median_us;
-    rr.check = "-";
-    b.rows.push_back(rc);
-    b.rows.push_back(rb);
-    b.rows.push_back(rr);
-
-    std::string check = rc.check;
-    if (rb.check != "ok")
-      check += " | cub vs exact: " + rb.check;
+    const std::string check = add_sweep_rows(
+        b, rc, rb, make_row<T>(b, "scan", kind, "memcpy_d2d", n, "cuda", copy), "cub vs exact");
     table += strprintf("%6s %10s %10.2f %7s %12s %10.1f %6s / %5.1f %9.2f  %s\n", fmt_n(n).c_str(),
                        fmt_num(cp.median_us, 2).c_str(), cub.median_us,
                        fmt_num(rc.ratio_vs_cub, 3).c_str(), fmt_num(rc.gbps, 1).c_str(), rb.gbps,
                        fmt_num(rc.pct_copy_bw, 1).c_str(), rb.pct_copy_bw, copy.median_us,
                        check.c_str());
   }
-  std::fprintf(stderr, "\n");
-  b.report += table;
-  table.clear();
+  finish_table(b);
 }
 
 /* ---------------------------------------------------------------- the ladder */
 
 template <class T> void ladder(Bench &b, const Buffers<T> &buf, int log2_n) {
   const cuprim_scan_kind kind = CUPRIM_INCLUSIVE;
-  const char *dt = DType<T>::name;
+  const char *dt = dtype_name<T>();
   const uint64_t n = uint64_t(1) << log2_n;
   std::fprintf(stderr, "  scan ladder %s 2^%d:", dt, log2_n);
   /* CUB's output stays in d_out_cub while every algorithm is checked against it. */
@@ -329,39 +290,24 @@ template <class T> void ladder(Bench &b, const Buffers<T> &buf, int log2_n) {
                     "previous row's us / this row's; cumul = hillis_steele's us / this row's; "
                     "vs_cub = cub_us / this row's; %%copy: of the 2^28 D2D copy ceiling\n",
                     dt, log2_n, 2.0 * (double)n * sizeof(T) / 1e6);
-  table += strprintf("%2s  %-24s %10s %9s %6s %7s %8s %7s  %s\n", "#", "algorithm", "time_us",
-                     "GB/s", "%copy", "step", "cumul", "vs_cub", "check");
-  double first_us = NAN, prev_us = NAN;
-  auto add_line = [&](const char *num, const char *name, const Row &r) {
-    const double step = prev_us / r.median_us, cumul = first_us / r.median_us;
-    table += strprintf("%2s  %-24s %10s %9s %6s %7s %8s %7s  %s\n", num, name,
-                       fmt_num(r.median_us, 2).c_str(), fmt_num(r.gbps, 1).c_str(),
-                       fmt_num(r.pct_copy_bw, 1).c_str(),
-                       std::isnan(step) ? "-" : strprintf("%.2fx", step).c_str(),
-                       std::isnan(cumul) ? "-" : strprintf("%.2fx", cumul).c_str(),
-                       fmt_num(r.ratio_vs_cub, 3).c_str(), r.check.c_str());
-    if (!std::isnan(r.median_us))
-      prev_us = r.median_us;
-  };
-  for (const AlgName &a : kLadder) {
-    std::fprintf(stderr, " %s", a.name);
-    const Timing t = time_cuprim(b, a.alg, kind, buf.d_in, buf.d_out_cuprim, n);
-    Row r = checked_row(b, "scan_ladder", kind, a.name, n, "cuprim", t, buf.d_out_cuprim,
+  LadderTable lt{&table, 24, true};
+  lt.header();
+  /* The ladder in the order of docs/ladder.md (enum order from 1), then the tuned default (0). */
+  for_each_rung(HR_SCAN, [&](int a, const char *name) {
+    const auto alg = (cuprim_scan_alg)a;
+    const Timing t = time_cuprim(b, alg, kind, buf.d_in, buf.d_out_cuprim, n);
+    Row r = checked_row(b, "scan_ladder", kind, name, n, "cuprim", t, buf.d_out_cuprim,
                         OtherOutput<T>{buf.d_out_cub});
     r.ratio_vs_cub = cub.median_us / t.median_us;
     b.rows.push_back(r);
-    if (a.alg == CUPRIM_SCAN_HILLIS_STEELE)
-      first_us = r.median_us;
-    add_line(strprintf("%d", (int)a.alg).c_str(), a.name, r);
-  }
+    lt.line(strprintf("%d", (int)alg).c_str(), name, r, alg == CUPRIM_SCAN_HILLIS_STEELE);
+  });
   Row rb = checked_row(b, "scan_ladder", kind, cub_name(kind), n, "cub", cub, buf.d_out_cub,
                        ExactScan<T>{false});
   rb.ratio_vs_cub = 1.0;
   b.rows.push_back(rb);
-  add_line("-", "cub DeviceScan::InclusiveSum", rb);
-  std::fprintf(stderr, "\n");
-  b.report += table;
-  table.clear();
+  lt.line("-", "cub DeviceScan::InclusiveSum", rb);
+  finish_table(b);
 }
 
 /* ---------------------------------------------------------------- tuning sweep */
@@ -378,7 +324,7 @@ template <class T> void tune_kernel_choice(Bench &b, const Buffers<T> &buf) {
   table = strprintf("\nscan AUTO inclusive SUM %s kernel choice (us): one block of 1024 threads "
                     "(up to 2^18), or the look-back kernel: full or half-size (small) tiles, "
                     "status reset by memset or by a PDL-overlapped kernel (pdl)\n%9s",
-                    DType<T>::name, "n");
+                    dtype_name<T>(), "n");
   for (const char *nm : names)
     table += strprintf(" %9s", nm);
   table += strprintf(" %9s\n", "cub");
@@ -413,50 +359,30 @@ template <class T> void tune_kernel_choice(Bench &b, const Buffers<T> &buf) {
 
 /* ---------------------------------------------------------------- the suite */
 
-template <class T>
-void run_dtype(Bench &b, const Buffers<T> &buf, uint64_t max_n, const std::vector<int> &sizes,
-               const std::vector<int> &ladder_sizes) {
-  fill(b, buf.d_in, max_n);
-  sweep(b, buf, CUPRIM_INCLUSIVE, sizes);
-  sweep(b, buf, CUPRIM_EXCLUSIVE, sizes);
-  for (const int k : ladder_sizes)
-    ladder(b, buf, k);
-  if (!b.opt.quick)
-    tune_kernel_choice(b, buf);
+template <class T> void run_dtype(Bench &b, const Buffers<T> &buf, const SuiteSizes &z) {
+  fill(b, buf.d_in, z.max_n);
+  run_parts(
+      b, z,
+      [&] {
+        sweep(b, buf, CUPRIM_INCLUSIVE, z.sweep);
+        sweep(b, buf, CUPRIM_EXCLUSIVE, z.sweep);
+      },
+      [&](int k) { ladder(b, buf, k); }, [&] { tune_kernel_choice(b, buf); });
 }
 
 } // namespace
 
 void run_scan_suite(Bench &b) {
-  std::vector<int> sizes, ladder_sizes;
-  if (b.opt.quick) {
-    sizes = {10, 20, 28};
-    ladder_sizes = {22};
-  } else {
-    for (int k = 10; k <= 28; k += 2)
-      sizes.push_back(k);
-    ladder_sizes = {22, 26};
-  }
-  const uint64_t max_n = uint64_t(1) << std::max(sizes.back(), ladder_sizes.back());
+  const SuiteSizes z = suite_sizes(b, {22, 26});
 
   /* One allocation of 4-byte elements per buffer serves both dtypes, filled anew for each. */
   static_assert(sizeof(float) == sizeof(int32_t), "f32 and i32 share the buffers");
   void *d_in = nullptr, *d_out_cuprim = nullptr, *d_out_cub = nullptr;
-  BENCH_CHECK(cudaMalloc(&d_in, max_n * sizeof(float)));
-  BENCH_CHECK(cudaMalloc(&d_out_cuprim, max_n * sizeof(float)));
-  BENCH_CHECK(cudaMalloc(&d_out_cub, max_n * sizeof(float)));
-
-  Buffers<float> f;
-  f.d_in = (float *)d_in;
-  f.d_out_cuprim = (float *)d_out_cuprim;
-  f.d_out_cub = (float *)d_out_cub;
-  run_dtype(b, f, max_n, sizes, ladder_sizes);
-
-  Buffers<int32_t> i;
-  i.d_in = (int32_t *)d_in;
-  i.d_out_cuprim = (int32_t *)d_out_cuprim;
-  i.d_out_cub = (int32_t *)d_out_cub;
-  run_dtype(b, i, max_n, sizes, ladder_sizes);
+  BENCH_CHECK(cudaMalloc(&d_in, z.max_n * sizeof(float)));
+  BENCH_CHECK(cudaMalloc(&d_out_cuprim, z.max_n * sizeof(float)));
+  BENCH_CHECK(cudaMalloc(&d_out_cub, z.max_n * sizeof(float)));
+  run_dtype(b, Buffers<float>{(float *)d_in, (float *)d_out_cuprim, (float *)d_out_cub}, z);
+  run_dtype(b, Buffers<int32_t>{(int32_t *)d_in, (int32_t *)d_out_cuprim, (int32_t *)d_out_cub}, z);
 
   BENCH_CHECK(cudaFree(d_in));
   BENCH_CHECK(cudaFree(d_out_cuprim));

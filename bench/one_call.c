@@ -18,8 +18,12 @@
  *   --n        elements: a number or 2^K (default 2^26)
  *
  * scripts/ncu_ladder.sh runs it under Nsight Compute over a whole ladder. Exit status: 0 ok;
- * 1 a call failed or the result is wrong; 2 bad usage; 77 no CUDA device or driver. */
+ * 1 a call failed or the result is wrong; 2 bad usage; 77 no CUDA device or driver. The data,
+ * the algorithm names and the host references are harness/hostref*.h's, as cuprim-bench's. */
 #include <cuprim/cuprim.h>
+
+#include "hostref_histogram.h"
+#include "hostref_reduce.h"
 
 #include <cuda_profiler_api.h>
 #include <math.h>
@@ -27,43 +31,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct {
-  const char *name;
-  int alg; /* the cuprim_*_alg value */
-} alg_name;
-
-static const alg_name reduce_algs[] = {{"auto", CUPRIM_REDUCE_AUTO},
-                                       {"global_tree", CUPRIM_REDUCE_GLOBAL_TREE},
-                                       {"neighbored_divergent", CUPRIM_REDUCE_NEIGHBORED_DIVERGENT},
-                                       {"neighbored_strided", CUPRIM_REDUCE_NEIGHBORED_STRIDED},
-                                       {"sequential", CUPRIM_REDUCE_SEQUENTIAL},
-                                       {"first_add_on_load", CUPRIM_REDUCE_FIRST_ADD_ON_LOAD},
-                                       {"unrolled", CUPRIM_REDUCE_UNROLLED},
-                                       {"warp_shuffle", CUPRIM_REDUCE_WARP_SHUFFLE},
-                                       {"coarsened", CUPRIM_REDUCE_COARSENED},
-                                       {"atomic", CUPRIM_REDUCE_ATOMIC},
-                                       {NULL, 0}};
-static const alg_name scan_algs[] = {{"auto", CUPRIM_SCAN_AUTO},
-                                     {"hillis_steele", CUPRIM_SCAN_HILLIS_STEELE},
-                                     {"blelloch", CUPRIM_SCAN_BLELLOCH},
-                                     {"warp_shuffle", CUPRIM_SCAN_WARP_SHUFFLE},
-                                     {"decoupled_lookback", CUPRIM_SCAN_DECOUPLED_LOOKBACK},
-                                     {NULL, 0}};
-static const alg_name histogram_algs[] = {
-    {"auto", CUPRIM_HISTOGRAM_AUTO},
-    {"global_atomic", CUPRIM_HISTOGRAM_GLOBAL_ATOMIC},
-    {"block_private", CUPRIM_HISTOGRAM_BLOCK_PRIVATE},
-    {"sort_reduce_by_key", CUPRIM_HISTOGRAM_SORT_REDUCE_BY_KEY},
-    {NULL, 0}};
-
-static const alg_name *algs_of(const char *primitive) {
-  if (!strcmp(primitive, "reduce"))
-    return reduce_algs;
-  if (!strcmp(primitive, "scan"))
-    return scan_algs;
-  if (!strcmp(primitive, "histogram"))
-    return histogram_algs;
-  return NULL;
+/* The primitive named `name`, or -1. */
+static int primitive_of(const char *name) {
+  return !strcmp(name, "reduce")      ? HR_REDUCE
+         : !strcmp(name, "scan")      ? HR_SCAN
+         : !strcmp(name, "histogram") ? HR_HISTOGRAM
+                                      : -1;
 }
 
 static int usage(void) {
@@ -72,14 +45,6 @@ static int usage(void) {
                   "       cuprim-one-call --list PRIMITIVE\n"
                   "PRIMITIVE: reduce, scan (dtype f32 or i32), histogram (u8 or f32; --bins)\n");
   return 2;
-}
-
-/* splitmix64 of (seed, i), as cuprim-bench fills its buffers. */
-static uint64_t mix64(uint64_t seed, uint64_t i) {
-  uint64_t z = seed + (i + 1) * 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
 }
 
 static int parse_n(const char *s, uint64_t *n) {
@@ -98,46 +63,57 @@ static int parse_n(const char *s, uint64_t *n) {
   return 1;
 }
 
-static const char *cuda_text(void) { return cudaGetErrorString(cuprim_last_cuda_error()); }
+/* What to run: parsed from the command line. */
+typedef struct job {
+  hr_primitive primitive;
+  int alg;
+  cuprim_dtype dtype;
+  uint64_t n;
+  long calls;
+  uint32_t bins;
+  double lower, upper;
+} job;
 
-int main(int argc, char **argv) {
+/* Returns 0 with *j filled, or the exit status (2, or 0 after --list). */
+static int parse(int argc, char **argv, job *j) {
   if (argc == 3 && !strcmp(argv[1], "--list")) {
-    const alg_name *a = algs_of(argv[2]);
-    if (!a)
+    const int p = primitive_of(argv[2]);
+    if (p < 0)
       return usage();
-    for (; a->name; ++a)
-      printf("%s\n", a->name);
-    return 0;
+    for (int a = 0; a < hr_alg_count((hr_primitive)p); ++a)
+      printf("%s\n", hr_alg_name((hr_primitive)p, a));
+    exit(0);
   }
-  if (argc < 3)
+  const int p = argc >= 3 ? primitive_of(argv[1]) : -1;
+  if (p < 0)
     return usage();
-  const char *primitive = argv[1], *alg_text = argv[2];
-  const alg_name *a = algs_of(primitive);
-  if (!a)
-    return usage();
-  for (; a->name && strcmp(a->name, alg_text); ++a) {
-  }
-  if (!a->name) {
-    fprintf(stderr, "cuprim-one-call: no %s algorithm named '%s' (--list %s)\n", primitive,
-            alg_text, primitive);
+  j->primitive = (hr_primitive)p;
+  j->alg = -1;
+  for (int a = 0; a < hr_alg_count(j->primitive); ++a)
+    if (!strcmp(argv[2], hr_alg_name(j->primitive, a)))
+      j->alg = a;
+  if (j->alg < 0) {
+    fprintf(stderr, "cuprim-one-call: no %s algorithm named '%s' (--list %s)\n", argv[1], argv[2],
+            argv[1]);
     return 2;
   }
-  const int is_hist = !strcmp(primitive, "histogram");
-  uint64_t n = (uint64_t)1 << 26;
+  const int is_hist = j->primitive == HR_HISTOGRAM;
+  j->n = (uint64_t)1 << 26;
+  j->calls = 1;
   const char *dtype_text = is_hist ? "u8" : "f32";
-  long calls = 1;
   long bins_arg = 0; /* 0: the dtype's default */
   for (int i = 3; i < argc; ++i) {
-    if (!strcmp(argv[i], "--n") && i + 1 < argc) {
-      if (!parse_n(argv[++i], &n) || n == 0)
+    const int more = i + 1 < argc;
+    if (!strcmp(argv[i], "--n") && more) {
+      if (!parse_n(argv[++i], &j->n) || j->n == 0)
         return usage();
-    } else if (!strcmp(argv[i], "--dtype") && i + 1 < argc) {
+    } else if (!strcmp(argv[i], "--dtype") && more) {
       dtype_text = argv[++i];
-    } else if (!strcmp(argv[i], "--calls") && i + 1 < argc) {
-      calls = strtol(argv[++i], NULL, 10);
-      if (calls < 1 || calls > 1000)
+    } else if (!strcmp(argv[i], "--calls") && more) {
+      j->calls = strtol(argv[++i], NULL, 10);
+      if (j->calls < 1 || j->calls > 1000)
         return usage();
-    } else if (!strcmp(argv[i], "--bins") && i + 1 < argc && is_hist) {
+    } else if (!strcmp(argv[i], "--bins") && more && is_hist) {
       bins_arg = strtol(argv[++i], NULL, 10);
       if (bins_arg < 1 || bins_arg > (1L << 24))
         return usage();
@@ -145,142 +121,155 @@ int main(int argc, char **argv) {
       return usage();
     }
   }
-  cuprim_dtype dtype;
-  if (!strcmp(dtype_text, "f32"))
-    dtype = CUPRIM_F32;
-  else if (!strcmp(dtype_text, "i32") && !is_hist)
-    dtype = CUPRIM_I32;
-  else if (!strcmp(dtype_text, "u8") && is_hist)
-    dtype = CUPRIM_U8;
-  else
+  /* reduce and scan: f32 or i32; histogram: u8 or f32. */
+  const int f32 = !strcmp(dtype_text, "f32");
+  if (!f32 && strcmp(dtype_text, is_hist ? "u8" : "i32"))
     return usage();
-  const size_t size = cuprim_dtype_size(dtype);
-  const uint32_t bins = bins_arg ? (uint32_t)bins_arg : dtype == CUPRIM_U8 ? 256 : 4096;
-  const double lower = 0.0, upper = dtype == CUPRIM_U8 ? 256.0 : 1.0;
+  j->dtype = f32 ? CUPRIM_F32 : is_hist ? CUPRIM_U8 : CUPRIM_I32;
+  j->bins = bins_arg ? (uint32_t)bins_arg : j->dtype == CUPRIM_U8 ? 256 : 4096;
+  j->lower = 0.0;
+  j->upper = j->dtype == CUPRIM_U8 ? 256.0 : 1.0;
+  return 0;
+}
 
-  /* The input, as cuprim-bench makes it: f32 k * 2^-24 in [0, 1), i32 in [-8, 8), u8 uniform. */
-  void *h_in = malloc((size_t)n * size);
-  if (!h_in) {
-    fprintf(stderr, "cuprim-one-call: out of host memory for n = %llu\n", (unsigned long long)n);
-    return 1;
-  }
-  for (uint64_t i = 0; i < n; ++i) {
-    const uint64_t r = mix64(20261105, i);
-    if (dtype == CUPRIM_F32)
-      ((float *)h_in)[i] = (float)(r >> 40) * 0x1p-24f;
-    else if (dtype == CUPRIM_I32)
-      ((int32_t *)h_in)[i] = (int32_t)(r >> 60) - 8;
+/* The input, as cuprim-bench makes it (seed 20261105): f32 k * 2^-24 in [0, 1), i32 in [-8, 8),
+ * u8 uniform. */
+static void fill(const job *j, void *h) {
+  for (uint64_t i = 0; i < j->n; ++i) {
+    const uint64_t r = hr_element_bits(20261105, i);
+    if (j->dtype == CUPRIM_F32)
+      ((float *)h)[i] = (float)hr_unit24(r);
+    else if (j->dtype == CUPRIM_I32)
+      ((int32_t *)h)[i] = (int32_t)(r >> 60) - 8;
     else
-      ((uint8_t *)h_in)[i] = (uint8_t)(r >> 56);
+      ((uint8_t *)h)[i] = (uint8_t)(r >> 56);
   }
+}
 
-  cuprim_ctx *ctx = NULL;
-  cuprim_status s = cuprim_ctx_create(&ctx, 0, NULL);
-  if (s == CUPRIM_ERROR_NO_DEVICE) {
-    printf("cuprim-one-call: no CUDA device available\n");
-    free(h_in);
-    return 77;
+static cuprim_status call_once(const job *j, cuprim_ctx *ctx, const void *d_in, void *d_out,
+                               cudaStream_t stream) {
+  switch (j->primitive) {
+  case HR_REDUCE:
+    return cuprim_reduce_ex(ctx, (cuprim_reduce_alg)j->alg, d_in, d_out, j->n, j->dtype, CUPRIM_SUM,
+                            stream);
+  case HR_SCAN:
+    return cuprim_scan_ex(ctx, (cuprim_scan_alg)j->alg, d_in, d_out, j->n, j->dtype, CUPRIM_SUM,
+                          CUPRIM_INCLUSIVE, stream);
+  case HR_HISTOGRAM:
+    break;
   }
-  if (s != CUPRIM_SUCCESS) {
-    fprintf(stderr, "cuprim-one-call: cuprim_ctx_create: %s\n", cuprim_status_string(s));
-    free(h_in);
-    return 1;
-  }
-  int ok = 0;
-  cudaStream_t stream = NULL;
-  void *d_in = NULL, *d_out = NULL;
-  const size_t out_bytes = is_hist                      ? bins * sizeof(uint64_t)
-                           : !strcmp(primitive, "scan") ? (size_t)n * size
-                                                        : size;
-  void *h_out = malloc(out_bytes);
-  if (!h_out || cudaStreamCreate(&stream) != cudaSuccess ||
-      cudaMalloc(&d_in, (size_t)n * size) != cudaSuccess ||
-      cudaMalloc(&d_out, out_bytes) != cudaSuccess ||
-      cudaMemcpy(d_in, h_in, (size_t)n * size, cudaMemcpyHostToDevice) != cudaSuccess) {
-    fprintf(stderr, "cuprim-one-call: setup: %s\n", cudaGetErrorString(cudaGetLastError()));
-    goto done;
-  }
+  return cuprim_histogram_even_ex(ctx, (cuprim_histogram_alg)j->alg, d_in, j->n, j->dtype,
+                                  (uint64_t *)d_out, j->bins, j->lower, j->upper, stream);
+}
 
-  /* Call 0 is the warm-up; calls 1..K are profiled. */
-  for (long c = 0; c <= calls; ++c) {
+/* Call 0 is the warm-up; calls 1..K are profiled. Returns 0, or prints what failed. */
+static int profile(const job *j, cuprim_ctx *ctx, const void *d_in, void *d_out,
+                   cudaStream_t stream) {
+  for (long c = 0; c <= j->calls; ++c) {
     if (c == 1 &&
         (cudaStreamSynchronize(stream) != cudaSuccess || cudaProfilerStart() != cudaSuccess)) {
       fprintf(stderr, "cuprim-one-call: %s\n", cudaGetErrorString(cudaGetLastError()));
-      goto done;
+      return 1;
     }
-    if (!strcmp(primitive, "reduce"))
-      s = cuprim_reduce_ex(ctx, (cuprim_reduce_alg)a->alg, d_in, d_out, n, dtype, CUPRIM_SUM,
-                           stream);
-    else if (!strcmp(primitive, "scan"))
-      s = cuprim_scan_ex(ctx, (cuprim_scan_alg)a->alg, d_in, d_out, n, dtype, CUPRIM_SUM,
-                         CUPRIM_INCLUSIVE, stream);
-    else
-      s = cuprim_histogram_even_ex(ctx, (cuprim_histogram_alg)a->alg, d_in, n, dtype,
-                                   (uint64_t *)d_out, bins, lower, upper, stream);
+    const cuprim_status s = call_once(j, ctx, d_in, d_out, stream);
     if (s != CUPRIM_SUCCESS) {
-      fprintf(stderr, "cuprim-one-call: %s %s: %s%s%s\n", primitive, a->name,
+      fprintf(stderr, "cuprim-one-call: %s: %s%s%s\n", hr_alg_name(j->primitive, j->alg),
               cuprim_status_string(s), s == CUPRIM_ERROR_CUDA ? ": " : "",
-              s == CUPRIM_ERROR_CUDA ? cuda_text() : "");
-      goto done;
+              s == CUPRIM_ERROR_CUDA ? cudaGetErrorString(cuprim_last_cuda_error()) : "");
+      return 1;
     }
   }
-  if (cudaStreamSynchronize(stream) != cudaSuccess || cudaProfilerStop() != cudaSuccess ||
-      cudaMemcpy(h_out, d_out, out_bytes, cudaMemcpyDeviceToHost) != cudaSuccess) {
+  if (cudaStreamSynchronize(stream) != cudaSuccess || cudaProfilerStop() != cudaSuccess) {
     fprintf(stderr, "cuprim-one-call: %s\n", cudaGetErrorString(cudaGetLastError()));
-    goto done;
+    return 1;
   }
+  return 0;
+}
 
-  /* A sanity check of the last call (the tests are the real check). */
-  char what[160];
-  if (is_hist) {
-    uint64_t *want = calloc(bins, sizeof(uint64_t)), wrong = 0;
+/* A sanity check of the last call against the host references (the tests are the real check):
+ * histogram and i32 exactly, f32 loosely (the total, or the last prefix, within 1e-3). */
+static int check(const job *j, const void *h_in, const void *h_out, char *what, size_t len) {
+  if (j->primitive == HR_HISTOGRAM) {
+    uint64_t *want = calloc(j->bins, sizeof(uint64_t)), first = 0;
     if (!want)
-      goto done;
-    for (uint64_t i = 0; i < n; ++i) {
-      const double x =
-          dtype == CUPRIM_U8 ? (double)((uint8_t *)h_in)[i] : (double)((float *)h_in)[i];
-      uint64_t b = (uint64_t)((x - lower) * ((double)bins / (upper - lower)));
-      ++want[b < bins ? b : bins - 1];
-    }
-    for (uint32_t b = 0; b < bins; ++b)
-      wrong += ((uint64_t *)h_out)[b] != want[b];
+      return 0;
+    const hr_hist_bins b = hr_hist_bins_even(j->bins, j->lower, j->upper);
+    hr_hist_reference(&b, j->dtype, h_in, j->n, want);
+    const uint64_t wrong = hr_hist_check(want, h_out, j->bins, j->n, -1, &first, NULL, 0);
     free(want);
-    ok = wrong == 0;
-    snprintf(what, sizeof what, "%llu of %u bins wrong", (unsigned long long)wrong, bins);
-  } else if (dtype == CUPRIM_I32) {
-    /* Integer sums wrap modulo 2^32: add in uint32_t. */
-    uint32_t run = 0;
-    uint64_t wrong = 0;
-    const int is_scan = !strcmp(primitive, "scan");
-    for (uint64_t i = 0; i < n; ++i) {
-      run += (uint32_t)((int32_t *)h_in)[i];
-      if (is_scan)
-        wrong += (uint32_t)((int32_t *)h_out)[i] != run;
-    }
-    if (!is_scan)
-      wrong = (uint32_t)((int32_t *)h_out)[0] != run;
-    ok = wrong == 0;
-    snprintf(what, sizeof what, "%llu element(s) wrong, exact", (unsigned long long)wrong);
-  } else {
-    /* Floats: the total (reduce) or the last prefix (scan) against a double sum, loosely. */
-    double want = 0.0;
-    for (uint64_t i = 0; i < n; ++i)
-      want += ((float *)h_in)[i];
-    const double got = !strcmp(primitive, "scan") ? ((float *)h_out)[n - 1] : ((float *)h_out)[0];
-    const double rel = fabs(got - want) / (want > 1.0 ? want : 1.0);
-    ok = rel < 1e-3;
-    snprintf(what, sizeof what, "total %.9g, host %.9g, relative error %.1e", got, want, rel);
+    snprintf(what, len, "%llu of %u bins wrong", (unsigned long long)wrong, j->bins);
+    return wrong == 0;
   }
-  printf("cuprim-one-call: %s %s %s n = %llu: %ld call(s) profiled; %s: %s\n", primitive, a->name,
-         dtype_text, (unsigned long long)n, calls, what, ok ? "ok" : "WRONG");
+  const int is_scan = j->primitive == HR_SCAN;
+  if (j->dtype == CUPRIM_I32) {
+    /* Integer sums wrap modulo 2^32, in any order: the sequential scan is the answer. */
+    int32_t *want = malloc(j->n * sizeof(int32_t));
+    if (!want)
+      return 0;
+    hr_scan_seq(CUPRIM_I32, CUPRIM_SUM, CUPRIM_INCLUSIVE, h_in, want, j->n);
+    const int32_t *got = (const int32_t *)h_out;
+    uint64_t wrong = 0;
+    for (uint64_t i = is_scan ? 0 : j->n - 1; i < j->n; ++i)
+      wrong += got[is_scan ? i : 0] != want[i];
+    free(want);
+    snprintf(what, len, "%llu element(s) wrong, exact", (unsigned long long)wrong);
+    return wrong == 0;
+  }
+  hr_reduce_ref ref;
+  hr_reduce_reference(CUPRIM_F32, CUPRIM_SUM, h_in, j->n, &ref);
+  const double want = (double)ref.value;
+  const double got = ((const float *)h_out)[is_scan ? j->n - 1 : 0];
+  const double rel = fabs(got - want) / (want > 1.0 ? want : 1.0);
+  snprintf(what, len, "total %.9g, host %.9g, relative error %.1e", got, want, rel);
+  return rel < 1e-3;
+}
 
-done:
+int main(int argc, char **argv) {
+  job j;
+  const int bad = parse(argc, argv, &j);
+  if (bad)
+    return bad;
+  const size_t in_bytes = (size_t)j.n * cuprim_dtype_size(j.dtype);
+  const size_t out_bytes = j.primitive == HR_HISTOGRAM ? j.bins * sizeof(uint64_t)
+                           : j.primitive == HR_SCAN    ? in_bytes
+                                                       : cuprim_dtype_size(j.dtype);
+  void *h_in = malloc(in_bytes), *h_out = malloc(out_bytes);
+  cuprim_ctx *ctx = NULL;
+  const cuprim_status s = h_in && h_out ? cuprim_ctx_create(&ctx, 0, NULL) : CUPRIM_SUCCESS;
+  int rc = !h_in || !h_out ? 1 : s == CUPRIM_ERROR_NO_DEVICE ? 77 : s != CUPRIM_SUCCESS;
+  if (rc) {
+    fprintf(stderr, "cuprim-one-call: %s\n",
+            !h_in || !h_out ? "out of host memory" : cuprim_status_string(s));
+    free(h_in);
+    free(h_out);
+    return rc;
+  }
+  fill(&j, h_in);
+  cudaStream_t stream = NULL;
+  void *d_in = NULL, *d_out = NULL;
+  rc = 1;
+  if (cudaStreamCreate(&stream) != cudaSuccess || cudaMalloc(&d_in, in_bytes) != cudaSuccess ||
+      cudaMalloc(&d_out, out_bytes) != cudaSuccess ||
+      cudaMemcpy(d_in, h_in, in_bytes, cudaMemcpyHostToDevice) != cudaSuccess)
+    fprintf(stderr, "cuprim-one-call: setup: %s\n", cudaGetErrorString(cudaGetLastError()));
+  else if (profile(&j, ctx, d_in, d_out, stream) == 0) {
+    if (cudaMemcpy(h_out, d_out, out_bytes, cudaMemcpyDeviceToHost) != cudaSuccess) {
+      fprintf(stderr, "cuprim-one-call: %s\n", cudaGetErrorString(cudaGetLastError()));
+    } else {
+      char what[160];
+      const int ok = check(&j, h_in, h_out, what, sizeof what);
+      printf("cuprim-one-call: %s %s %s n = %llu: %ld call(s) profiled; %s: %s\n", argv[1], argv[2],
+             hr_dtype_name(j.dtype), (unsigned long long)j.n, j.calls, what, ok ? "ok" : "WRONG");
+      rc = !ok;
+    }
+  }
+  /* Teardown: nothing here can change the verdict. */
   if (stream)
-    cudaStreamDestroy(stream);
-  cudaFree(d_in);
-  cudaFree(d_out);
-  cuprim_ctx_destroy(ctx);
+    (void)cudaStreamDestroy(stream);
+  (void)cudaFree(d_in);
+  (void)cudaFree(d_out);
+  (void)cuprim_ctx_destroy(ctx);
   free(h_in);
   free(h_out);
-  return ok ? 0 : 1;
+  return rc;
 }

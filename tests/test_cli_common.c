@@ -45,15 +45,16 @@ const char *tc_path(const char *name) {
   return paths[used++];
 }
 
-/* Reads a whole small file into buf (NUL-terminated, cut at len - 1 bytes). */
-static void slurp(const char *path, char *buf, size_t len) {
+/* Reads a whole small file into buf (NUL-terminated, cut at len - 1 bytes); returns its length. */
+static size_t slurp(const char *path, char *buf, size_t len) {
   buf[0] = '\0';
   FILE *f = fopen(path, "rb");
   if (!f)
-    return;
+    return 0;
   const size_t n = fread(buf, 1, len - 1, f);
   buf[n] = '\0';
   fclose(f);
+  return n;
 }
 
 void tc_cli(tc_run *r, const char *args_fmt, ...) {
@@ -69,7 +70,7 @@ void tc_cli(tc_run *r, const char *args_fmt, ...) {
   const int ws = system(cmd);
   assert_int_not_equal(ws, -1);
   r->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
-  slurp(tc_path(".stdout"), r->out, sizeof r->out);
+  r->out_len = slurp(tc_path(".stdout"), r->out, sizeof r->out);
   slurp(tc_path(".stderr"), r->err, sizeof r->err);
   print_message("  $ cuprim %s\n    -> %d%s%s", args, r->status, r->err[0] ? ", stderr: " : "\n",
                 r->err);

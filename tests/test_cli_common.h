@@ -21,6 +21,7 @@ const char *tc_path(const char *name);
 typedef struct tc_run {
   int status;      /* the exit status, or -1 if it did not exit normally */
   char out[65536]; /* stdout, cut at the buffer's size */
+  size_t out_len;  /* its length (it may hold NUL bytes: a .npy written to "-") */
   char err[8192];  /* stderr */
 } tc_run;
 

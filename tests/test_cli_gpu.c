@@ -6,15 +6,19 @@
  * give the same bits as the host, which exercises the pass joins: the host combine of reduce,
  * the added histogram counts, and the scan's carry. About 200 runs of the program, each creating a
  * CUDA context: a minute or two. */
+#define _POSIX_C_SOURCE 200809L /* symlink */
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "test_util.h"
 
 #include "cli_args.h"
-#include "cli_ops.h"
+#include "hostref_histogram.h"
 #include "test_cli_common.h"
 
 enum {
@@ -42,7 +46,7 @@ static void *make_data(cuprim_dtype t, cuprim_op op, uint64_t n, uint64_t seed) 
   assert_non_null(h);
   uint64_t s = seed;
   for (uint64_t i = 0; i < n; ++i) {
-    const uint64_t r = tu_splitmix64(&s);
+    const uint64_t r = hr_splitmix64(&s);
     if (is_float(t)) {
       double v;
       if (op == CUPRIM_SUM)
@@ -65,6 +69,14 @@ static void *make_data(cuprim_dtype t, cuprim_op op, uint64_t n, uint64_t seed) 
   return h;
 }
 
+/* counts[0..bins) = the host's histogram of h[0..n): `bins` even bins over [lo, hi), or the bins
+ * given by edges[0..bins] (edges not NULL). */
+static void host_histogram(cuprim_dtype t, const void *h, uint64_t n, uint32_t bins, double lo,
+                           double hi, const double *edges, uint64_t *counts) {
+  const hr_hist_bins b = edges ? hr_hist_bins_edges(bins, edges) : hr_hist_bins_even(bins, lo, hi);
+  hr_hist_reference(&b, t, h, n, counts);
+}
+
 static const cuprim_dtype kScanTypes[] = {CUPRIM_I32, CUPRIM_U32, CUPRIM_I64,
                                           CUPRIM_U64, CUPRIM_F32, CUPRIM_F64};
 enum { NUM_SCAN_TYPES = sizeof kScanTypes / sizeof kScanTypes[0] };
@@ -78,13 +90,13 @@ static void check_reduce(tc_run *r, const char *file, cuprim_dtype t, cuprim_op 
                          const void *data, uint64_t n, const char *extra) {
   unsigned char want[8];
   char text[80];
-  cli_reduce_host(t, op, data, n, want);
-  cli_format_value(t, want, text, sizeof text);
+  hr_reduce_seq(t, op, data, n, want);
+  hr_format_value(t, want, text, sizeof text);
   strcat(text, "\n");
-  tc_cli(r, "reduce --op %s %s %s", cli_op_name(op), extra, file);
+  tc_cli(r, "reduce --op %s %s %s", hr_op_name(op), extra, file);
   if (r->status != 0 || strcmp(r->out, text) != 0)
-    fail_msg("reduce %s %s %s n=%llu: status %d, printed \"%s\", expected \"%s\"", cli_op_name(op),
-             cli_dtype_name(t), extra, (unsigned long long)n, r->status, r->out, text);
+    fail_msg("reduce %s %s %s n=%llu: status %d, printed \"%s\", expected \"%s\"", hr_op_name(op),
+             hr_dtype_name(t), extra, (unsigned long long)n, r->status, r->out, text);
 }
 
 static void test_reduce(void **state) {
@@ -97,7 +109,7 @@ static void test_reduce(void **state) {
     for (int op = 0; op <= CUPRIM_XOR; ++op) {
       if (!op_applies(t, op))
         continue;
-      void *h = make_data(t, (cuprim_op)op, N, tu_mix(tu_seed(), (uint64_t)(k * 16 + op)));
+      void *h = make_data(t, (cuprim_op)op, N, hr_mix(tu_seed(), (uint64_t)(k * 16 + op)));
       const uint64_t shape[1] = {N};
       const char *file = tc_path("reduce.npy");
       tc_write_npy(file, t, 1, shape, h, (size_t)N * cuprim_dtype_size(t));
@@ -121,11 +133,11 @@ static void test_reduce_inputs_and_outputs(void **state) {
   int32_t *h = make_data(CUPRIM_I32, CUPRIM_SUM, N, 11);
   const uint64_t shape[1] = {N};
   tc_write_npy(tc_path("i32.npy"), CUPRIM_I32, 1, shape, h, N * sizeof(int32_t));
-  for (int alg = 0; alg < cli_alg_count(CLI_PRIM_REDUCE); ++alg) {
+  for (int alg = 0; alg < hr_alg_count(HR_REDUCE); ++alg) {
     char extra[96];
-    snprintf(extra, sizeof extra, "--alg %s", cli_alg_name(CLI_PRIM_REDUCE, alg));
+    snprintf(extra, sizeof extra, "--alg %s", hr_alg_name(HR_REDUCE, alg));
     check_reduce(r, tc_path("i32.npy"), CUPRIM_I32, CUPRIM_SUM, h, N, extra);
-    snprintf(extra, sizeof extra, "--alg %s --chunk 4096", cli_alg_name(CLI_PRIM_REDUCE, alg));
+    snprintf(extra, sizeof extra, "--alg %s --chunk 4096", hr_alg_name(HR_REDUCE, alg));
     check_reduce(r, tc_path("i32.npy"), CUPRIM_I32, CUPRIM_MAX, h, N, extra);
   }
   /* The same data as raw binary, and as a 3-d array (flattened). */
@@ -145,7 +157,7 @@ static void test_reduce_inputs_and_outputs(void **state) {
   tc_cli(r, "reduce --op sum -o %s %s", tc_path("sum.npy"), tc_path("i32.npy"));
   assert_int_equal(r->status, 0);
   int32_t want;
-  cli_reduce_host(CUPRIM_I32, CUPRIM_SUM, h, N, &want);
+  hr_reduce_seq(CUPRIM_I32, CUPRIM_SUM, h, N, &want);
   cuprim_dtype t;
   uint64_t count;
   int32_t *got = tc_read_npy(tc_path("sum.npy"), &t, &count);
@@ -183,13 +195,13 @@ static void check_scan(tc_run *r, const char *file, cuprim_dtype t, cuprim_op op
   const size_t size = cuprim_dtype_size(t);
   void *want = malloc(n ? (size_t)n * size : 1);
   assert_non_null(want);
-  cli_scan_host(t, op, kind, data, want, n);
+  hr_scan_seq(t, op, kind, data, want, n);
   const char *out = tc_path("scan_out.npy");
   remove(out);
-  tc_cli(r, "scan --op %s %s %s -o %s %s", cli_op_name(op),
+  tc_cli(r, "scan --op %s %s %s -o %s %s", hr_op_name(op),
          kind == CUPRIM_EXCLUSIVE ? "--exclusive" : "--inclusive", extra, out, file);
   if (r->status != 0)
-    fail_msg("scan %s %s %s: status %d: %s", cli_op_name(op), cli_dtype_name(t), extra, r->status,
+    fail_msg("scan %s %s %s: status %d: %s", hr_op_name(op), hr_dtype_name(t), extra, r->status,
              r->err);
   cuprim_dtype got_t;
   uint64_t got_n;
@@ -197,12 +209,12 @@ static void check_scan(tc_run *r, const char *file, cuprim_dtype t, cuprim_op op
   assert_int_equal(got_t, t);
   assert_int_equal(got_n, n);
   for (uint64_t i = 0; i < n; ++i) {
-    if (!cli_same_value(t, got + i * size, (const char *)want + i * size)) {
+    if (!hr_same_value(t, got + i * size, (const char *)want + i * size)) {
       char g[80], w[80];
-      cli_format_value(t, got + i * size, g, sizeof g);
-      cli_format_value(t, (const char *)want + i * size, w, sizeof w);
-      fail_msg("scan %s %s %s %s n=%llu: element %llu is %s, expected %s", cli_op_name(op),
-               tu_scan_kind_name(kind), cli_dtype_name(t), extra, (unsigned long long)n,
+      hr_format_value(t, got + i * size, g, sizeof g);
+      hr_format_value(t, (const char *)want + i * size, w, sizeof w);
+      fail_msg("scan %s %s %s %s n=%llu: element %llu is %s, expected %s", hr_op_name(op),
+               hr_scan_kind_name(kind), hr_dtype_name(t), extra, (unsigned long long)n,
                (unsigned long long)i, g, w);
     }
   }
@@ -220,7 +232,7 @@ static void test_scan(void **state) {
     for (int op = 0; op <= CUPRIM_XOR; ++op) {
       if (!op_applies(t, op))
         continue;
-      void *h = make_data(t, (cuprim_op)op, N, tu_mix(tu_seed(), (uint64_t)(k * 16 + op + 100)));
+      void *h = make_data(t, (cuprim_op)op, N, hr_mix(tu_seed(), (uint64_t)(k * 16 + op + 100)));
       const uint64_t shape[1] = {N};
       const char *file = tc_path("scan.npy");
       tc_write_npy(file, t, 1, shape, h, (size_t)N * cuprim_dtype_size(t));
@@ -247,11 +259,11 @@ static void test_scan_algorithms_and_shapes(void **state) {
   int64_t *h = make_data(CUPRIM_I64, CUPRIM_SUM, N, 21);
   const uint64_t shape[1] = {N};
   tc_write_npy(tc_path("i64.npy"), CUPRIM_I64, 1, shape, h, N * sizeof(int64_t));
-  for (int alg = 0; alg < cli_alg_count(CLI_PRIM_SCAN); ++alg) {
+  for (int alg = 0; alg < hr_alg_count(HR_SCAN); ++alg) {
     char extra[96];
-    snprintf(extra, sizeof extra, "--alg %s", cli_alg_name(CLI_PRIM_SCAN, alg));
+    snprintf(extra, sizeof extra, "--alg %s", hr_alg_name(HR_SCAN, alg));
     check_scan(r, tc_path("i64.npy"), CUPRIM_I64, CUPRIM_SUM, CUPRIM_INCLUSIVE, h, N, extra);
-    snprintf(extra, sizeof extra, "--alg %s --chunk 3000", cli_alg_name(CLI_PRIM_SCAN, alg));
+    snprintf(extra, sizeof extra, "--alg %s --chunk 3000", hr_alg_name(HR_SCAN, alg));
     check_scan(r, tc_path("i64.npy"), CUPRIM_I64, CUPRIM_SUM, CUPRIM_EXCLUSIVE, h, N, extra);
   }
   /* Tiny passes: one element each; a file of one element; an empty file; a 2-d array. */
@@ -281,7 +293,7 @@ static void test_scan_algorithms_and_shapes(void **state) {
   int64_t *got = tc_read_npy(tc_path("inplace.npy"), &t, &count);
   int64_t *want = malloc(N * sizeof(int64_t));
   assert_non_null(want);
-  cli_scan_host(CUPRIM_I64, CUPRIM_SUM, CUPRIM_INCLUSIVE, h, want, N);
+  hr_scan_seq(CUPRIM_I64, CUPRIM_SUM, CUPRIM_INCLUSIVE, h, want, N);
   assert_int_equal(count, N);
   assert_memory_equal(got, want, N * sizeof(int64_t));
   assert_int_equal(tc_count_entries(".tmp-"), 0);
@@ -302,7 +314,7 @@ static void *histogram_data(cuprim_dtype t, uint64_t n, uint64_t seed, double *l
   *lo = is_float(t) ? -1.0 : 10.0;
   *hi = is_float(t) ? 1.0 : 100.0;
   for (uint64_t i = 0; i < n; ++i) {
-    const uint64_t r = tu_splitmix64(&s);
+    const uint64_t r = hr_splitmix64(&s);
     if (is_float(t)) {
       const double v = (double)(r >> 40) * 0x1p-22 - 2.0; /* [-2, 2): half outside the range */
       if (t == CUPRIM_F32) {
@@ -348,20 +360,20 @@ static void test_histogram(void **state) {
   assert_non_null(r);
   for (int t = 0; t <= CUPRIM_F64; ++t) {
     double lo, hi;
-    void *h = histogram_data((cuprim_dtype)t, N, tu_mix(tu_seed(), (uint64_t)t + 200), &lo, &hi);
+    void *h = histogram_data((cuprim_dtype)t, N, hr_mix(tu_seed(), (uint64_t)t + 200), &lo, &hi);
     const uint64_t shape[1] = {N};
     const char *file = tc_path("hist.npy");
     tc_write_npy(file, (cuprim_dtype)t, 1, shape, h,
                  (size_t)N * cuprim_dtype_size((cuprim_dtype)t));
     uint64_t want[BINS] = {0}, got[BINS];
-    cli_histogram_host((cuprim_dtype)t, h, N, BINS, lo, hi, NULL, want);
+    host_histogram((cuprim_dtype)t, h, N, BINS, lo, hi, NULL, want);
     /* The table, in one pass and in many. */
     for (int chunked = 0; chunked < 2; ++chunked) {
       tc_cli(r, "histogram --bins %d --range %.17g %.17g %s %s", BINS, lo, hi,
              chunked ? "--chunk 1000" : "", file);
       assert_int_equal(r->status, 0);
       table_counts(r->out, got, BINS);
-      check_counts(got, want, BINS, cli_dtype_name((cuprim_dtype)t));
+      check_counts(got, want, BINS, hr_dtype_name((cuprim_dtype)t));
     }
     free(h);
   }
@@ -378,11 +390,11 @@ static void test_histogram_outputs_edges_algorithms(void **state) {
   const uint64_t shape[1] = {N};
   tc_write_npy(tc_path("f32.npy"), CUPRIM_F32, 1, shape, h, N * sizeof(float));
   uint64_t want[BINS] = {0};
-  cli_histogram_host(CUPRIM_F32, h, N, BINS, lo, hi, NULL, want);
+  host_histogram(CUPRIM_F32, h, N, BINS, lo, hi, NULL, want);
   /* Every algorithm, to a .npy of u64 counts. */
-  for (int alg = 0; alg < cli_alg_count(CLI_PRIM_HISTOGRAM); ++alg) {
+  for (int alg = 0; alg < hr_alg_count(HR_HISTOGRAM); ++alg) {
     tc_cli(r, "histogram --bins %d --range %g %g --alg %s --chunk 9999 -o %s %s", BINS, lo, hi,
-           cli_alg_name(CLI_PRIM_HISTOGRAM, alg), tc_path("h.npy"), tc_path("f32.npy"));
+           hr_alg_name(HR_HISTOGRAM, alg), tc_path("h.npy"), tc_path("f32.npy"));
     assert_int_equal(r->status, 0);
     assert_string_equal(r->out, ""); /* written to the file, not printed */
     cuprim_dtype t;
@@ -390,7 +402,7 @@ static void test_histogram_outputs_edges_algorithms(void **state) {
     uint64_t *got = tc_read_npy(tc_path("h.npy"), &t, &count);
     assert_int_equal(t, CUPRIM_U64);
     assert_int_equal(count, BINS);
-    check_counts(got, want, BINS, cli_alg_name(CLI_PRIM_HISTOGRAM, alg));
+    check_counts(got, want, BINS, hr_alg_name(HR_HISTOGRAM, alg));
     free(got);
   }
   /* CSV: a header, then lower,upper,count per bin; the first lower and last upper are the range. */
@@ -418,7 +430,7 @@ static void test_histogram_outputs_edges_algorithms(void **state) {
   /* Edges from a text file and from a .npy file: uneven bins, some samples outside. */
   const double edges[5] = {-1.5, -0.25, 0.0, 0.125, 1.75};
   uint64_t want_e[4] = {0};
-  cli_histogram_host(CUPRIM_F32, h, N, 4, 0.0, 0.0, edges, want_e);
+  host_histogram(CUPRIM_F32, h, N, 4, 0.0, 0.0, edges, want_e);
   const char *text = "# edges\n-1.5, -0.25\n0 0.125 1.75\n";
   tc_write_file(tc_path("edges.txt"), text, strlen(text));
   const uint64_t five[1] = {5};
@@ -439,10 +451,10 @@ static void test_histogram_outputs_edges_algorithms(void **state) {
   assert_non_null(bytes);
   uint64_t st = 77;
   for (int i = 0; i < N; ++i)
-    bytes[i] = (unsigned char)tu_splitmix64(&st);
+    bytes[i] = (unsigned char)hr_splitmix64(&st);
   tc_write_file(tc_path("u8.bin"), bytes, N);
   uint64_t want8[256] = {0};
-  cli_histogram_host(CUPRIM_U8, bytes, N, 256, 0.0, 256.0, NULL, want8);
+  host_histogram(CUPRIM_U8, bytes, N, 256, 0.0, 256.0, NULL, want8);
   tc_cli(r, "histogram --dtype u8 --bins 256 --range 0 256 --chunk 4096 -o %s %s",
          tc_path("u8.npy"), tc_path("u8.bin"));
   assert_int_equal(r->status, 0);
@@ -478,21 +490,93 @@ static void check_ladder(tc_run *r, cli_primitive p, const char *args) {
     fail_msg("ladder %s %s: status %d\n%s", names[p], args, r->status, r->out);
   print_message("%s", r->out);
   int rows = 0;
-  for (int alg = 0; alg < cli_alg_count(p); ++alg) {
+  for (int alg = 0; alg < hr_alg_count((hr_primitive)p); ++alg) {
     char want[64];
-    snprintf(want, sizeof want, "  %s ", cli_alg_name(p, alg)); /* the row's name column */
+    snprintf(want, sizeof want, "  %s ",
+             hr_alg_name((hr_primitive)p, alg)); /* the row's name column */
     const char *row = strstr(r->out, want);
     if (!row)
-      fail_msg("ladder %s: no row for %s", names[p], cli_alg_name(p, alg));
+      fail_msg("ladder %s: no row for %s", names[p], hr_alg_name((hr_primitive)p, alg));
     const char *end = strchr(row, '\n');
     assert_non_null(end);
     const char *ok = strstr(row, " ok ");
     if (!ok || ok > end)
-      fail_msg("ladder %s: the row of %s is not ok", names[p], cli_alg_name(p, alg));
+      fail_msg("ladder %s: the row of %s is not ok", names[p], hr_alg_name((hr_primitive)p, alg));
     ++rows;
   }
-  assert_int_equal(rows, cli_alg_count(p));
+  assert_int_equal(rows, hr_alg_count((hr_primitive)p));
   assert_non_null(strstr(r->out, "GB/s"));
+}
+
+/* Outputs beyond a plain new file: scan's CSV (one value a line, as reduce prints them), standard
+ * output for each command ("-" and /dev/stdout; reduce's value printed once), and a symbolic
+ * link (written through to its target, and still a link). */
+static void test_output_targets(void **state) {
+  (void)state;
+  TU_SKIP_WITHOUT_DEVICE();
+  tc_run *r = malloc(sizeof *r);
+  assert_non_null(r);
+  enum { M = 1000 };
+  int32_t *h = make_data(CUPRIM_I32, CUPRIM_SUM, M, 5);
+  const uint64_t shape[1] = {M};
+  tc_write_npy(tc_path("m.npy"), CUPRIM_I32, 1, shape, h, M * sizeof(int32_t));
+  int32_t want[M];
+  hr_scan_seq(CUPRIM_I32, CUPRIM_SUM, CUPRIM_INCLUSIVE, h, want, M);
+  /* CSV: line i is element i. */
+  tc_cli(r, "scan -o %s %s", tc_path("m.csv"), tc_path("m.npy"));
+  assert_int_equal(r->status, 0);
+  FILE *f = fopen(tc_path("m.csv"), "r");
+  assert_non_null(f);
+  char line[64], text[64];
+  for (int i = 0; i < M; ++i) {
+    assert_non_null(fgets(line, sizeof line, f));
+    hr_format_value(CUPRIM_I32, &want[i], text, sizeof text);
+    strcat(text, "\n");
+    assert_string_equal(line, text);
+  }
+  assert_null(fgets(line, sizeof line, f));
+  fclose(f);
+  /* .npy on standard output: the same bytes as the file of the same scan. */
+  tc_cli(r, "scan -o %s %s", tc_path("m_out.npy"), tc_path("m.npy"));
+  assert_int_equal(r->status, 0);
+  char file_bytes[8192];
+  f = fopen(tc_path("m_out.npy"), "rb");
+  assert_non_null(f);
+  const size_t file_len = fread(file_bytes, 1, sizeof file_bytes, f);
+  fclose(f);
+  for (int k = 0; k < 2; ++k) {
+    tc_cli(r, "scan -o %s %s", k ? "/dev/stdout" : "-", tc_path("m.npy"));
+    assert_int_equal(r->status, 0);
+    assert_int_equal(r->out_len, file_len);
+    assert_memory_equal(r->out, file_bytes, file_len);
+  }
+  /* reduce: the value once; histogram: the CSV. */
+  int32_t total;
+  hr_reduce_seq(CUPRIM_I32, CUPRIM_SUM, h, M, &total);
+  hr_format_value(CUPRIM_I32, &total, text, sizeof text);
+  strcat(text, "\n");
+  tc_cli(r, "reduce -o - %s", tc_path("m.npy"));
+  assert_int_equal(r->status, 0);
+  assert_string_equal(r->out, text);
+  tc_cli(r, "histogram --bins 1 --range -1e10 1e10 -o - %s", tc_path("m.npy"));
+  assert_int_equal(r->status, 0);
+  assert_string_equal(r->out, "lower,upper,count\n-10000000000,10000000000,1000\n");
+  /* Through a link: the target is written, the link stays. */
+  tc_write_file(tc_path("target.npy"), "old", 3);
+  assert_int_equal(symlink("target.npy", tc_path("via.npy")), 0);
+  tc_cli(r, "scan -o %s %s", tc_path("via.npy"), tc_path("m.npy"));
+  assert_int_equal(r->status, 0);
+  struct stat st;
+  assert_int_equal(lstat(tc_path("via.npy"), &st), 0);
+  assert_true(S_ISLNK(st.st_mode));
+  cuprim_dtype t;
+  uint64_t count;
+  int32_t *got = tc_read_npy(tc_path("target.npy"), &t, &count);
+  assert_int_equal(count, M);
+  assert_memory_equal(got, want, sizeof want);
+  free(got);
+  free(h);
+  free(r);
 }
 
 static void test_ladder(void **state) {
@@ -544,10 +628,15 @@ static void test_info_and_demo(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_reduce),    cmocka_unit_test(test_reduce_inputs_and_outputs),
-      cmocka_unit_test(test_scan),      cmocka_unit_test(test_scan_algorithms_and_shapes),
-      cmocka_unit_test(test_histogram), cmocka_unit_test(test_histogram_outputs_edges_algorithms),
-      cmocka_unit_test(test_ladder),    cmocka_unit_test(test_info_and_demo),
+      cmocka_unit_test(test_reduce),
+      cmocka_unit_test(test_reduce_inputs_and_outputs),
+      cmocka_unit_test(test_scan),
+      cmocka_unit_test(test_scan_algorithms_and_shapes),
+      cmocka_unit_test(test_histogram),
+      cmocka_unit_test(test_histogram_outputs_edges_algorithms),
+      cmocka_unit_test(test_output_targets),
+      cmocka_unit_test(test_ladder),
+      cmocka_unit_test(test_info_and_demo),
   };
   const int failed = cmocka_run_group_tests(tests, setup, teardown);
   if (failed == 0 && !tu_device_available(NULL, 0))

@@ -2,9 +2,13 @@
  * with its documented exit code and a one-line message on stderr, before the program looks for a
  * device (so the result is the same on machines with and without one), and must leave no output
  * and no temporary file behind; an existing output file must be left untouched. */
+#define _POSIX_C_SOURCE 200809L /* mkfifo, symlink */
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "test_util.h"
 
@@ -150,6 +154,20 @@ static void test_unsupported(void **state) {
   expect(r, CLI_EXIT_UNSUPPORTED, "does not take i16");
   tc_cli(r, "ladder reduce --op or --dtype f64");
   expect(r, CLI_EXIT_UNSUPPORTED, "integer data only");
+  /* F16 and BF16 are read (a .npy of '<f2', raw bytes with --dtype), but nothing takes them yet:
+   * the library's answer, asked before any device. */
+  const uint16_t halves[3] = {0x3C00, 0x4000, 0x4200};
+  const uint64_t s3[1] = {3};
+  tc_write_npy(tc_path("f16.npy"), CUPRIM_F16, 1, s3, halves, sizeof halves);
+  tc_cli(r, "reduce %s", tc_path("f16.npy"));
+  expect(r, CLI_EXIT_UNSUPPORTED,
+         "reduce does not take f16 data (it takes i32 u32 i64 u64 f32 f64)");
+  tc_cli(r, "histogram --bins 2 --range 0 4 %s", tc_path("f16.npy"));
+  expect(r, CLI_EXIT_UNSUPPORTED, "histogram does not take f16");
+  tc_cli(r, "scan --dtype bf16 -o %s %s", tc_path("x.npy"), tc_path("data.bin"));
+  expect(r, CLI_EXIT_UNSUPPORTED, "scan does not take bf16");
+  tc_cli(r, "ladder histogram --dtype bf16");
+  expect(r, CLI_EXIT_UNSUPPORTED, "histogram does not take bf16");
   free(r);
 }
 
@@ -242,6 +260,93 @@ static void test_usage(void **state) {
   free(r);
 }
 
+/* What a new user ran into (issue 12), each refused at once with its exit code, or written where
+ * it should be. */
+static void test_new_user_cases(void **state) {
+  (void)state;
+  make_inputs();
+  tc_run *r = malloc(sizeof *r);
+  assert_non_null(r);
+  /* A FIFO as input or edges: exit 3 at once, not a read that waits for a writer forever. */
+  assert_int_equal(mkfifo(tc_path("fifo"), 0666), 0);
+  tc_cli(r, "reduce %s", tc_path("fifo"));
+  expect(r, CLI_EXIT_INPUT, "not a regular file (a FIFO)");
+  tc_cli(r, "reduce --dtype f32 %s", tc_path("fifo"));
+  expect(r, CLI_EXIT_INPUT, "not a regular file (a FIFO)");
+  tc_cli(r, "histogram --edges %s %s", tc_path("fifo"), tc_path("f32.npy"));
+  expect(r, CLI_EXIT_INPUT, "not a regular file (a FIFO)");
+  /* An output that is a directory: exit 6 before any device work (77 would mean it got past). */
+  tc_cli(r, "reduce -o %s %s", tc_scratch(), tc_path("i32.npy"));
+  expect(r, CLI_EXIT_OUTPUT, "is a directory");
+  tc_cli(r, "scan -o %s %s", tc_scratch(), tc_path("i32.npy"));
+  expect(r, CLI_EXIT_OUTPUT, "is a directory");
+  /* A range the library would refuse (its width overflows): refused by the program first. */
+  tc_cli(r, "histogram --bins 4 --range -1e308 1e308 %s", tc_path("f32.npy"));
+  expect(r, CLI_EXIT_USAGE, "too wide");
+  /* A text edges file with a NUL byte: an error, not the edges before it. */
+  tc_write_file(tc_path("nul.txt"), "0 1\0 2 3\n", 9);
+  tc_cli(r, "histogram --edges %s %s", tc_path("nul.txt"), tc_path("f32.npy"));
+  expect(r, CLI_EXIT_FORMAT, "NUL byte at offset 3");
+  /* A .npy header's bytes are escaped in the message, not sent to the terminal. */
+  const float one[1] = {1.0f};
+  write_raw_npy("esc.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), '\x1b[2J': 1}",
+                one, sizeof one, 1);
+  tc_cli(r, "reduce %s", tc_path("esc.npy"));
+  expect(r, CLI_EXIT_FORMAT, "unexpected key '\\x1b[2J'");
+  assert_null(strchr(r->err, '\x1b'));
+  /* Numbers too large, and a size too large for the host: usage errors with the help hint. */
+  tc_cli(r, "demo --seed 99999999999999999999");
+  expect(r, CLI_EXIT_USAGE, "too large");
+  tc_cli(r, "demo --n 2^63");
+  expect(r, CLI_EXIT_USAGE, "too large for this host");
+  assert_non_null(strstr(r->err, "'cuprim demo --help' lists the options"));
+  /* A histogram output must name its format; '-' is CSV on standard output. */
+  tc_cli(r, "histogram --bins 2 --range 0 4 -o %s %s", tc_path("counts.np"), tc_path("i32.npy"));
+  expect(r, CLI_EXIT_USAGE, "must end in .npy or .csv");
+  free(r);
+}
+
+/* Outputs that used to fail or to replace a link: each runs (0 with a device, 77 without), no
+ * temporary is left, and links stay links. The written contents are checked on a GPU
+ * (test_cli_gpu.c). */
+static void test_output_names(void **state) {
+  (void)state;
+  make_inputs();
+  tc_run *r = malloc(sizeof *r);
+  assert_non_null(r);
+  char name[251]; /* 250 bytes: the temporary's name must still fit NAME_MAX */
+  memset(name, 'n', 246);
+  memcpy(name + 246, ".npy", 5);
+  assert_int_equal(symlink("i32_copy.npy", tc_path("link.npy")), 0);
+  tc_write_file(tc_path("i32_copy.npy"), "old", 3);
+  const char *const cases[] = {"scan -o %s %s",
+                               "scan -o - %s",
+                               "scan -o /dev/stdout %s",
+                               "scan -o /dev/null %s",
+                               "scan -o %s %s",
+                               "scan -o %s %s",
+                               "histogram --bins 2 --range 0 4 -o - %s",
+                               "reduce -o /dev/stdout %s"};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+    const char *out = k == 0 ? tc_path(name) : k == 4 ? tc_path("link.npy") : tc_path("s.csv");
+    if (k == 0 || k == 4 || k == 5)
+      tc_cli(r, cases[k], out, tc_path("i32.npy"));
+    else
+      tc_cli(r, cases[k], tc_path("i32.npy"));
+    assert_int_equal(tc_count_entries(".tmp-"), 0);
+    if (r->status == CLI_EXIT_NO_DEVICE) {
+      assert_non_null(strstr(r->err, "no CUDA device"));
+      continue;
+    }
+    assert_int_equal(r->status, 0);
+    assert_true(k != 0 || tc_exists(tc_path(name)));
+  }
+  struct stat st;
+  assert_int_equal(lstat(tc_path("link.npy"), &st), 0);
+  assert_true(S_ISLNK(st.st_mode));
+  free(r);
+}
+
 /* Valid input: 0 where there is a device, 77 (one line) where there is none; either way no
  * temporary file is left, and an output exists only after success. */
 static void test_valid_input_device_or_skip(void **state) {
@@ -272,6 +377,8 @@ int main(void) {
       cmocka_unit_test(test_unsupported),
       cmocka_unit_test(test_outputs_and_edges),
       cmocka_unit_test(test_usage),
+      cmocka_unit_test(test_new_user_cases),
+      cmocka_unit_test(test_output_names),
       cmocka_unit_test(test_valid_input_device_or_skip),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

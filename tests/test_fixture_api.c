@@ -185,8 +185,8 @@ void ta_check_supported_pairs(const char *name, int (*library)(cuprim_dtype, cup
       const cuprim_dtype d = (cuprim_dtype)probes[i];
       const cuprim_op op = (cuprim_op)probes[j];
       const int got = library(d, op), want = expected(d, op);
-      snprintf(why, sizeof why, "%s(%s, %s) is %d, expected %d", name, tu_dtype_name(d),
-               tu_op_name(op), got, want);
+      snprintf(why, sizeof why, "%s(%s, %s) is %d, expected %d", name, hr_dtype_name(d),
+               hr_op_name(op), got, want);
       ta_record(&t, got == want, why);
     }
   ta_finish(&t, "supported-pair queries");
@@ -199,7 +199,7 @@ void ta_check_supported_dtypes(const char *name, int (*library)(cuprim_dtype),
   for (size_t i = 0; i < NUM_PROBES; ++i) {
     const cuprim_dtype d = (cuprim_dtype)probes[i];
     const int got = library(d), want = expected(d);
-    snprintf(why, sizeof why, "%s(%s) is %d, expected %d", name, tu_dtype_name(d), got, want);
+    snprintf(why, sizeof why, "%s(%s) is %d, expected %d", name, hr_dtype_name(d), got, want);
     ta_record(&t, got == want, why);
   }
   ta_finish(&t, "supported-dtype queries");

@@ -137,7 +137,7 @@ void tf_end(void) {
 }
 
 uint64_t tf_case_seed(uint64_t a, uint64_t b, uint64_t c, uint64_t d) {
-  return tu_mix(tu_mix(tu_mix(tu_mix(tf.seed, a), b), c), d);
+  return hr_mix(hr_mix(hr_mix(hr_mix(tf.seed, a), b), c), d);
 }
 
 void tf_finish(cudaStream_t stream) {
@@ -164,9 +164,9 @@ size_t tf_sizes(const uint64_t *base, size_t nbase, uint64_t salt, int randoms, 
   size_t k = 0;
   for (size_t i = 0; i < nbase && k < cap; ++i)
     sizes[k++] = base[i];
-  uint64_t s = tu_mix(tf.seed, salt);
+  uint64_t s = hr_mix(tf.seed, salt);
   for (int i = 0; i < randoms && k < cap; ++i)
-    sizes[k++] = (uint64_t)exp2(1.0 + tu_unit(&s) * (top - 1.0));
+    sizes[k++] = (uint64_t)exp2(1.0 + hr_unit(&s) * (top - 1.0));
   return k;
 }
 
@@ -233,24 +233,24 @@ void tf_put_special(cuprim_dtype t, void *h, uint64_t n, tf_special sp, cuprim_o
     put_float(t, h, n / 2, qnan);
     break;
   case TF_NAN_RANDOM:
-    put_float(t, h, tu_below(state, n), qnan);
+    put_float(t, h, hr_below(state, n), qnan);
     break;
   case TF_NAN_TWO:
-    put_float(t, h, tu_below(state, n), qnan);
-    put_float(t, h, tu_below(state, n), qnan);
+    put_float(t, h, hr_below(state, n), qnan);
+    put_float(t, h, hr_below(state, n), qnan);
     break;
   case TF_NAN_NEGATIVE:
-    put_float(t, h, tu_below(state, n), copysign(qnan, -1.0));
+    put_float(t, h, hr_below(state, n), copysign(qnan, -1.0));
     break;
   case TF_NAN_ALL:
     for (uint64_t i = 0; i < n; ++i)
       put_float(t, h, i, qnan);
     break;
   case TF_INF_WINS:
-    put_float(t, h, tu_below(state, n), wins);
+    put_float(t, h, hr_below(state, n), wins);
     break;
   case TF_INF_LOSES:
-    put_float(t, h, tu_below(state, n), -wins);
+    put_float(t, h, hr_below(state, n), -wins);
     break;
   default:
     break;

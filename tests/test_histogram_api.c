@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "test_fixture_api.h"
-#include "test_histogram_ref.h"
+#include "hostref_histogram.h"
 
 enum { EVEN = 0, RANGE = 1 };
 
@@ -63,7 +63,7 @@ static int run_case(const void *p, int shorthand, char *why, size_t len) {
                                  c->upper, 0);
   char args[192];
   snprintf(args, sizeof args, "alg %d dtype %s n %llu num_bins %lu range [%.17g, %.17g)", c->alg,
-           tu_dtype_name(t), (unsigned long long)c->n, (unsigned long)c->num_bins, c->lower,
+           hr_dtype_name(t), (unsigned long long)c->n, (unsigned long)c->num_bins, c->lower,
            c->upper);
   return ta_check_call(fn_name(c, shorthand), c->what, args, s, c->expect, why, len);
 }
@@ -337,7 +337,7 @@ static void test_every_combination(void **state) {
                   int invalid = ctx == NULL_CTX || !dtype_ok || null_c || (n > 0 && null_s) ||
                                 alg < 0 || alg > 3;
                   if (fn == EVEN)
-                    invalid |= !tu_hist_even_valid(nb, ranges[ri].lo, ranges[ri].hi);
+                    invalid |= !hr_hist_even_valid(nb, ranges[ri].lo, ranges[ri].hi);
                   else
                     invalid |= null_e || nb == 0;
                   const api_case c = {"every combination",
@@ -368,10 +368,10 @@ static void test_supported(void **state) {
 
 /* ---------------------------------------------------------------- the reference itself */
 
-#define NB TU_HIST_NO_BIN
+#define NB HR_HIST_NO_BIN
 
-static void expect_bin(const tu_hist_bins *b, double x, uint32_t want, const char *what) {
-  const uint32_t got = tu_hist_bin(b, x);
+static void expect_bin(const hr_hist_bins *b, double x, uint32_t want, const char *what) {
+  const uint32_t got = hr_hist_bin(b, x);
   if (got != want)
     fail_msg("%s: x = %.17g in %s bins (%lu over [%.17g, %.17g)): bin %ld, expected %ld", what, x,
              b->edges ? "edge" : "even", (unsigned long)b->num_bins, b->lower, b->upper,
@@ -383,7 +383,7 @@ static void expect_bin(const tu_hist_bins *b, double x, uint32_t want, const cha
 static void test_reference_formula(void **state) {
   (void)state;
   {
-    const tu_hist_bins b = tu_hist_bins_even(10, 0.0, 1.0);
+    const hr_hist_bins b = hr_hist_bins_even(10, 0.0, 1.0);
     assert_true(b.scale == 10.0);
     /* 0.3 is 0.29999999999999998890 (below the edge 3/10), but 0.3 * 10 rounds to 3.0 */
     expect_bin(&b, 0.3, 3, "formula, not exact arithmetic");
@@ -405,21 +405,21 @@ static void test_reference_formula(void **state) {
   {
     /* scale 6 / 0.6 = 10.000000000000002; 0.3 is in bin 2 by exact arithmetic, 1 by the
      * formula ((0.3 - 0.1) = 0.19999999999999998 times the scale is 1.9999999999999998) */
-    const tu_hist_bins b = tu_hist_bins_even(6, 0.1, 0.7);
+    const hr_hist_bins b = hr_hist_bins_even(6, 0.1, 0.7);
     expect_bin(&b, 0.3, 1, "formula, not exact arithmetic");
     expect_bin(&b, 0.1, 0, "lower");
     expect_bin(&b, 0.7, NB, "upper");
   }
   {
     /* 3/7 and 6/7 as doubles land in bins 1 and 2 by the formula, 0 and 1 exactly */
-    const tu_hist_bins b = tu_hist_bins_even(7, 0.0, 3.0);
+    const hr_hist_bins b = hr_hist_bins_even(7, 0.0, 3.0);
     expect_bin(&b, 0.42857142857142855, 1, "formula, not exact arithmetic");
     expect_bin(&b, 0.8571428571428571, 2, "formula, not exact arithmetic");
   }
   {
     /* The clamp: the largest double below 0.9 times 9 / 0.9 rounds to 9.0, one past the last
      * bin; it is counted in bin 8. */
-    const tu_hist_bins b = tu_hist_bins_even(9, 0.0, 0.9);
+    const hr_hist_bins b = hr_hist_bins_even(9, 0.0, 0.9);
     const double x = nextafter(0.9, 0.0);
     assert_true((x - 0.0) * b.scale >= 9.0); /* the case really needs the clamp */
     expect_bin(&b, x, 8, "clamped at upper - 1 ulp");
@@ -427,7 +427,7 @@ static void test_reference_formula(void **state) {
   }
   {
     /* One bin: everything in range in bin 0. */
-    const tu_hist_bins b = tu_hist_bins_even(1, -5.0, 5.0);
+    const hr_hist_bins b = hr_hist_bins_even(1, -5.0, 5.0);
     expect_bin(&b, -5.0, 0, "one bin, lower");
     expect_bin(&b, nextafter(5.0, 0.0), 0, "one bin, upper - 1 ulp");
     expect_bin(&b, 5.0, NB, "one bin, upper");
@@ -435,7 +435,7 @@ static void test_reference_formula(void **state) {
   {
     /* Edges: bin i is [e[i], e[i+1]). */
     const double e[] = {-1.0, 0.0, 0.5, 2.0, 10.0};
-    const tu_hist_bins b = tu_hist_bins_edges(4, e);
+    const hr_hist_bins b = hr_hist_bins_edges(4, e);
     expect_bin(&b, -1.0, 0, "first edge");
     expect_bin(&b, nextafter(-1.0, -2.0), NB, "below the first edge");
     expect_bin(&b, -0.0, 1, "-0.0 on the edge 0.0");
@@ -448,27 +448,27 @@ static void test_reference_formula(void **state) {
     expect_bin(&b, (double)NAN, NB, "NaN");
     expect_bin(&b, (double)INFINITY, NB, "+inf");
     const double one[] = {3.0, 4.0};
-    const tu_hist_bins b1 = tu_hist_bins_edges(1, one);
+    const hr_hist_bins b1 = hr_hist_bins_edges(1, one);
     expect_bin(&b1, 3.5, 0, "one edge bin");
     expect_bin(&b1, 4.0, NB, "one edge bin, upper");
   }
-  assert_true(tu_hist_even_valid(1, 0.0, 1e-300));
-  assert_false(tu_hist_even_valid(UINT32_MAX, 0.0, 1e-300));
-  assert_false(tu_hist_even_valid(0, 0.0, 1.0));
-  assert_false(tu_hist_even_valid(1, 1.0, 1.0));
-  assert_false(tu_hist_even_valid(1, (double)NAN, 1.0));
-  assert_false(tu_hist_even_valid(1, 0.0, (double)INFINITY));
+  assert_true(hr_hist_even_valid(1, 0.0, 1e-300));
+  assert_false(hr_hist_even_valid(UINT32_MAX, 0.0, 1e-300));
+  assert_false(hr_hist_even_valid(0, 0.0, 1.0));
+  assert_false(hr_hist_even_valid(1, 1.0, 1.0));
+  assert_false(hr_hist_even_valid(1, (double)NAN, 1.0));
+  assert_false(hr_hist_even_valid(1, 0.0, (double)INFINITY));
 }
 
-static void expect_counts(const tu_hist_bins *b, cuprim_dtype t, const void *h, uint64_t n,
+static void expect_counts(const hr_hist_bins *b, cuprim_dtype t, const void *h, uint64_t n,
                           const uint64_t *want, uint64_t want_counted) {
   uint64_t got[256];
   assert_true(b->num_bins <= 256);
-  const uint64_t counted = tu_hist_reference(b, t, h, n, got);
+  const uint64_t counted = hr_hist_reference(b, t, h, n, got);
   uint64_t first = 0;
   char why[512];
-  if (tu_hist_check(want, got, b->num_bins, n, -1, &first, why, sizeof why) != 0)
-    fail_msg("%s reference: %s", tu_dtype_name(t), why);
+  if (hr_hist_check(want, got, b->num_bins, n, -1, &first, why, sizeof why) != 0)
+    fail_msg("%s reference: %s", hr_dtype_name(t), why);
   assert_int_equal(counted, want_counted);
 }
 
@@ -478,7 +478,7 @@ static void test_reference_dtypes(void **state) {
   (void)state;
   {
     const int8_t s[] = {-128, -1, 0, 127, -128};
-    const tu_hist_bins b = tu_hist_bins_even(256, -128.0, 128.0);
+    const hr_hist_bins b = hr_hist_bins_even(256, -128.0, 128.0);
     uint64_t want[256] = {0};
     want[0] = 2;
     want[127] = 1;
@@ -486,7 +486,7 @@ static void test_reference_dtypes(void **state) {
     want[255] = 1;
     expect_counts(&b, CUPRIM_I8, s, 5, want, 5);
     /* the same bytes as U8 are 128, 255, 0, 127: with [0, 256) they are bins 128, 255, 0, 127 */
-    const tu_hist_bins bu = tu_hist_bins_even(256, 0.0, 256.0);
+    const hr_hist_bins bu = hr_hist_bins_even(256, 0.0, 256.0);
     uint64_t wu[256] = {0};
     wu[128] = 2;
     wu[255] = 1;
@@ -494,45 +494,45 @@ static void test_reference_dtypes(void **state) {
     wu[127] = 1;
     expect_counts(&bu, CUPRIM_U8, s, 5, wu, 5);
     /* two bins over [-128, 128): negatives in bin 0 */
-    const tu_hist_bins b2 = tu_hist_bins_even(2, -128.0, 128.0);
+    const hr_hist_bins b2 = hr_hist_bins_even(2, -128.0, 128.0);
     const uint64_t w2[2] = {3, 2};
     expect_counts(&b2, CUPRIM_I8, s, 5, w2, 5);
     /* only the negatives are in [-200, 0): scale 0.02, -128 -> 1.44, -1 -> 3.98 */
-    const tu_hist_bins bn = tu_hist_bins_even(4, -200.0, 0.0);
+    const hr_hist_bins bn = hr_hist_bins_even(4, -200.0, 0.0);
     const uint64_t wn[4] = {0, 2, 0, 1};
     expect_counts(&bn, CUPRIM_I8, s, 5, wn, 3);
   }
   {
     const int16_t s[] = {-32768, -1, 32767, -300};
-    const tu_hist_bins b = tu_hist_bins_even(4, -32768.0, 32768.0);
+    const hr_hist_bins b = hr_hist_bins_even(4, -32768.0, 32768.0);
     const uint64_t want[4] = {1, 2, 0, 1};
     expect_counts(&b, CUPRIM_I16, s, 4, want, 4);
     const uint16_t u[] = {65535, 0, 32768};
     const uint64_t wu[4] = {0, 0, 0, 0};
-    const tu_hist_bins bu = tu_hist_bins_even(4, -4.0, 0.0);
+    const hr_hist_bins bu = hr_hist_bins_even(4, -4.0, 0.0);
     expect_counts(&bu, CUPRIM_U16, u, 3, wu, 0); /* nothing negative */
   }
   {
     /* 2^64 - 1 converts to 2^64 (upper: not counted); 2^64 - 1101 to 2^64 - 2048 (last bin) */
     const uint64_t s[] = {UINT64_MAX, UINT64_MAX - 1100, 0, 1ull << 63};
-    const tu_hist_bins b = tu_hist_bins_even(4, 0.0, 18446744073709551616.0);
+    const hr_hist_bins b = hr_hist_bins_even(4, 0.0, 18446744073709551616.0);
     const uint64_t want[4] = {1, 0, 1, 1};
     expect_counts(&b, CUPRIM_U64, s, 4, want, 3);
     /* INT64_MAX is 2^63: upper, not counted. -1 is in bin 1 by the formula, not 0: -1 - lower
      * = 2^63 - 1 rounds to 2^63, times the scale 2^-63 is 1.0. (The edges -2^63, 0, 2^63 put it
      * in bin 0: for 64-bit samples even bins and their edges differ next to an edge.) */
     const int64_t i[] = {INT64_MAX, INT64_MIN, -1, 0};
-    const tu_hist_bins bi = tu_hist_bins_even(2, -9223372036854775808.0, 9223372036854775808.0);
+    const hr_hist_bins bi = hr_hist_bins_even(2, -9223372036854775808.0, 9223372036854775808.0);
     const uint64_t wi[2] = {1, 2};
     expect_counts(&bi, CUPRIM_I64, i, 4, wi, 3);
     const double e[] = {-9223372036854775808.0, 0.0, 9223372036854775808.0};
-    const tu_hist_bins be = tu_hist_bins_edges(2, e);
+    const hr_hist_bins be = hr_hist_bins_edges(2, e);
     const uint64_t we[2] = {2, 1};
     expect_counts(&be, CUPRIM_I64, i, 4, we, 3);
   }
   {
     const float f[] = {0.3f, -0.0f, NAN, INFINITY, 0.99999994f, 1.0f, -1e-30f};
-    const tu_hist_bins b = tu_hist_bins_even(10, 0.0, 1.0);
+    const hr_hist_bins b = hr_hist_bins_even(10, 0.0, 1.0);
     uint64_t want[10] = {0};
     want[3] = 1;
     want[0] = 1;
@@ -549,7 +549,7 @@ static void test_reference_dtypes(void **state) {
     const int32_t s[] = {-7, 8, INT32_MIN};
     /* scale 3 / 2.25 = 1.3333333333333333: 8 -> 0.666 (bin 0); 9 -> 1.5 * scale, which rounds
      * (a tie, to even) to 2.0 (bin 2) */
-    const tu_hist_bins b = tu_hist_bins_even(3, 7.5, 9.75);
+    const hr_hist_bins b = hr_hist_bins_even(3, 7.5, 9.75);
     const uint64_t wu[3] = {1, 0, 1};
     expect_counts(&b, CUPRIM_U32, u, 5, wu, 2);
     const uint64_t ws[3] = {1, 0, 0};
@@ -566,20 +566,20 @@ static void test_reference_paths_agree(void **state) {
   static uint64_t a[4096], b2[4096];
   const cuprim_dtype types[] = {CUPRIM_I8, CUPRIM_U8, CUPRIM_I16, CUPRIM_U16};
   for (size_t ti = 0; ti < 4; ++ti)
-    for (int s = 0; s < TU_HIST_SPANS; ++s) {
+    for (int s = 0; s < HR_HIST_SPANS; ++s) {
       const cuprim_dtype t = types[ti];
       double lo, hi;
-      tu_hist_span_range(t, 4000, (tu_hist_span)s, &lo, &hi);
-      const tu_hist_bins b = tu_hist_bins_even(4000, lo, hi);
-      tu_hist_fill(&b, t, TU_HIST_OUT_OF_RANGE, 77 + ti, h, N);
-      const uint64_t c1 = tu_hist_reference(&b, t, h, N, a); /* n > 4096: the value path */
+      hr_hist_span_range(t, 4000, (hr_hist_span)s, &lo, &hi);
+      const hr_hist_bins b = hr_hist_bins_even(4000, lo, hi);
+      hr_hist_fill(&b, t, HR_HIST_OUT_OF_RANGE, 77 + ti, h, N);
+      const uint64_t c1 = hr_hist_reference(&b, t, h, N, a); /* n > 4096: the value path */
       uint64_t c2 = 0;
       memset(b2, 0, sizeof b2);
       for (uint64_t i = 0; i < N; i += 4096) { /* pieces of <= 4096: the per-sample path */
         static uint64_t part[4096];
         const uint64_t m = N - i < 4096 ? N - i : 4096;
         c2 +=
-            tu_hist_reference(&b, t, (const unsigned char *)h + i * cuprim_dtype_size(t), m, part);
+            hr_hist_reference(&b, t, (const unsigned char *)h + i * cuprim_dtype_size(t), m, part);
         for (int k = 0; k < 4000; ++k)
           b2[k] += part[k];
       }
@@ -595,10 +595,10 @@ static void test_reference_check(void **state) {
   uint64_t got[5] = {1, 2, 3, 4, 5};
   uint64_t first = 99;
   char why[512];
-  assert_int_equal(tu_hist_check(want, got, 5, 20, 0xA5, &first, why, sizeof why), 0);
+  assert_int_equal(hr_hist_check(want, got, 5, 20, 0xA5, &first, why, sizeof why), 0);
   got[2] = 7;
   got[4] = 0xA5A5A5A5A5A5A5A5ull;
-  assert_int_equal(tu_hist_check(want, got, 5, 20, 0xA5, &first, why, sizeof why), 2);
+  assert_int_equal(hr_hist_check(want, got, 5, 20, 0xA5, &first, why, sizeof why), 2);
   assert_int_equal(first, 2);
   assert_non_null(strstr(why, "bin 2: expected 3, got 7"));
   assert_non_null(strstr(why, "bin 4: expected 5"));
@@ -606,7 +606,7 @@ static void test_reference_check(void **state) {
   assert_non_null(strstr(why, "total: expected 15 of 20"));
   /* one sample moved to the next bin (totals equal) is still caught */
   uint64_t moved[5] = {1, 2, 2, 5, 5};
-  assert_int_equal(tu_hist_check(want, moved, 5, 15, -1, &first, why, sizeof why), 2);
+  assert_int_equal(hr_hist_check(want, moved, 5, 15, -1, &first, why, sizeof why), 2);
   assert_int_equal(first, 2);
 }
 
@@ -621,20 +621,20 @@ static void test_spans(void **state) {
   (void)state;
   for (int t = 0; t <= CUPRIM_F64; ++t)
     for (size_t bi = 0; bi < NUM_BINS; ++bi)
-      for (int s = 0; s < TU_HIST_SPANS; ++s) {
+      for (int s = 0; s < HR_HIST_SPANS; ++s) {
         double lo, hi;
-        tu_hist_span_range((cuprim_dtype)t, g_bins[bi], (tu_hist_span)s, &lo, &hi);
-        if (!tu_hist_even_valid(g_bins[bi], lo, hi))
+        hr_hist_span_range((cuprim_dtype)t, g_bins[bi], (hr_hist_span)s, &lo, &hi);
+        if (!hr_hist_even_valid(g_bins[bi], lo, hi))
           fail_msg("%s %s span for %u bins: [%.17g, %.17g) is not valid",
-                   tu_dtype_name((cuprim_dtype)t), tu_hist_span_name((tu_hist_span)s), g_bins[bi],
+                   hr_dtype_name((cuprim_dtype)t), hr_hist_span_name((hr_hist_span)s), g_bins[bi],
                    lo, hi);
-        if (s == TU_HIST_EXACT) {
-          const tu_hist_bins b = tu_hist_bins_even(g_bins[bi], lo, hi);
+        if (s == HR_HIST_EXACT) {
+          const hr_hist_bins b = hr_hist_bins_even(g_bins[bi], lo, hi);
           int e;
           assert_true(frexp(b.scale, &e) == 0.5); /* a power of two */
           assert_true(b.scale * (hi - lo) == (double)g_bins[bi]);
           for (uint32_t k = 0; k < g_bins[bi]; k += 1 + g_bins[bi] / 64)
-            assert_int_equal(tu_hist_bin(&b, tu_hist_edge(&b, k)), k);
+            assert_int_equal(hr_hist_bin(&b, hr_hist_edge(&b, k)), k);
         }
       }
 }
@@ -648,7 +648,7 @@ static void test_random_edges(void **state) {
     for (int integral = 0; integral < 2; ++integral) {
       const uint32_t nb = nbs[i];
       const double lo = integral ? -30000.5 : -2.5, hi = integral ? 40000.0 : 3.75;
-      tu_hist_random_edges(e, nb, lo, hi, integral, 1234 + i);
+      hr_hist_random_edges(e, nb, lo, hi, integral, 1234 + i);
       assert_true(e[0] == lo && e[nb] == hi);
       double wmin = INFINITY, wmax = 0.0;
       int integers = 0;
@@ -677,65 +677,65 @@ static void test_fills(void **state) {
   const uint32_t nbs[] = {1, 16, 257, 4096};
   for (int t = 0; t <= CUPRIM_F64; ++t)
     for (size_t bi = 0; bi < sizeof nbs / sizeof nbs[0]; ++bi)
-      for (int s = 0; s < TU_HIST_SPANS; ++s)
-        for (int d = 0; d < TU_HIST_DATA_KINDS; ++d) {
+      for (int s = 0; s < HR_HIST_SPANS; ++s)
+        for (int d = 0; d < HR_HIST_DATA_KINDS; ++d) {
           const cuprim_dtype dt = (cuprim_dtype)t;
           const uint32_t nb = nbs[bi];
           double lo, hi;
-          tu_hist_span_range(dt, nb, (tu_hist_span)s, &lo, &hi);
-          const tu_hist_bins b = tu_hist_bins_even(nb, lo, hi);
+          hr_hist_span_range(dt, nb, (hr_hist_span)s, &lo, &hi);
+          const hr_hist_bins b = hr_hist_bins_even(nb, lo, hi);
           const uint64_t seed =
               1000u * (unsigned)t + 100u * (unsigned)bi + 10u * (unsigned)s + (unsigned)d;
-          tu_hist_fill(&b, dt, (tu_hist_data)d, seed, h, N);
-          tu_hist_fill(&b, dt, (tu_hist_data)d, seed, h2, N);
+          hr_hist_fill(&b, dt, (hr_hist_data)d, seed, h, N);
+          hr_hist_fill(&b, dt, (hr_hist_data)d, seed, h2, N);
           const size_t bytes = N * cuprim_dtype_size(dt);
           assert_memory_equal(h, h2, bytes); /* a seed gives the same data */
-          const uint64_t counted = tu_hist_reference(&b, dt, h, N, counts);
+          const uint64_t counted = hr_hist_reference(&b, dt, h, N, counts);
           uint64_t nonzero = 0, below = 0, above = 0, nans = 0, infs = 0, on_edge = 0;
           for (uint32_t k = 0; k < nb; ++k)
             nonzero += counts[k] != 0;
           for (uint64_t i = 0; i < N; ++i) {
-            const double x = tu_hist_sample(dt, h, i);
+            const double x = hr_to_double(dt, h, i);
             below += x < lo;
             above += x >= hi;
             nans += isnan(x) != 0;
             infs += isinf(x) != 0;
-            const uint32_t k = tu_hist_bin(&b, x);
-            on_edge += (k != NB && x == tu_hist_edge(&b, k)) || x == hi;
+            const uint32_t k = hr_hist_bin(&b, x);
+            on_edge += (k != NB && x == hr_hist_edge(&b, k)) || x == hi;
           }
           char what[160];
           snprintf(what, sizeof what,
                    "%s %u bins %s span, %s data: counted %lu nonzero %lu "
                    "below %lu above %lu NaN %lu on an edge %lu",
-                   tu_dtype_name(dt), nb, tu_hist_span_name((tu_hist_span)s),
-                   tu_hist_data_name((tu_hist_data)d), (unsigned long)counted,
+                   hr_dtype_name(dt), nb, hr_hist_span_name((hr_hist_span)s),
+                   hr_hist_data_name((hr_hist_data)d), (unsigned long)counted,
                    (unsigned long)nonzero, (unsigned long)below, (unsigned long)above,
                    (unsigned long)nans, (unsigned long)on_edge);
           int ok = 1;
-          switch ((tu_hist_data)d) {
-          case TU_HIST_UNIFORM:
+          switch ((hr_hist_data)d) {
+          case HR_HIST_UNIFORM:
             ok = counted >= N * 99 / 100 && nans == 0;
             /* bins at least one value wide, far fewer than samples: (nearly) all hit */
-            if (nb <= 257 && (cuprim_dtype_size(dt) > 1 || nb <= 16) && s != TU_HIST_EXACT)
+            if (nb <= 257 && (cuprim_dtype_size(dt) > 1 || nb <= 16) && s != HR_HIST_EXACT)
               ok &= nonzero >= nb * 9 / 10;
             break;
-          case TU_HIST_ONE_BIN:
+          case HR_HIST_ONE_BIN:
             ok = nonzero == 1 && counted == N;
             break;
-          case TU_HIST_OUT_OF_RANGE:
-            if (s == TU_HIST_ODD) /* every dtype has values on both sides of the odd span */
+          case HR_HIST_OUT_OF_RANGE:
+            if (s == HR_HIST_ODD) /* every dtype has values on both sides of the odd span */
               ok = below > N / 8 && above > N / 8 && counted > N / 3 && counted < N * 2 / 3;
             break;
-          case TU_HIST_NAN:
+          case HR_HIST_NAN:
             if (t == CUPRIM_F32 || t == CUPRIM_F64)
               ok = nans > N / 32 && infs > N / 64 && counted > N / 2;
             else
               ok = counted >= N * 99 / 100;
             break;
-          case TU_HIST_EDGES:
+          case HR_HIST_EDGES:
             /* exact edges: most samples on one (fewer with 1 bin, whose upper edge may be past
              * the dtype's largest value) */
-            if (s == TU_HIST_EXACT)
+            if (s == HR_HIST_EXACT)
               ok = on_edge >= (nb >= 16 ? N / 3 : N / 8);
             break;
           default:
@@ -761,29 +761,29 @@ static void test_even_as_edges(void **state) {
   const uint32_t nbs[] = {1, 2, 255, 256, 257, 4096};
   for (int t = 0; t <= CUPRIM_F64; ++t)
     for (size_t bi = 0; bi < sizeof nbs / sizeof nbs[0]; ++bi)
-      for (int d = 0; d < TU_HIST_DATA_KINDS; ++d) {
+      for (int d = 0; d < HR_HIST_DATA_KINDS; ++d) {
         const cuprim_dtype dt = (cuprim_dtype)t;
         const int must_agree = dt <= CUPRIM_U32;
-        const int must_differ = dt == CUPRIM_F64 && d == TU_HIST_EDGES && nbs[bi] >= 255;
+        const int must_differ = dt == CUPRIM_F64 && d == HR_HIST_EDGES && nbs[bi] >= 255;
         if (!must_agree && !must_differ)
           continue;
         double lo, hi;
-        tu_hist_span_range(dt, nbs[bi], TU_HIST_EXACT, &lo, &hi);
-        const tu_hist_bins b = tu_hist_bins_even(nbs[bi], lo, hi);
-        tu_hist_even_edges(e, nbs[bi], lo, hi);
-        const tu_hist_bins be = tu_hist_bins_edges(nbs[bi], e);
-        tu_hist_fill(&b, dt, (tu_hist_data)d, 5 + bi, h, N);
-        const uint64_t ca = tu_hist_reference(&b, dt, h, N, a);
-        assert_int_equal(ca, tu_hist_reference(&be, dt, h, N, c));
+        hr_hist_span_range(dt, nbs[bi], HR_HIST_EXACT, &lo, &hi);
+        const hr_hist_bins b = hr_hist_bins_even(nbs[bi], lo, hi);
+        hr_hist_even_edges(e, nbs[bi], lo, hi);
+        const hr_hist_bins be = hr_hist_bins_edges(nbs[bi], e);
+        hr_hist_fill(&b, dt, (hr_hist_data)d, 5 + bi, h, N);
+        const uint64_t ca = hr_hist_reference(&b, dt, h, N, a);
+        assert_int_equal(ca, hr_hist_reference(&be, dt, h, N, c));
         uint64_t first = 0;
         char why[512];
-        const uint64_t wrong = tu_hist_check(a, c, nbs[bi], N, -1, &first, why, sizeof why);
+        const uint64_t wrong = hr_hist_check(a, c, nbs[bi], N, -1, &first, why, sizeof why);
         if (must_agree && wrong)
-          fail_msg("%s %u bins: even and edge bins differ: %s", tu_dtype_name(dt), nbs[bi], why);
+          fail_msg("%s %u bins: even and edge bins differ: %s", hr_dtype_name(dt), nbs[bi], why);
         if (must_differ && !wrong)
           fail_msg("%s %u bins, data on edges: even and edge bins agree; the data no longer tells "
                    "the formula from the binary search",
-                   tu_dtype_name(dt), nbs[bi]);
+                   hr_dtype_name(dt), nbs[bi]);
       }
 }
 

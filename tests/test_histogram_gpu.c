@@ -44,7 +44,7 @@
 
 #include "test_device_fill.h"
 #include "test_fixture_gpu.h"
-#include "test_histogram_ref.h"
+#include "hostref_histogram.h"
 
 /* ---------------------------------------------------------------- buffers */
 
@@ -125,7 +125,7 @@ typedef struct hist_call {
 } hist_call;
 
 static hist_call even_call(int alg, const void *d_samples, uint64_t n, cuprim_dtype t,
-                           const tu_hist_bins *b, const uint64_t *want) {
+                           const hr_hist_bins *b, const uint64_t *want) {
   hist_call c;
   memset(&c, 0, sizeof c);
   c.alg = alg;
@@ -180,7 +180,7 @@ static void describe(char *buf, size_t len, const void *p, const char *data, uin
   else
     snprintf(range, sizeof range, "[%.17g, %.17g)", c->lower, c->upper);
   snprintf(buf, len, "%s %s n=%" PRIu64 " bins=%" PRIu32 " %s%s data=%s seed=0x%016" PRIx64,
-           call_name(c), tu_dtype_name(c->dtype), c->n, c->num_bins, range, offs, data, seed);
+           call_name(c), hr_dtype_name(c->dtype), c->n, c->num_bins, range, offs, data, seed);
 }
 
 static void call_output(const void *p, size_t *bytes, size_t *misalign) {
@@ -221,7 +221,7 @@ static int check(const tf_region *rg, const void *p, tf_result *r, const tf_case
   char why[1024];
   (void)cs;
   uint64_t first = 0;
-  const uint64_t wrong = tu_hist_check(
+  const uint64_t wrong = hr_hist_check(
       c->want, (const uint64_t *)(const void *)tf_slot_host(rg, &r->slot), c->num_bins, c->n,
       c->garbage >= 0 ? c->garbage : TF_POISON, &first, why, sizeof why);
   if (wrong) {
@@ -244,7 +244,7 @@ static int run_and_check(const hist_call *calls, int count, cudaStream_t stream,
 /* The even calls of one case: cuprim_histogram_even and cuprim_histogram_even_ex with every
  * algorithm. Returns the number of calls written. */
 static int all_even_calls(hist_call *calls, const void *d_samples, uint64_t n, cuprim_dtype t,
-                          const tu_hist_bins *b, const uint64_t *want) {
+                          const hr_hist_bins *b, const uint64_t *want) {
   int count = 0;
   for (int a = SHORTHAND; a < NUM_ALGS; ++a)
     calls[count++] = even_call(a, d_samples, n, t, b, want);
@@ -261,9 +261,9 @@ static int all_range_calls(hist_call *calls, const void *d_samples, uint64_t n, 
   return count;
 }
 
-static uint64_t reference(const tu_hist_bins *b, cuprim_dtype t, const void *h, uint64_t n,
+static uint64_t reference(const hr_hist_bins *b, cuprim_dtype t, const void *h, uint64_t n,
                           uint64_t *want) {
-  return tu_hist_reference(b, t, h, n, want);
+  return hr_hist_reference(b, t, h, n, want);
 }
 
 /* ---------------------------------------------------------------- errors with a device */
@@ -406,19 +406,19 @@ static const uint32_t sweep_bins_full[] = {1, 2, 255, 256, 257, 4096, 65536, 1u 
 static const uint32_t sweep_bins_quick[] = {1, 257, 4096, 65536, 1u << 20};
 
 /* Which range a (data kind, size index) uses: rotating, so that each kind meets each range. */
-static tu_hist_span span_for(tu_hist_data d, size_t k) {
+static hr_hist_span span_for(hr_hist_data d, size_t k) {
   switch (d) {
-  case TU_HIST_UNIFORM:
-    return (tu_hist_span)(k % 3);
-  case TU_HIST_ONE_BIN:
-    return k % 2 ? TU_HIST_ODD : TU_HIST_FULL;
-  case TU_HIST_OUT_OF_RANGE:
-    return k % 2 ? TU_HIST_EXACT : TU_HIST_ODD;
-  case TU_HIST_NAN:
-    return (tu_hist_span)((k + 1) % 3);
-  case TU_HIST_EDGES:
+  case HR_HIST_UNIFORM:
+    return (hr_hist_span)(k % 3);
+  case HR_HIST_ONE_BIN:
+    return k % 2 ? HR_HIST_ODD : HR_HIST_FULL;
+  case HR_HIST_OUT_OF_RANGE:
+    return k % 2 ? HR_HIST_EXACT : HR_HIST_ODD;
+  case HR_HIST_NAN:
+    return (hr_hist_span)((k + 1) % 3);
+  case HR_HIST_EDGES:
   default:
-    return k % 3 == 1 ? TU_HIST_ODD : k % 3 == 2 ? TU_HIST_FULL : TU_HIST_EXACT;
+    return k % 3 == 1 ? HR_HIST_ODD : k % 3 == 2 ? HR_HIST_FULL : HR_HIST_EXACT;
   }
 }
 
@@ -435,22 +435,22 @@ static void sweep(cuprim_dtype t) {
     const uint32_t nb = bins[bi];
     uint64_t sizes[64];
     const size_t nsizes = sweep_sizes(nb, sizes, 64);
-    for (int d = 0; d < TU_HIST_DATA_KINDS; ++d) {
-      if (!tu_hist_data_applies(t, (tu_hist_data)d))
+    for (int d = 0; d < HR_HIST_DATA_KINDS; ++d) {
+      if (!hr_hist_data_applies(t, (hr_hist_data)d))
         continue;
       for (size_t k = 0; k < nsizes; ++k) {
         const uint64_t n = sizes[k];
-        if (d != TU_HIST_UNIFORM && (n > SWEEP_DATA_MAX || n == 0))
+        if (d != HR_HIST_UNIFORM && (n > SWEEP_DATA_MAX || n == 0))
           continue;
         /* quick: uniform data, and one other kind per size, rotating */
-        if (tf.quick && d != TU_HIST_UNIFORM && (size_t)d != 1 + (k + bi) % 4)
+        if (tf.quick && d != HR_HIST_UNIFORM && (size_t)d != 1 + (k + bi) % 4)
           continue;
-        const tu_hist_span span = span_for((tu_hist_data)d, k);
+        const hr_hist_span span = span_for((hr_hist_data)d, k);
         double lo, hi;
-        tu_hist_span_range(t, nb, span, &lo, &hi);
-        const tu_hist_bins b = tu_hist_bins_even(nb, lo, hi);
+        hr_hist_span_range(t, nb, span, &lo, &hi);
+        const hr_hist_bins b = hr_hist_bins_even(nb, lo, hi);
         const uint64_t seed = tf_case_seed(t, nb, (uint64_t)d * 8 + span, n);
-        tu_hist_fill(&b, t, (tu_hist_data)d, seed, tf.h_in, n);
+        hr_hist_fill(&b, t, (hr_hist_data)d, seed, tf.h_in, n);
         tf_upload(tf.d_in, tf.h_in, n * esize, tf.stream);
         uint64_t *want = want_slot(0);
         reference(&b, t, tf.h_in, n, want);
@@ -458,15 +458,15 @@ static void sweep(cuprim_dtype t) {
         tf_result res[MAX_CALLS];
         const int count = all_even_calls(calls, tf.d_in, n, t, &b, want);
         char data[96];
-        snprintf(data, sizeof data, "%s (%s range)", tu_hist_data_name((tu_hist_data)d),
-                 tu_hist_span_name(span));
+        snprintf(data, sizeof data, "%s (%s range)", hr_hist_data_name((hr_hist_data)d),
+                 hr_hist_span_name(span));
         run_and_check(calls, count, tf.stream, data, seed, res);
         ++cases;
         ncalls += (unsigned long)count;
       }
     }
   }
-  print_message("%s: %lu cases, %lu calls, %.1f s\n", tu_dtype_name(t), cases, ncalls,
+  print_message("%s: %lu cases, %lu calls, %.1f s\n", hr_dtype_name(t), cases, ncalls,
                 tf_now_s() - t0);
   tf_end();
 }
@@ -489,8 +489,8 @@ static void test_empty_input(void **state) {
   for (size_t d = 0; d < NUM_DTYPES; ++d)
     for (size_t bi = 0; bi < sizeof bins / sizeof bins[0]; ++bi) {
       const cuprim_dtype t = all_dtypes[d];
-      tu_hist_span_range(t, bins[bi], TU_HIST_ODD, &lo, &hi);
-      const tu_hist_bins b = tu_hist_bins_even(bins[bi], lo, hi);
+      hr_hist_span_range(t, bins[bi], HR_HIST_ODD, &lo, &hi);
+      const hr_hist_bins b = hr_hist_bins_even(bins[bi], lo, hi);
       int count = 0;
       for (int nul = 0; nul < 2; ++nul)
         for (int a = SHORTHAND; a < NUM_ALGS; ++a) {
@@ -501,7 +501,7 @@ static void test_empty_input(void **state) {
       run_and_check(calls, count, tf.stream, "n = 0", 0, res);
     }
   /* by edges, every call: the edges uploaded once; NULL samples and not */
-  tu_hist_even_edges(g.h_edges, 4096, 0.0, 4096.0);
+  hr_hist_even_edges(g.h_edges, 4096, 0.0, 4096.0);
   upload_edges(g.h_edges, 4096, tf.stream);
   for (size_t d = 0; d < NUM_DTYPES; ++d) {
     const int count = all_range_calls(calls, d % 2 ? NULL : tf.d_in, 0, all_dtypes[d],
@@ -537,15 +537,15 @@ static void test_misaligned(void **state) {
       const uint64_t n = sizes[k];
       const uint32_t nb = k % 3 == 0 ? 256 : k % 3 == 1 ? 257 : 4096;
       double lo, hi;
-      tu_hist_span_range(t, nb, TU_HIST_ODD, &lo, &hi);
-      const tu_hist_bins b = tu_hist_bins_even(nb, lo, hi);
-      const tu_hist_data data = k % 2 ? TU_HIST_OUT_OF_RANGE : TU_HIST_UNIFORM;
+      hr_hist_span_range(t, nb, HR_HIST_ODD, &lo, &hi);
+      const hr_hist_bins b = hr_hist_bins_even(nb, lo, hi);
+      const hr_hist_data data = k % 2 ? HR_HIST_OUT_OF_RANGE : HR_HIST_UNIFORM;
       const uint64_t seed = tf_case_seed(0x3A1, t, nb, n);
-      tu_hist_fill(&b, t, data, seed, tf.h_in, n);
+      hr_hist_fill(&b, t, data, seed, tf.h_in, n);
       uint64_t *want = want_slot(0), *want_e = want_slot(1);
       reference(&b, t, tf.h_in, n, want);
-      tu_hist_even_edges(g.h_edges, nb, lo, hi);
-      const tu_hist_bins be = tu_hist_bins_edges(nb, g.h_edges);
+      hr_hist_even_edges(g.h_edges, nb, lo, hi);
+      const hr_hist_bins be = hr_hist_bins_edges(nb, g.h_edges);
       reference(&be, t, tf.h_in, n, want_e);
       upload_edges(g.h_edges, nb, tf.stream);
       for (size_t o = 0; o < noffsets; ++o) {
@@ -570,7 +570,7 @@ static void test_misaligned(void **state) {
         c = calls[first_range];
         c.out_offset = 1;
         calls[count++] = c;
-        run_and_check(calls, count, tf.stream, tu_hist_data_name(data), seed, res);
+        run_and_check(calls, count, tf.stream, hr_hist_data_name(data), seed, res);
       }
     }
   }
@@ -595,15 +595,15 @@ static void test_streams(void **state) {
         const uint64_t n = sizes[k];
         const uint32_t nb = d == 0 ? 256 : 4096;
         double lo, hi;
-        tu_hist_span_range(t, nb, TU_HIST_FULL, &lo, &hi);
-        const tu_hist_bins b = tu_hist_bins_even(nb, lo, hi);
+        hr_hist_span_range(t, nb, HR_HIST_FULL, &lo, &hi);
+        const hr_hist_bins b = hr_hist_bins_even(nb, lo, hi);
         const uint64_t seed = tf_case_seed(0x57E, t, (uint64_t)si, n);
-        tu_hist_fill(&b, t, TU_HIST_UNIFORM, seed, tf.h_in, n);
+        hr_hist_fill(&b, t, HR_HIST_UNIFORM, seed, tf.h_in, n);
         tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), stream);
         uint64_t *want = want_slot(0), *want_e = want_slot(1);
         reference(&b, t, tf.h_in, n, want);
-        tu_hist_random_edges(g.h_edges, nb, lo, hi, !is_float(t), seed);
-        const tu_hist_bins be = tu_hist_bins_edges(nb, g.h_edges);
+        hr_hist_random_edges(g.h_edges, nb, lo, hi, !is_float(t), seed);
+        const hr_hist_bins be = hr_hist_bins_edges(nb, g.h_edges);
         reference(&be, t, tf.h_in, n, want_e);
         upload_edges(g.h_edges, nb, stream);
         hist_call calls[MAX_CALLS];
@@ -620,14 +620,14 @@ static void test_streams(void **state) {
   assert_true(n * cuprim_dtype_size(tb) <= IN2_CAP_BYTES);
   for (int round = 0; round < (tf.quick ? 1 : 3); ++round) {
     double lo, hi;
-    tu_hist_span_range(ta, 4096, TU_HIST_ODD, &lo, &hi);
-    const tu_hist_bins ba = tu_hist_bins_even(4096, lo, hi);
-    tu_hist_span_range(tb, 257, TU_HIST_ODD, &lo, &hi);
-    const tu_hist_bins bb = tu_hist_bins_even(257, lo, hi);
+    hr_hist_span_range(ta, 4096, HR_HIST_ODD, &lo, &hi);
+    const hr_hist_bins ba = hr_hist_bins_even(4096, lo, hi);
+    hr_hist_span_range(tb, 257, HR_HIST_ODD, &lo, &hi);
+    const hr_hist_bins bb = hr_hist_bins_even(257, lo, hi);
     const uint64_t seed_a = tf_case_seed(0xC0C, 1, (uint64_t)round, n);
     const uint64_t seed_b = tf_case_seed(0xC0C, 2, (uint64_t)round, n);
-    tu_hist_fill(&ba, ta, TU_HIST_UNIFORM, seed_a, tf.h_in, n);
-    tu_hist_fill(&bb, tb, TU_HIST_NAN, seed_b, tf.h_in2, n);
+    hr_hist_fill(&ba, ta, HR_HIST_UNIFORM, seed_a, tf.h_in, n);
+    hr_hist_fill(&bb, tb, HR_HIST_NAN, seed_b, tf.h_in2, n);
     uint64_t *want_a = want_slot(0), *want_b = want_slot(1);
     reference(&ba, ta, tf.h_in, n, want_a);
     reference(&bb, tb, tf.h_in2, n, want_b);
@@ -648,7 +648,7 @@ static void test_streams(void **state) {
 
 /* What a graph round needs: the bins of the calls, and where their references go. */
 static struct {
-  tu_hist_bins b, be, b2, b3;
+  hr_hist_bins b, be, b2, b3;
   uint64_t n_small;
   uint64_t *w_b, *w_e, *w_small, *w_b2, *w_b3;
 } g_graph;
@@ -659,7 +659,7 @@ static void graph_round(void *p, int count, int round, uint64_t seed, char *data
   const uint64_t n = calls[0].n;
   const cuprim_dtype t = CUPRIM_F32;
   (void)count; /* each call's reference is one of g_graph's */
-  tu_hist_fill(&g_graph.b, t, round ? TU_HIST_EDGES : TU_HIST_NAN, seed, tf.h_in, n);
+  hr_hist_fill(&g_graph.b, t, round ? HR_HIST_EDGES : HR_HIST_NAN, seed, tf.h_in, n);
   tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
   reference(&g_graph.b, t, tf.h_in, n, g_graph.w_b);
   reference(&g_graph.be, t, tf.h_in, n, g_graph.w_e);
@@ -680,16 +680,16 @@ static void test_graph_capture(void **state) {
   const cuprim_dtype t = CUPRIM_F32; /* graph_round fills F32 samples */
   static uint64_t zeros[4096];
   double lo, hi;
-  tu_hist_span_range(t, 4096, TU_HIST_ODD, &lo, &hi);
-  const tu_hist_bins b = g_graph.b = tu_hist_bins_even(4096, lo, hi);
-  tu_hist_span_range(t, 65536, TU_HIST_EXACT, &lo, &hi);
-  const tu_hist_bins b2 = g_graph.b2 = tu_hist_bins_even(65536, lo, hi);
-  tu_hist_span_range(t, 257, TU_HIST_FULL, &lo, &hi);
-  const tu_hist_bins b3 = g_graph.b3 = tu_hist_bins_even(257, lo, hi);
+  hr_hist_span_range(t, 4096, HR_HIST_ODD, &lo, &hi);
+  const hr_hist_bins b = g_graph.b = hr_hist_bins_even(4096, lo, hi);
+  hr_hist_span_range(t, 65536, HR_HIST_EXACT, &lo, &hi);
+  const hr_hist_bins b2 = g_graph.b2 = hr_hist_bins_even(65536, lo, hi);
+  hr_hist_span_range(t, 257, HR_HIST_FULL, &lo, &hi);
+  const hr_hist_bins b3 = g_graph.b3 = hr_hist_bins_even(257, lo, hi);
   /* Random edges over b's range, uploaded once: the graph reads them at each replay. */
   const uint32_t nbe = 1000;
-  tu_hist_random_edges(g.h_edges, nbe, b.lower, b.upper, 0, tf_case_seed(0x6A9, 0xED, 0, 0));
-  g_graph.be = tu_hist_bins_edges(nbe, g.h_edges);
+  hr_hist_random_edges(g.h_edges, nbe, b.lower, b.upper, 0, tf_case_seed(0x6A9, 0xED, 0, 0));
+  g_graph.be = hr_hist_bins_edges(nbe, g.h_edges);
   upload_edges(g.h_edges, nbe, tf.stream);
   /* The references: slot 0 (b, n), 1 (edges, n), 2 (b, n_small), 3 (b2, n) and 3 + 65536 (b3,
    * n_small). */
@@ -741,30 +741,30 @@ static void test_range(void **state) {
       for (int ek = 0; ek < 2; ++ek) {
         const cuprim_dtype t = all_dtypes[d];
         const uint32_t nb = bins[bi];
-        const tu_hist_span span = ek ? TU_HIST_EXACT : bi % 2 ? TU_HIST_ODD : TU_HIST_FULL;
+        const hr_hist_span span = ek ? HR_HIST_EXACT : bi % 2 ? HR_HIST_ODD : HR_HIST_FULL;
         double lo, hi;
-        tu_hist_span_range(t, nb, span, &lo, &hi);
+        hr_hist_span_range(t, nb, span, &lo, &hi);
         const uint64_t seed_e = tf_case_seed(0xED6E, t, nb, (uint64_t)ek);
         if (ek)
-          tu_hist_even_edges(g.h_edges, nb, lo, hi);
+          hr_hist_even_edges(g.h_edges, nb, lo, hi);
         else
-          tu_hist_random_edges(g.h_edges, nb, lo, hi, !is_float(t), seed_e);
+          hr_hist_random_edges(g.h_edges, nb, lo, hi, !is_float(t), seed_e);
         upload_edges(g.h_edges, nb, tf.stream);
-        const tu_hist_bins be = tu_hist_bins_edges(nb, g.h_edges);
-        const tu_hist_bins bev = tu_hist_bins_even(nb, lo, hi);
+        const hr_hist_bins be = hr_hist_bins_edges(nb, g.h_edges);
+        const hr_hist_bins bev = hr_hist_bins_even(nb, lo, hi);
         const uint64_t *sizes = tf.quick ? sizes_quick : nb <= 4096 ? sizes_small : sizes_big;
         const size_t nsizes = tf.quick     ? sizeof sizes_quick / sizeof sizes_quick[0]
                               : nb <= 4096 ? sizeof sizes_small / sizeof sizes_small[0]
                                            : sizeof sizes_big / sizeof sizes_big[0];
         for (size_t k = 0; k < nsizes; ++k) {
           const uint64_t n = sizes[k];
-          tu_hist_data kinds[2] = {TU_HIST_UNIFORM, (tu_hist_data)(1 + (k + bi + (size_t)ek) % 4)};
-          if (!tu_hist_data_applies(t, kinds[1]))
-            kinds[1] = TU_HIST_EDGES;
+          hr_hist_data kinds[2] = {HR_HIST_UNIFORM, (hr_hist_data)(1 + (k + bi + (size_t)ek) % 4)};
+          if (!hr_hist_data_applies(t, kinds[1]))
+            kinds[1] = HR_HIST_EDGES;
           const int nkinds = n == 0 || n > SWEEP_DATA_MAX ? 1 : 2;
           for (int ki = 0; ki < nkinds; ++ki) {
             const uint64_t seed = tf_case_seed(seed_e, kinds[ki], n, 0);
-            tu_hist_fill(&be, t, kinds[ki], seed, tf.h_in, n);
+            hr_hist_fill(&be, t, kinds[ki], seed, tf.h_in, n);
             tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
             uint64_t *want = want_slot(0), *want_even = want_slot(1);
             reference(&be, t, tf.h_in, n, want);
@@ -778,8 +778,8 @@ static void test_range(void **state) {
               calls[count++] = even_call(CUPRIM_HISTOGRAM_AUTO, tf.d_in, n, t, &bev, want_even);
             }
             char data[96];
-            snprintf(data, sizeof data, "%s (%s edges, %s range)", tu_hist_data_name(kinds[ki]),
-                     ek ? "even" : "random", tu_hist_span_name(span));
+            snprintf(data, sizeof data, "%s (%s edges, %s range)", hr_hist_data_name(kinds[ki]),
+                     ek ? "even" : "random", hr_hist_span_name(span));
             run_and_check(calls, count, tf.stream, data, seed, res);
             ++cases;
           }
@@ -802,24 +802,24 @@ static void test_one_bin_large(void **state) {
   const struct {
     cuprim_dtype t;
     uint32_t num_bins;
-    tu_hist_span span;
-  } cases[] = {{CUPRIM_U8, 256, TU_HIST_FULL},  {CUPRIM_I16, 65536, TU_HIST_EXACT},
-               {CUPRIM_F32, 1, TU_HIST_ODD},    {CUPRIM_F64, 4096, TU_HIST_ODD},
-               {CUPRIM_U64, 257, TU_HIST_FULL}, {CUPRIM_I8, 1u << 20, TU_HIST_EXACT},
-               {CUPRIM_I32, 2, TU_HIST_ODD}};
+    hr_hist_span span;
+  } cases[] = {{CUPRIM_U8, 256, HR_HIST_FULL},  {CUPRIM_I16, 65536, HR_HIST_EXACT},
+               {CUPRIM_F32, 1, HR_HIST_ODD},    {CUPRIM_F64, 4096, HR_HIST_ODD},
+               {CUPRIM_U64, 257, HR_HIST_FULL}, {CUPRIM_I8, 1u << 20, HR_HIST_EXACT},
+               {CUPRIM_I32, 2, HR_HIST_ODD}};
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
     for (int varied = 0; varied < 2; ++varied) {
       const cuprim_dtype t = cases[c].t;
       const size_t esize = cuprim_dtype_size(t);
       const uint32_t nb = cases[c].num_bins;
       double lo, hi;
-      tu_hist_span_range(t, nb, cases[c].span, &lo, &hi);
-      const tu_hist_bins b = tu_hist_bins_even(nb, lo, hi);
+      hr_hist_span_range(t, nb, cases[c].span, &lo, &hi);
+      const hr_hist_bins b = hr_hist_bins_even(nb, lo, hi);
       const uint64_t seed = tf_case_seed(0x0B1, t, nb, (uint64_t)varied);
       if (varied) {
-        tu_hist_fill(&b, t, TU_HIST_ONE_BIN, seed, tf.h_in, n);
+        hr_hist_fill(&b, t, HR_HIST_ONE_BIN, seed, tf.h_in, n);
       } else {
-        tu_hist_fill(&b, t, TU_HIST_ONE_BIN, seed, tf.h_in, 1);
+        hr_hist_fill(&b, t, HR_HIST_ONE_BIN, seed, tf.h_in, 1);
         for (uint64_t i = 1; i < n; ++i)
           memcpy(tf.h_in + i * esize, tf.h_in, esize);
       }
@@ -832,9 +832,9 @@ static void test_one_bin_large(void **state) {
       if (nonzero != 1 || counted != n)
         fail_msg("test bug: one-bin data for %s %u bins fills %u bins (%" PRIu64 " of %" PRIu64
                  " counted)",
-                 tu_dtype_name(t), nb, nonzero, counted, n);
-      tu_hist_even_edges(g.h_edges, nb, lo, hi);
-      const tu_hist_bins be = tu_hist_bins_edges(nb, g.h_edges);
+                 hr_dtype_name(t), nb, nonzero, counted, n);
+      hr_hist_even_edges(g.h_edges, nb, lo, hi);
+      const hr_hist_bins be = hr_hist_bins_edges(nb, g.h_edges);
       reference(&be, t, tf.h_in, n, want_e);
       upload_edges(g.h_edges, nb, tf.stream);
       hist_call calls[MAX_CALLS];
@@ -843,7 +843,7 @@ static void test_one_bin_large(void **state) {
       count += all_range_calls(calls + count, tf.d_in, n, t, nb, g.d_edges, want_e);
       char data[64];
       snprintf(data, sizeof data, "one bin, %s (%s range)", varied ? "varied" : "all equal",
-               tu_hist_span_name(cases[c].span));
+               hr_hist_span_name(cases[c].span));
       run_and_check(calls, count, tf.stream, data, seed, res);
     }
   print_message("one bin, n=%" PRIu64 ": %.1f s\n", n, tf_now_s() - t0);
@@ -855,17 +855,17 @@ static void test_one_bin_large(void **state) {
 /* A case of the allocator tests: uniform samples of dtype t in num_bins bins over the `span`
  * range, even (want_slot(0)) and by random edges of that range (want_slot(1), in d_edges).
  * Writes every call, even and by edges, into calls; returns how many. */
-static int allocator_case(hist_call *calls, cuprim_dtype t, uint32_t num_bins, tu_hist_span span,
+static int allocator_case(hist_call *calls, cuprim_dtype t, uint32_t num_bins, hr_hist_span span,
                           uint64_t n, uint64_t seed) {
   double lo, hi;
-  tu_hist_span_range(t, num_bins, span, &lo, &hi);
-  const tu_hist_bins b = tu_hist_bins_even(num_bins, lo, hi);
-  tu_hist_fill(&b, t, TU_HIST_UNIFORM, seed, tf.h_in, n);
+  hr_hist_span_range(t, num_bins, span, &lo, &hi);
+  const hr_hist_bins b = hr_hist_bins_even(num_bins, lo, hi);
+  hr_hist_fill(&b, t, HR_HIST_UNIFORM, seed, tf.h_in, n);
   tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
   uint64_t *want = want_slot(0), *want_e = want_slot(1);
   reference(&b, t, tf.h_in, n, want);
-  tu_hist_random_edges(g.h_edges, num_bins, lo, hi, !is_float(t), seed);
-  const tu_hist_bins be = tu_hist_bins_edges(num_bins, g.h_edges);
+  hr_hist_random_edges(g.h_edges, num_bins, lo, hi, !is_float(t), seed);
+  const hr_hist_bins be = hr_hist_bins_edges(num_bins, g.h_edges);
   reference(&be, t, tf.h_in, n, want_e);
   upload_edges(g.h_edges, num_bins, tf.stream);
   const int count = all_even_calls(calls, tf.d_in, n, t, &b, want);
@@ -881,12 +881,12 @@ static void counting_cases(cuprim_ctx *ctx) {
   const struct {
     cuprim_dtype t;
     uint32_t num_bins;
-    tu_hist_span span;
+    hr_hist_span span;
     uint64_t n;
-  } cases[] = {{CUPRIM_U8, 256, TU_HIST_FULL, 1000},
-               {CUPRIM_F32, 256, TU_HIST_ODD, tf.quick ? 65537 : (1u << 20) + 1},
-               {CUPRIM_I16, 4096, TU_HIST_EXACT, tf.quick ? 100003 : (1u << 22) + 1},
-               {CUPRIM_F64, MAX_BINS, TU_HIST_ODD, tf.quick ? 65537 : (1u << 20) + 1}};
+  } cases[] = {{CUPRIM_U8, 256, HR_HIST_FULL, 1000},
+               {CUPRIM_F32, 256, HR_HIST_ODD, tf.quick ? 65537 : (1u << 20) + 1},
+               {CUPRIM_I16, 4096, HR_HIST_EXACT, tf.quick ? 100003 : (1u << 22) + 1},
+               {CUPRIM_F64, MAX_BINS, HR_HIST_ODD, tf.quick ? 65537 : (1u << 20) + 1}};
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
     const uint64_t seed = tf_case_seed(0xA11C, cases[k].t, cases[k].num_bins, cases[k].n);
     hist_call calls[MAX_CALLS];
@@ -920,7 +920,7 @@ static void failing_cases(cuprim_ctx *ctx) {
     hist_call calls[MAX_CALLS];
     tf_result res[MAX_CALLS];
     int must_fail[MAX_CALLS];
-    const int count = allocator_case(calls, t, cases[k].num_bins, TU_HIST_ODD, cases[k].n, seed);
+    const int count = allocator_case(calls, t, cases[k].num_bins, HR_HIST_ODD, cases[k].n, seed);
     for (int i = 0; i < count; ++i)
       must_fail[i] = calls[i].alg == CUPRIM_HISTOGRAM_SORT_REDUCE_BY_KEY ||
                      (calls[i].alg == CUPRIM_HISTOGRAM_BLOCK_PRIVATE && cases[k].n == n_big);
@@ -984,13 +984,13 @@ static void test_large_input(void **state) {
   uint64_t want[256], part[256];
   for (size_t sp = 0; sp < sizeof specs / sizeof specs[0]; ++sp) {
     const uint32_t nb = specs[sp].num_bins;
-    const tu_hist_bins b = specs[sp].by_edges
-                               ? tu_hist_bins_edges(nb, edges)
-                               : tu_hist_bins_even(nb, specs[sp].lower, specs[sp].upper);
-    tu_hist_reference(&b, CUPRIM_U8, period, TU_FILL_U8_PERIOD, want);
+    const hr_hist_bins b = specs[sp].by_edges
+                               ? hr_hist_bins_edges(nb, edges)
+                               : hr_hist_bins_even(nb, specs[sp].lower, specs[sp].upper);
+    hr_hist_reference(&b, CUPRIM_U8, period, TU_FILL_U8_PERIOD, want);
     for (uint32_t k = 0; k < nb; ++k)
       want[k] *= q;
-    tu_hist_reference(&b, CUPRIM_U8, period, r, part);
+    hr_hist_reference(&b, CUPRIM_U8, period, r, part);
     for (uint32_t k = 0; k < nb; ++k)
       want[k] += part[k];
     for (int a = SHORTHAND; a < NUM_ALGS; ++a) {

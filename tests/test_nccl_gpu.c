@@ -34,9 +34,9 @@
 
 #include "nccl/nccl_internal.h" /* the steps the virtual ranks run */
 #include "test_fixture_gpu.h"
-#include "test_histogram_ref.h"
-#include "test_reduce_ref.h"
-#include "test_scan_ref.h"
+#include "hostref_histogram.h"
+#include "hostref_reduce.h"
+#include "hostref_scan.h"
 
 /* ---------------------------------------------------------------- buffers */
 
@@ -49,20 +49,20 @@
 #define MAX_RANKS 16 /* virtual ranks */
 #define MAX_GPUS 8   /* real ranks */
 
-static tu_gpu_shape g_shape;
+static hr_gpu_shape g_shape;
 static ncclComm_t g_comm1; /* one rank on device 0 */
 static ncclResult_t g_comm1_status = ncclSuccess;
 
-static tu_reduce_ref g_rref;
-static tu_scan_ref g_sref, g_sref_excl; /* a case's inclusive and exclusive references */
+static hr_reduce_ref g_rref;
+static hr_scan_ref g_sref, g_sref_excl; /* a case's inclusive and exclusive references */
 static uint64_t *g_want;                /* histogram reference counts */
 #define MAX_BINS 5000
 
 static void setup(void) {
   g_shape.sm_count = (unsigned)tf.prop.multiProcessorCount;
   g_shape.max_blocks_per_sm = (unsigned)tf.prop.maxBlocksPerMultiProcessor;
-  tu_scan_ref_init(&g_sref);
-  tu_scan_ref_init(&g_sref_excl);
+  hr_scan_ref_init(&g_sref);
+  hr_scan_ref_init(&g_sref_excl);
   g_want = (uint64_t *)malloc(MAX_BINS * sizeof(uint64_t));
   const int dev0 = 0;
   g_comm1_status = ncclCommInitAll(&g_comm1, 1, &dev0);
@@ -77,8 +77,8 @@ static void teardown(void) {
   multi_teardown();
   if (g_comm1)
     (void)ncclCommDestroy(g_comm1);
-  tu_scan_ref_free(&g_sref);
-  tu_scan_ref_free(&g_sref_excl);
+  hr_scan_ref_free(&g_sref);
+  hr_scan_ref_free(&g_sref_excl);
   free(g_want);
 }
 
@@ -121,13 +121,13 @@ typedef struct nccl_call {
   cuprim_scan_kind kind;
   uint32_t num_bins;
   double lower, upper;
-  const tu_reduce_ref *rref; /* REDUCE */
-  const tu_scan_ref *sref;   /* SCAN */
+  const hr_reduce_ref *rref; /* REDUCE */
+  const hr_scan_ref *sref;   /* SCAN */
   const uint64_t *want;      /* HIST */
 } nccl_call;
 
 static nccl_call reduce_call(int via, const void *d_in, uint64_t n, cuprim_dtype t, cuprim_op op,
-                             const tu_reduce_ref *ref) {
+                             const hr_reduce_ref *ref) {
   nccl_call c;
   memset(&c, 0, sizeof c);
   c.prim = REDUCE;
@@ -142,7 +142,7 @@ static nccl_call reduce_call(int via, const void *d_in, uint64_t n, cuprim_dtype
 }
 
 static nccl_call scan_call(int via, const void *d_in, uint64_t n, cuprim_dtype t, cuprim_op op,
-                           cuprim_scan_kind kind, int in_place, const tu_scan_ref *ref) {
+                           cuprim_scan_kind kind, int in_place, const hr_scan_ref *ref) {
   nccl_call c = reduce_call(via, d_in, n, t, op, NULL);
   c.prim = SCAN;
   c.kind = kind;
@@ -152,7 +152,7 @@ static nccl_call scan_call(int via, const void *d_in, uint64_t n, cuprim_dtype t
 }
 
 static nccl_call hist_call(int via, const void *d_samples, uint64_t n, cuprim_dtype t,
-                           const tu_hist_bins *b, const uint64_t *want) {
+                           const hr_hist_bins *b, const uint64_t *want) {
   nccl_call c = reduce_call(via, d_samples, n, t, CUPRIM_SUM, NULL);
   c.prim = HIST;
   c.num_bins = b->num_bins;
@@ -173,12 +173,12 @@ static void describe(char *buf, size_t len, const void *p, const char *data, uin
   const nccl_call *c = (const nccl_call *)p;
   char extra[96] = "";
   if (c->prim == SCAN)
-    snprintf(extra, sizeof extra, " %s %s", tu_scan_kind_name(c->kind),
+    snprintf(extra, sizeof extra, " %s %s", hr_scan_kind_name(c->kind),
              c->in_place ? "in-place" : "out-of-place");
   else if (c->prim == HIST)
     snprintf(extra, sizeof extra, " bins=%u [%.17g, %.17g)", c->num_bins, c->lower, c->upper);
   snprintf(buf, len, "%s %s %s%s n=%" PRIu64 " data=%s seed=0x%016" PRIx64, prim_name(c),
-           tu_dtype_name(c->dtype), c->prim == HIST ? "" : tu_op_name(c->op), extra, c->n, data,
+           hr_dtype_name(c->dtype), c->prim == HIST ? "" : hr_op_name(c->op), extra, c->n, data,
            seed);
 }
 
@@ -237,13 +237,13 @@ static int check(const tf_region *rg, const void *p, tf_result *r, const tf_case
       tf_failure("%s: d_out was not written (still the poison pattern)", what);
       return 0;
     }
-    if (!tu_reduce_check(c->rref, CUPRIM_REDUCE_AUTO, &g_shape, got, why, sizeof why)) {
+    if (!hr_reduce_check(c->rref, CUPRIM_REDUCE_AUTO, &g_shape, got, why, sizeof why)) {
       tf_failure("%s: %s", what, why);
       return 0;
     }
   } else if (c->prim == SCAN) {
     uint64_t first = 0, last = 0;
-    const uint64_t wrong = tu_scan_check(c->sref, got, TF_POISON, &first, &last, why, sizeof why);
+    const uint64_t wrong = hr_scan_check(c->sref, got, TF_POISON, &first, &last, why, sizeof why);
     if (wrong) {
       tf_failure("%s: %" PRIu64 " wrong element(s) (%" PRIu64 "..%" PRIu64 "), the first %s", what,
                  wrong, first, last, why);
@@ -251,7 +251,7 @@ static int check(const tf_region *rg, const void *p, tf_result *r, const tf_case
     }
   } else {
     uint64_t first = 0;
-    const uint64_t wrong = tu_hist_check(c->want, (const uint64_t *)(const void *)got, c->num_bins,
+    const uint64_t wrong = hr_hist_check(c->want, (const uint64_t *)(const void *)got, c->num_bins,
                                          c->n, TF_POISON, &first, why, sizeof why);
     if (wrong) {
       tf_failure("%s: %s", what, why);
@@ -259,7 +259,7 @@ static int check(const tf_region *rg, const void *p, tf_result *r, const tf_case
     }
   }
   if (cs->want_hash)
-    r->hash = tu_hash_bytes(got, r->slot.out_bytes);
+    r->hash = hr_hash_bytes(got, r->slot.out_bytes);
   return 1;
 }
 
@@ -284,9 +284,9 @@ static void same_bits(const nccl_call *calls, const tf_result *res, int i, int j
   tf_failure("%s and %s gave different bits", a, b);
 }
 
-static void make_scan_reference(tu_scan_ref *r, cuprim_dtype t, cuprim_op op, cuprim_scan_kind kind,
+static void make_scan_reference(hr_scan_ref *r, cuprim_dtype t, cuprim_op op, cuprim_scan_kind kind,
                                 const void *h, uint64_t n) {
-  if (tu_scan_reference(r, t, op, kind, h, n) != 0)
+  if (hr_scan_reference(r, t, op, kind, h, n) != 0)
     fail_msg("out of host memory for the reference of %" PRIu64 " elements", n);
 }
 
@@ -312,20 +312,20 @@ static void test_one_rank_reduce(void **state) {
     uint64_t sizes[32];
     const size_t nsizes = one_rank_sizes(sizes, 32, t);
     for (int op = 0; op <= CUPRIM_XOR; ++op) {
-      if (!tu_reduce_supported(t, (cuprim_op)op))
+      if (!hr_reduce_supported(t, (cuprim_op)op))
         continue;
-      for (int kind = 0; kind < (tf.quick ? 1 : TU_DATA_KINDS); ++kind)
+      for (int kind = 0; kind < (tf.quick ? 1 : HR_DATA_KINDS); ++kind)
         for (size_t k = 0; k < nsizes; ++k) {
           const uint64_t n = sizes[k];
           const uint64_t seed = tf_case_seed(0x9E1, t, (uint64_t)op * 4 + (uint64_t)kind, n);
-          tu_reduce_fill(t, (cuprim_op)op, (tu_data_kind)kind, seed, tf.h_in, n);
+          hr_reduce_fill(t, (cuprim_op)op, (hr_data_kind)kind, seed, tf.h_in, n);
           tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
-          tu_reduce_reference(t, (cuprim_op)op, tf.h_in, n, &g_rref);
+          hr_reduce_reference(t, (cuprim_op)op, tf.h_in, n, &g_rref);
           nccl_call calls[2];
           tf_result res[2];
           calls[0] = reduce_call(VIA_NCCL, tf.d_in, n, t, (cuprim_op)op, &g_rref);
           calls[1] = reduce_call(VIA_LOCAL, tf.d_in, n, t, (cuprim_op)op, &g_rref);
-          const char *data = tu_data_name((tu_data_kind)kind);
+          const char *data = hr_data_name((hr_data_kind)kind);
           run_and_check(calls, 2, tf.stream, data, seed, 1, res);
           same_bits(calls, res, 0, 1, data, seed);
         }
@@ -347,16 +347,16 @@ static void test_one_rank_scan(void **state) {
     uint64_t sizes[32];
     const size_t nsizes = one_rank_sizes(sizes, 32, t);
     for (int op = 0; op <= CUPRIM_XOR; ++op) {
-      if (!tu_scan_supported(t, (cuprim_op)op))
+      if (!hr_scan_supported(t, (cuprim_op)op))
         continue;
-      for (int dk = 0; dk < TU_SCAN_DATA_KINDS; ++dk) {
-        if (!tu_scan_data_applies(t, (cuprim_op)op, (tu_scan_data)dk) ||
-            (tf.quick && dk == TU_SCAN_CONSTANT))
+      for (int dk = 0; dk < HR_SCAN_DATA_KINDS; ++dk) {
+        if (!hr_scan_data_applies(t, (cuprim_op)op, (hr_scan_data)dk) ||
+            (tf.quick && dk == HR_SCAN_CONSTANT))
           continue;
         for (size_t k = 0; k < nsizes; ++k) {
           const uint64_t n = sizes[k];
           const uint64_t seed = tf_case_seed(0x9E2, t, (uint64_t)op * 4 + (uint64_t)dk, n);
-          tu_scan_fill(t, (cuprim_op)op, (tu_scan_data)dk, seed, tf.h_in, n);
+          hr_scan_fill(t, (cuprim_op)op, (hr_scan_data)dk, seed, tf.h_in, n);
           tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
           for (int ki = 0; ki < 2; ++ki) {
             make_scan_reference(&g_sref, t, (cuprim_op)op, kinds[ki], tf.h_in, n);
@@ -365,7 +365,7 @@ static void test_one_rank_scan(void **state) {
             calls[0] = scan_call(VIA_NCCL, tf.d_in, n, t, (cuprim_op)op, kinds[ki], 0, &g_sref);
             calls[1] = scan_call(VIA_NCCL, tf.d_in, n, t, (cuprim_op)op, kinds[ki], 1, &g_sref);
             calls[2] = scan_call(VIA_LOCAL, tf.d_in, n, t, (cuprim_op)op, kinds[ki], 0, &g_sref);
-            const char *data = tu_scan_data_name((tu_scan_data)dk);
+            const char *data = hr_scan_data_name((hr_scan_data)dk);
             run_and_check(calls, 3, tf.stream, data, seed, 1, res);
             if (g_sref.exact) {
               same_bits(calls, res, 0, 2, data, seed);
@@ -398,28 +398,28 @@ static void test_one_rank_histogram(void **state) {
     if (!cuprim_histogram_supported(t))
       continue;
     for (size_t bi = 0; bi < sizeof bins / sizeof bins[0]; ++bi)
-      for (int span = 0; span < TU_HIST_SPANS; ++span)
-        for (int dk = 0; dk < TU_HIST_DATA_KINDS; ++dk) {
-          if (!tu_hist_data_applies(t, (tu_hist_data)dk) ||
-              (tf.quick && dk != TU_HIST_UNIFORM && (size_t)dk != 1 + (bi + (size_t)span) % 4))
+      for (int span = 0; span < HR_HIST_SPANS; ++span)
+        for (int dk = 0; dk < HR_HIST_DATA_KINDS; ++dk) {
+          if (!hr_hist_data_applies(t, (hr_hist_data)dk) ||
+              (tf.quick && dk != HR_HIST_UNIFORM && (size_t)dk != 1 + (bi + (size_t)span) % 4))
             continue;
           double lo = 0.0, hi = 0.0;
-          tu_hist_span_range(t, bins[bi], (tu_hist_span)span, &lo, &hi);
-          const tu_hist_bins b = tu_hist_bins_even(bins[bi], lo, hi);
+          hr_hist_span_range(t, bins[bi], (hr_hist_span)span, &lo, &hi);
+          const hr_hist_bins b = hr_hist_bins_even(bins[bi], lo, hi);
           for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k) {
             const uint64_t n = sizes[k];
             const uint64_t seed =
                 tf_case_seed(0x9E3, t, bi * 64 + (uint64_t)span * 8 + (uint64_t)dk, n);
-            tu_hist_fill(&b, t, (tu_hist_data)dk, seed, tf.h_in, n);
+            hr_hist_fill(&b, t, (hr_hist_data)dk, seed, tf.h_in, n);
             tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
-            tu_hist_reference(&b, t, tf.h_in, n, g_want);
+            hr_hist_reference(&b, t, tf.h_in, n, g_want);
             nccl_call calls[2];
             tf_result res[2];
             calls[0] = hist_call(VIA_NCCL, tf.d_in, n, t, &b, g_want);
             calls[1] = hist_call(VIA_LOCAL, tf.d_in, n, t, &b, g_want);
             char data[64];
-            snprintf(data, sizeof data, "%s, %s range", tu_hist_data_name((tu_hist_data)dk),
-                     tu_hist_span_name((tu_hist_span)span));
+            snprintf(data, sizeof data, "%s, %s range", hr_hist_data_name((hr_hist_data)dk),
+                     hr_hist_span_name((hr_hist_span)span));
             run_and_check(calls, 2, tf.stream, data, seed, 0, res);
           }
         }
@@ -438,12 +438,12 @@ static void test_one_rank_default_streams(void **state) {
   for (int si = 0; si < TF_DEFAULT_STREAMS; ++si) {
     const cudaStream_t stream = tf_default_stream[si];
     const uint64_t seed = tf_case_seed(0x57E, t, (uint64_t)si, n);
-    tu_scan_fill(t, CUPRIM_SUM, TU_SCAN_RANDOM, seed, tf.h_in, n);
+    hr_scan_fill(t, CUPRIM_SUM, HR_SCAN_RANDOM, seed, tf.h_in, n);
     tf_upload(tf.d_in, tf.h_in, n * sizeof(uint32_t), stream);
-    tu_reduce_reference(t, CUPRIM_SUM, tf.h_in, n, &g_rref);
+    hr_reduce_reference(t, CUPRIM_SUM, tf.h_in, n, &g_rref);
     make_scan_reference(&g_sref, t, CUPRIM_SUM, CUPRIM_EXCLUSIVE, tf.h_in, n);
-    const tu_hist_bins b = tu_hist_bins_even(256, 0.0, 4294967296.0);
-    tu_hist_reference(&b, t, tf.h_in, n, g_want);
+    const hr_hist_bins b = hr_hist_bins_even(256, 0.0, 4294967296.0);
+    hr_hist_reference(&b, t, tf.h_in, n, g_want);
     nccl_call calls[4];
     tf_result res[4];
     calls[0] = reduce_call(VIA_NCCL, tf.d_in, n, t, CUPRIM_SUM, &g_rref);
@@ -456,21 +456,21 @@ static void test_one_rank_default_streams(void **state) {
 }
 
 /* A graph round: new U32 data (SUM), every call's expectation. */
-static tu_reduce_ref g_graph_rref0; /* of an empty shard */
-static tu_scan_ref g_graph_sref[2];
+static hr_reduce_ref g_graph_rref0; /* of an empty shard */
+static hr_scan_ref g_graph_sref[2];
 static uint64_t g_graph_want[256];
 static void graph_round(void *p, int count, int round, uint64_t seed, char *data, size_t len) {
   nccl_call *calls = (nccl_call *)p;
   const uint64_t n = calls[0].n;
-  tu_scan_fill(CUPRIM_U32, CUPRIM_SUM, TU_SCAN_RANDOM, seed, tf.h_in, n);
+  hr_scan_fill(CUPRIM_U32, CUPRIM_SUM, HR_SCAN_RANDOM, seed, tf.h_in, n);
   tf_upload(tf.d_in, tf.h_in, n * sizeof(uint32_t), tf.stream);
   tf_finish(tf.stream);
-  tu_reduce_reference(CUPRIM_U32, CUPRIM_SUM, tf.h_in, n, &g_rref);
+  hr_reduce_reference(CUPRIM_U32, CUPRIM_SUM, tf.h_in, n, &g_rref);
   for (int k = 0; k < 2; ++k)
     make_scan_reference(&g_graph_sref[k], CUPRIM_U32, CUPRIM_SUM, kinds[k], tf.h_in, n);
-  const tu_hist_bins b = tu_hist_bins_even(256, 0.0, 4294967296.0);
-  tu_hist_reference(&b, CUPRIM_U32, tf.h_in, n, g_graph_want);
-  tu_reduce_reference(CUPRIM_U32, CUPRIM_SUM, tf.h_in, 0, &g_graph_rref0);
+  const hr_hist_bins b = hr_hist_bins_even(256, 0.0, 4294967296.0);
+  hr_hist_reference(&b, CUPRIM_U32, tf.h_in, n, g_graph_want);
+  hr_reduce_reference(CUPRIM_U32, CUPRIM_SUM, tf.h_in, 0, &g_graph_rref0);
   for (int i = 0; i < count; ++i) {
     calls[i].rref = calls[i].n ? &g_rref : &g_graph_rref0;
     calls[i].sref = &g_graph_sref[calls[i].kind == CUPRIM_EXCLUSIVE];
@@ -487,7 +487,7 @@ static void test_one_rank_graph(void **state) {
   begin_one_rank();
   const uint64_t n = tf.quick ? 65537 : (1u << 20) + 1;
   const cuprim_dtype t = CUPRIM_U32;
-  const tu_hist_bins b = tu_hist_bins_even(256, 0.0, 4294967296.0);
+  const hr_hist_bins b = hr_hist_bins_even(256, 0.0, 4294967296.0);
   nccl_call calls[5];
   calls[0] = reduce_call(VIA_NCCL, tf.d_in, n, t, CUPRIM_SUM, NULL);
   calls[1] = scan_call(VIA_NCCL, tf.d_in, n, t, CUPRIM_SUM, CUPRIM_INCLUSIVE, 0, NULL);
@@ -500,7 +500,7 @@ static void test_one_rank_graph(void **state) {
   run_and_check(calls, 5, tf.stream, "warm-up before the capture", 0, 0, res);
   tf_graph_rounds(&ops, calls, 5, n, graph_round);
   for (int k = 0; k < 2; ++k)
-    tu_scan_ref_free(&g_graph_sref[k]);
+    hr_scan_ref_free(&g_graph_sref[k]);
   tf_end();
 }
 
@@ -587,7 +587,7 @@ static void layout(int which, int p, uint64_t n, uint64_t seed, uint64_t *off) {
     break;
   case 1: /* random cut points, sorted */
     for (int r = 1; r < p; ++r)
-      off[r] = n ? tu_below(&s, n + 1) : 0;
+      off[r] = n ? hr_below(&s, n + 1) : 0;
     for (int i = 1; i < p; ++i)
       for (int j = i + 1; j < p; ++j)
         if (off[j] < off[i]) {
@@ -628,8 +628,8 @@ static void layout(int which, int p, uint64_t n, uint64_t seed, uint64_t *off) {
 
 /* Float SUM over P shards: AUTO within each shard (at most 8 log2(m+2) roundings per element, see
  * test_reduce_ref.c) and then up to P - 1 more in the combination; the bound of
- * tu_reduce_sum_tolerance with those roundings. */
-static int virtual_sum_ok(const tu_reduce_ref *ref, const void *got, uint64_t max_shard, int p,
+ * hr_reduce_sum_tolerance with those roundings. */
+static int virtual_sum_ok(const hr_reduce_ref *ref, const void *got, uint64_t max_shard, int p,
                           char *why, size_t len) {
   const long double eps = ref->dtype == CUPRIM_F32 ? FLT_EPSILON : DBL_EPSILON;
   const long double tiny = ref->dtype == CUPRIM_F32 ? FLT_MIN : DBL_MIN;
@@ -701,17 +701,17 @@ static void test_virtual_ranks(void **state) {
     const cuprim_dtype t = scan_dtypes[d];
     const size_t size = cuprim_dtype_size(t);
     for (int op = 0; op <= CUPRIM_XOR; ++op) {
-      if (!tu_scan_supported(t, (cuprim_op)op))
+      if (!hr_scan_supported(t, (cuprim_op)op))
         continue;
       const int float_arith = is_float(t) && (op == CUPRIM_SUM || op == CUPRIM_PROD);
       for (int exact = 0; exact <= float_arith; ++exact)
         for (size_t si = 0; si < nsizes; ++si) {
           const uint64_t n = sizes[si];
-          const tu_scan_data data = exact ? TU_SCAN_EXACT : TU_SCAN_RANDOM;
+          const hr_scan_data data = exact ? HR_SCAN_EXACT : HR_SCAN_RANDOM;
           const uint64_t seed = tf_case_seed(0x7A1, t, (uint64_t)op * 2 + (uint64_t)exact, n);
-          tu_scan_fill(t, (cuprim_op)op, data, seed, tf.h_in, n);
+          hr_scan_fill(t, (cuprim_op)op, data, seed, tf.h_in, n);
           tf_upload(tf.d_in, tf.h_in, n * size, tf.stream);
-          tu_reduce_reference(t, (cuprim_op)op, tf.h_in, n, &g_rref);
+          hr_reduce_reference(t, (cuprim_op)op, tf.h_in, n, &g_rref);
           make_scan_reference(&g_sref, t, (cuprim_op)op, CUPRIM_INCLUSIVE, tf.h_in, n);
           make_scan_reference(&g_sref_excl, t, (cuprim_op)op, CUPRIM_EXCLUSIVE, tf.h_in, n);
           /* cuprim_reduce of the whole, for P = 1 */
@@ -731,20 +731,20 @@ static void test_virtual_ranks(void **state) {
               if ((tf.quick || n > 100000) && lay != 1 && (pi + (size_t)lay + si) % 3 != 0)
                 continue;
               uint64_t off[MAX_RANKS + 1];
-              layout(lay, p, n, tu_mix(seed, (uint64_t)(p * 16 + lay)), off);
+              layout(lay, p, n, hr_mix(seed, (uint64_t)(p * 16 + lay)), off);
               uint64_t max_shard = 0;
               for (int r = 0; r < p; ++r)
                 max_shard = off[r + 1] - off[r] > max_shard ? off[r + 1] - off[r] : max_shard;
               for (int ki = 0; ki < 2; ++ki)
                 for (int place = 0; place < 2; ++place) {
-                  const tu_scan_ref *sref = ki ? &g_sref_excl : &g_sref;
+                  const hr_scan_ref *sref = ki ? &g_sref_excl : &g_sref;
                   char what[256];
                   snprintf(what, sizeof what,
                            "virtual ranks: P=%d %s shards, %s %s %s %s n=%" PRIu64
                            " data=%s seed=0x%016" PRIx64,
-                           p, layout_names[lay], tu_dtype_name(t), tu_op_name((cuprim_op)op),
-                           tu_scan_kind_name(kinds[ki]), place ? "in-place" : "out-of-place", n,
-                           tu_scan_data_name(data), seed);
+                           p, layout_names[lay], hr_dtype_name(t), hr_op_name((cuprim_op)op),
+                           hr_scan_kind_name(kinds[ki]), place ? "in-place" : "out-of-place", n,
+                           hr_scan_data_name(data), seed);
                   TF_CUDA(cudaMemsetAsync(tf.out.d, TF_POISON, n * size + 2 * TF_GUARD_BYTES,
                                           tf.stream));
                   /* The reduce: every rank combines the same partials; ranks 0 and p-1 here, and
@@ -777,7 +777,7 @@ static void test_virtual_ranks(void **state) {
                   uint64_t first = 0, last = 0;
                   char why[512];
                   const uint64_t wrong =
-                      tu_scan_check(sref, h_scan, TF_POISON, &first, &last, why, sizeof why);
+                      hr_scan_check(sref, h_scan, TF_POISON, &first, &last, why, sizeof why);
                   if (wrong)
                     tf_failure("%s: scan: %" PRIu64 " wrong element(s) (%" PRIu64 "..%" PRIu64
                                "), the first %s",
@@ -789,7 +789,7 @@ static void test_virtual_ranks(void **state) {
                   const int ok =
                       float_arith && !g_rref.exact && (cuprim_op)op == CUPRIM_SUM
                           ? virtual_sum_ok(&g_rref, h_red[0], max_shard, p, why, sizeof why)
-                          : tu_reduce_check(&g_rref, CUPRIM_REDUCE_AUTO, &g_shape, h_red[0], why,
+                          : hr_reduce_check(&g_rref, CUPRIM_REDUCE_AUTO, &g_shape, h_red[0], why,
                                             sizeof why);
                   if (!ok)
                     tf_failure("%s: reduce: %s", what, why);
@@ -1114,29 +1114,29 @@ static void test_multi_gpu_reduce_scan(void **state) {
     const cuprim_dtype t = scan_dtypes[d];
     const size_t size = cuprim_dtype_size(t);
     for (int op = 0; op <= CUPRIM_XOR; ++op) {
-      if (!tu_scan_supported(t, (cuprim_op)op))
+      if (!hr_scan_supported(t, (cuprim_op)op))
         continue;
       const int float_arith = is_float(t) && (op == CUPRIM_SUM || op == CUPRIM_PROD);
       for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; ++si)
         for (int exact = 0; exact <= float_arith; ++exact) {
           const uint64_t n = sizes[si];
-          const tu_scan_data data = exact ? TU_SCAN_EXACT : TU_SCAN_RANDOM;
+          const hr_scan_data data = exact ? HR_SCAN_EXACT : HR_SCAN_RANDOM;
           const uint64_t seed = tf_case_seed(0x3A7, t, (uint64_t)op * 2 + (uint64_t)exact, n);
-          tu_scan_fill(t, (cuprim_op)op, data, seed, tf.h_in, n);
+          hr_scan_fill(t, (cuprim_op)op, data, seed, tf.h_in, n);
           tf_upload(tf.d_in, tf.h_in, n * size, tf.stream);
-          tu_reduce_reference(t, (cuprim_op)op, tf.h_in, n, &g_rref);
+          hr_reduce_reference(t, (cuprim_op)op, tf.h_in, n, &g_rref);
           make_scan_reference(&g_sref, t, (cuprim_op)op, CUPRIM_INCLUSIVE, tf.h_in, n);
           make_scan_reference(&g_sref_excl, t, (cuprim_op)op, CUPRIM_EXCLUSIVE, tf.h_in, n);
           for (int lay = 0; lay < LAYOUTS; ++lay) {
             if (tf.quick && lay != 1 && lay != (int)(si % LAYOUTS))
               continue;
             uint64_t off[MAX_GPUS + 1];
-            layout(lay, p, n, tu_mix(seed, (uint64_t)lay), off);
+            layout(lay, p, n, hr_mix(seed, (uint64_t)lay), off);
             char what[256];
             snprintf(what, sizeof what,
                      "%d GPUs, %s shards: %s %s n=%" PRIu64 " data=%s seed=0x%016" PRIx64, p,
-                     layout_names[lay], tu_dtype_name(t), tu_op_name((cuprim_op)op), n,
-                     tu_scan_data_name(data), seed);
+                     layout_names[lay], hr_dtype_name(t), hr_op_name((cuprim_op)op), n,
+                     hr_scan_data_name(data), seed);
             /* The virtual ranks' result for the same shards, on device 0. */
             unsigned char virt[8];
             TF_CUDA(cudaMemsetAsync(d_red, TF_POISON, 8, tf.stream));
@@ -1178,7 +1178,7 @@ static void test_multi_gpu_reduce_scan(void **state) {
                 max_shard = off[r + 1] - off[r] > max_shard ? off[r + 1] - off[r] : max_shard;
               const int ok = float_arith && !g_rref.exact && (cuprim_op)op == CUPRIM_SUM
                                  ? virtual_sum_ok(&g_rref, got, max_shard, p, why, sizeof why)
-                                 : tu_reduce_check(&g_rref, CUPRIM_REDUCE_AUTO, &g_shape, got, why,
+                                 : hr_reduce_check(&g_rref, CUPRIM_REDUCE_AUTO, &g_shape, got, why,
                                                    sizeof why);
               if (!ok)
                 tf_failure("%s: reduce: %s", what, why);
@@ -1188,7 +1188,7 @@ static void test_multi_gpu_reduce_scan(void **state) {
               for (int place = 0; place < 2; ++place) {
                 if (tf.quick && place != ki)
                   continue;
-                const tu_scan_ref *sref = ki ? &g_sref_excl : &g_sref;
+                const hr_scan_ref *sref = ki ? &g_sref_excl : &g_sref;
                 for (int r = 0; r < p; ++r) {
                   jobs[r].prim = SCAN;
                   jobs[r].kind = kinds[ki];
@@ -1196,7 +1196,7 @@ static void test_multi_gpu_reduce_scan(void **state) {
                   jobs[r].graph = graph && place == 1;
                 }
                 char swhat[320];
-                snprintf(swhat, sizeof swhat, "%s, scan %s %s", what, tu_scan_kind_name(kinds[ki]),
+                snprintf(swhat, sizeof swhat, "%s, scan %s %s", what, hr_scan_kind_name(kinds[ki]),
                          place ? "in-place" : "out-of-place");
                 if (!run_ranks(jobs, swhat))
                   continue;
@@ -1205,7 +1205,7 @@ static void test_multi_gpu_reduce_scan(void **state) {
                   if (!rank_guards_ok(r, (size_t)m * size, swhat))
                     continue;
                   /* rank r's part of the whole scan: the reference from off[r] on */
-                  tu_scan_ref part = *sref;
+                  hr_scan_ref part = *sref;
                   part.n = m;
                   part.bits = sref->bits + off[r] * size;
                   if (!sref->exact) {
@@ -1217,7 +1217,7 @@ static void test_multi_gpu_reduce_scan(void **state) {
                     part.nan_from = m;
                   uint64_t first = 0, last = 0;
                   char why[512];
-                  const uint64_t wrong = tu_scan_check(&part, g_multi.r[r].h_out + MULTI_GUARD,
+                  const uint64_t wrong = hr_scan_check(&part, g_multi.r[r].h_out + MULTI_GUARD,
                                                        TF_POISON, &first, &last, why, sizeof why);
                   if (wrong)
                     tf_failure("%s: rank %d (elements %" PRIu64 "..%" PRIu64 "): %" PRIu64
@@ -1248,12 +1248,12 @@ static void test_multi_gpu_histogram(void **state) {
     for (size_t bi = 0; bi < sizeof bins / sizeof bins[0]; ++bi)
       for (int lay = 0; lay < LAYOUTS; lay += 2) {
         double lo = 0.0, hi = 0.0;
-        tu_hist_span_range(t, bins[bi], TU_HIST_ODD, &lo, &hi);
-        const tu_hist_bins b = tu_hist_bins_even(bins[bi], lo, hi);
+        hr_hist_span_range(t, bins[bi], HR_HIST_ODD, &lo, &hi);
+        const hr_hist_bins b = hr_hist_bins_even(bins[bi], lo, hi);
         const uint64_t seed = tf_case_seed(0x3A8, t, bi, (uint64_t)lay);
-        const tu_hist_data data = lay % 4 ? TU_HIST_OUT_OF_RANGE : TU_HIST_UNIFORM;
-        tu_hist_fill(&b, t, data, seed, tf.h_in, n);
-        tu_hist_reference(&b, t, tf.h_in, n, g_want);
+        const hr_hist_data data = lay % 4 ? HR_HIST_OUT_OF_RANGE : HR_HIST_UNIFORM;
+        hr_hist_fill(&b, t, data, seed, tf.h_in, n);
+        hr_hist_reference(&b, t, tf.h_in, n, g_want);
         uint64_t off[MAX_GPUS + 1];
         layout(lay, p, n, seed, off);
         rank_job jobs[MAX_GPUS];
@@ -1272,7 +1272,7 @@ static void test_multi_gpu_histogram(void **state) {
         snprintf(
             what, sizeof what,
             "%d GPUs, %s shards: histogram %s bins=%u n=%" PRIu64 " data=%s seed=0x%016" PRIx64, p,
-            layout_names[lay], tu_dtype_name(t), bins[bi], n, tu_hist_data_name(data), seed);
+            layout_names[lay], hr_dtype_name(t), bins[bi], n, hr_hist_data_name(data), seed);
         if (!run_ranks(jobs, what))
           continue;
         for (int r = 0; r < p; ++r) {
@@ -1281,7 +1281,7 @@ static void test_multi_gpu_histogram(void **state) {
           uint64_t first = 0;
           char why[1024];
           const uint64_t *got = (const uint64_t *)(const void *)(g_multi.r[r].h_out + MULTI_GUARD);
-          if (tu_hist_check(g_want, got, bins[bi], n, TF_POISON, &first, why, sizeof why))
+          if (hr_hist_check(g_want, got, bins[bi], n, TF_POISON, &first, why, sizeof why))
             tf_failure("%s: rank %d: %s", what, r, why);
         }
       }

@@ -2,8 +2,9 @@
  * dtype and format version built byte by byte here (header padded to 64 bytes as NumPy writes
  * it), odd but valid headers, every malformed case the reader must refuse, writer round trips,
  * raw input, bin edges (.npy and text), and outputs written through a temporary name. */
-#define _POSIX_C_SOURCE 200809L /* mkdtemp */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp, symlink, mkfifo */
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +34,7 @@ static int remove_scratch(void **state) {
 }
 
 static const char *path_of(const char *name) {
-  static char buf[4][256];
+  static char buf[4][512]; /* long enough for a 250-byte name */
   static int k;
   k = (k + 1) % 4;
   snprintf(buf[k], sizeof buf[k], "%s/%s", scratch, name);
@@ -123,7 +124,7 @@ static const struct {
 } kTypes[] = {
     {CUPRIM_I8, "|i1", 1},  {CUPRIM_U8, "|u1", 1},  {CUPRIM_I16, "<i2", 2}, {CUPRIM_U16, "<u2", 2},
     {CUPRIM_I32, "<i4", 4}, {CUPRIM_U32, "<u4", 4}, {CUPRIM_I64, "<i8", 8}, {CUPRIM_U64, "<u8", 8},
-    {CUPRIM_F32, "<f4", 4}, {CUPRIM_F64, "<f8", 8},
+    {CUPRIM_F32, "<f4", 4}, {CUPRIM_F64, "<f8", 8}, {CUPRIM_F16, "<f2", 2},
 };
 enum { NUM_TYPES = sizeof kTypes / sizeof kTypes[0] };
 
@@ -332,7 +333,6 @@ static void test_bad_headers(void **state) {
       /* Unsupported dtypes. */
       {"{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }", NPY_ERR_DTYPE},
       {"{'descr': '|O', 'fortran_order': False, 'shape': (1,), }", NPY_ERR_DTYPE},
-      {"{'descr': '<f2', 'fortran_order': False, 'shape': (1,), }", NPY_ERR_DTYPE},
       {"{'descr': '<f16', 'fortran_order': False, 'shape': (1,), }", NPY_ERR_DTYPE},
       {"{'descr': '|b1', 'fortran_order': False, 'shape': (1,), }", NPY_ERR_DTYPE},
       {"{'descr': '<U3', 'fortran_order': False, 'shape': (1,), }", NPY_ERR_DTYPE},
@@ -432,6 +432,7 @@ static void test_writer_bytes(void **state) {
   assert_memory_equal(buf + 10, "{'descr': '|u1', 'fortran_order': False, 'shape': (), }", 55);
   /* Invalid arguments and a buffer too small. */
   assert_int_equal(npy_format_header(buf, sizeof buf, (cuprim_dtype)99, 1, shape), 0);
+  assert_int_equal(npy_format_header(buf, sizeof buf, CUPRIM_BF16, 1, shape), 0); /* no descr */
   assert_int_equal(npy_format_header(buf, 100, CUPRIM_F32, 1, shape), 0);
   assert_int_equal(npy_format_header(buf, sizeof buf, CUPRIM_F32, NPY_MAX_DIMS + 1, shape), 0);
   /* The most dimensions, each the largest value, still fit. */
@@ -608,6 +609,151 @@ static void test_output(void **state) {
   assert_true(file_exists(path_of("here.csv")));
 }
 
+static off_t size_of(const char *path) {
+  struct stat st;
+  assert_int_equal(stat(path, &st), 0);
+  return st.st_size;
+}
+
+/* What an output name can name besides a plain new file. */
+static void test_output_targets(void **state) {
+  (void)state;
+  char err[512];
+  cli_output o;
+  /* A directory: refused when opened, before any work (exit 6), nothing created. */
+  assert_int_equal(mkdir(path_of("outdir"), 0777), 0);
+  assert_int_equal(cli_output_open(&o, path_of("outdir"), err, sizeof err), CLI_EXIT_OUTPUT);
+  assert_non_null(strstr(err, "is a directory"));
+  assert_int_equal(count_entries("\\..*\\.tmp-"), 0);
+
+  /* Through a symbolic link (relative, two hops): the final target is replaced, the links stay
+   * links, and the temporary is made beside the target. */
+  write_file(path_of("outdir/real.npy"), "old", 3);
+  assert_int_equal(symlink("outdir/real.npy", path_of("hop.npy")), 0);
+  assert_int_equal(symlink("hop.npy", path_of("link.npy")), 0);
+  assert_int_equal(chmod(path_of("outdir/real.npy"), 0640), 0);
+  assert_int_equal(cli_output_open(&o, path_of("link.npy"), err, sizeof err), CLI_EXIT_OK);
+  assert_non_null(strstr(o.tmp_path, "outdir/.real.npy.tmp-"));
+  assert_int_equal(cli_output_write(&o, "newer", 5, err, sizeof err), CLI_EXIT_OK);
+  assert_int_equal(cli_output_commit(&o, err, sizeof err), CLI_EXIT_OK);
+  struct stat st;
+  assert_int_equal(lstat(path_of("link.npy"), &st), 0);
+  assert_true(S_ISLNK(st.st_mode));
+  assert_int_equal(lstat(path_of("hop.npy"), &st), 0);
+  assert_true(S_ISLNK(st.st_mode));
+  assert_int_equal(size_of(path_of("outdir/real.npy")), 5);
+  assert_int_equal(stat(path_of("outdir/real.npy"), &st), 0);
+  assert_int_equal(st.st_mode & 0777, 0640); /* a replaced file keeps its permissions */
+  /* A dangling link: its target is created. */
+  assert_int_equal(symlink("outdir/new.npy", path_of("dangling.npy")), 0);
+  assert_int_equal(cli_output_open(&o, path_of("dangling.npy"), err, sizeof err), CLI_EXIT_OK);
+  assert_int_equal(cli_output_commit(&o, err, sizeof err), CLI_EXIT_OK);
+  assert_true(file_exists(path_of("outdir/new.npy")));
+  assert_int_equal(lstat(path_of("dangling.npy"), &st), 0);
+  assert_true(S_ISLNK(st.st_mode));
+  /* A loop of links. */
+  assert_int_equal(symlink("loop_b", path_of("loop_a")), 0);
+  assert_int_equal(symlink("loop_a", path_of("loop_b")), 0);
+  assert_int_equal(cli_output_open(&o, path_of("loop_a"), err, sizeof err), CLI_EXIT_OUTPUT);
+
+  /* "-" is standard output, written in place and left open. */
+  assert_int_equal(cli_output_open(&o, "-", err, sizeof err), CLI_EXIT_OK);
+  assert_true(o.is_stdout && o.direct && o.f == stdout);
+  assert_int_equal(cli_output_commit(&o, err, sizeof err), CLI_EXIT_OK);
+  assert_int_equal(fflush(stdout), 0);
+  /* A device is written in place (no temporary beside /dev/null). */
+  assert_int_equal(cli_output_open(&o, "/dev/null", err, sizeof err), CLI_EXIT_OK);
+  assert_true(o.direct && !o.is_stdout && !o.tmp_path);
+  assert_int_equal(cli_output_write(&o, "x", 1, err, sizeof err), CLI_EXIT_OK);
+  assert_int_equal(cli_output_commit(&o, err, sizeof err), CLI_EXIT_OK);
+  /* Standard output under another name: stdout redirected to a file, then /dev/stdout and the
+   * file's own name are both standard output. */
+  fflush(stdout);
+  const int saved = dup(STDOUT_FILENO);
+  const int fd = open(path_of("stdout.txt"), O_WRONLY | O_CREAT | O_TRUNC, 0666);
+  assert_true(saved >= 0 && fd >= 0);
+  assert_int_equal(dup2(fd, STDOUT_FILENO), STDOUT_FILENO);
+  int is_stdout_dev = 0, is_stdout_name = 0;
+  if (cli_output_open(&o, "/dev/stdout", err, sizeof err) == CLI_EXIT_OK) {
+    is_stdout_dev = o.is_stdout;
+    cli_output_abort(&o);
+  }
+  if (cli_output_open(&o, path_of("stdout.txt"), err, sizeof err) == CLI_EXIT_OK) {
+    is_stdout_name = o.is_stdout;
+    cli_output_abort(&o);
+  }
+  fflush(stdout);
+  assert_int_equal(dup2(saved, STDOUT_FILENO), STDOUT_FILENO);
+  close(saved);
+  close(fd);
+  assert_true(is_stdout_dev);
+  assert_true(is_stdout_name);
+
+  /* A name of 250 bytes: the temporary's name is cut to fit NAME_MAX (255), not refused. */
+  char name[251];
+  memset(name, 'n', 246);
+  memcpy(name + 246, ".npy", 5);
+  assert_int_equal(cli_output_open(&o, path_of(name), err, sizeof err), CLI_EXIT_OK);
+  assert_true(strlen(strrchr(o.tmp_path, '/') + 1) <= 255);
+  assert_int_equal(cli_output_write(&o, "long", 4, err, sizeof err), CLI_EXIT_OK);
+  assert_int_equal(cli_output_commit(&o, err, sizeof err), CLI_EXIT_OK);
+  assert_int_equal(size_of(path_of(name)), 4);
+  assert_int_equal(count_entries("\\..*\\.tmp-"), 0);
+
+  /* CSV elements: one value a line, as `reduce` prints them. */
+  assert_int_equal(cli_output_open(&o, path_of("s.csv"), err, sizeof err), CLI_EXIT_OK);
+  o.csv = 1;
+  o.csv_dtype = CUPRIM_F32;
+  const float v[3] = {0.1f, -2.0f, 1e30f};
+  assert_int_equal(cli_output_write_elements(&o, v, sizeof v, err, sizeof err), CLI_EXIT_OK);
+  assert_int_equal(cli_output_commit(&o, err, sizeof err), CLI_EXIT_OK);
+  FILE *f = fopen(path_of("s.csv"), "r");
+  assert_non_null(f);
+  char text[128] = "";
+  assert_int_equal(fread(text, 1, sizeof text - 1, f), strlen("0.100000001\n-2\n1.00000002e+30\n"));
+  fclose(f);
+  assert_string_equal(text, "0.100000001\n-2\n1.00000002e+30\n");
+}
+
+/* Inputs that are not regular files are refused at once (a FIFO would block a read forever);
+ * bytes of a file are escaped in messages; a text edges file may not hold a NUL byte. */
+static void test_escape_and_special_inputs(void **state) {
+  (void)state;
+  char err[512], out[64];
+  assert_string_equal(npy_escape("a\x1b[31mb\\", 8, out, sizeof out), "a\\x1b[31mb\\x5c");
+  assert_string_equal(npy_escape("\x93NUMPY\n", 7, out, sizeof out), "\\x93NUMPY\\x0a");
+  assert_string_equal(npy_escape("0123456789", 10, out, 8), "0123...");
+  cli_input in;
+  assert_int_equal(mkfifo(path_of("fifo"), 0666), 0);
+  assert_int_equal(cli_input_open(&in, path_of("fifo"), 1, CUPRIM_F32, err, sizeof err),
+                   CLI_EXIT_INPUT);
+  assert_non_null(strstr(err, "not a regular file (a FIFO)"));
+  double *edges = NULL;
+  uint32_t bins = 0;
+  assert_int_equal(cli_read_edges(path_of("fifo"), &edges, &bins, err, sizeof err), CLI_EXIT_INPUT);
+  assert_int_equal(cli_read_edges("/dev/null", &edges, &bins, err, sizeof err), CLI_EXIT_INPUT);
+  assert_non_null(strstr(err, "a character device"));
+  write_file(path_of("nul.txt"), "0 1\0 2 3\n", 9);
+  assert_int_equal(cli_read_edges(path_of("nul.txt"), &edges, &bins, err, sizeof err),
+                   CLI_EXIT_FORMAT);
+  assert_non_null(strstr(err, "NUL byte at offset 3"));
+  write_file(path_of("esc.txt"), "0 1 \x1b[2J 3\n", 11);
+  assert_int_equal(cli_read_edges(path_of("esc.txt"), &edges, &bins, err, sizeof err),
+                   CLI_EXIT_FORMAT);
+  assert_non_null(strstr(err, "'\\x1b[2J' is not a finite number"));
+  assert_null(strchr(err, '\x1b'));
+  /* A key of a .npy header with a terminal escape in it. */
+  static const char dict[] = "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), "
+                             "'\x1b]0;x\x07': 1}";
+  unsigned char buf[256];
+  const size_t len = build_npy(buf, sizeof buf, 1, 0, dict, 1, "\0\0\0\0", 4);
+  npy_header h;
+  char detail[256];
+  assert_int_equal(read_buf("esc.npy", buf, len, &h, detail, sizeof detail), NPY_ERR_HEADER);
+  assert_non_null(strstr(detail, "'\\x1b]0;x\\x07'"));
+  assert_null(strchr(detail, '\x1b'));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_every_dtype_and_version),
@@ -621,6 +767,8 @@ int main(void) {
       cmocka_unit_test(test_input_errors),
       cmocka_unit_test(test_edges),
       cmocka_unit_test(test_output),
+      cmocka_unit_test(test_output_targets),
+      cmocka_unit_test(test_escape_and_special_inputs),
   };
   return cmocka_run_group_tests(tests, make_scratch, remove_scratch);
 }

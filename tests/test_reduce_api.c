@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "test_fixture_api.h"
-#include "test_reduce_ref.h"
+#include "hostref_reduce.h"
 
 typedef struct api_case {
   const char *what;
@@ -34,7 +34,7 @@ static int run_case(const void *p, int use_shorthand, char *why, size_t len) {
                                        (cuprim_dtype)c->dtype, (cuprim_op)c->op, 0);
   char args[160];
   snprintf(args, sizeof args, "alg %d dtype %s op %s n %llu", c->alg,
-           tu_dtype_name((cuprim_dtype)c->dtype), tu_op_name((cuprim_op)c->op),
+           hr_dtype_name((cuprim_dtype)c->dtype), hr_op_name((cuprim_op)c->op),
            (unsigned long long)c->n);
   return ta_check_call(use_shorthand ? "cuprim_reduce" : "cuprim_reduce_ex", c->what, args, s,
                        c->expect, why, len);
@@ -167,7 +167,7 @@ static void test_input_range_wraps(void **state) {
 }
 
 /* Every (alg, dtype, op) in range, with valid pointers: NO_DEVICE where reduce takes the pair
- * (the test's own table, tu_reduce_supported), UNSUPPORTED where it does not; INVALID with a NULL
+ * (the test's own table, hr_reduce_supported), UNSUPPORTED where it does not; INVALID with a NULL
  * context or an out-of-range algorithm. */
 static void test_every_combination(void **state) {
   (void)state;
@@ -180,7 +180,7 @@ static void test_every_combination(void **state) {
           for (int null_in = 0; null_in <= (sizes[k] == 0); ++null_in)
             for (int ctx = NULL_CTX; ctx <= HOST_CTX; ++ctx) {
               cuprim_status expect =
-                  tu_reduce_supported((cuprim_dtype)t, (cuprim_op)op) ? NO_DEVICE : UNSUPPORTED;
+                  hr_reduce_supported((cuprim_dtype)t, (cuprim_op)op) ? NO_DEVICE : UNSUPPORTED;
               if (ctx == NULL_CTX || alg < 0 || alg > 9)
                 expect = INVALID;
               const api_case c = {"every combination",       ctx,    alg,      t,     op,
@@ -193,7 +193,7 @@ static void test_every_combination(void **state) {
 /* cuprim_reduce_supported against the test's own table, also for values outside the enums. */
 static void test_supported(void **state) {
   (void)state;
-  ta_check_supported_pairs("cuprim_reduce_supported", cuprim_reduce_supported, tu_reduce_supported);
+  ta_check_supported_pairs("cuprim_reduce_supported", cuprim_reduce_supported, hr_reduce_supported);
 }
 
 int main(void) {

@@ -25,7 +25,7 @@
 #include "reduce/reduce_internal.h" /* cuprim__reduce_auto_tuned: AUTO with a chosen kernel split */
 #include "test_device_fill.h"
 #include "test_fixture_gpu.h"
-#include "test_reduce_ref.h"
+#include "hostref_reduce.h"
 
 /* ---------------------------------------------------------------- buffers */
 
@@ -39,7 +39,7 @@
  * for misaligned offsets. */
 #define IN_CAP_BYTES ((size_t)212 << 20) /* 3 * 4096^2 + 7 * 4096 + 1 floats */
 
-static tu_gpu_shape g_shape; /* what the float tolerances of COARSENED and ATOMIC depend on */
+static hr_gpu_shape g_shape; /* what the float tolerances of COARSENED and ATOMIC depend on */
 
 static void setup(void) {
   g_shape.sm_count = (unsigned)tf.prop.multiProcessorCount;
@@ -64,7 +64,7 @@ typedef struct call {
   cuprim_dtype dtype;
   cuprim_op op;
   cuprim__reduce_tuning tune; /* TUNED only */
-  const tu_reduce_ref *ref;   /* what the result must be (set by run_and_check) */
+  const hr_reduce_ref *ref;   /* what the result must be (set by run_and_check) */
 } call;
 
 static call make_call(int alg, const void *d_in, uint64_t n, cuprim_dtype t, cuprim_op op) {
@@ -87,7 +87,7 @@ static const char *call_name(const call *c) {
              c->tune.single_block_max_chunks, c->tune.grid_sync_min_chunks);
     return buf;
   }
-  return tu_alg_name((cuprim_reduce_alg)c->alg);
+  return hr_reduce_alg_name((cuprim_reduce_alg)c->alg);
 }
 
 /* The algorithm whose tolerance applies to a call. */
@@ -118,7 +118,7 @@ static cuprim_status issue(cuprim_ctx *ctx, const void *p, void *d_out, cudaStre
 static void describe(char *buf, size_t len, const void *p, const char *data, uint64_t seed) {
   const call *c = (const call *)p;
   snprintf(buf, len, "%s %s %s n=%" PRIu64 " data=%s seed=0x%016" PRIx64, call_name(c),
-           tu_dtype_name(c->dtype), tu_op_name(c->op), c->n, data, seed);
+           hr_dtype_name(c->dtype), hr_op_name(c->op), c->n, data, seed);
 }
 
 /* The output written, and its value. */
@@ -135,7 +135,7 @@ static int check(const tf_region *rg, const void *p, tf_result *r, const tf_case
     tf_failure("%s: d_out was not written (still the poison pattern)", what);
     return 0;
   }
-  if (!tu_reduce_check(c->ref, tolerance_alg(c), &g_shape, got, why, sizeof why)) {
+  if (!hr_reduce_check(c->ref, tolerance_alg(c), &g_shape, got, why, sizeof why)) {
     tf_failure("%s: %s", what, why);
     return 0;
   }
@@ -145,13 +145,13 @@ static int check(const tf_region *rg, const void *p, tf_result *r, const tf_case
 static const tf_call_ops ops = {sizeof(call), "d_out", call_output, issue, describe, check};
 
 /* What calls[0..count) must give. */
-static void expect(call *calls, int count, const tu_reduce_ref *ref) {
+static void expect(call *calls, int count, const hr_reduce_ref *ref) {
   for (int i = 0; i < count; ++i)
     calls[i].ref = ref;
 }
 
 /* Runs calls[0..count) on `stream` through the program's context and checks each against ref. */
-static int run_and_check(call *calls, int count, cudaStream_t stream, const tu_reduce_ref *ref,
+static int run_and_check(call *calls, int count, cudaStream_t stream, const hr_reduce_ref *ref,
                          const char *data, uint64_t seed, tf_result *res) {
   expect(calls, count, ref);
   const tf_case cs = {data, seed, 0};
@@ -166,8 +166,8 @@ static void check_same_bits(const tf_region *rg, const tf_result *res, int i, in
   const unsigned char *b = tf_slot_host(rg, &res[j].slot);
   if (memcmp(a, b, size) != 0) {
     char va[96], vb[96], what[256];
-    tu_format_value(ci->dtype, a, va, sizeof va);
-    tu_format_value(cj->dtype, b, vb, sizeof vb);
+    hr_format_value_bits(ci->dtype, a, va, sizeof va);
+    hr_format_value_bits(cj->dtype, b, vb, sizeof vb);
     describe(what, sizeof what, ci, "-", seed);
     tf_failure("%s: %s gave %s but %s gave %s (%s)", what, call_name(ci), va, call_name(cj), vb,
                why_same);
@@ -183,7 +183,7 @@ static void all_calls(call *calls, const void *d_in, uint64_t n, cuprim_dtype t,
 
 /* Every algorithm and cuprim_reduce on d_in[0..n) through ctx on `stream`, checked against ref. */
 static void run_all(cuprim_ctx *ctx, const void *d_in, uint64_t n, cuprim_dtype t, cuprim_op op,
-                    cudaStream_t stream, const tu_reduce_ref *ref, const char *data,
+                    cudaStream_t stream, const hr_reduce_ref *ref, const char *data,
                     uint64_t seed) {
   call calls[SWEEP_CALLS];
   all_calls(calls, d_in, n, t, op);
@@ -224,34 +224,34 @@ static void sweep(cuprim_dtype t) {
   uint64_t sizes[64];
   const size_t nsizes = sweep_sizes(t, sizes, 64);
   const size_t esize = cuprim_dtype_size(t);
-  const int kinds = tf.quick ? 1 : TU_DATA_KINDS;
+  const int kinds = tf.quick ? 1 : HR_DATA_KINDS;
   unsigned long cases = 0;
   for (int op = 0; op <= CUPRIM_XOR; ++op) {
-    if (!tu_reduce_supported(t, (cuprim_op)op))
+    if (!hr_reduce_supported(t, (cuprim_op)op))
       continue;
     for (int kind = 0; kind < kinds; ++kind)
       for (size_t k = 0; k < nsizes; ++k) {
         const uint64_t n = sizes[k];
-        if (kind != TU_DATA_RANDOM && n > SWEEP_MAX)
+        if (kind != HR_DATA_RANDOM && n > SWEEP_MAX)
           continue;
         const uint64_t seed = tf_case_seed(t, (uint64_t)op, (uint64_t)kind, n);
-        tu_reduce_fill(t, (cuprim_op)op, (tu_data_kind)kind, seed, tf.h_in, n);
+        hr_reduce_fill(t, (cuprim_op)op, (hr_data_kind)kind, seed, tf.h_in, n);
         tf_upload(tf.d_in, tf.h_in, n * esize, tf.stream);
-        tu_reduce_ref ref;
-        tu_reduce_reference(t, (cuprim_op)op, tf.h_in, n, &ref);
+        hr_reduce_ref ref;
+        hr_reduce_reference(t, (cuprim_op)op, tf.h_in, n, &ref);
 
         call calls[SWEEP_CALLS];
         all_calls(calls, tf.d_in, n, t, (cuprim_op)op);
         tf_result res[SWEEP_CALLS];
         const int passed = run_and_check(calls, SWEEP_CALLS, tf.stream, &ref,
-                                         tu_data_name((tu_data_kind)kind), seed, res);
+                                         hr_data_name((hr_data_kind)kind), seed, res);
         if (passed == SWEEP_CALLS) /* cuprim_reduce is cuprim_reduce_ex(AUTO): deterministic */
           check_same_bits(&tf.out, res, 0, NUM_ALGS, &calls[0], &calls[NUM_ALGS],
                           "cuprim_reduce must equal cuprim_reduce_ex(AUTO)", seed);
         ++cases;
       }
   }
-  print_message("%s: %lu cases x %d calls\n", tu_dtype_name(t), cases, SWEEP_CALLS);
+  print_message("%s: %lu cases x %d calls\n", hr_dtype_name(t), cases, SWEEP_CALLS);
   tf_end();
 }
 
@@ -270,10 +270,10 @@ static void test_empty_input(void **state) {
   for (size_t d = 0; d < NUM_REDUCE_DTYPES; ++d)
     for (int op = 0; op <= CUPRIM_XOR; ++op) {
       const cuprim_dtype t = reduce_dtypes[d];
-      if (!tu_reduce_supported(t, (cuprim_op)op))
+      if (!hr_reduce_supported(t, (cuprim_op)op))
         continue;
-      tu_reduce_ref ref;
-      tu_reduce_reference(t, (cuprim_op)op, NULL, 0, &ref);
+      hr_reduce_ref ref;
+      hr_reduce_reference(t, (cuprim_op)op, NULL, 0, &ref);
       for (int null_in = 0; null_in < 2; ++null_in) {
         call calls[SWEEP_CALLS];
         all_calls(calls, null_in ? NULL : tf.d_in, 0, t, (cuprim_op)op);
@@ -288,12 +288,12 @@ static void test_empty_input(void **state) {
 /* ---------------------------------------------------------------- NaN and infinities */
 
 static void nan_fill(cuprim_dtype t, cuprim_op op, uint64_t seed, void *h, uint64_t n) {
-  tu_reduce_fill(t, op, TU_DATA_RANDOM, seed, h, n);
+  hr_reduce_fill(t, op, HR_DATA_RANDOM, seed, h, n);
 }
 
 static void nan_case(cuprim_dtype t, cuprim_op op, uint64_t n, tf_special sp, uint64_t seed) {
-  tu_reduce_ref ref;
-  tu_reduce_reference(t, op, tf.h_in, n, &ref);
+  hr_reduce_ref ref;
+  hr_reduce_reference(t, op, tf.h_in, n, &ref);
   if (sp < TF_INF_WINS && !ref.nan)
     fail_msg("test bug: the reference of a NaN case is not NaN");
   run_all(tf.ctx, tf.d_in, n, t, op, tf.stream, &ref, tf_special_name(sp), seed);
@@ -329,11 +329,11 @@ static void test_misaligned_input(void **state) {
         for (size_t f = 0; f < sizeof offsets / sizeof offsets[0]; ++f) {
           const uint64_t n = sizes[k];
           const uint64_t seed = tf_case_seed(0x3A1, t, ops[o] * 16u + offsets[f], n);
-          tu_reduce_fill(t, ops[o], TU_DATA_RANDOM, seed, tf.h_in, n);
+          hr_reduce_fill(t, ops[o], HR_DATA_RANDOM, seed, tf.h_in, n);
           unsigned char *in = tf.d_in + offsets[f] * esize;
           tf_upload(in, tf.h_in, n * esize, tf.stream);
-          tu_reduce_ref ref;
-          tu_reduce_reference(t, ops[o], tf.h_in, n, &ref);
+          hr_reduce_ref ref;
+          hr_reduce_reference(t, ops[o], tf.h_in, n, &ref);
           char data[64];
           snprintf(data, sizeof data, "random at d_in+%u elements", offsets[f]);
           run_all(tf.ctx, in, n, t, ops[o], tf.stream, &ref, data, seed);
@@ -361,10 +361,10 @@ static void test_default_streams(void **state) {
           const cuprim_dtype t = dtypes[d];
           const uint64_t n = sizes[k];
           const uint64_t seed = tf_case_seed(0x57E, t, (uint64_t)op, n);
-          tu_reduce_fill(t, op, TU_DATA_RANDOM, seed, tf.h_in, n);
+          hr_reduce_fill(t, op, HR_DATA_RANDOM, seed, tf.h_in, n);
           tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), stream);
-          tu_reduce_ref ref;
-          tu_reduce_reference(t, op, tf.h_in, n, &ref);
+          hr_reduce_ref ref;
+          hr_reduce_reference(t, op, tf.h_in, n, &ref);
           run_all(tf.ctx, tf.d_in, n, t, op, stream, &ref, tf_default_stream_name[si], seed);
         }
   tf_end();
@@ -385,11 +385,11 @@ static void test_concurrent_streams(void **state) {
   for (int round = 0; round < (tf.quick ? 2 : 4); ++round) {
     const uint64_t seed_a = tf_case_seed(0xC0C, 1, (uint64_t)round, n);
     const uint64_t seed_b = tf_case_seed(0xC0C, 2, (uint64_t)round, n);
-    tu_reduce_fill(t, CUPRIM_SUM, TU_DATA_RANDOM, seed_a, h_a, n);
-    tu_reduce_fill(t, CUPRIM_SUM, TU_DATA_RANDOM, seed_b, h_b, n);
-    tu_reduce_ref ref_a, ref_b;
-    tu_reduce_reference(t, CUPRIM_SUM, h_a, n, &ref_a);
-    tu_reduce_reference(t, CUPRIM_SUM, h_b, n, &ref_b);
+    hr_reduce_fill(t, CUPRIM_SUM, HR_DATA_RANDOM, seed_a, h_a, n);
+    hr_reduce_fill(t, CUPRIM_SUM, HR_DATA_RANDOM, seed_b, h_b, n);
+    hr_reduce_ref ref_a, ref_b;
+    hr_reduce_reference(t, CUPRIM_SUM, h_a, n, &ref_a);
+    hr_reduce_reference(t, CUPRIM_SUM, h_b, n, &ref_b);
     tf_upload(tf.d_in, h_a, bytes, tf.stream);
     tf_upload(tf.d_in2, h_b, bytes, other);
     call ca[SWEEP_CALLS], cb[SWEEP_CALLS];
@@ -461,18 +461,18 @@ static void *thread_main(void *arg) {
           f32 ? cuprim_reduce_ex(tf.ctx, alg, d_f32, d_out + 8, j->n, CUPRIM_F32, CUPRIM_SUM, s)
               : cuprim_reduce_ex(tf.ctx, alg, d_u64, d_out + 8, j->n, CUPRIM_U64, CUPRIM_SUM, s);
       if (st != CUPRIM_SUCCESS) {
-        job_fail(j, "%s %s SUM: %s", tu_alg_name(alg), f32 ? "F32" : "U64", tu_status_name(st));
+        job_fail(j, "%s %s SUM: %s", hr_reduce_alg_name(alg), f32 ? "F32" : "U64", tu_status_name(st));
         continue;
       }
       JOB_CUDA(cudaMemcpyAsync(h_out, d_out, 16, cudaMemcpyDeviceToHost, s));
       JOB_CUDA(cudaStreamSynchronize(s));
       if (f32 ? memcmp(h_out + 8, j->want_f32, 4) != 0 : memcmp(h_out + 8, &j->want_u64, 8) != 0) {
         char got[96], want[96];
-        tu_format_value(f32 ? CUPRIM_F32 : CUPRIM_U64, h_out + 8, got, sizeof got);
-        tu_format_value(f32 ? CUPRIM_F32 : CUPRIM_U64,
+        hr_format_value_bits(f32 ? CUPRIM_F32 : CUPRIM_U64, h_out + 8, got, sizeof got);
+        hr_format_value_bits(f32 ? CUPRIM_F32 : CUPRIM_U64,
                         f32 ? (const void *)j->want_f32 : (const void *)&j->want_u64, want,
                         sizeof want);
-        job_fail(j, "%s %s SUM n=%" PRIu64 " iteration %d: expected %s, got %s", tu_alg_name(alg),
+        job_fail(j, "%s %s SUM n=%" PRIu64 " iteration %d: expected %s, got %s", hr_reduce_alg_name(alg),
                  f32 ? "F32" : "U64", j->n, it, want, got);
       }
     }
@@ -497,11 +497,11 @@ static void test_threads_share_context(void **state) {
   float *h_f32 = (float *)malloc(n * sizeof *h_f32);
   assert_non_null(h_u64);
   assert_non_null(h_f32);
-  tu_reduce_fill(CUPRIM_U64, CUPRIM_SUM, TU_DATA_RANDOM, seed, h_u64, n);
-  tu_reduce_fill(CUPRIM_F32, CUPRIM_SUM, TU_DATA_RANDOM, seed + 1, h_f32, n);
-  tu_reduce_ref ref_u64, ref_f32;
-  tu_reduce_reference(CUPRIM_U64, CUPRIM_SUM, h_u64, n, &ref_u64);
-  tu_reduce_reference(CUPRIM_F32, CUPRIM_SUM, h_f32, n, &ref_f32);
+  hr_reduce_fill(CUPRIM_U64, CUPRIM_SUM, HR_DATA_RANDOM, seed, h_u64, n);
+  hr_reduce_fill(CUPRIM_F32, CUPRIM_SUM, HR_DATA_RANDOM, seed + 1, h_f32, n);
+  hr_reduce_ref ref_u64, ref_f32;
+  hr_reduce_reference(CUPRIM_U64, CUPRIM_SUM, h_u64, n, &ref_u64);
+  hr_reduce_reference(CUPRIM_F32, CUPRIM_SUM, h_f32, n, &ref_f32);
 
   /* The main thread's AUTO F32 result, checked against the reference, is what every thread must
    * reproduce bit for bit. */
@@ -543,17 +543,17 @@ static void test_threads_share_context(void **state) {
 /* ---------------------------------------------------------------- CUDA graphs */
 
 /* The input of a graph round, and what each call must give. */
-static tu_reduce_ref g_graph_refs[3]; /* n, n_small, the cluster's input */
+static hr_reduce_ref g_graph_refs[3]; /* n, n_small, the cluster's input */
 
 #define GRAPH_N_SMALL 1000
 
 static void graph_round(void *p, int count, int round, uint64_t seed, char *data, size_t len) {
   call *calls = (call *)p;
   const uint64_t n = calls[0].n, n_small = GRAPH_N_SMALL;
-  tu_reduce_fill(CUPRIM_U32, CUPRIM_SUM, TU_DATA_RANDOM, seed, tf.h_in, n);
-  tu_reduce_reference(CUPRIM_U32, CUPRIM_SUM, tf.h_in, n, &g_graph_refs[0]);
-  tu_reduce_reference(CUPRIM_U32, CUPRIM_SUM, tf.h_in, n_small, &g_graph_refs[1]);
-  tu_reduce_reference(CUPRIM_U32, CUPRIM_SUM, tf.h_in, n_small * 60, &g_graph_refs[2]);
+  hr_reduce_fill(CUPRIM_U32, CUPRIM_SUM, HR_DATA_RANDOM, seed, tf.h_in, n);
+  hr_reduce_reference(CUPRIM_U32, CUPRIM_SUM, tf.h_in, n, &g_graph_refs[0]);
+  hr_reduce_reference(CUPRIM_U32, CUPRIM_SUM, tf.h_in, n_small, &g_graph_refs[1]);
+  hr_reduce_reference(CUPRIM_U32, CUPRIM_SUM, tf.h_in, n_small * 60, &g_graph_refs[2]);
   tf_upload(tf.d_in, tf.h_in, n * sizeof(uint32_t), tf.stream);
   for (int i = 0; i < count; ++i)
     calls[i].ref = &g_graph_refs[calls[i].n == n ? 0 : calls[i].n == n_small ? 1 : 2];
@@ -603,12 +603,12 @@ static void test_determinism(void **state) {
     const cuprim_dtype t = ti ? CUPRIM_F64 : CUPRIM_F32;
     const size_t esize = cuprim_dtype_size(t);
     const uint64_t seed = tf_case_seed(0xDE7, t, 0, n);
-    tu_reduce_fill(t, CUPRIM_SUM, TU_DATA_RANDOM, seed, tf.h_in, n);
+    hr_reduce_fill(t, CUPRIM_SUM, HR_DATA_RANDOM, seed, tf.h_in, n);
     unsigned char *moved = tf.d_in2 + esize;
     tf_upload(tf.d_in, tf.h_in, n * esize, tf.stream);
     tf_upload(moved, tf.h_in, n * esize, tf.stream);
-    tu_reduce_ref ref;
-    tu_reduce_reference(t, CUPRIM_SUM, tf.h_in, n, &ref);
+    hr_reduce_ref ref;
+    hr_reduce_reference(t, CUPRIM_SUM, tf.h_in, n, &ref);
 
     call calls[MAX_SLOTS];
     int count = 0;
@@ -655,12 +655,12 @@ static void test_auto_kernel_choice_same_bits(void **state) {
       const size_t nsizes = tf.quick ? 10 : sizeof sizes / sizeof sizes[0];
       const uint64_t max_n = tf.quick ? 64 * C : 3 * C * C + 7 * C + 1;
       const uint64_t seed = tf_case_seed(0xA07, t, ops[o], 0);
-      tu_reduce_fill(t, ops[o], TU_DATA_RANDOM, seed, tf.h_in, max_n);
+      hr_reduce_fill(t, ops[o], HR_DATA_RANDOM, seed, tf.h_in, max_n);
       tf_upload(tf.d_in, tf.h_in, max_n * cuprim_dtype_size(t), tf.stream);
       for (size_t k = 0; k < nsizes; ++k) {
         const uint64_t n = sizes[k];
-        tu_reduce_ref ref;
-        tu_reduce_reference(t, ops[o], tf.h_in, n, &ref);
+        hr_reduce_ref ref;
+        hr_reduce_reference(t, ops[o], tf.h_in, n, &ref);
         call calls[7];
         calls[0] = make_call(TUNED, tf.d_in, n, t, ops[o]);
         calls[0].tune.single_block_max_chunks = 64; /* one block up to 64 chunks */
@@ -706,10 +706,10 @@ static void counting_cases(cuprim_ctx *ctx) {
     const cuprim_dtype t = cases[k].t;
     const uint64_t n = cases[k].n;
     const uint64_t seed = tf_case_seed(0xA11C, t, cases[k].op, n);
-    tu_reduce_fill(t, cases[k].op, TU_DATA_RANDOM, seed, tf.h_in, n);
+    hr_reduce_fill(t, cases[k].op, HR_DATA_RANDOM, seed, tf.h_in, n);
     tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
-    tu_reduce_ref ref;
-    tu_reduce_reference(t, cases[k].op, tf.h_in, n, &ref);
+    hr_reduce_ref ref;
+    hr_reduce_reference(t, cases[k].op, tf.h_in, n, &ref);
     run_all(ctx, tf.d_in, n, t, cases[k].op, tf.stream, &ref, "random, counting allocator", seed);
   }
 }
@@ -729,13 +729,13 @@ static void failing_cases(cuprim_ctx *ctx) {
   const uint64_t n_big = tf.quick ? 64 * 4096 + 1 : 1u << 24;
   const uint64_t n_mid = tf.quick ? 65537 : (1u << 20) + 1;
   const uint64_t seed = tf_case_seed(0xFA11, t, op, n_big);
-  tu_reduce_fill(t, op, TU_DATA_RANDOM, seed, tf.h_in, n_big);
+  hr_reduce_fill(t, op, HR_DATA_RANDOM, seed, tf.h_in, n_big);
   tf_upload(tf.d_in, tf.h_in, n_big * cuprim_dtype_size(t), tf.stream);
-  tu_reduce_ref ref_big, ref_mid, ref_small, ref_two;
-  tu_reduce_reference(t, op, tf.h_in, n_big, &ref_big);
-  tu_reduce_reference(t, op, tf.h_in, n_mid, &ref_mid);
-  tu_reduce_reference(t, op, tf.h_in, 1000, &ref_small);
-  tu_reduce_reference(t, op, tf.h_in, 2, &ref_two);
+  hr_reduce_ref ref_big, ref_mid, ref_small, ref_two;
+  hr_reduce_reference(t, op, tf.h_in, n_big, &ref_big);
+  hr_reduce_reference(t, op, tf.h_in, n_mid, &ref_mid);
+  hr_reduce_reference(t, op, tf.h_in, 1000, &ref_small);
+  hr_reduce_reference(t, op, tf.h_in, 2, &ref_two);
 
   call calls[MAX_SLOTS];
   int must_fail[MAX_SLOTS];
@@ -858,7 +858,7 @@ static void test_large_input(void **state) {
   const uint64_t ns[] = {n31, n_max};
   const int nn = n_max == n31 ? 1 : 2;
   for (int k = 0; k < nn; ++k) {
-    tu_reduce_ref ref;
+    hr_reduce_ref ref;
     memset(&ref, 0, sizeof ref);
     ref.dtype = CUPRIM_U32;
     ref.op = CUPRIM_SUM;
@@ -875,7 +875,7 @@ static void test_large_input(void **state) {
   TF_CUDA(tu_device_fill_f32(d_f32, n31, tf.stream));
   const uint64_t q = n31 / 1000, r = n31 % 1000;
   const uint64_t quarters = q * (999 * 1000 / 2) + r * (r - 1) / 2; /* the sum of i % 1000 */
-  tu_reduce_ref ref;
+  hr_reduce_ref ref;
   memset(&ref, 0, sizeof ref);
   ref.dtype = CUPRIM_F32;
   ref.op = CUPRIM_SUM;

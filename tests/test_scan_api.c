@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "test_fixture_api.h"
-#include "test_scan_ref.h"
+#include "hostref_scan.h"
 
 #define INCL CUPRIM_INCLUSIVE
 #define EXCL CUPRIM_EXCLUSIVE
@@ -44,7 +44,7 @@ static int run_case(const void *p, int use_shorthand, char *why, size_t len) {
                            (cuprim_op)c->op, (cuprim_scan_kind)c->kind, 0);
   char args[160];
   snprintf(args, sizeof args, "alg %d dtype %s op %s kind %d n %llu", c->alg,
-           tu_dtype_name((cuprim_dtype)c->dtype), tu_op_name((cuprim_op)c->op), c->kind,
+           hr_dtype_name((cuprim_dtype)c->dtype), hr_op_name((cuprim_op)c->op), c->kind,
            (unsigned long long)c->n);
   return ta_check_call(use_shorthand ? "cuprim_scan" : "cuprim_scan_ex", c->what, args, s,
                        c->expect, why, len);
@@ -223,7 +223,7 @@ static void test_invalid_arguments(void **state) {
 
 /* Every (alg, dtype, op, kind) in range and just outside it, with valid, NULL and (n == 0) absent
  * pointers: the status validation must give (supported pairs: the test's own table,
- * tu_scan_supported). */
+ * hr_scan_supported). */
 static void test_every_combination(void **state) {
   (void)state;
   const uint64_t sizes[] = {0, 1, 33};
@@ -242,7 +242,7 @@ static void test_every_combination(void **state) {
                 cuprim_status expect;
                 if (ctx == NULL_CTX || !enums_ok || (n > 0 && (null_in || null_out)))
                   expect = INVALID;
-                else if (!tu_scan_supported((cuprim_dtype)t, (cuprim_op)op))
+                else if (!hr_scan_supported((cuprim_dtype)t, (cuprim_op)op))
                   expect = UNSUPPORTED;
                 else
                   expect = n == 0 ? OK : NO_DEVICE;
@@ -257,44 +257,44 @@ static void test_every_combination(void **state) {
 /* cuprim_scan_supported against the test's own table, also for values outside the enums. */
 static void test_supported(void **state) {
   (void)state;
-  ta_check_supported_pairs("cuprim_scan_supported", cuprim_scan_supported, tu_scan_supported);
+  ta_check_supported_pairs("cuprim_scan_supported", cuprim_scan_supported, hr_scan_supported);
 }
 
 /* ---------------------------------------------------------------- the reference itself */
 
 /* The scan reference on small hand-computed inputs, and its comparison: the GPU tests rely on
  * both, so they are checked here where no GPU is needed. */
-static tu_scan_ref g_ref;
+static hr_scan_ref g_ref;
 
 static void expect_scan(cuprim_dtype t, cuprim_op op, cuprim_scan_kind kind, const void *in,
                         uint64_t n, const void *want, int exact, uint64_t nan_from) {
-  assert_int_equal(tu_scan_reference(&g_ref, t, op, kind, in, n), 0);
+  assert_int_equal(hr_scan_reference(&g_ref, t, op, kind, in, n), 0);
   const size_t size = cuprim_dtype_size(t);
   if (g_ref.exact != exact || g_ref.nan_from != nan_from)
     fail_msg("%s %s %s: reference exact=%d nan_from=%llu, expected exact=%d nan_from=%llu",
-             tu_dtype_name(t), tu_op_name(op), tu_scan_kind_name(kind), g_ref.exact,
+             hr_dtype_name(t), hr_op_name(op), hr_scan_kind_name(kind), g_ref.exact,
              (unsigned long long)g_ref.nan_from, exact, (unsigned long long)nan_from);
   for (uint64_t i = 0; i < n; ++i) {
     const unsigned char *a = g_ref.bits + i * size, *b = (const unsigned char *)want + i * size;
     if (i < nan_from && memcmp(a, b, size) != 0) {
       char ga[96], gb[96];
-      tu_format_value(t, a, ga, sizeof ga);
-      tu_format_value(t, b, gb, sizeof gb);
-      fail_msg("%s %s %s: reference element %llu is %s, expected %s", tu_dtype_name(t),
-               tu_op_name(op), tu_scan_kind_name(kind), (unsigned long long)i, ga, gb);
+      hr_format_value_bits(t, a, ga, sizeof ga);
+      hr_format_value_bits(t, b, gb, sizeof gb);
+      fail_msg("%s %s %s: reference element %llu is %s, expected %s", hr_dtype_name(t),
+               hr_op_name(op), hr_scan_kind_name(kind), (unsigned long long)i, ga, gb);
     }
   }
   /* The expected values pass the check; one changed element fails it at that index. */
   uint64_t first = 0, last = 0;
   char why[512];
-  assert_int_equal(tu_scan_check(&g_ref, want, -1, &first, &last, why, sizeof why), 0);
+  assert_int_equal(hr_scan_check(&g_ref, want, -1, &first, &last, why, sizeof why), 0);
   if (n > 0 && nan_from > 0) {
     unsigned char bad[64 * 8];
     assert_true(n * size <= sizeof bad);
     memcpy(bad, want, n * size);
     const uint64_t at = (nan_from - 1) / 2;
     bad[at * size + size - 1] ^= 0x40; /* the top byte: a large change for every dtype */
-    assert_int_equal(tu_scan_check(&g_ref, bad, -1, &first, &last, why, sizeof why), 1);
+    assert_int_equal(hr_scan_check(&g_ref, bad, -1, &first, &last, why, sizeof why), 1);
     assert_int_equal(first, at);
     assert_int_equal(last, at);
   }
@@ -302,7 +302,7 @@ static void expect_scan(cuprim_dtype t, cuprim_op op, cuprim_scan_kind kind, con
 
 static void test_reference(void **state) {
   (void)state;
-  tu_scan_ref_init(&g_ref);
+  hr_scan_ref_init(&g_ref);
   {
     const int32_t in[] = {1, 2, 3, -4};
     const int32_t incl[] = {1, 3, 6, 2}, excl[] = {0, 1, 3, 6};
@@ -359,8 +359,8 @@ static void test_reference(void **state) {
     far[2] = near[2] + 1e-5f;
     uint64_t first = 0, last = 0;
     char why[512];
-    assert_int_equal(tu_scan_check(&g_ref, near, -1, &first, &last, why, sizeof why), 0);
-    assert_int_equal(tu_scan_check(&g_ref, far, -1, &first, &last, why, sizeof why), 1);
+    assert_int_equal(hr_scan_check(&g_ref, near, -1, &first, &last, why, sizeof why), 0);
+    assert_int_equal(hr_scan_check(&g_ref, far, -1, &first, &last, why, sizeof why), 1);
     assert_int_equal(first, 2);
   }
   {
@@ -375,22 +375,22 @@ static void test_reference(void **state) {
     /* A number where a NaN must be fails. */
     uint64_t first = 0, last = 0;
     char why[512];
-    assert_int_equal(tu_scan_reference(&g_ref, F64, CUPRIM_MIN, INCL, in, 4), 0);
+    assert_int_equal(hr_scan_reference(&g_ref, F64, CUPRIM_MIN, INCL, in, 4), 0);
     const double got[] = {3.0, NAN, 1.0, NAN};
-    assert_int_equal(tu_scan_check(&g_ref, got, -1, &first, &last, why, sizeof why), 1);
+    assert_int_equal(hr_scan_check(&g_ref, got, -1, &first, &last, why, sizeof why), 1);
     assert_int_equal(first, 2);
   }
   {
     /* An element left with the poison pattern is named as never written. */
     const uint32_t in[] = {1, 2, 3};
-    assert_int_equal(tu_scan_reference(&g_ref, U32, SUM, INCL, in, 3), 0);
+    assert_int_equal(hr_scan_reference(&g_ref, U32, SUM, INCL, in, 3), 0);
     const uint32_t got[] = {1, 3, 0xA5A5A5A5u};
     uint64_t first = 0, last = 0;
     char why[512];
-    assert_int_equal(tu_scan_check(&g_ref, got, 0xA5, &first, &last, why, sizeof why), 1);
+    assert_int_equal(hr_scan_check(&g_ref, got, 0xA5, &first, &last, why, sizeof why), 1);
     assert_non_null(strstr(why, "never written"));
   }
-  tu_scan_ref_free(&g_ref);
+  hr_scan_ref_free(&g_ref);
 }
 
 /* The fills: EXACT data is recognized as exact at the sizes the GPU tests use it, RANDOM float
@@ -401,18 +401,18 @@ static void test_fills(void **state) {
   enum { N = (1 << 21) + 17 };
   static float f[N], f2[N];
   static double d[N];
-  tu_scan_ref r;
-  tu_scan_ref_init(&r);
-  tu_scan_fill(F32, SUM, TU_SCAN_EXACT, 42, f, N);
-  assert_int_equal(tu_scan_reference(&r, F32, SUM, INCL, f, N), 0);
+  hr_scan_ref r;
+  hr_scan_ref_init(&r);
+  hr_scan_fill(F32, SUM, HR_SCAN_EXACT, 42, f, N);
+  assert_int_equal(hr_scan_reference(&r, F32, SUM, INCL, f, N), 0);
   assert_int_equal(r.exact, 1);
-  tu_scan_fill(F32, SUM, TU_SCAN_EXACT, 42, f2, N);
+  hr_scan_fill(F32, SUM, HR_SCAN_EXACT, 42, f2, N);
   assert_memory_equal(f, f2, sizeof f);
-  tu_scan_fill(F64, CUPRIM_PROD, TU_SCAN_EXACT, 43, d, N);
-  assert_int_equal(tu_scan_reference(&r, F64, CUPRIM_PROD, EXCL, d, N), 0);
+  hr_scan_fill(F64, CUPRIM_PROD, HR_SCAN_EXACT, 43, d, N);
+  assert_int_equal(hr_scan_reference(&r, F64, CUPRIM_PROD, EXCL, d, N), 0);
   assert_int_equal(r.exact, 1);
-  tu_scan_fill(F32, CUPRIM_PROD, TU_SCAN_EXACT, 44, f, N);
-  assert_int_equal(tu_scan_reference(&r, F32, CUPRIM_PROD, INCL, f, N), 0);
+  hr_scan_fill(F32, CUPRIM_PROD, HR_SCAN_EXACT, 44, f, N);
+  assert_int_equal(hr_scan_reference(&r, F32, CUPRIM_PROD, INCL, f, N), 0);
   assert_int_equal(r.exact, 1);
   { /* the data exercises the kernels: many scales (+-2, +-1/2) and many negatives */
     unsigned scales = 0, negatives = 0;
@@ -423,26 +423,26 @@ static void test_fills(void **state) {
     assert_in_range(scales, 32, 100);
     assert_true(negatives > N / 8);
   }
-  tu_scan_fill(F32, SUM, TU_SCAN_RANDOM, 45, f, 1000);
-  assert_int_equal(tu_scan_reference(&r, F32, SUM, INCL, f, 1000), 0);
+  hr_scan_fill(F32, SUM, HR_SCAN_RANDOM, 45, f, 1000);
+  assert_int_equal(hr_scan_reference(&r, F32, SUM, INCL, f, 1000), 0);
   assert_int_equal(r.exact, 0);
-  tu_scan_fill(F32, CUPRIM_PROD, TU_SCAN_RANDOM, 46, f, 1000);
-  assert_int_equal(tu_scan_reference(&r, F32, CUPRIM_PROD, INCL, f, 1000), 0);
+  hr_scan_fill(F32, CUPRIM_PROD, HR_SCAN_RANDOM, 46, f, 1000);
+  assert_int_equal(hr_scan_reference(&r, F32, CUPRIM_PROD, INCL, f, 1000), 0);
   assert_int_equal(r.exact, 0);
-  tu_scan_ref_free(&r);
+  hr_scan_ref_free(&r);
 
   static int32_t s32[4096];
   static uint32_t u32[4096];
-  tu_scan_fill(I32, CUPRIM_MIN, TU_SCAN_RANDOM, 47, s32, 4096);
+  hr_scan_fill(I32, CUPRIM_MIN, HR_SCAN_RANDOM, 47, s32, 4096);
   assert_true(s32[0] > 0 && s32[4095] < 0);
-  tu_scan_fill(U32, CUPRIM_MIN, TU_SCAN_RANDOM, 48, u32, 4096);
+  hr_scan_fill(U32, CUPRIM_MIN, HR_SCAN_RANDOM, 48, u32, 4096);
   assert_true(u32[0] > 0x80000000u && u32[4095] < 0x80000000u);
-  tu_scan_fill(U32, CUPRIM_MAX, TU_SCAN_RANDOM, 49, u32, 4096);
+  hr_scan_fill(U32, CUPRIM_MAX, HR_SCAN_RANDOM, 49, u32, 4096);
   assert_true(u32[0] < 0x80000000u && u32[4095] > 0x80000000u);
-  tu_scan_fill(F32, CUPRIM_MAX, TU_SCAN_RANDOM, 50, f, 4096);
+  hr_scan_fill(F32, CUPRIM_MAX, HR_SCAN_RANDOM, 50, f, 4096);
   assert_true(f[0] < 0.0f && f[4095] > 0.0f);
   /* the running minimum keeps changing: at least 1000 new minima in 4096 elements */
-  tu_scan_fill(I32, CUPRIM_MIN, TU_SCAN_RANDOM, 51, s32, 4096);
+  hr_scan_fill(I32, CUPRIM_MIN, HR_SCAN_RANDOM, 51, s32, 4096);
   int changes = 0;
   int32_t m = INT32_MAX;
   for (int i = 0; i < 4096; ++i)

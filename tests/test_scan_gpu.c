@@ -29,7 +29,7 @@
 #include "scan/scan_internal.h" /* cuprim__scan_lookback: AUTO with a chosen kernel */
 #include "test_device_fill.h"
 #include "test_fixture_gpu.h"
-#include "test_scan_ref.h"
+#include "hostref_scan.h"
 
 /* ---------------------------------------------------------------- buffers */
 
@@ -43,11 +43,11 @@
 #define OUT_CAP_BYTES ((size_t)160 << 20)
 #define OUT2_CAP_BYTES ((size_t)80 << 20)
 
-static tu_scan_ref g_ref, g_ref2; /* references, their memory reused from case to case */
+static hr_scan_ref g_ref, g_ref2; /* references, their memory reused from case to case */
 
 static void teardown(void) {
-  tu_scan_ref_free(&g_ref);
-  tu_scan_ref_free(&g_ref2);
+  hr_scan_ref_free(&g_ref);
+  hr_scan_ref_free(&g_ref2);
 }
 
 static const tf_config config = {.in_bytes = IN_CAP_BYTES,
@@ -56,9 +56,9 @@ static const tf_config config = {.in_bytes = IN_CAP_BYTES,
                                  .out2_bytes = OUT2_CAP_BYTES,
                                  .teardown = teardown};
 
-static void make_reference(tu_scan_ref *r, cuprim_dtype t, cuprim_op op, cuprim_scan_kind kind,
+static void make_reference(hr_scan_ref *r, cuprim_dtype t, cuprim_op op, cuprim_scan_kind kind,
                            const void *h, uint64_t n) {
-  if (tu_scan_reference(r, t, op, kind, h, n) != 0)
+  if (hr_scan_reference(r, t, op, kind, h, n) != 0)
     fail_msg("out of host memory for the reference of %" PRIu64 " elements", n);
 }
 
@@ -78,7 +78,7 @@ typedef struct scan_call {
   cuprim_dtype dtype;
   cuprim_op op;
   cuprim_scan_kind kind;
-  const tu_scan_ref *ref; /* what the output must be (set by run_and_check) */
+  const hr_scan_ref *ref; /* what the output must be (set by run_and_check) */
 } scan_call;
 
 static scan_call make_call(int alg, const void *d_in, uint64_t n, cuprim_dtype t, cuprim_op op,
@@ -117,7 +117,7 @@ static const char *call_name(const scan_call *c) {
              c->tune.single_block_max_tiles, c->tune.small_tiles_max_n, c->tune.pdl_reset);
     return buf;
   }
-  return tu_scan_alg_name((cuprim_scan_alg)c->alg);
+  return hr_scan_alg_name((cuprim_scan_alg)c->alg);
 }
 
 static void describe(char *buf, size_t len, const void *p, const char *data, uint64_t seed) {
@@ -127,7 +127,7 @@ static void describe(char *buf, size_t len, const void *p, const char *data, uin
     snprintf(offs, sizeof offs, " (d_in+%u d_out+%u elements)",
              c->in_place ? c->out_offset : c->in_offset, c->out_offset);
   snprintf(buf, len, "%s %s %s %s n=%" PRIu64 " %s%s data=%s seed=0x%016" PRIx64, call_name(c),
-           tu_dtype_name(c->dtype), tu_op_name(c->op), tu_scan_kind_name(c->kind), c->n,
+           hr_dtype_name(c->dtype), hr_op_name(c->op), hr_scan_kind_name(c->kind), c->n,
            c->in_place ? "in-place" : "out-of-place", offs, data, seed);
 }
 
@@ -168,34 +168,34 @@ static cuprim_status issue(cuprim_ctx *ctx, const void *p, void *d_out, cudaStre
 static int check(const tf_region *rg, const void *p, tf_result *r, const tf_case *cs,
                  const char *what) {
   const scan_call *c = (const scan_call *)p;
-  const tu_scan_ref *ref = c->ref;
+  const hr_scan_ref *ref = c->ref;
   char why[512];
   if (ref->n != c->n || ref->dtype != c->dtype || ref->op != c->op || ref->kind != c->kind)
     fail_msg("test bug: the reference does not match the call %s", what);
   const unsigned char *out = tf_slot_host(rg, &r->slot);
   uint64_t first = 0, last = 0;
-  const uint64_t wrong = tu_scan_check(ref, out, TF_POISON, &first, &last, why, sizeof why);
+  const uint64_t wrong = hr_scan_check(ref, out, TF_POISON, &first, &last, why, sizeof why);
   if (wrong) {
     tf_failure("%s: %" PRIu64 " wrong element(s) (indices %" PRIu64 "..%" PRIu64 "), the first %s",
                what, wrong, first, last, why);
     return 0;
   }
   if (cs->want_hash)
-    r->hash = tu_hash_bytes(out, r->slot.out_bytes);
+    r->hash = hr_hash_bytes(out, r->slot.out_bytes);
   return 1;
 }
 
 static const tf_call_ops ops = {sizeof(scan_call), "d_out", call_output, issue, describe, check};
 
 /* What calls[0..count) must give. */
-static void expect(scan_call *calls, int count, const tu_scan_ref *ref) {
+static void expect(scan_call *calls, int count, const hr_scan_ref *ref) {
   for (int i = 0; i < count; ++i)
     calls[i].ref = ref;
 }
 
 /* Runs calls[0..count) on `stream` (as many per batch as the region holds) and checks each against
  * `ref`. Returns the number of calls that passed. */
-static int run_and_check(scan_call *calls, int count, cudaStream_t stream, const tu_scan_ref *ref,
+static int run_and_check(scan_call *calls, int count, cudaStream_t stream, const hr_scan_ref *ref,
                          const char *data, uint64_t seed, int want_hash, tf_result *res) {
   expect(calls, count, ref);
   const tf_case cs = {data, seed, want_hash};
@@ -285,38 +285,38 @@ static void sweep(cuprim_dtype t) {
   const size_t esize = cuprim_dtype_size(t);
   unsigned long cases = 0, ncalls = 0;
   for (int op = 0; op <= CUPRIM_XOR; ++op) {
-    if (!tu_scan_supported(t, (cuprim_op)op))
+    if (!hr_scan_supported(t, (cuprim_op)op))
       continue;
-    for (int d = 0; d < TU_SCAN_DATA_KINDS; ++d) {
-      if (!tu_scan_data_applies(t, (cuprim_op)op, (tu_scan_data)d))
+    for (int d = 0; d < HR_SCAN_DATA_KINDS; ++d) {
+      if (!hr_scan_data_applies(t, (cuprim_op)op, (hr_scan_data)d))
         continue;
-      if (tf.quick && d == TU_SCAN_CONSTANT)
+      if (tf.quick && d == HR_SCAN_CONSTANT)
         continue;
       for (size_t k = 0; k < nsizes; ++k) {
         const uint64_t n = sizes[k];
-        if (d != TU_SCAN_RANDOM && n > SWEEP_MAX)
+        if (d != HR_SCAN_RANDOM && n > SWEEP_MAX)
           continue;
         const uint64_t seed = tf_case_seed(t, (uint64_t)op, (uint64_t)d, n);
-        tu_scan_fill(t, (cuprim_op)op, (tu_scan_data)d, seed, tf.h_in, n);
+        hr_scan_fill(t, (cuprim_op)op, (hr_scan_data)d, seed, tf.h_in, n);
         tf_upload(tf.d_in, tf.h_in, n * esize, tf.stream);
         for (int ki = 0; ki < 2; ++ki) {
           make_reference(&g_ref, t, (cuprim_op)op, kinds[ki], tf.h_in, n);
           scan_call calls[MAX_CALLS];
           tf_result res[MAX_CALLS];
           const int count = sweep_calls(calls, tf.d_in, n, t, (cuprim_op)op, kinds[ki], k);
-          run_and_check(calls, count, tf.stream, &g_ref, tu_scan_data_name((tu_scan_data)d), seed,
+          run_and_check(calls, count, tf.stream, &g_ref, hr_scan_data_name((hr_scan_data)d), seed,
                         0, res);
           ncalls += (unsigned long)count;
           ++cases;
         }
         char what[128];
-        snprintf(what, sizeof what, "%s %s n=%" PRIu64 " seed=0x%016" PRIx64, tu_dtype_name(t),
-                 tu_op_name((cuprim_op)op), n, seed);
+        snprintf(what, sizeof what, "%s %s n=%" PRIu64 " seed=0x%016" PRIx64, hr_dtype_name(t),
+                 hr_op_name((cuprim_op)op), n, seed);
         check_input_intact(tf.d_in, tf.h_in, n * esize, what);
       }
     }
   }
-  print_message("%s: %lu cases, %lu calls\n", tu_dtype_name(t), cases, ncalls);
+  print_message("%s: %lu cases, %lu calls\n", hr_dtype_name(t), cases, ncalls);
   tf_end();
 }
 
@@ -339,7 +339,7 @@ static void test_empty_input(void **state) {
         for (int a = SHORTHAND; a < NUM_ALGS; ++a)
           for (int ptrs = 0; ptrs < 5; ++ptrs) {
             const cuprim_dtype t = scan_dtypes[d];
-            if (!tu_scan_supported(t, (cuprim_op)op))
+            if (!hr_scan_supported(t, (cuprim_op)op))
               continue;
             const void *in = ptrs & 1 ? (const void *)tf.d_in : NULL;
             void *o = ptrs & 2 ? (void *)out : NULL;
@@ -349,7 +349,7 @@ static void test_empty_input(void **state) {
             const cuprim_status st = call_scan(tf.ctx, &c, in, o, tf.stream);
             if (st != CUPRIM_SUCCESS)
               tf_failure("%s %s %s %s n=0 d_in=%s d_out=%s: returned %s", call_name(&c),
-                         tu_dtype_name(t), tu_op_name((cuprim_op)op), tu_scan_kind_name(kinds[ki]),
+                         hr_dtype_name(t), hr_op_name((cuprim_op)op), hr_scan_kind_name(kinds[ki]),
                          in ? "valid" : "NULL", o ? "valid" : "NULL", tu_status_name(st));
           }
   tf_check_poisoned(tf.out.d, tf.out.h, bytes, tf.stream, "a call with n == 0",
@@ -361,7 +361,7 @@ static void test_empty_input(void **state) {
 /* ---------------------------------------------------------------- NaN and infinities */
 
 static void nan_fill(cuprim_dtype t, cuprim_op op, uint64_t seed, void *h, uint64_t n) {
-  tu_scan_fill(t, op, TU_SCAN_RANDOM, seed, h, n);
+  hr_scan_fill(t, op, HR_SCAN_RANDOM, seed, h, n);
 }
 
 static void nan_case(cuprim_dtype t, cuprim_op op, uint64_t n, tf_special sp, uint64_t seed) {
@@ -413,7 +413,7 @@ static void test_misaligned(void **state) {
         const uint64_t n = sizes[k];
         const uint64_t seed = tf_case_seed(0x3A1, t, ops[o], n);
         /* floats: exact data, so every placement must give the very same values */
-        tu_scan_fill(t, ops[o], is_float(t) ? TU_SCAN_EXACT : TU_SCAN_RANDOM, seed, tf.h_in, n);
+        hr_scan_fill(t, ops[o], is_float(t) ? HR_SCAN_EXACT : HR_SCAN_RANDOM, seed, tf.h_in, n);
         unsigned char *in0 = tf.d_in, *in1 = tf.d_in2 + esize;
         tf_upload(in0, tf.h_in, n * esize, tf.stream);
         tf_upload(in1, tf.h_in, n * esize, tf.stream);
@@ -470,7 +470,7 @@ static void test_default_streams(void **state) {
         const cuprim_op op = ops[d];
         const uint64_t n = sizes[k];
         const uint64_t seed = tf_case_seed(0x57E, t, (uint64_t)si, n);
-        tu_scan_fill(t, op, TU_SCAN_EXACT, seed, tf.h_in, n);
+        hr_scan_fill(t, op, HR_SCAN_EXACT, seed, tf.h_in, n);
         tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), stream);
         for (int ki = 0; ki < 2; ++ki) {
           make_reference(&g_ref, t, op, kinds[ki], tf.h_in, n);
@@ -505,8 +505,8 @@ static void test_concurrent_streams(void **state) {
     const cuprim_scan_kind kind = kinds[round % 2];
     const uint64_t seed_a = tf_case_seed(0xC0C, 1, (uint64_t)round, n);
     const uint64_t seed_b = tf_case_seed(0xC0C, 2, (uint64_t)round, n);
-    tu_scan_fill(t, CUPRIM_SUM, TU_SCAN_RANDOM, seed_a, h_a, n);
-    tu_scan_fill(t, CUPRIM_SUM, TU_SCAN_RANDOM, seed_b, h_b, n);
+    hr_scan_fill(t, CUPRIM_SUM, HR_SCAN_RANDOM, seed_a, h_a, n);
+    hr_scan_fill(t, CUPRIM_SUM, HR_SCAN_RANDOM, seed_b, h_b, n);
     make_reference(&g_ref, t, CUPRIM_SUM, kind, h_a, n);
     make_reference(&g_ref2, t, CUPRIM_SUM, kind, h_b, n);
     tf_upload(tf.d_in, h_a, bytes, tf.stream);
@@ -531,12 +531,12 @@ static void test_concurrent_streams(void **state) {
 /* The input of a graph round (U32 SUM data, as many elements as calls[0] scans) and each call's
  * reference. */
 #define GRAPH_CALLS 16
-static tu_scan_ref g_graph_refs[GRAPH_CALLS];
+static hr_scan_ref g_graph_refs[GRAPH_CALLS];
 
 static void graph_round(void *p, int count, int round, uint64_t seed, char *data, size_t len) {
   scan_call *calls = (scan_call *)p;
   const uint64_t n = calls[0].n;
-  tu_scan_fill(CUPRIM_U32, CUPRIM_SUM, TU_SCAN_RANDOM, seed, tf.h_in, n);
+  hr_scan_fill(CUPRIM_U32, CUPRIM_SUM, HR_SCAN_RANDOM, seed, tf.h_in, n);
   tf_upload(tf.d_in, tf.h_in, n * sizeof(uint32_t), tf.stream);
   for (int i = 0; i < count; ++i) {
     make_reference(&g_graph_refs[i], CUPRIM_U32, CUPRIM_SUM, calls[i].kind, tf.h_in, calls[i].n);
@@ -572,7 +572,7 @@ static void test_graph_capture(void **state) {
 
   tf_graph_rounds(&ops, calls, count, n, graph_round);
   for (int i = 0; i < count; ++i)
-    tu_scan_ref_free(&g_graph_refs[i]);
+    hr_scan_ref_free(&g_graph_refs[i]);
   tf_end();
 }
 
@@ -598,7 +598,7 @@ static void test_determinism(void **state) {
     const cuprim_op op = cases[k].op;
     const int promised = !(is_float(t) && (op == CUPRIM_SUM || op == CUPRIM_PROD));
     const uint64_t seed = tf_case_seed(0xDE7, t, op, n);
-    tu_scan_fill(t, op, TU_SCAN_RANDOM, seed, tf.h_in, n);
+    hr_scan_fill(t, op, HR_SCAN_RANDOM, seed, tf.h_in, n);
     tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
     for (int ki = 0; ki < 2; ++ki) {
       make_reference(&g_ref, t, op, kinds[ki], tf.h_in, n);
@@ -620,12 +620,12 @@ static void test_determinism(void **state) {
         if (promised && differ)
           tf_failure("%s %s %s %s n=%" PRIu64 " seed=0x%016" PRIx64
                      ": %d of %d runs gave other bits than the first",
-                     call_name(&calls[i]), tu_dtype_name(t), tu_op_name(op),
-                     tu_scan_kind_name(kinds[ki]), n, seed, differ, RUNS - 1);
+                     call_name(&calls[i]), hr_dtype_name(t), hr_op_name(op),
+                     hr_scan_kind_name(kinds[ki]), n, seed, differ, RUNS - 1);
         else if (!promised)
           print_message("determinism (not promised): %s %s %s %s: %s over %d runs\n",
-                        call_name(&calls[i]), tu_dtype_name(t), tu_op_name(op),
-                        tu_scan_kind_name(kinds[ki]), differ ? "bits varied" : "same bits", RUNS);
+                        call_name(&calls[i]), hr_dtype_name(t), hr_op_name(op),
+                        hr_scan_kind_name(kinds[ki]), differ ? "bits varied" : "same bits", RUNS);
       }
     }
   }
@@ -651,8 +651,8 @@ static void test_kernel_choice_same_bits(void **state) {
     for (size_t o = 0; o < sizeof ops / sizeof ops[0]; ++o) {
       const uint64_t max_n = sizes[nsizes - 1];
       const uint64_t seed = tf_case_seed(0xA07, t, ops[o], 0);
-      const tu_scan_data data = is_float(t) ? TU_SCAN_EXACT : TU_SCAN_RANDOM;
-      tu_scan_fill(t, ops[o], data, seed, tf.h_in, max_n);
+      const hr_scan_data data = is_float(t) ? HR_SCAN_EXACT : HR_SCAN_RANDOM;
+      hr_scan_fill(t, ops[o], data, seed, tf.h_in, max_n);
       tf_upload(tf.d_in, tf.h_in, max_n * cuprim_dtype_size(t), tf.stream);
       for (size_t k = 0; k < nsizes; ++k)
         for (int ki = 0; ki < 2; ++ki) {
@@ -673,13 +673,13 @@ static void test_kernel_choice_same_bits(void **state) {
           calls[7] = calls[1]; /* half-size tiles, memset reset, in place */
           calls[7].tune.small_tiles_max_n = UINT64_MAX;
           calls[7] = in_place(calls[7]);
-          const int ok = run_and_check(calls, NCALLS, tf.stream, &g_ref, tu_scan_data_name(data),
+          const int ok = run_and_check(calls, NCALLS, tf.stream, &g_ref, hr_scan_data_name(data),
                                        seed, 1, res);
           if (ok == NCALLS && g_ref.exact)
             for (int i = 1; i < NCALLS; ++i)
               if (res[i].hash != res[0].hash)
                 tf_failure("%s %s %s n=%" PRIu64 ": %s and %s gave different bits",
-                           tu_dtype_name(t), tu_op_name(ops[o]), tu_scan_kind_name(kinds[ki]), n,
+                           hr_dtype_name(t), hr_op_name(ops[o]), hr_scan_kind_name(kinds[ki]), n,
                            call_name(&calls[0]), call_name(&calls[i]));
         }
     }
@@ -693,11 +693,11 @@ static void test_kernel_choice_same_bits(void **state) {
  * large input, inclusive and exclusive by turns, every element compared each time. A missing
  * fence or a misread tile status shows up as a rare wrong element, so the count of bad runs is
  * what to look at. */
-static void stress(cuprim_dtype t, cuprim_op op, tu_scan_data data, uint64_t n, int runs) {
+static void stress(cuprim_dtype t, cuprim_op op, hr_scan_data data, uint64_t n, int runs) {
   const uint64_t seed = tf_case_seed(0x57E55, t, op, n);
-  tu_scan_fill(t, op, data, seed, tf.h_in, n);
+  hr_scan_fill(t, op, data, seed, tf.h_in, n);
   tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
-  tu_scan_ref *refs[2] = {&g_ref, &g_ref2};
+  hr_scan_ref *refs[2] = {&g_ref, &g_ref2};
   for (int ki = 0; ki < 2; ++ki)
     make_reference(refs[ki], t, op, kinds[ki], tf.h_in, n);
   if (!g_ref.exact || !g_ref2.exact)
@@ -711,7 +711,7 @@ static void stress(cuprim_dtype t, cuprim_op op, tu_scan_data data, uint64_t n, 
     for (int a = 0; a < 2; ++a)
       calls[a] = make_call(algs[a], tf.d_in, n, t, op, kinds[ki]);
     char label[64];
-    snprintf(label, sizeof label, "%s, stress run %d of %d", tu_scan_data_name(data), r + 1, runs);
+    snprintf(label, sizeof label, "%s, stress run %d of %d", hr_scan_data_name(data), r + 1, runs);
     run_and_check(calls, 2, tf.stream, refs[ki], label, seed, 0, res);
     for (int a = 0; a < 2; ++a)
       bad_runs[a] += !res[a].ok;
@@ -719,7 +719,7 @@ static void stress(cuprim_dtype t, cuprim_op op, tu_scan_data data, uint64_t n, 
   for (int a = 0; a < 2; ++a) {
     const scan_call c = make_call(algs[a], tf.d_in, n, t, op, CUPRIM_INCLUSIVE);
     print_message("look-back stress: %s %s %s n=%" PRIu64 ": %d of %d runs wrong\n", call_name(&c),
-                  tu_dtype_name(t), tu_op_name(op), n, bad_runs[a], runs);
+                  hr_dtype_name(t), hr_op_name(op), n, bad_runs[a], runs);
   }
 }
 
@@ -728,10 +728,10 @@ static void test_lookback_stress(void **state) {
   tf_begin();
   const int runs = tf.quick ? 5 : 50;
   /* 4-byte values: status and value packed in one word; 8-byte: separate arrays and a fence. */
-  stress(CUPRIM_I32, CUPRIM_SUM, TU_SCAN_RANDOM, tf.quick ? (1u << 17) + 5 : (1u << 24) + 5, runs);
-  stress(CUPRIM_U64, CUPRIM_SUM, TU_SCAN_RANDOM, tf.quick ? (1u << 16) + 5 : (1u << 23) + 5, runs);
+  stress(CUPRIM_I32, CUPRIM_SUM, HR_SCAN_RANDOM, tf.quick ? (1u << 17) + 5 : (1u << 24) + 5, runs);
+  stress(CUPRIM_U64, CUPRIM_SUM, HR_SCAN_RANDOM, tf.quick ? (1u << 16) + 5 : (1u << 23) + 5, runs);
   /* Float SUM on exact data: the same bits every run, so a race in the float path shows too. */
-  stress(CUPRIM_F32, CUPRIM_SUM, TU_SCAN_EXACT, tf.quick ? (1u << 17) + 5 : (1u << 24) + 5,
+  stress(CUPRIM_F32, CUPRIM_SUM, HR_SCAN_EXACT, tf.quick ? (1u << 17) + 5 : (1u << 24) + 5,
          tf.quick ? 3 : 20);
   tf_end();
 }
@@ -761,7 +761,7 @@ static void counting_cases(cuprim_ctx *ctx) {
       const cuprim_dtype t = cases[k].t;
       const uint64_t n = cases[k].n;
       const uint64_t seed = tf_case_seed(0xA11C, t, cases[k].op, n);
-      tu_scan_fill(t, cases[k].op, TU_SCAN_RANDOM, seed, tf.h_in, n);
+      hr_scan_fill(t, cases[k].op, HR_SCAN_RANDOM, seed, tf.h_in, n);
       tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
       make_reference(&g_ref, t, cases[k].op, kinds[ki], tf.h_in, n);
       scan_call calls[NUM_ALGS + 1];
@@ -786,7 +786,7 @@ static void failing_cases(cuprim_ctx *ctx) {
   for (int k = 0; k < 2; ++k) {
     const uint64_t n = sizes[k];
     const uint64_t seed = tf_case_seed(0xFA11, t, op, n);
-    tu_scan_fill(t, op, TU_SCAN_RANDOM, seed, tf.h_in, n);
+    hr_scan_fill(t, op, HR_SCAN_RANDOM, seed, tf.h_in, n);
     tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
     make_reference(&g_ref, t, op, CUPRIM_INCLUSIVE, tf.h_in, n);
     scan_call calls[NUM_ALGS + 1];

@@ -87,7 +87,7 @@ static void run_one(const void *p, ta_tally *t) {
                        (cuprim_scan_kind)c->kind, init, 0);
   char args[160], why[512];
   snprintf(args, sizeof args, "dtype %s op %s kind %d n %llu init at %d",
-           tu_dtype_name((cuprim_dtype)c->dtype), tu_op_name((cuprim_op)c->op), c->kind,
+           hr_dtype_name((cuprim_dtype)c->dtype), hr_op_name((cuprim_op)c->op), c->kind,
            (unsigned long long)c->n, (int)c->init);
   ta_record(t, ta_check_call("cuprim_scan_init", c->what, args, s, c->expect, why, sizeof why),
             why);
@@ -196,12 +196,12 @@ static void test_reference_views(void **state) {
   (void)state;
   int32_t x[5] = {3, -1, 4, 1, -5};
   const int32_t init = 10;
-  tu_scan_init_ref r;
-  tu_scan_init_ref_init(&r);
+  hr_scan_init_ref r;
+  hr_scan_init_ref_init(&r);
   for (int k = 0; k < 2; ++k) {
     const cuprim_scan_kind kind = k ? CUPRIM_EXCLUSIVE : CUPRIM_INCLUSIVE;
-    assert_int_equal(tu_scan_init_reference(&r, CUPRIM_I32, CUPRIM_SUM, kind, &init, x, 5), 0);
-    const tu_scan_ref *v = &r.view;
+    assert_int_equal(hr_scan_init_reference(&r, CUPRIM_I32, CUPRIM_SUM, kind, &init, x, 5), 0);
+    const hr_scan_ref *v = &r.view;
     assert_int_equal(v->n, 5);
     assert_int_equal(v->kind, kind);
     int32_t acc = init, want[5];
@@ -215,20 +215,20 @@ static void test_reference_views(void **state) {
     assert_memory_equal(v->bits, want, sizeof want);
     uint64_t first = 0, last = 0;
     char why[256];
-    assert_int_equal(tu_scan_check(v, want, -1, &first, &last, why, sizeof why), 0);
+    assert_int_equal(hr_scan_check(v, want, -1, &first, &last, why, sizeof why), 0);
     want[2] += 1;
-    assert_int_equal(tu_scan_check(v, want, -1, &first, &last, why, sizeof why), 1);
+    assert_int_equal(hr_scan_check(v, want, -1, &first, &last, why, sizeof why), 1);
     assert_int_equal(first, 2);
   }
   /* Inexact float data: the tolerances move with the values (each element's counts init). */
   float fx[4] = {0.1f, 0.2f, 0.3f, 0.4f};
   const float finit = 0.7f;
   assert_int_equal(
-      tu_scan_init_reference(&r, CUPRIM_F32, CUPRIM_SUM, CUPRIM_INCLUSIVE, &finit, fx, 4), 0);
+      hr_scan_init_reference(&r, CUPRIM_F32, CUPRIM_SUM, CUPRIM_INCLUSIVE, &finit, fx, 4), 0);
   assert_false(r.view.exact);
   assert_true(fabs(r.view.value[3] - (0.7 + 0.1 + 0.2 + 0.3 + 0.4)) < 1e-6);
   assert_int_equal(
-      tu_scan_init_reference(&r, CUPRIM_F32, CUPRIM_SUM, CUPRIM_EXCLUSIVE, &finit, fx, 4), 0);
+      hr_scan_init_reference(&r, CUPRIM_F32, CUPRIM_SUM, CUPRIM_EXCLUSIVE, &finit, fx, 4), 0);
   assert_true(fabs(r.view.value[0] - 0.7) < 1e-7);
   assert_true(fabs(r.view.value[3] - (0.7 + 0.1 + 0.2 + 0.3)) < 1e-6);
   /* A NaN initial value makes every output NaN (MIN), in both kinds. */
@@ -236,27 +236,27 @@ static void test_reference_views(void **state) {
   const float nan_init = NAN;
   for (int k = 0; k < 2; ++k) {
     const cuprim_scan_kind kind = k ? CUPRIM_EXCLUSIVE : CUPRIM_INCLUSIVE;
-    assert_int_equal(tu_scan_init_reference(&r, CUPRIM_F32, CUPRIM_MIN, kind, &nan_init, gx, 3), 0);
+    assert_int_equal(hr_scan_init_reference(&r, CUPRIM_F32, CUPRIM_MIN, kind, &nan_init, gx, 3), 0);
     assert_int_equal(r.view.nan_from, 0);
   }
   /* A NaN at x[1]: inclusive NaN from 1, exclusive from 2; none: n. */
   const float one = 1.0f;
   assert_int_equal(
-      tu_scan_init_reference(&r, CUPRIM_F32, CUPRIM_MAX, CUPRIM_INCLUSIVE, &one, gx, 3), 0);
+      hr_scan_init_reference(&r, CUPRIM_F32, CUPRIM_MAX, CUPRIM_INCLUSIVE, &one, gx, 3), 0);
   assert_int_equal(r.view.nan_from, 3);
   gx[1] = NAN;
   assert_int_equal(
-      tu_scan_init_reference(&r, CUPRIM_F32, CUPRIM_MAX, CUPRIM_INCLUSIVE, &one, gx, 3), 0);
+      hr_scan_init_reference(&r, CUPRIM_F32, CUPRIM_MAX, CUPRIM_INCLUSIVE, &one, gx, 3), 0);
   assert_int_equal(r.view.nan_from, 1);
   assert_int_equal(
-      tu_scan_init_reference(&r, CUPRIM_F32, CUPRIM_MAX, CUPRIM_EXCLUSIVE, &one, gx, 3), 0);
+      hr_scan_init_reference(&r, CUPRIM_F32, CUPRIM_MAX, CUPRIM_EXCLUSIVE, &one, gx, 3), 0);
   assert_int_equal(r.view.nan_from, 2);
   /* n == 0: an empty view. */
   const uint64_t init64 = 5;
   assert_int_equal(
-      tu_scan_init_reference(&r, CUPRIM_U64, CUPRIM_XOR, CUPRIM_INCLUSIVE, &init64, NULL, 0), 0);
+      hr_scan_init_reference(&r, CUPRIM_U64, CUPRIM_XOR, CUPRIM_INCLUSIVE, &init64, NULL, 0), 0);
   assert_int_equal(r.view.n, 0);
-  tu_scan_init_ref_free(&r);
+  hr_scan_init_ref_free(&r);
 }
 
 int main(void) {

@@ -24,7 +24,7 @@
 
 #include "scan/scan_internal.h" /* cuprim__scan_lookback_init: AUTO with a chosen kernel */
 #include "test_fixture_gpu.h"
-#include "test_reduce_ref.h" /* tu_reduce_identity */
+#include "hostref_reduce.h" /* hr_identity */
 #include "test_scan_init_ref.h"
 
 /* ---------------------------------------------------------------- buffers */
@@ -38,16 +38,16 @@
 #define INIT_SLOTS 64
 #define INIT_SLOT_BYTES 256
 
-static tu_scan_init_ref g_ref[3];
+static hr_scan_init_ref g_ref[3];
 
 static void teardown(void) {
   for (int i = 0; i < 3; ++i)
-    tu_scan_init_ref_free(&g_ref[i]);
+    hr_scan_init_ref_free(&g_ref[i]);
 }
 
 static void setup(void) {
   for (int i = 0; i < 3; ++i)
-    tu_scan_init_ref_init(&g_ref[i]);
+    hr_scan_init_ref_init(&g_ref[i]);
 }
 
 static const tf_config config = {
@@ -73,9 +73,9 @@ static uint64_t lookback_tile(cuprim_dtype t) { return cuprim_dtype_size(t) == 4
 static void *init_device(int k) { return tf.d_in2 + (size_t)k * INIT_SLOT_BYTES; }
 static unsigned char *init_host(int k) { return tf.h_in2 + (size_t)k * INIT_SLOT_BYTES; }
 
-static void make_reference(tu_scan_init_ref *r, cuprim_dtype t, cuprim_op op, cuprim_scan_kind kind,
+static void make_reference(hr_scan_init_ref *r, cuprim_dtype t, cuprim_op op, cuprim_scan_kind kind,
                            const void *init, const void *h, uint64_t n) {
-  if (tu_scan_init_reference(r, t, op, kind, init, h, n) != 0)
+  if (hr_scan_init_reference(r, t, op, kind, init, h, n) != 0)
     fail_msg("out of host memory for the reference of %" PRIu64 " elements", n);
 }
 
@@ -96,12 +96,12 @@ typedef struct init_call {
   cuprim_dtype dtype;
   cuprim_op op;
   cuprim_scan_kind kind;
-  const tu_scan_ref *ref; /* what the output must be */
+  const hr_scan_ref *ref; /* what the output must be */
   const char *init_what;  /* where the initial value comes from, for messages */
 } init_call;
 
 static init_call make_call(const void *d_in, uint64_t n, cuprim_dtype t, cuprim_op op,
-                           cuprim_scan_kind kind, int stage, const tu_scan_ref *ref) {
+                           cuprim_scan_kind kind, int stage, const hr_scan_ref *ref) {
   init_call c;
   memset(&c, 0, sizeof c);
   c.single_block_max_tiles = PUBLIC;
@@ -143,7 +143,7 @@ static void describe(char *buf, size_t len, const void *p, const char *data, uin
              " pdl_reset=%d)",
              c->single_block_max_tiles, c->small_tiles_max_n, c->pdl_reset);
   snprintf(buf, len, "%s %s %s %s n=%" PRIu64 " %s, init from %s, data=%s seed=0x%016" PRIx64, how,
-           tu_dtype_name(c->dtype), tu_op_name(c->op), tu_scan_kind_name(c->kind), c->n,
+           hr_dtype_name(c->dtype), hr_op_name(c->op), hr_scan_kind_name(c->kind), c->n,
            c->in_place ? "in-place" : "out-of-place", c->init_what, data, seed);
 }
 
@@ -187,20 +187,20 @@ static cuprim_status issue(cuprim_ctx *ctx, const void *p, void *d_out, cudaStre
 static int check(const tf_region *rg, const void *p, tf_result *r, const tf_case *cs,
                  const char *what) {
   const init_call *c = (const init_call *)p;
-  const tu_scan_ref *ref = c->ref;
+  const hr_scan_ref *ref = c->ref;
   char why[512];
   if (ref->n != c->n || ref->dtype != c->dtype || ref->op != c->op || ref->kind != c->kind)
     fail_msg("test bug: the reference does not match the call %s", what);
   const unsigned char *out = tf_slot_host(rg, &r->slot);
   uint64_t first = 0, last = 0;
-  const uint64_t wrong = tu_scan_check(ref, out, TF_POISON, &first, &last, why, sizeof why);
+  const uint64_t wrong = hr_scan_check(ref, out, TF_POISON, &first, &last, why, sizeof why);
   if (wrong) {
     tf_failure("%s: %" PRIu64 " wrong element(s) (indices %" PRIu64 "..%" PRIu64 "), the first %s",
                what, wrong, first, last, why);
     return 0;
   }
   if (cs->want_hash)
-    r->hash = tu_hash_bytes(out, r->slot.out_bytes);
+    r->hash = hr_hash_bytes(out, r->slot.out_bytes);
   return 1;
 }
 
@@ -215,8 +215,8 @@ static int run_and_check(init_call *calls, int count, cudaStream_t stream, const
 /* An initial value drawn like the data of (dtype, op, data kind): full-range integers for SUM
  * and XOR, odd ones for PROD, mostly set bits for AND, mostly clear for OR, floats of the data's
  * range (multiples of 1/8 for exact SUM data, +-1, +-2, +-1/2 for exact PROD data). */
-static void draw_init(cuprim_dtype t, cuprim_op op, tu_scan_data d, uint64_t seed, void *init) {
-  tu_scan_fill(t, op, d, seed, init, 1);
+static void draw_init(cuprim_dtype t, cuprim_op op, hr_scan_data d, uint64_t seed, void *init) {
+  hr_scan_fill(t, op, d, seed, init, 1);
 }
 
 /* ---------------------------------------------------------------- sizes */
@@ -243,7 +243,7 @@ static size_t sweep_sizes(cuprim_dtype t, uint64_t *sizes, size_t cap) {
  * own element k, read through a pointer into the input. */
 static int sweep_calls(init_call *calls, uint64_t n, cuprim_dtype t, cuprim_op op,
                        cuprim_scan_kind kind, uint64_t k, size_t size_index,
-                       const tu_scan_ref *const refs[2]) {
+                       const hr_scan_ref *const refs[2]) {
   const uint64_t tiles = (n + lookback_tile(t) - 1) / lookback_tile(t);
   int count = 0;
   const init_call c = make_call(tf.d_in, n, t, op, kind, 0, refs[0]);
@@ -278,38 +278,38 @@ static void sweep(cuprim_dtype t) {
   const size_t esize = cuprim_dtype_size(t);
   unsigned long cases = 0, ncalls = 0;
   for (int op = 0; op <= CUPRIM_XOR; ++op) {
-    if (!tu_scan_supported(t, (cuprim_op)op))
+    if (!hr_scan_supported(t, (cuprim_op)op))
       continue;
-    for (int d = 0; d < TU_SCAN_DATA_KINDS; ++d) {
-      if (!tu_scan_data_applies(t, (cuprim_op)op, (tu_scan_data)d))
+    for (int d = 0; d < HR_SCAN_DATA_KINDS; ++d) {
+      if (!hr_scan_data_applies(t, (cuprim_op)op, (hr_scan_data)d))
         continue;
-      if (tf.quick && d == TU_SCAN_CONSTANT)
+      if (tf.quick && d == HR_SCAN_CONSTANT)
         continue;
       for (size_t si = 0; si < nsizes; ++si) {
         const uint64_t n = sizes[si];
-        if (d != TU_SCAN_RANDOM && n > SWEEP_MAX)
+        if (d != HR_SCAN_RANDOM && n > SWEEP_MAX)
           continue;
         const uint64_t seed = tf_case_seed(t, (uint64_t)op, (uint64_t)d, n);
-        tu_scan_fill(t, (cuprim_op)op, (tu_scan_data)d, seed, tf.h_in, n);
+        hr_scan_fill(t, (cuprim_op)op, (hr_scan_data)d, seed, tf.h_in, n);
         tf_upload(tf.d_in, tf.h_in, n * esize, tf.stream);
-        draw_init(t, (cuprim_op)op, (tu_scan_data)d, tu_mix(seed, 1), init_host(0));
-        uint64_t state = tu_mix(seed, 2);
-        const uint64_t k = tu_below(&state, n);
+        draw_init(t, (cuprim_op)op, (hr_scan_data)d, hr_mix(seed, 1), init_host(0));
+        uint64_t state = hr_mix(seed, 2);
+        const uint64_t k = hr_below(&state, n);
         for (int ki = 0; ki < 2; ++ki) {
           make_reference(&g_ref[0], t, (cuprim_op)op, kinds[ki], init_host(0), tf.h_in, n);
           make_reference(&g_ref[1], t, (cuprim_op)op, kinds[ki], tf.h_in + k * esize, tf.h_in, n);
-          const tu_scan_ref *const refs[2] = {&g_ref[0].view, &g_ref[1].view};
+          const hr_scan_ref *const refs[2] = {&g_ref[0].view, &g_ref[1].view};
           init_call calls[MAX_CALLS];
           tf_result res[MAX_CALLS];
           const int count = sweep_calls(calls, n, t, (cuprim_op)op, kinds[ki], k, si, refs);
-          run_and_check(calls, count, tf.stream, tu_scan_data_name((tu_scan_data)d), seed, res);
+          run_and_check(calls, count, tf.stream, hr_scan_data_name((hr_scan_data)d), seed, res);
           ncalls += (unsigned long)count;
           ++cases;
         }
       }
     }
   }
-  print_message("%s: %lu cases, %lu calls\n", tu_dtype_name(t), cases, ncalls);
+  print_message("%s: %lu cases, %lu calls\n", hr_dtype_name(t), cases, ncalls);
   tf_end();
 }
 
@@ -322,7 +322,7 @@ TF_SWEEP_TESTS_32_64(sweep)
  * -0.0. Returns 0 where the value does not apply. */
 static int special_init(cuprim_dtype t, cuprim_op op, int which, void *out, const char **name) {
   unsigned char id[8];
-  tu_reduce_identity(t, op, id);
+  hr_identity(t, op, id);
   const size_t size = cuprim_dtype_size(t);
   memset(out, 0, 8);
   switch (which) {
@@ -411,12 +411,12 @@ static void test_special_inits(void **state) {
     const cuprim_dtype t = scan_dtypes[d];
     const size_t esize = cuprim_dtype_size(t);
     for (int op = 0; op <= CUPRIM_XOR; ++op) {
-      if (!tu_scan_supported(t, (cuprim_op)op))
+      if (!hr_scan_supported(t, (cuprim_op)op))
         continue;
       for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; ++si) {
         const uint64_t n = sizes[si];
         const uint64_t seed = tf_case_seed(0x5BEC, t, (uint64_t)op, n);
-        tu_scan_fill(t, (cuprim_op)op, TU_SCAN_RANDOM, seed, tf.h_in, n);
+        hr_scan_fill(t, (cuprim_op)op, HR_SCAN_RANDOM, seed, tf.h_in, n);
         tf_upload(tf.d_in, tf.h_in, n * esize, tf.stream);
         for (int which = 0; which < 8; ++which) {
           const char *name = NULL;
@@ -456,8 +456,8 @@ static void test_two_parts(void **state) {
   (void)state;
   tf_begin();
   const uint64_t n = tf.quick ? 50001 : 1000003;
-  tu_scan_ref full;
-  tu_scan_ref_init(&full);
+  hr_scan_ref full;
+  hr_scan_ref_init(&full);
   unsigned char *h_out = (unsigned char *)malloc((size_t)n * 8);
   assert_non_null(h_out);
   for (size_t d = 0; d < NUM_SCAN_DTYPES; ++d) {
@@ -465,15 +465,15 @@ static void test_two_parts(void **state) {
     const size_t esize = cuprim_dtype_size(t);
     const uint64_t splits[] = {0, 1, 777, lookback_tile(t), n / 2 + 3, n - 1, n};
     for (int op = 0; op <= CUPRIM_XOR; ++op) {
-      if (!tu_scan_supported(t, (cuprim_op)op))
+      if (!hr_scan_supported(t, (cuprim_op)op))
         continue;
-      const tu_scan_data data =
-          is_float(t) && (op == CUPRIM_SUM || op == CUPRIM_PROD) ? TU_SCAN_EXACT : TU_SCAN_RANDOM;
+      const hr_scan_data data =
+          is_float(t) && (op == CUPRIM_SUM || op == CUPRIM_PROD) ? HR_SCAN_EXACT : HR_SCAN_RANDOM;
       const uint64_t seed = tf_case_seed(0x2BA, t, (uint64_t)op, n);
-      tu_scan_fill(t, (cuprim_op)op, data, seed, tf.h_in, n);
+      hr_scan_fill(t, (cuprim_op)op, data, seed, tf.h_in, n);
       tf_upload(tf.d_in, tf.h_in, n * esize, tf.stream);
       for (int ki = 0; ki < 2; ++ki) {
-        if (tu_scan_reference(&full, t, (cuprim_op)op, kinds[ki], tf.h_in, n) != 0)
+        if (hr_scan_reference(&full, t, (cuprim_op)op, kinds[ki], tf.h_in, n) != 0)
           fail_msg("out of host memory");
         for (size_t s = 0; s < sizeof splits / sizeof splits[0]; ++s) {
           const uint64_t m = splits[s];
@@ -490,8 +490,8 @@ static void test_two_parts(void **state) {
           char what[160];
           snprintf(what, sizeof what,
                    "%s %s %s n=%" PRIu64 " split at %" PRIu64 " (%s data, seed 0x%016" PRIx64 ")",
-                   tu_dtype_name(t), tu_op_name((cuprim_op)op), tu_scan_kind_name(kinds[ki]), n, m,
-                   tu_scan_data_name(data), seed);
+                   hr_dtype_name(t), hr_op_name((cuprim_op)op), hr_scan_kind_name(kinds[ki]), n, m,
+                   hr_scan_data_name(data), seed);
           if (st[0] != CUPRIM_SUCCESS || st[1] != CUPRIM_SUCCESS || st[2] != CUPRIM_SUCCESS) {
             tf_failure("%s: cuprim_scan %s, cuprim_reduce %s, cuprim_scan_init %s", what,
                        tu_status_name(st[0]), tu_status_name(st[1]), tu_status_name(st[2]));
@@ -499,7 +499,7 @@ static void test_two_parts(void **state) {
           }
           uint64_t first = 0, last = 0;
           char why[512];
-          const uint64_t wrong = tu_scan_check(&full, h_out, -1, &first, &last, why, sizeof why);
+          const uint64_t wrong = hr_scan_check(&full, h_out, -1, &first, &last, why, sizeof why);
           if (wrong)
             tf_failure("%s: %" PRIu64 " wrong element(s) (%" PRIu64 "..%" PRIu64 "), the first %s",
                        what, wrong, first, last, why);
@@ -508,7 +508,7 @@ static void test_two_parts(void **state) {
     }
   }
   free(h_out);
-  tu_scan_ref_free(&full);
+  hr_scan_ref_free(&full);
   tf_end();
 }
 
@@ -528,7 +528,7 @@ static void test_empty_input(void **state) {
       for (int ki = 0; ki < 2; ++ki)
         for (int ptrs = 0; ptrs < 4; ++ptrs) {
           const cuprim_dtype t = scan_dtypes[d];
-          if (!tu_scan_supported(t, (cuprim_op)op))
+          if (!hr_scan_supported(t, (cuprim_op)op))
             continue;
           const void *in = ptrs & 1 ? (const void *)tf.d_in : NULL;
           void *o = ptrs & 2 ? (void *)out : NULL;
@@ -536,8 +536,8 @@ static void test_empty_input(void **state) {
           const cuprim_status st =
               cuprim_scan_init(tf.ctx, in, o, 0, t, (cuprim_op)op, kinds[ki], init, tf.stream);
           if (st != CUPRIM_SUCCESS)
-            tf_failure("cuprim_scan_init %s %s %s n=0 (pointers %d): returned %s", tu_dtype_name(t),
-                       tu_op_name((cuprim_op)op), tu_scan_kind_name(kinds[ki]), ptrs,
+            tf_failure("cuprim_scan_init %s %s %s n=0 (pointers %d): returned %s", hr_dtype_name(t),
+                       hr_op_name((cuprim_op)op), hr_scan_kind_name(kinds[ki]), ptrs,
                        tu_status_name(st));
         }
   tf_check_poisoned(tf.out.d, tf.out.h, bytes, tf.stream, "a call with n == 0",
@@ -560,9 +560,9 @@ static void test_default_streams(void **state) {
       const cuprim_op op = k ? CUPRIM_MIN : CUPRIM_SUM;
       const uint64_t n = sizes[k];
       const uint64_t seed = tf_case_seed(0x57E, t, (uint64_t)si, n);
-      tu_scan_fill(t, op, TU_SCAN_EXACT, seed, tf.h_in, n);
+      hr_scan_fill(t, op, HR_SCAN_EXACT, seed, tf.h_in, n);
       tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), stream);
-      draw_init(t, op, TU_SCAN_EXACT, tu_mix(seed, 1), init_host(3));
+      draw_init(t, op, HR_SCAN_EXACT, hr_mix(seed, 1), init_host(3));
       for (int ki = 0; ki < 2; ++ki) {
         make_reference(&g_ref[0], t, op, kinds[ki], init_host(3), tf.h_in, n);
         init_call calls[3];
@@ -582,18 +582,18 @@ static void test_default_streams(void **state) {
  * replay scans the data and starts from the initial values of the moment: each round changes
  * both. U32 SUM and F64 MAX, inclusive and exclusive, both kernels, in place and not. */
 #define GRAPH_CALLS 12
-static tu_scan_init_ref g_graph_refs[GRAPH_CALLS];
+static hr_scan_init_ref g_graph_refs[GRAPH_CALLS];
 
 static void graph_round(void *p, int count, int round, uint64_t seed, char *data, size_t len) {
   init_call *calls = (init_call *)p;
   const uint64_t n = calls[0].n; /* every call scans tf.d_in[0..n) or a prefix of it */
   const cuprim_dtype t = calls[0].dtype;
   const cuprim_op op = calls[0].op;
-  tu_scan_fill(t, op, TU_SCAN_RANDOM, seed, tf.h_in, n);
+  hr_scan_fill(t, op, HR_SCAN_RANDOM, seed, tf.h_in, n);
   tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
   tf_finish(tf.stream);
   for (int i = 0; i < count; ++i) {
-    draw_init(t, op, TU_SCAN_RANDOM, tu_mix(seed, (uint64_t)i), init_host(calls[i].stage));
+    draw_init(t, op, HR_SCAN_RANDOM, hr_mix(seed, (uint64_t)i), init_host(calls[i].stage));
     make_reference(&g_graph_refs[i], t, op, calls[i].kind, init_host(calls[i].stage), tf.h_in,
                    calls[i].n);
     calls[i].ref = &g_graph_refs[i].view;
@@ -630,7 +630,7 @@ static void test_graph_capture(void **state) {
   graph_case(CUPRIM_U32, CUPRIM_SUM);
   graph_case(CUPRIM_F64, CUPRIM_MAX);
   for (int i = 0; i < GRAPH_CALLS; ++i)
-    tu_scan_init_ref_free(&g_graph_refs[i]);
+    hr_scan_init_ref_free(&g_graph_refs[i]);
   tf_end();
 }
 
@@ -647,9 +647,9 @@ static void test_counting_allocator(void **state) {
   for (int k = 0; k < 2; ++k) {
     const uint64_t n = sizes[k];
     const uint64_t seed = tf_case_seed(0xA11C, t, CUPRIM_SUM, n);
-    tu_scan_fill(t, CUPRIM_SUM, TU_SCAN_RANDOM, seed, tf.h_in, n);
+    hr_scan_fill(t, CUPRIM_SUM, HR_SCAN_RANDOM, seed, tf.h_in, n);
     tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
-    draw_init(t, CUPRIM_SUM, TU_SCAN_RANDOM, seed, init_host(0));
+    draw_init(t, CUPRIM_SUM, HR_SCAN_RANDOM, seed, init_host(0));
     make_reference(&g_ref[0], t, CUPRIM_SUM, CUPRIM_EXCLUSIVE, init_host(0), tf.h_in, n);
     init_call calls[2];
     tf_result res[2];
@@ -674,9 +674,9 @@ static void test_failing_allocator(void **state) {
   for (int k = 0; k < 2; ++k) {
     const uint64_t n = sizes[k];
     const uint64_t seed = tf_case_seed(0xFA11, t, CUPRIM_MAX, n);
-    tu_scan_fill(t, CUPRIM_MAX, TU_SCAN_RANDOM, seed, tf.h_in, n);
+    hr_scan_fill(t, CUPRIM_MAX, HR_SCAN_RANDOM, seed, tf.h_in, n);
     tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
-    draw_init(t, CUPRIM_MAX, TU_SCAN_RANDOM, seed, init_host(0));
+    draw_init(t, CUPRIM_MAX, HR_SCAN_RANDOM, seed, init_host(0));
     make_reference(&g_ref[0], t, CUPRIM_MAX, CUPRIM_INCLUSIVE, init_host(0), tf.h_in, n);
     init_call calls[1];
     tf_result res[1];

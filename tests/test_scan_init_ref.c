@@ -4,18 +4,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-void tu_scan_init_ref_init(tu_scan_init_ref *r) {
+void hr_scan_init_ref_init(hr_scan_init_ref *r) {
   memset(r, 0, sizeof *r);
-  tu_scan_ref_init(&r->full);
+  hr_scan_ref_init(&r->full);
 }
 
-void tu_scan_init_ref_free(tu_scan_init_ref *r) {
-  tu_scan_ref_free(&r->full);
+void hr_scan_init_ref_free(hr_scan_init_ref *r) {
+  hr_scan_ref_free(&r->full);
   free(r->y);
   memset(r, 0, sizeof *r);
 }
 
-int tu_scan_init_reference(tu_scan_init_ref *r, cuprim_dtype t, cuprim_op op, cuprim_scan_kind kind,
+int hr_scan_init_reference(hr_scan_init_ref *r, cuprim_dtype t, cuprim_op op, cuprim_scan_kind kind,
                            const void *init, const void *h, uint64_t n) {
   const size_t size = cuprim_dtype_size(t), bytes = (size_t)(n + 1) * size;
   if (bytes > r->y_cap) {
@@ -28,10 +28,10 @@ int tu_scan_init_reference(tu_scan_init_ref *r, cuprim_dtype t, cuprim_op op, cu
   memcpy(r->y, init, size);
   if (n)
     memcpy(r->y + size, h, (size_t)n * size);
-  if (tu_scan_reference(&r->full, t, op, CUPRIM_INCLUSIVE, r->y, n + 1) != 0)
+  if (hr_scan_reference(&r->full, t, op, CUPRIM_INCLUSIVE, r->y, n + 1) != 0)
     return -1;
   /* A view into the full reference: never freed through (its capacities are 0). */
-  tu_scan_ref *v = &r->view;
+  hr_scan_ref *v = &r->view;
   *v = r->full;
   v->kind = kind;
   v->n = n;

@@ -6,21 +6,21 @@
 #ifndef CUPRIM_TEST_SCAN_INIT_REF_H
 #define CUPRIM_TEST_SCAN_INIT_REF_H
 
-#include "test_scan_ref.h"
+#include "hostref_scan.h"
 
-typedef struct tu_scan_init_ref {
-  tu_scan_ref full; /* the inclusive scan of [init, x...] (owns the memory) */
-  tu_scan_ref view; /* the n elements a cuprim_scan_init call must give: pass to tu_scan_check */
+typedef struct hr_scan_init_ref {
+  hr_scan_ref full; /* the inclusive scan of [init, x...] (owns the memory) */
+  hr_scan_ref view; /* the n elements a cuprim_scan_init call must give: pass to hr_scan_check */
   unsigned char *y; /* [init, x...], reused from call to call */
   size_t y_cap;
-} tu_scan_init_ref;
+} hr_scan_init_ref;
 
-void tu_scan_init_ref_init(tu_scan_init_ref *r);
-void tu_scan_init_ref_free(tu_scan_init_ref *r);
+void hr_scan_init_ref_init(hr_scan_init_ref *r);
+void hr_scan_init_ref_free(hr_scan_init_ref *r);
 
 /* r->view = the reference of cuprim_scan_init(kind) of h[0..n) (dtype t) from *init (one element
  * of t, host memory). Returns 0, or -1 if memory ran out. O(n). */
-int tu_scan_init_reference(tu_scan_init_ref *r, cuprim_dtype t, cuprim_op op, cuprim_scan_kind kind,
+int hr_scan_init_reference(hr_scan_init_ref *r, cuprim_dtype t, cuprim_op op, cuprim_scan_kind kind,
                            const void *init, const void *h, uint64_t n);
 
 #endif

@@ -68,64 +68,7 @@ int tu_device_available(char *reason, size_t len) {
   return available;
 }
 
-/* ---------------------------------------------------------------- names and values */
-
-const char *tu_dtype_name(cuprim_dtype t) {
-  static const char *const names[] = {"I8",  "U8",  "I16", "U16", "I32",
-                                      "U32", "I64", "U64", "F32", "F64"};
-  static char other[32];
-  if ((unsigned)t < sizeof names / sizeof names[0])
-    return names[t];
-  snprintf(other, sizeof other, "dtype(%d)", (int)t);
-  return other;
-}
-
-const char *tu_op_name(cuprim_op op) {
-  static const char *const names[] = {"SUM", "PROD", "MIN", "MAX", "AND", "OR", "XOR"};
-  static char other[32];
-  if ((unsigned)op < sizeof names / sizeof names[0])
-    return names[op];
-  snprintf(other, sizeof other, "op(%d)", (int)op);
-  return other;
-}
-
-const char *tu_alg_name(cuprim_reduce_alg alg) {
-  static const char *const names[] = {"AUTO",
-                                      "GLOBAL_TREE",
-                                      "NEIGHBORED_DIVERGENT",
-                                      "NEIGHBORED_STRIDED",
-                                      "SEQUENTIAL",
-                                      "FIRST_ADD_ON_LOAD",
-                                      "UNROLLED",
-                                      "WARP_SHUFFLE",
-                                      "COARSENED",
-                                      "ATOMIC"};
-  static char other[32];
-  if ((unsigned)alg < sizeof names / sizeof names[0])
-    return names[alg];
-  snprintf(other, sizeof other, "alg(%d)", (int)alg);
-  return other;
-}
-
-const char *tu_scan_alg_name(cuprim_scan_alg alg) {
-  static const char *const names[] = {"AUTO", "HILLIS_STEELE", "BLELLOCH", "WARP_SHUFFLE",
-                                      "DECOUPLED_LOOKBACK"};
-  static char other[32];
-  if ((unsigned)alg < sizeof names / sizeof names[0])
-    return names[alg];
-  snprintf(other, sizeof other, "scan_alg(%d)", (int)alg);
-  return other;
-}
-
-const char *tu_scan_kind_name(cuprim_scan_kind k) {
-  static char other[32];
-  if (k == CUPRIM_INCLUSIVE)
-    return "INCLUSIVE";
-  if (k == CUPRIM_EXCLUSIVE)
-    return "EXCLUSIVE";
-  snprintf(other, sizeof other, "kind(%d)", (int)k);
-  return other;
-}
+/* ---------------------------------------------------------------- names */
 
 const char *tu_status_name(cuprim_status s) {
   static const char *const names[] = {"CUPRIM_SUCCESS",           "CUPRIM_ERROR_INVALID_ARGUMENT",
@@ -137,59 +80,6 @@ const char *tu_status_name(cuprim_status s) {
     return names[s];
   snprintf(other, sizeof other, "status(%d)", (int)s);
   return other;
-}
-
-void tu_format_value(cuprim_dtype t, const void *p, char *buf, size_t len) {
-  switch (t) {
-  case CUPRIM_I32: {
-    int32_t v;
-    memcpy(&v, p, sizeof v);
-    snprintf(buf, len, "%" PRId32 " (0x%08" PRIx32 ")", v, (uint32_t)v);
-    break;
-  }
-  case CUPRIM_U32: {
-    uint32_t v;
-    memcpy(&v, p, sizeof v);
-    snprintf(buf, len, "%" PRIu32 " (0x%08" PRIx32 ")", v, v);
-    break;
-  }
-  case CUPRIM_I64: {
-    int64_t v;
-    memcpy(&v, p, sizeof v);
-    snprintf(buf, len, "%" PRId64 " (0x%016" PRIx64 ")", v, (uint64_t)v);
-    break;
-  }
-  case CUPRIM_U64: {
-    uint64_t v;
-    memcpy(&v, p, sizeof v);
-    snprintf(buf, len, "%" PRIu64 " (0x%016" PRIx64 ")", v, v);
-    break;
-  }
-  case CUPRIM_F32: {
-    float v;
-    uint32_t b;
-    memcpy(&v, p, sizeof v);
-    memcpy(&b, p, sizeof b);
-    snprintf(buf, len, "%.9g (0x%08" PRIx32 ")", (double)v, b);
-    break;
-  }
-  case CUPRIM_F64: {
-    double v;
-    uint64_t b;
-    memcpy(&v, p, sizeof v);
-    memcpy(&b, p, sizeof b);
-    snprintf(buf, len, "%.17g (0x%016" PRIx64 ")", v, b);
-    break;
-  }
-  default: {
-    const unsigned char *c = (const unsigned char *)p;
-    size_t size = cuprim_dtype_size(t);
-    size_t used = (size_t)snprintf(buf, len, "bytes");
-    for (size_t i = 0; i < size && used < len; ++i)
-      used += (size_t)snprintf(buf + used, len - used, " %02x", c[i]);
-    break;
-  }
-  }
 }
 
 /* ---------------------------------------------------------------- guard patterns */

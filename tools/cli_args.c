@@ -3,6 +3,8 @@
  * usage texts. Plain C11, no CUDA calls: the tests run it on machines without a GPU. */
 #include "cli_args.h"
 
+#include "hostref_histogram.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -24,64 +26,72 @@ const char *cli_command_name(cli_command c) {
   return (unsigned)c < NUM_COMMANDS ? command_names[c] : NULL;
 }
 
-/* dtype names: the short ones first (what is printed), NumPy's long ones accepted too. */
-static const char *const dtype_short[] = {"i8",  "u8",  "i16", "u16", "i32",
-                                          "u32", "i64", "u64", "f32", "f64"};
-static const char *const dtype_long[] = {"int8",   "uint8", "int16",  "uint16",  "int32",
-                                         "uint32", "int64", "uint64", "float32", "float64"};
-enum { NUM_DTYPES = sizeof dtype_short / sizeof dtype_short[0] };
-
-static const char *const op_names[] = {"sum", "prod", "min", "max", "and", "or", "xor"};
-enum { NUM_OPS = sizeof op_names / sizeof op_names[0] };
-
-/* Algorithm names in enum order (values are pinned: index == enum value). */
-static const char *const reduce_algs[] = {"auto",
-                                          "global_tree",
-                                          "neighbored_divergent",
-                                          "neighbored_strided",
-                                          "sequential",
-                                          "first_add_on_load",
-                                          "unrolled",
-                                          "warp_shuffle",
-                                          "coarsened",
-                                          "atomic"};
-static const char *const scan_algs[] = {"auto", "hillis_steele", "blelloch", "warp_shuffle",
-                                        "decoupled_lookback"};
-static const char *const histogram_algs[] = {"auto", "global_atomic", "block_private",
-                                             "sort_reduce_by_key"};
-static const struct {
-  const char *const *names;
-  int count;
-} alg_tables[] = {
-    [CLI_PRIM_REDUCE] = {reduce_algs, (int)(sizeof reduce_algs / sizeof reduce_algs[0])},
-    [CLI_PRIM_SCAN] = {scan_algs, (int)(sizeof scan_algs / sizeof scan_algs[0])},
-    [CLI_PRIM_HISTOGRAM] = {histogram_algs,
-                            (int)(sizeof histogram_algs / sizeof histogram_algs[0])},
+/* NumPy's long dtype names, accepted besides the library's short ones ("f32"), by dtype value. */
+static const char *const dtype_long[] = {
+    [CUPRIM_I8] = "int8",     [CUPRIM_U8] = "uint8",    [CUPRIM_I16] = "int16",
+    [CUPRIM_U16] = "uint16",  [CUPRIM_I32] = "int32",   [CUPRIM_U32] = "uint32",
+    [CUPRIM_I64] = "int64",   [CUPRIM_U64] = "uint64",  [CUPRIM_F32] = "float32",
+    [CUPRIM_F64] = "float64", [CUPRIM_F16] = "float16", [CUPRIM_BF16] = "bfloat16"};
+enum {
+  NUM_LONG_NAMES = sizeof dtype_long / sizeof dtype_long[0],
+  MAX_DTYPES = 64 /* past the last dtype the library names: the scans below stop at NULL */
 };
-/* The tables must list every value of the public enums. */
-_Static_assert(sizeof reduce_algs / sizeof reduce_algs[0] == CUPRIM_REDUCE_ATOMIC + 1,
-               "reduce_algs must name every cuprim_reduce_alg");
-_Static_assert(sizeof scan_algs / sizeof scan_algs[0] == CUPRIM_SCAN_DECOUPLED_LOOKBACK + 1,
-               "scan_algs must name every cuprim_scan_alg");
-_Static_assert(sizeof histogram_algs / sizeof histogram_algs[0] ==
-                   CUPRIM_HISTOGRAM_SORT_REDUCE_BY_KEY + 1,
-               "histogram_algs must name every cuprim_histogram_alg");
-_Static_assert(NUM_DTYPES == CUPRIM_F64 + 1, "dtype names must cover cuprim_dtype");
-_Static_assert(NUM_OPS == CUPRIM_XOR + 1, "op names must cover cuprim_op");
 
-const char *cli_dtype_name(cuprim_dtype t) {
-  return (unsigned)t < NUM_DTYPES ? dtype_short[t] : "?";
-}
-const char *cli_op_name(cuprim_op op) { return (unsigned)op < NUM_OPS ? op_names[op] : "?"; }
-
-int cli_alg_count(cli_primitive p) {
-  return (unsigned)p <= CLI_PRIM_HISTOGRAM ? alg_tables[p].count : 0;
+const char *cli_primitive_name(cli_primitive p) {
+  return p == CLI_PRIM_REDUCE ? "reduce" : p == CLI_PRIM_SCAN ? "scan" : "histogram";
 }
 
-const char *cli_alg_name(cli_primitive p, int alg) {
-  if ((unsigned)p > CLI_PRIM_HISTOGRAM || alg < 0 || alg >= alg_tables[p].count)
-    return NULL;
-  return alg_tables[p].names[alg];
+/* 1 if primitive p takes (t, op), as the library answers. */
+static int takes(cli_primitive p, cuprim_dtype t, cuprim_op op) {
+  switch (p) {
+  case CLI_PRIM_REDUCE:
+    return cuprim_reduce_supported(t, op);
+  case CLI_PRIM_SCAN:
+    return cuprim_scan_supported(t, op);
+  case CLI_PRIM_HISTOGRAM:
+    return cuprim_histogram_supported(t);
+  }
+  return 0;
+}
+
+/* " i32 u32 ..." : the dtypes p takes with op, into buf; *any_float: 1 if one is a float. */
+static void taken_dtypes(cli_primitive p, cuprim_op op, char *buf, size_t len, int *any_float) {
+  size_t used = 0;
+  *any_float = 0;
+  buf[0] = '\0';
+  for (int t = 0; t < MAX_DTYPES && cuprim_dtype_name((cuprim_dtype)t); ++t)
+    if (takes(p, (cuprim_dtype)t, op) && used < len) {
+      used += (size_t)snprintf(buf + used, len - used, " %s", cuprim_dtype_name((cuprim_dtype)t));
+      *any_float |= hr_is_float((cuprim_dtype)t);
+    }
+}
+
+int cli_check_supported(cli_primitive p, cuprim_dtype t, cuprim_op op, char *err, size_t len) {
+  const char *prim = cli_primitive_name(p);
+  if (!cuprim_dtype_name(t)) {
+    snprintf(err, len, "%s: dtype %d is not a cuprim dtype", prim, (int)t);
+    return CLI_EXIT_UNSUPPORTED;
+  }
+  if (p != CLI_PRIM_HISTOGRAM && !cuprim_op_name(op)) {
+    snprintf(err, len, "%s: op %d is not a cuprim op", prim, (int)op);
+    return CLI_EXIT_UNSUPPORTED;
+  }
+  if (takes(p, t, op))
+    return CLI_EXIT_OK;
+  char with_op[128], with_sum[128];
+  int float_with_op, float_with_sum;
+  taken_dtypes(p, op, with_op, sizeof with_op, &float_with_op);
+  taken_dtypes(p, CUPRIM_SUM, with_sum, sizeof with_sum, &float_with_sum);
+  if (p == CLI_PRIM_HISTOGRAM || !takes(p, t, CUPRIM_SUM))
+    snprintf(err, len, "%s does not take %s data (it takes%s)", prim, cuprim_dtype_name(t),
+             with_sum);
+  else if (with_op[0] && !float_with_op)
+    snprintf(err, len, "%s --op %s takes integer data only (%s), not %s", prim, cuprim_op_name(op),
+             with_op + 1, cuprim_dtype_name(t));
+  else
+    snprintf(err, len, "%s --op %s does not take %s data (with %s it takes%s)", prim,
+             cuprim_op_name(op), cuprim_dtype_name(t), cuprim_op_name(op), with_op);
+  return CLI_EXIT_UNSUPPORTED;
 }
 
 /* Case-insensitive equality, with '-' and '_' the same. */
@@ -99,21 +109,25 @@ static int name_equal(const char *a, const char *b) {
 
 int cli_parse_u64(const char *s, uint64_t *out) {
   if (!s || !isdigit((unsigned char)s[0])) /* no sign, no space: strtoull would take them */
-    return 1;
+    return CLI_NOT_A_NUMBER;
   char *end = NULL;
   errno = 0;
   if (s[0] == '2' && s[1] == '^') {
     if (!isdigit((unsigned char)s[2]))
-      return 1;
+      return CLI_NOT_A_NUMBER;
     const unsigned long k = strtoul(s + 2, &end, 10);
-    if (errno || *end || k > 63) /* 2^63 is the largest power of two in 64 bits */
-      return 1;
+    if (*end)
+      return CLI_NOT_A_NUMBER;
+    if (errno || k > 63) /* 2^63 is the largest power of two in 64 bits */
+      return CLI_TOO_LARGE;
     *out = (uint64_t)1 << k;
     return 0;
   }
   const unsigned long long v = strtoull(s, &end, 10);
-  if (errno || *end)
-    return 1;
+  if (*end)
+    return CLI_NOT_A_NUMBER;
+  if (errno) /* ERANGE: all digits, past 2^64 - 1 */
+    return CLI_TOO_LARGE;
   *out = (uint64_t)v;
   return 0;
 }
@@ -131,8 +145,9 @@ int cli_parse_double(const char *s, double *out) {
 }
 
 int cli_parse_dtype(const char *s, cuprim_dtype *out) {
-  for (int t = 0; s && t < NUM_DTYPES; ++t)
-    if (name_equal(s, dtype_short[t]) || name_equal(s, dtype_long[t])) {
+  for (int t = 0; s && t < MAX_DTYPES && cuprim_dtype_name((cuprim_dtype)t); ++t)
+    if (name_equal(s, cuprim_dtype_name((cuprim_dtype)t)) ||
+        (t < NUM_LONG_NAMES && dtype_long[t] && name_equal(s, dtype_long[t]))) {
       *out = (cuprim_dtype)t;
       return 0;
     }
@@ -140,8 +155,8 @@ int cli_parse_dtype(const char *s, cuprim_dtype *out) {
 }
 
 int cli_parse_op(const char *s, cuprim_op *out) {
-  for (int o = 0; s && o < NUM_OPS; ++o)
-    if (name_equal(s, op_names[o])) {
+  for (int o = 0; s && cuprim_op_name((cuprim_op)o); ++o)
+    if (name_equal(s, cuprim_op_name((cuprim_op)o))) {
       *out = (cuprim_op)o;
       return 0;
     }
@@ -149,8 +164,8 @@ int cli_parse_op(const char *s, cuprim_op *out) {
 }
 
 int cli_parse_alg(cli_primitive p, const char *s, int *out) {
-  for (int a = 0; s && a < cli_alg_count(p); ++a)
-    if (name_equal(s, alg_tables[p].names[a])) {
+  for (int a = 0; s && a < hr_alg_count((hr_primitive)p); ++a)
+    if (name_equal(s, hr_alg_name((hr_primitive)p, a))) {
       *out = a;
       return 0;
     }
@@ -183,51 +198,57 @@ static const char usage_main[] =
 
 #define INPUT_TEXT                                                                                 \
   "  FILE           a NumPy .npy file (format 1.0/2.0/3.0, little-endian, C order, any shape,\n"   \
-  "                 flattened; dtype i1 u1 i2 u2 i4 u4 i8 u8 f4 f8), or raw little-endian\n"       \
+  "                 flattened; dtype i1 u1 i2 u2 i4 u4 i8 u8 f2 f4 f8), or raw little-endian\n"    \
   "                 binary when --dtype is given\n"                                                \
-  "  --dtype T      raw input of type T: i8 u8 i16 u16 i32 u32 i64 u64 f32 f64\n"                  \
+  "  --dtype T      raw input of type T: i8 u8 i16 u16 i32 u32 i64 u64 f32 f64 (f16 and bf16\n"    \
+  "                 are read too, but no primitive takes them yet: exit status 5)\n"               \
   "  --chunk N      elements per pass through the device (default: from the free device\n"         \
   "                 memory); files larger than that are processed in several passes\n"             \
   "  --device D     CUDA device ordinal (default 0)\n"
 
 static const char usage_reduce[] =
-    "usage: cuprim reduce [--op OP] [--alg ALG] [--dtype T] [--chunk N] [-o FILE] FILE\n"
+    "usage: cuprim reduce [--op OP] [--alg ALG] [--dtype T] [--chunk N] [--device D] [-o FILE]\n"
+    "                     FILE\n"
     "  Reduces every element of FILE with OP and prints the result (integers exactly, f32 with\n"
     "  9 and f64 with 17 significant digits). Passes are combined on the host with the same op.\n"
     "  --op OP        sum (default), prod, min, max, and, or, xor (and/or/xor: integers only)\n"
     "  --alg ALG      auto (default), global_tree, neighbored_divergent, neighbored_strided,\n"
     "                 sequential, first_add_on_load, unrolled, warp_shuffle, coarsened, atomic\n"
-    "  -o, --output F also write the result to F: a 0-d .npy if F ends in .npy, else a text "
-    "line\n" INPUT_TEXT "  reduce takes i32 u32 i64 u64 f32 f64.\n" EXIT_CODES_TEXT;
+    "  -o, --output F also write the result to F: a 0-d .npy if F ends in .npy, else a text\n"
+    "                 line; -o - (or /dev/stdout) prints it once, on standard output\n" INPUT_TEXT
+    "  reduce takes i32 u32 i64 u64 f32 f64.\n" EXIT_CODES_TEXT;
 
 static const char usage_scan[] =
-    "usage: cuprim scan [--op OP] [--exclusive] [--alg ALG] [--dtype T] [--chunk N] -o OUT FILE\n"
+    "usage: cuprim scan [--op OP] [--exclusive] [--alg ALG] [--dtype T] [--chunk N] [--device D]\n"
+    "                   -o OUT FILE\n"
     "  Prefix-scans the elements of FILE (flattened) with OP and writes them to OUT as a 1-d .npy\n"
-    "  of the input's dtype. Passes after the first carry the running total: it is placed before\n"
-    "  the pass's elements on the device and scanned with them, so integer results are exact.\n"
+    "  of the input's dtype, or as text, one value a line, if OUT ends in .csv. Passes after the\n"
+    "  first carry the running total: it is placed before the pass's elements on the device and\n"
+    "  scanned with them, so integer results are exact.\n"
     "  --op OP        sum (default), prod, min, max, and, or, xor (and/or/xor: integers only)\n"
     "  --exclusive    exclusive scan (out[0] = the op's identity); --inclusive is the default\n"
     "  --alg ALG      auto (default), hillis_steele, blelloch, warp_shuffle, decoupled_lookback\n"
-    "  -o, --output F the .npy file to write (required); written under a temporary name in the\n"
-    "                 same directory and renamed when complete\n" INPUT_TEXT
+    "  -o, --output F the file to write (required): .npy, or .csv; written under a temporary\n"
+    "                 name beside it and renamed when complete (through a symbolic link to its\n"
+    "                 target); - is standard output (.npy, unless it is a terminal)\n" INPUT_TEXT
     "  scan takes i32 u32 i64 u64 f32 f64.\n" EXIT_CODES_TEXT;
 
 static const char usage_histogram[] =
     "usage: cuprim histogram (--bins N --range LO HI | --edges EDGES) [--alg ALG] [--dtype T]\n"
-    "                        [--chunk N] [-o OUT.npy|OUT.csv] FILE\n"
+    "                        [--chunk N] [--device D] [-o OUT.npy|OUT.csv|-] FILE\n"
     "  Counts the elements of FILE in bins and prints a table (lower, upper, count), or writes "
     "the\n"
-    "  counts to OUT: .npy (u64 counts) or .csv (lower,upper,count). Samples outside the bins and\n"
-    "  NaN are not counted.\n"
+    "  counts to OUT: .npy (u64 counts) or .csv (lower,upper,count); -o - writes the CSV to\n"
+    "  standard output. Samples outside the bins and NaN are not counted.\n"
     "  --bins N       N equal-width bins (1 .. 4294967295) over [LO, HI)\n"
-    "  --range LO HI  finite, LO < HI (also --range=LO,HI)\n"
+    "  --range LO HI  finite, LO < HI, HI - LO and N / (HI - LO) finite (also --range=LO,HI)\n"
     "  --edges EDGES  bins [e[i], e[i+1]) from N+1 strictly increasing, finite edges: a .npy file\n"
     "                 of any supported dtype, or text (numbers separated by spaces, commas or\n"
     "                 newlines; '#' starts a comment)\n"
     "  --alg ALG      auto (default), global_atomic, block_private, sort_reduce_by_key "
     "(equal-width\n"
     "                 bins only)\n" INPUT_TEXT
-    "  histogram takes all ten dtypes.\n" EXIT_CODES_TEXT;
+    "  histogram takes i8 u8 i16 u16 i32 u32 i64 u64 f32 f64.\n" EXIT_CODES_TEXT;
 
 static const char usage_demo[] =
     "usage: cuprim demo [--n N] [--seed S] [--runs R] [--device D]\n"
@@ -322,49 +343,60 @@ static const struct option_def {
   const char *alias; /* "-o", or NULL */
   int values;        /* 0, 1 or 2 */
   unsigned commands; /* CMD() bits of the commands that take it */
+  uint64_t lo, hi;   /* a whole number in [lo, hi] (hi 0: not a number option) */
 } options[] = {
-    {OPT_HELP, "--help", "-h", 0, ~0u},
-    {OPT_OUTPUT, "--output", "-o", 1, ON_FILE},
-    {OPT_DTYPE, "--dtype", NULL, 1, ON_FILE | CMD(CLI_CMD_LADDER)},
-    {OPT_OP, "--op", NULL, 1, CMD(CLI_CMD_REDUCE) | CMD(CLI_CMD_SCAN) | CMD(CLI_CMD_LADDER)},
-    {OPT_ALG, "--alg", NULL, 1, ON_FILE},
-    {OPT_EXCLUSIVE, "--exclusive", NULL, 0, CMD(CLI_CMD_SCAN) | CMD(CLI_CMD_LADDER)},
-    {OPT_INCLUSIVE, "--inclusive", NULL, 0, CMD(CLI_CMD_SCAN) | CMD(CLI_CMD_LADDER)},
-    {OPT_BINS, "--bins", NULL, 1, CMD(CLI_CMD_HISTOGRAM) | CMD(CLI_CMD_LADDER)},
-    {OPT_RANGE, "--range", NULL, 2, CMD(CLI_CMD_HISTOGRAM)},
-    {OPT_EDGES, "--edges", NULL, 1, CMD(CLI_CMD_HISTOGRAM)},
-    {OPT_CHUNK, "--chunk", NULL, 1, ON_FILE},
-    {OPT_N, "--n", NULL, 1, CMD(CLI_CMD_DEMO) | CMD(CLI_CMD_LADDER)},
-    {OPT_RUNS, "--runs", NULL, 1, CMD(CLI_CMD_DEMO) | CMD(CLI_CMD_LADDER) | CMD(CLI_CMD_INFO)},
-    {OPT_SEED, "--seed", NULL, 1, CMD(CLI_CMD_DEMO) | CMD(CLI_CMD_LADDER)},
-    {OPT_DEVICE, "--device", NULL, 1, ON_DEVICE},
+    {OPT_HELP, "--help", "-h", 0, ~0u, 0, 0},
+    {OPT_OUTPUT, "--output", "-o", 1, ON_FILE, 0, 0},
+    {OPT_DTYPE, "--dtype", NULL, 1, ON_FILE | CMD(CLI_CMD_LADDER), 0, 0},
+    {OPT_OP, "--op", NULL, 1, CMD(CLI_CMD_REDUCE) | CMD(CLI_CMD_SCAN) | CMD(CLI_CMD_LADDER), 0, 0},
+    {OPT_ALG, "--alg", NULL, 1, ON_FILE, 0, 0},
+    {OPT_EXCLUSIVE, "--exclusive", NULL, 0, CMD(CLI_CMD_SCAN) | CMD(CLI_CMD_LADDER), 0, 0},
+    {OPT_INCLUSIVE, "--inclusive", NULL, 0, CMD(CLI_CMD_SCAN) | CMD(CLI_CMD_LADDER), 0, 0},
+    {OPT_BINS, "--bins", NULL, 1, CMD(CLI_CMD_HISTOGRAM) | CMD(CLI_CMD_LADDER), 1, UINT32_MAX},
+    {OPT_RANGE, "--range", NULL, 2, CMD(CLI_CMD_HISTOGRAM), 0, 0},
+    {OPT_EDGES, "--edges", NULL, 1, CMD(CLI_CMD_HISTOGRAM), 0, 0},
+    {OPT_CHUNK, "--chunk", NULL, 1, ON_FILE, 1, UINT64_MAX},
+    {OPT_N, "--n", NULL, 1, CMD(CLI_CMD_DEMO) | CMD(CLI_CMD_LADDER), 1, UINT64_MAX},
+    {OPT_RUNS, "--runs", NULL, 1, CMD(CLI_CMD_DEMO) | CMD(CLI_CMD_LADDER) | CMD(CLI_CMD_INFO), 1,
+     MAX_RUNS},
+    {OPT_SEED, "--seed", NULL, 1, CMD(CLI_CMD_DEMO) | CMD(CLI_CMD_LADDER), 0, UINT64_MAX},
+    {OPT_DEVICE, "--device", NULL, 1, ON_DEVICE, 0, MAX_DEVICE},
 };
 enum { NUM_OPTIONS = sizeof options / sizeof options[0] };
 
-static int usage_error(char *err, size_t len, const char *fmt, ...) {
+int cli_error(int code, char *err, size_t len, const char *fmt, ...) {
   if (err && len) {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(err, len, fmt, ap);
     va_end(ap);
   }
-  return CLI_EXIT_USAGE;
+  return code;
 }
 
-/* Ends with `suffix`, case-insensitively. */
-static int ends_with(const char *s, const char *suffix) {
-  const size_t n = strlen(s), m = strlen(suffix);
-  if (n < m)
-    return 0;
-  for (size_t i = 0; i < m; ++i)
-    if (tolower((unsigned char)s[n - m + i]) != tolower((unsigned char)suffix[i]))
-      return 0;
-  return 1;
+#define usage_error(err, len, ...) cli_error(CLI_EXIT_USAGE, (err), (len), __VA_ARGS__)
+
+/* A whole-number option's value into *u, within the option's [lo, hi]; else a usage error saying
+ * why: not a number, too large for 64 bits or for the option, or too small. */
+static int u64_value(const struct option_def *o, const char *v, uint64_t *u, char *err,
+                     size_t len) {
+  const int why = cli_parse_u64(v, u);
+  if (why == CLI_NOT_A_NUMBER)
+    return usage_error(err, len, "%s %s: not a whole number (decimal, or 2^K)", o->name, v);
+  if (why == CLI_TOO_LARGE || *u > o->hi)
+    return usage_error(err, len, "%s %s: too large (at most %llu)", o->name, v,
+                       (unsigned long long)o->hi);
+  if (*u < o->lo)
+    return usage_error(err, len, "%s %s: too small (at least %llu)", o->name, v,
+                       (unsigned long long)o->lo);
+  return CLI_EXIT_OK;
 }
 
 /* Applies one option with its values v[0..values). */
 static int apply(cli_args *a, const struct option_def *o, char **v, char *err, size_t len) {
   uint64_t u = 0;
+  if (o->hi && u64_value(o, v[0], &u, err, len))
+    return CLI_EXIT_USAGE;
   switch (o->id) {
   case OPT_HELP: /* found by the scan in cli_parse before any option is applied */
     a->help = 1;
@@ -375,9 +407,14 @@ static int apply(cli_args *a, const struct option_def *o, char **v, char *err, s
     a->output = v[0];
     return 0;
   case OPT_DTYPE:
-    if (cli_parse_dtype(v[0], &a->dtype))
-      return usage_error(err, len,
-                         "--dtype %s: not a dtype (i8 u8 i16 u16 i32 u32 i64 u64 f32 f64)", v[0]);
+    if (cli_parse_dtype(v[0], &a->dtype)) {
+      char names[160] = "";
+      for (int t = 0; t < MAX_DTYPES && cuprim_dtype_name((cuprim_dtype)t); ++t) {
+        strncat(names, " ", sizeof names - strlen(names) - 1);
+        strncat(names, cuprim_dtype_name((cuprim_dtype)t), sizeof names - strlen(names) - 1);
+      }
+      return usage_error(err, len, "--dtype %s: not a dtype (%s )", v[0], names + 1);
+    }
     a->have_dtype = 1;
     return 0;
   case OPT_OP:
@@ -391,9 +428,9 @@ static int apply(cli_args *a, const struct option_def *o, char **v, char *err, s
                                                          : CLI_PRIM_HISTOGRAM;
     if (cli_parse_alg(p, v[0], &a->alg)) {
       char names[256] = "";
-      for (int i = 0; i < cli_alg_count(p); ++i) {
+      for (int i = 0; i < hr_alg_count((hr_primitive)p); ++i) {
         strncat(names, " ", sizeof names - strlen(names) - 1);
-        strncat(names, cli_alg_name(p, i), sizeof names - strlen(names) - 1);
+        strncat(names, hr_alg_name((hr_primitive)p, i), sizeof names - strlen(names) - 1);
       }
       return usage_error(err, len, "--alg %s: not an algorithm of %s (%s )", v[0],
                          cli_command_name(a->command), names);
@@ -402,21 +439,11 @@ static int apply(cli_args *a, const struct option_def *o, char **v, char *err, s
     return 0;
   }
   case OPT_EXCLUSIVE:
-    a->kind = CUPRIM_EXCLUSIVE;
-    a->have_kind = 1;
-    return 0;
   case OPT_INCLUSIVE:
-    a->kind = CUPRIM_INCLUSIVE;
+    a->kind = o->id == OPT_EXCLUSIVE ? CUPRIM_EXCLUSIVE : CUPRIM_INCLUSIVE;
     a->have_kind = 1;
     return 0;
   case OPT_BINS:
-    if (cli_parse_u64(v[0], &u))
-      return usage_error(err, len, "--bins %s: not a non-negative integer", v[0]);
-    if (u == 0)
-      return usage_error(err, len, "--bins 0: the bin count must be at least 1");
-    if (u > UINT32_MAX)
-      return usage_error(err, len, "--bins %s: the bin count must be at most %lu", v[0],
-                         (unsigned long)UINT32_MAX);
     a->bins = (uint32_t)u;
     a->have_bins = 1;
     return 0;
@@ -433,30 +460,19 @@ static int apply(cli_args *a, const struct option_def *o, char **v, char *err, s
     a->edges = v[0];
     return 0;
   case OPT_CHUNK:
-    if (cli_parse_u64(v[0], &u) || u == 0)
-      return usage_error(err, len, "--chunk %s: must be a positive integer (or 2^K)", v[0]);
     a->chunk = u;
     return 0;
   case OPT_N:
-    if (cli_parse_u64(v[0], &u) || u == 0)
-      return usage_error(err, len, "--n %s: must be a positive integer (or 2^K)", v[0]);
     a->n = u;
     return 0;
   case OPT_RUNS:
-    if (cli_parse_u64(v[0], &u) || u == 0 || u > MAX_RUNS)
-      return usage_error(err, len, "--runs %s: must be an integer from 1 to %d", v[0], MAX_RUNS);
     a->runs = u;
     a->have_runs = 1;
     return 0;
   case OPT_SEED:
-    if (cli_parse_u64(v[0], &u))
-      return usage_error(err, len, "--seed %s: not a non-negative integer", v[0]);
     a->seed = u;
     return 0;
   case OPT_DEVICE:
-    if (cli_parse_u64(v[0], &u) || u > MAX_DEVICE)
-      return usage_error(err, len, "--device %s: must be an integer from 0 to %d", v[0],
-                         MAX_DEVICE);
     a->device = (int)u;
     return 0;
   }
@@ -516,17 +532,20 @@ static int check_combination(cli_args *a, int positionals, char **positional, ch
       return usage_error(err, len,
                          "--alg applies to equal-width bins only (cuprim_histogram_range has one "
                          "algorithm)");
-    if (!a->edges && !isfinite((double)a->bins / (a->upper - a->lower)))
+    /* What cuprim_histogram_even checks, before any device (hr_hist_even_valid is histogram.h's
+     * rule as the tests state it): HI - LO may overflow (-1e308 1e308), and the scale
+     * N / (HI - LO) may overflow (a range narrower than N times the smallest double). */
+    if (!a->edges && !hr_hist_even_valid(a->bins, a->lower, a->upper)) {
+      if (!isfinite(a->upper - a->lower))
+        return usage_error(err, len, "--range %.17g %.17g: too wide (HI - LO overflows a double)",
+                           a->lower, a->upper);
       return usage_error(err, len, "--range %.17g %.17g: too narrow for %lu bins", a->lower,
                          a->upper, (unsigned long)a->bins);
-    if (a->output && !ends_with(a->output, ".npy") && !ends_with(a->output, ".csv"))
-      return usage_error(err, len, "-o %s: the histogram output must end in .npy or .csv",
-                         a->output);
+    }
   }
 
   if (a->command == CLI_CMD_LADDER) {
-    static const char *const primitive_names[] = {"reduce", "scan", "histogram"};
-    const char *p = primitive_names[a->primitive];
+    const char *p = cli_primitive_name(a->primitive);
     if (a->primitive == CLI_PRIM_HISTOGRAM && a->have_op)
       return usage_error(err, len, "ladder histogram takes no --op");
     if (a->primitive != CLI_PRIM_SCAN && a->have_kind)
@@ -537,6 +556,18 @@ static int check_combination(cli_args *a, int positionals, char **positional, ch
       a->bins = DEFAULT_LADDER_BINS;
     if (!a->have_runs)
       a->runs = DEFAULT_LADDER_RUNS;
+  }
+  /* The host holds a few arrays of n elements (demo: four of f32; ladder: three of the dtype);
+   * an n whose bytes do not fit size_t is a usage error here, with the hint, not a failure
+   * later. */
+  if (a->command == CLI_CMD_DEMO || a->command == CLI_CMD_LADDER) {
+    const size_t arrays = a->command == CLI_CMD_DEMO ? 4 : 3;
+    const size_t esize = a->command == CLI_CMD_DEMO ? sizeof(float) : cuprim_dtype_size(a->dtype);
+    if (esize && a->n > SIZE_MAX / (arrays * esize))
+      return usage_error(err, len,
+                         "--n %llu: too large for this host (%zu arrays of %zu-byte "
+                         "elements)",
+                         (unsigned long long)a->n, arrays, esize);
   }
   if (a->command == CLI_CMD_DEMO && !a->have_runs)
     a->runs = DEFAULT_DEMO_RUNS;

@@ -1,5 +1,7 @@
 /* tools/cli_args.h: the cuprim program's command line, parsed into one struct (plain C11, no
- * CUDA calls), its exit codes, and the names of dtypes, ops and algorithms.
+ * CUDA calls), its exit codes, and which dtypes and ops each primitive takes. Names of dtypes,
+ * ops and algorithms are the library's and the host references' (cuprim_dtype_name,
+ * cuprim_op_name, harness/hostref.h's hr_alg_name).
  *
  * Everything that can be checked without a file or a device is checked here (option names,
  * numbers, ranges, bin counts, which options a command takes), so that a bad command line gets
@@ -8,6 +10,8 @@
 #define CUPRIM_TOOLS_CLI_ARGS_H
 
 #include <cuprim/cuprim.h>
+
+#include "hostref.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -41,7 +45,12 @@ typedef enum cli_command {
   CLI_CMD_LADDER
 } cli_command;
 
-typedef enum cli_primitive { CLI_PRIM_REDUCE = 0, CLI_PRIM_SCAN, CLI_PRIM_HISTOGRAM } cli_primitive;
+/* The same values as hostref.h's hr_primitive, so that one converts to the other. */
+typedef enum cli_primitive {
+  CLI_PRIM_REDUCE = HR_REDUCE,
+  CLI_PRIM_SCAN = HR_SCAN,
+  CLI_PRIM_HISTOGRAM = HR_HISTOGRAM
+} cli_primitive;
 
 typedef struct cli_args {
   cli_command command;
@@ -75,6 +84,11 @@ typedef struct cli_args {
   int device;    /* --device D, default 0 */
 } cli_args;
 
+/* Formats one line (printf-style) into err[0..len) and returns `code`: how every check of the
+ * program reports a failure. err may be NULL. */
+int cli_error(int code, char *err, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 /* Parses argv[1..argc) (argv[0] is the program). Returns CLI_EXIT_OK with *a filled, or
  * CLI_EXIT_USAGE with one line (no trailing newline) in err[0..err_len). */
 int cli_parse(int argc, char **argv, cli_args *a, char *err, size_t err_len);
@@ -84,19 +98,22 @@ const char *cli_usage(cli_command c);
 /* "demo", "reduce", ...; NULL for CLI_CMD_NONE. */
 const char *cli_command_name(cli_command c);
 
-/* Names as the command line spells them, lower case: "f32", "sum", "decoupled_lookback". */
-const char *cli_dtype_name(cuprim_dtype t);
-const char *cli_op_name(cuprim_op op);
-/* The name of algorithm `alg` (an enum value) of primitive p; NULL if out of range. */
-const char *cli_alg_name(cli_primitive p, int alg);
-/* The number of algorithms of p (the enum's values are 0 .. count-1). */
-int cli_alg_count(cli_primitive p);
+/* "reduce", "scan", "histogram". */
+const char *cli_primitive_name(cli_primitive p);
+
+/* CLI_EXIT_OK if primitive p takes dtype t with op (histogram: op ignored), else
+ * CLI_EXIT_UNSUPPORTED with one line in err naming what it takes. The answer is the library's
+ * (cuprim_reduce_supported, cuprim_scan_supported, cuprim_histogram_supported), asked before any
+ * device, so that it does not depend on having one and grows with the library. */
+int cli_check_supported(cli_primitive p, cuprim_dtype t, cuprim_op op, char *err, size_t len);
 
 /* Parsers of single values, for the options and for files (exposed for the tests).
  * Each returns 0 on success and leaves *out untouched on failure. */
-int cli_parse_u64(const char *s, uint64_t *out);       /* decimal or 2^K (K <= 63), no sign */
+enum { CLI_NOT_A_NUMBER = 1, CLI_TOO_LARGE = 2 };      /* cli_parse_u64's failures */
+int cli_parse_u64(const char *s, uint64_t *out);       /* decimal or 2^K, no sign; past 2^64 - 1 (or
+                                                           K > 63): CLI_TOO_LARGE */
 int cli_parse_double(const char *s, double *out);      /* strtod, the whole string, finite */
-int cli_parse_dtype(const char *s, cuprim_dtype *out); /* f32, float32, i8, int8, ... */
+int cli_parse_dtype(const char *s, cuprim_dtype *out); /* f32, float32, i8, int8, bf16, ... */
 int cli_parse_op(const char *s, cuprim_op *out);
 int cli_parse_alg(cli_primitive p, const char *s, int *out); /* case and - vs _ ignored */
 

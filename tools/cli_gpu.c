@@ -229,13 +229,27 @@ void cli_progress_end(cli_progress *p) {
   p->shown = 0;
 }
 
+/* Staging buffer k: waits until its last copy is done (so that it may be refilled or read). */
+static int stage_wait(cli_gpu *g, int k) {
+  return cli_cuda(cudaEventSynchronize(g->stage_done[k]), g->command, "cudaEventSynchronize");
+}
+
+/* Enqueues a copy into or out of staging buffer k, and marks when it is done. */
+static int stage_copy(cli_gpu *g, int k, void *dst, const void *src, size_t bytes,
+                      enum cudaMemcpyKind kind, const char *what) {
+  int rc = cli_cuda(cudaMemcpyAsync(dst, src, bytes, kind, g->stream), g->command, what);
+  if (!rc)
+    rc = cli_cuda(cudaEventRecord(g->stage_done[k], g->stream), g->command, "cudaEventRecord");
+  return rc;
+}
+
 int cli_gpu_upload(cli_gpu *g, cli_input *in, void *d_dst, size_t bytes, cli_progress *p) {
   char err[512];
   size_t off = 0;
   for (int k = 0; off < bytes; k ^= 1) {
     const size_t blk = bytes - off < g->stage_bytes ? bytes - off : g->stage_bytes;
     /* The buffer's previous copy must be done before it is refilled. */
-    int rc = cli_cuda(cudaEventSynchronize(g->stage_done[k]), g->command, "cudaEventSynchronize");
+    int rc = stage_wait(g, k);
     if (rc)
       return rc;
     rc = cli_input_read(in, g->h_stage[k], blk, err, sizeof err);
@@ -243,11 +257,8 @@ int cli_gpu_upload(cli_gpu *g, cli_input *in, void *d_dst, size_t bytes, cli_pro
       fprintf(stderr, "cuprim %s: %s\n", g->command, err);
       return rc;
     }
-    rc = cli_cuda(
-        cudaMemcpyAsync((char *)d_dst + off, g->h_stage[k], blk, cudaMemcpyHostToDevice, g->stream),
-        g->command, "cudaMemcpyAsync (upload)");
-    if (!rc)
-      rc = cli_cuda(cudaEventRecord(g->stage_done[k], g->stream), g->command, "cudaEventRecord");
+    rc = stage_copy(g, k, (char *)d_dst + off, g->h_stage[k], blk, cudaMemcpyHostToDevice,
+                    "cudaMemcpyAsync (upload)");
     if (rc)
       return rc;
     off += blk;
@@ -267,22 +278,18 @@ int cli_gpu_download(cli_gpu *g, const void *d_src, size_t bytes, cli_output *ou
     size_t blk = 0;
     if (off < bytes) {
       blk = bytes - off < g->stage_bytes ? bytes - off : g->stage_bytes;
-      rc = cli_cuda(cudaEventSynchronize(g->stage_done[k]), g->command, "cudaEventSynchronize");
+      rc = stage_wait(g, k);
       if (!rc)
-        rc = cli_cuda(cudaMemcpyAsync(g->h_stage[k], (const char *)d_src + off, blk,
-                                      cudaMemcpyDeviceToHost, g->stream),
-                      g->command, "cudaMemcpyAsync (download)");
-      if (!rc)
-        rc = cli_cuda(cudaEventRecord(g->stage_done[k], g->stream), g->command, "cudaEventRecord");
+        rc = stage_copy(g, k, g->h_stage[k], (const char *)d_src + off, blk, cudaMemcpyDeviceToHost,
+                        "cudaMemcpyAsync (download)");
       if (rc)
         return rc;
       off += blk;
     }
     if (pending_k >= 0) {
-      rc = cli_cuda(cudaEventSynchronize(g->stage_done[pending_k]), g->command,
-                    "cudaEventSynchronize");
+      rc = stage_wait(g, pending_k);
       if (!rc)
-        rc = cli_output_write(out, g->h_stage[pending_k], pending, err, sizeof err);
+        rc = cli_output_write_elements(out, g->h_stage[pending_k], pending, err, sizeof err);
       if (rc) {
         if (rc == CLI_EXIT_OUTPUT)
           fprintf(stderr, "cuprim %s: %s\n", g->command, err);

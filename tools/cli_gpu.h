@@ -91,7 +91,8 @@ void cli_progress_end(cli_progress *p);
  * (reading the next block while the last one is copied). The copies may still be running on
  * return; work enqueued after them on g->stream sees the data. */
 int cli_gpu_upload(cli_gpu *g, cli_input *in, void *d_dst, size_t bytes, cli_progress *p);
-/* Copies `bytes` bytes from d_src (after the work enqueued on g->stream) and writes them to out. */
+/* Copies `bytes` bytes from d_src (after the work enqueued on g->stream) and writes them to out
+ * (cli_output_write_elements: the bytes, or CSV). */
 int cli_gpu_download(cli_gpu *g, const void *d_src, size_t bytes, cli_output *out);
 
 #ifdef __cplusplus

@@ -1,31 +1,20 @@
 /* tools/cli_io.c: input files, bin edges and safe output files (see cli_io.h). */
-#define _POSIX_C_SOURCE 200809L /* fileno, fstat, mkstemp, fchmod, sigaction */
+#define _POSIX_C_SOURCE 200809L /* fileno, fstat, mkstemp, fchmod, sigaction, readlink */
 
 #include "cli_io.h"
 
-#include "cli_ops.h"
 #include "npy.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
-
-static int report(int code, char *err, size_t len, const char *fmt, ...) {
-  if (err && len) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, len, fmt, ap);
-    va_end(ap);
-  }
-  return code;
-}
 
 int cli_has_suffix(const char *path, const char *suffix) {
   const size_t n = strlen(path), m = strlen(suffix);
@@ -37,21 +26,42 @@ int cli_has_suffix(const char *path, const char *suffix) {
   return 1;
 }
 
-/* Opens path for reading and returns its size; a directory or other non-regular file is an
- * input error (fread on a directory fails only later, with a less clear message). */
+/* What a file that is not a regular one is, for messages. */
+static const char *kind_of(mode_t m) {
+  return S_ISDIR(m)    ? "a directory"
+         : S_ISFIFO(m) ? "a FIFO"
+         : S_ISCHR(m)  ? "a character device"
+         : S_ISBLK(m)  ? "a block device"
+         : S_ISSOCK(m) ? "a socket"
+                       : "not a regular file";
+}
+
+/* Opens path for reading and returns its size. Anything but a regular file (a directory, a FIFO,
+ * a device) is an input error, found before a byte is read: the size of the data must be known
+ * up front, and reading a FIFO or a terminal could wait forever. The file is opened with
+ * O_NONBLOCK, which makes opening a FIFO return at once instead of waiting for a writer, and is
+ * checked on the descriptor itself, so that nothing can swap the file between check and open. */
 static int open_regular(const char *path, FILE **out, uint64_t *size, char *err, size_t len) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return report(CLI_EXIT_INPUT, err, len, "%s: %s", path, strerror(errno));
+  const int fd = open(path, O_RDONLY | O_NONBLOCK);
+  if (fd < 0)
+    return cli_error(CLI_EXIT_INPUT, err, len, "%s: %s", path, strerror(errno));
   struct stat st;
-  if (fstat(fileno(f), &st) != 0) {
+  if (fstat(fd, &st) != 0) {
     const int e = errno;
-    fclose(f);
-    return report(CLI_EXIT_INPUT, err, len, "%s: %s", path, strerror(e));
+    close(fd);
+    return cli_error(CLI_EXIT_INPUT, err, len, "%s: %s", path, strerror(e));
   }
   if (!S_ISREG(st.st_mode)) {
-    fclose(f);
-    return report(CLI_EXIT_INPUT, err, len, "%s: not a regular file", path);
+    close(fd);
+    return cli_error(CLI_EXIT_INPUT, err, len, "%s: not a regular file (%s)", path,
+                     kind_of(st.st_mode));
+  }
+  const int flags = fcntl(fd, F_GETFL);
+  FILE *f = NULL;
+  if (flags == -1 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == -1 || !(f = fdopen(fd, "rb"))) {
+    const int e = errno;
+    close(fd);
+    return cli_error(CLI_EXIT_INPUT, err, len, "%s: %s", path, strerror(e));
   }
   *out = f;
   *size = (uint64_t)st.st_size;
@@ -66,14 +76,14 @@ static int starts_with_magic(FILE *f, uint64_t size, int *yes, const char *path,
   unsigned char head[sizeof npy_magic];
   const size_t want = size < sizeof head ? (size_t)size : sizeof head;
   if (fread(head, 1, want, f) != want || fseek(f, 0, SEEK_SET) != 0)
-    return report(CLI_EXIT_INPUT, err, len, "%s: read error: %s", path, strerror(errno));
+    return cli_error(CLI_EXIT_INPUT, err, len, "%s: read error: %s", path, strerror(errno));
   *yes = want == sizeof head && memcmp(head, npy_magic, sizeof head) == 0;
   return CLI_EXIT_OK;
 }
 
 static int npy_error(npy_status s, const char *path, const char *detail, char *err, size_t len) {
-  return report(s == NPY_ERR_IO ? CLI_EXIT_INPUT : CLI_EXIT_FORMAT, err, len, "%s: %s: %s", path,
-                npy_status_string(s), detail);
+  return cli_error(s == NPY_ERR_IO ? CLI_EXIT_INPUT : CLI_EXIT_FORMAT, err, len, "%s: %s: %s", path,
+                   npy_status_string(s), detail);
 }
 
 int cli_input_open(cli_input *in, const char *path, int have_dtype, cuprim_dtype dtype, char *err,
@@ -101,8 +111,8 @@ int cli_input_open(cli_input *in, const char *path, int have_dtype, cuprim_dtype
     }
     if (have_dtype && h.dtype != dtype) {
       fclose(f);
-      return report(CLI_EXIT_FORMAT, err, len, "%s: the .npy file holds %s, not --dtype %s", path,
-                    cli_dtype_name(h.dtype), cli_dtype_name(dtype));
+      return cli_error(CLI_EXIT_FORMAT, err, len, "%s: the .npy file holds %s, not --dtype %s",
+                       path, hr_dtype_name(h.dtype), hr_dtype_name(dtype));
     }
     in->is_npy = 1;
     in->dtype = h.dtype;
@@ -110,16 +120,17 @@ int cli_input_open(cli_input *in, const char *path, int have_dtype, cuprim_dtype
   } else {
     if (!have_dtype) {
       fclose(f);
-      return report(CLI_EXIT_FORMAT, err, len,
-                    "%s: not a .npy file (no \\x93NUMPY magic); give --dtype T to read raw binary",
-                    path);
+      return cli_error(
+          CLI_EXIT_FORMAT, err, len,
+          "%s: not a .npy file (no \\x93NUMPY magic); give --dtype T to read raw binary", path);
     }
     const size_t esize = npy_dtype_size(dtype);
     if (size % esize != 0) {
       fclose(f);
-      return report(CLI_EXIT_FORMAT, err, len,
-                    "%s: raw file of %llu bytes is not a whole number of %s elements (%zu bytes)",
-                    path, (unsigned long long)size, cli_dtype_name(dtype), esize);
+      return cli_error(
+          CLI_EXIT_FORMAT, err, len,
+          "%s: raw file of %llu bytes is not a whole number of %s elements (%zu bytes)", path,
+          (unsigned long long)size, hr_dtype_name(dtype), esize);
     }
     in->dtype = dtype;
     in->count = size / esize;
@@ -131,14 +142,14 @@ int cli_input_open(cli_input *in, const char *path, int have_dtype, cuprim_dtype
 
 int cli_input_read(cli_input *in, void *buf, size_t bytes, char *err, size_t len) {
   if (bytes > in->bytes - in->done)
-    return report(CLI_EXIT_INPUT, err, len, "%s: read past the data (internal error)", in->path);
+    return cli_error(CLI_EXIT_INPUT, err, len, "%s: read past the data (internal error)", in->path);
   const size_t got = fread(buf, 1, bytes, in->f);
   if (got != bytes) {
     if (feof(in->f))
-      return report(CLI_EXIT_FORMAT, err, len,
-                    "%s: truncated data: the file ended after %llu bytes", in->path,
-                    (unsigned long long)(in->done + got));
-    return report(CLI_EXIT_INPUT, err, len, "%s: read error: %s", in->path, strerror(errno));
+      return cli_error(CLI_EXIT_FORMAT, err, len,
+                       "%s: truncated data: the file ended after %llu bytes", in->path,
+                       (unsigned long long)(in->done + got));
+    return cli_error(CLI_EXIT_INPUT, err, len, "%s: read error: %s", in->path, strerror(errno));
   }
   in->done += bytes;
   return CLI_EXIT_OK;
@@ -158,18 +169,19 @@ void cli_input_close(cli_input *in) {
 
 static int check_edges(const char *path, const double *e, uint64_t count, char *err, size_t len) {
   if (count < 2)
-    return report(CLI_EXIT_FORMAT, err, len, "%s: %llu edge(s); at least 2 are needed (one bin)",
-                  path, (unsigned long long)count);
+    return cli_error(CLI_EXIT_FORMAT, err, len, "%s: %llu edge(s); at least 2 are needed (one bin)",
+                     path, (unsigned long long)count);
   if (count - 1 > UINT32_MAX)
-    return report(CLI_EXIT_FORMAT, err, len, "%s: more than 2^32 - 1 bins", path);
+    return cli_error(CLI_EXIT_FORMAT, err, len, "%s: more than 2^32 - 1 bins", path);
   for (uint64_t i = 0; i < count; ++i) {
     if (!isfinite(e[i]))
-      return report(CLI_EXIT_FORMAT, err, len, "%s: edge %llu is not finite", path,
-                    (unsigned long long)i);
+      return cli_error(CLI_EXIT_FORMAT, err, len, "%s: edge %llu is not finite", path,
+                       (unsigned long long)i);
     if (i > 0 && !(e[i - 1] < e[i]))
-      return report(CLI_EXIT_FORMAT, err, len,
-                    "%s: edges must be strictly increasing: edge %llu (%.17g) <= edge %llu (%.17g)",
-                    path, (unsigned long long)i, e[i], (unsigned long long)(i - 1), e[i - 1]);
+      return cli_error(
+          CLI_EXIT_FORMAT, err, len,
+          "%s: edges must be strictly increasing: edge %llu (%.17g) <= edge %llu (%.17g)", path,
+          (unsigned long long)i, e[i], (unsigned long long)(i - 1), e[i - 1]);
   }
   return CLI_EXIT_OK;
 }
@@ -182,23 +194,23 @@ static int read_npy_edges(const char *path, FILE *f, uint64_t size, double **out
   if (s != NPY_OK)
     return npy_error(s, path, detail, err, len);
   if (h.count > MAX_EDGES)
-    return report(CLI_EXIT_FORMAT, err, len, "%s: %llu edges are too many", path,
-                  (unsigned long long)h.count);
+    return cli_error(CLI_EXIT_FORMAT, err, len, "%s: %llu edges are too many", path,
+                     (unsigned long long)h.count);
   const size_t esize = npy_dtype_size(h.dtype);
   unsigned char *raw = (unsigned char *)malloc(h.count ? (size_t)h.count * esize : 1);
   double *e = (double *)malloc(h.count ? (size_t)h.count * sizeof(double) : 1);
   if (!raw || !e) {
     free(raw);
     free(e);
-    return report(CLI_EXIT_FAILED, err, len, "%s: out of host memory", path);
+    return cli_error(CLI_EXIT_FAILED, err, len, "%s: out of host memory", path);
   }
   if (fread(raw, esize, (size_t)h.count, f) != (size_t)h.count) {
     free(raw);
     free(e);
-    return report(CLI_EXIT_INPUT, err, len, "%s: read error: %s", path, strerror(errno));
+    return cli_error(CLI_EXIT_INPUT, err, len, "%s: read error: %s", path, strerror(errno));
   }
   for (uint64_t i = 0; i < h.count; ++i)
-    e[i] = cli_to_double(h.dtype, raw, i);
+    e[i] = hr_to_double(h.dtype, raw, i);
   free(raw);
   *out = e;
   *count = h.count;
@@ -209,15 +221,25 @@ static int read_text_edges(const char *path, FILE *f, uint64_t size, double **ou
                            char *err, size_t len) {
   char *text = (char *)malloc((size_t)size + 1);
   if (!text)
-    return report(CLI_EXIT_FAILED, err, len, "%s: out of host memory", path);
+    return cli_error(CLI_EXIT_FAILED, err, len, "%s: out of host memory", path);
   if (fread(text, 1, (size_t)size, f) != (size_t)size) {
     free(text);
-    return report(CLI_EXIT_INPUT, err, len, "%s: read error: %s", path, strerror(errno));
+    return cli_error(CLI_EXIT_INPUT, err, len, "%s: read error: %s", path, strerror(errno));
   }
   text[size] = '\0';
+  /* A NUL byte would end the text early and silently: the rest of the file would be ignored. */
+  const char *nul = (const char *)memchr(text, '\0', (size_t)size);
+  if (nul) {
+    const int rc = cli_error(CLI_EXIT_FORMAT, err, len,
+                             "%s: a NUL byte at offset %llu: not a text file of numbers (a .npy "
+                             "file of edges starts with the \\x93NUMPY magic)",
+                             path, (unsigned long long)(nul - text));
+    free(text);
+    return rc;
+  }
   uint64_t cap = 64, n = 0, line = 1;
   double *e = (double *)malloc(cap * sizeof(double));
-  int rc = e ? CLI_EXIT_OK : report(CLI_EXIT_FAILED, err, len, "%s: out of host memory", path);
+  int rc = e ? CLI_EXIT_OK : cli_error(CLI_EXIT_FAILED, err, len, "%s: out of host memory", path);
   for (char *p = text; rc == CLI_EXIT_OK && *p;) {
     if (*p == '\n') {
       ++line;
@@ -235,19 +257,21 @@ static int read_text_edges(const char *path, FILE *f, uint64_t size, double **ou
       *p = '\0';
       double v = 0.0;
       if (cli_parse_double(start, &v)) {
-        rc = report(CLI_EXIT_FORMAT, err, len, "%s: line %llu: '%s' is not a finite number", path,
-                    (unsigned long long)line, start);
+        char shown[96]; /* the file's bytes, escaped */
+        rc = cli_error(CLI_EXIT_FORMAT, err, len, "%s: line %llu: '%s' is not a finite number",
+                       path, (unsigned long long)line,
+                       npy_escape(start, strlen(start), shown, sizeof shown));
         break;
       }
       *p = saved;
       if (n == MAX_EDGES) {
-        rc = report(CLI_EXIT_FORMAT, err, len, "%s: too many edges", path);
+        rc = cli_error(CLI_EXIT_FORMAT, err, len, "%s: too many edges", path);
         break;
       }
       if (n == cap) {
         double *grown = (double *)realloc(e, 2 * cap * sizeof(double));
         if (!grown) {
-          rc = report(CLI_EXIT_FAILED, err, len, "%s: out of host memory", path);
+          rc = cli_error(CLI_EXIT_FAILED, err, len, "%s: out of host memory", path);
           break;
         }
         e = grown;
@@ -323,22 +347,115 @@ static void install_handlers(void) {
   }
 }
 
+enum { MAX_LINKS = 40 }; /* Linux's limit on symbolic links followed in one lookup */
+
+/* *target (malloc'd) = path with its symbolic links followed to the end: the file that is written
+ * in place of the link, so that the link stays a link. A path that is not a link, or a link whose
+ * target does not exist yet, is returned as the name to create. */
+static int resolve_links(const char *path, char **target, char *err, size_t len) {
+  char *cur = strdup(path);
+  for (int hops = 0; cur; ++hops) {
+    struct stat st;
+    if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode)) {
+      *target = cur;
+      return CLI_EXIT_OK;
+    }
+    if (hops == MAX_LINKS) {
+      free(cur);
+      return cli_error(CLI_EXIT_OUTPUT, err, len, "%s: %s", path, strerror(ELOOP));
+    }
+    char link[4096];
+    const ssize_t n = readlink(cur, link, sizeof link - 1);
+    if (n < 0) {
+      const int e = errno;
+      free(cur);
+      return cli_error(CLI_EXIT_OUTPUT, err, len, "%s: %s", path, strerror(e));
+    }
+    link[n] = '\0';
+    /* A relative target is relative to the directory that holds the link. */
+    const char *slash = strrchr(cur, '/');
+    const size_t dir_len = link[0] == '/' || !slash ? 0 : (size_t)(slash - cur) + 1;
+    char *next = (char *)malloc(dir_len + (size_t)n + 1);
+    if (next) {
+      memcpy(next, cur, dir_len);
+      memcpy(next + dir_len, link, (size_t)n + 1);
+    }
+    free(cur);
+    cur = next;
+  }
+  return cli_error(CLI_EXIT_FAILED, err, len, "out of host memory");
+}
+
+/* Writes go straight to f (standard output, or a file that is not a regular one). */
+static int open_direct(cli_output *o, const char *path, int is_stdout, char *err, size_t len) {
+  o->path = strdup(path);
+  if (!o->path)
+    return cli_error(CLI_EXIT_FAILED, err, len, "out of host memory");
+  o->direct = 1;
+  o->is_stdout = is_stdout;
+  o->f = is_stdout ? stdout : fopen(path, "wb");
+  if (!o->f) {
+    const int e = errno;
+    cli_output_abort(o);
+    return cli_error(CLI_EXIT_OUTPUT, err, len, "%s: %s", path, strerror(e));
+  }
+  return CLI_EXIT_OK;
+}
+
 int cli_output_open(cli_output *o, const char *path, char *err, size_t len) {
   memset(o, 0, sizeof *o);
-  const char *slash = strrchr(path, '/');
-  const size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
-  const char *base = slash ? slash + 1 : path;
-  if (!*base)
-    return report(CLI_EXIT_OUTPUT, err, len, "%s: not a file name", path);
-  static const char suffix[] = ".tmp-XXXXXX";
-  const size_t tmp_len = dir_len + 1 + strlen(base) + sizeof suffix;
-  o->path = strdup(path);
-  o->tmp_path = (char *)malloc(tmp_len);
-  if (!o->path || !o->tmp_path) {
-    cli_output_abort(o);
-    return report(CLI_EXIT_FAILED, err, len, "out of host memory");
+  if (strcmp(path, "-") == 0)
+    return open_direct(o, path, 1, err, len);
+  /* What is there now, following links. A directory is refused here, before any device work
+   * (rename would refuse it only at the end). Standard output under another name (/dev/stdout,
+   * /proc/self/fd/1, or the file it is redirected to) is written as standard output: renaming a
+   * new file onto it would leave the program's own stdout writing into the replaced file.
+   * Anything else that is not a regular file (/dev/null, a FIFO, a terminal) cannot be replaced
+   * by a rename: it is opened and written in place. */
+  struct stat st, out_st;
+  if (stat(path, &st) == 0) {
+    if (S_ISDIR(st.st_mode))
+      return cli_error(CLI_EXIT_OUTPUT, err, len, "%s: is a directory", path);
+    if (fstat(STDOUT_FILENO, &out_st) == 0 && st.st_dev == out_st.st_dev &&
+        st.st_ino == out_st.st_ino)
+      return open_direct(o, path, 1, err, len);
+    if (!S_ISREG(st.st_mode))
+      return open_direct(o, path, 0, err, len);
+  } else if (errno != ENOENT) {
+    return cli_error(CLI_EXIT_OUTPUT, err, len, "%s: %s", path, strerror(errno));
   }
-  snprintf(o->tmp_path, tmp_len, "%.*s.%s%s", (int)dir_len, path, base, suffix);
+
+  /* A regular file, or one to create: written to a temporary in the directory of the final
+   * target (through any links, so that a link stays a link), renamed onto it when complete. */
+  int rc = resolve_links(path, &o->path, err, len);
+  if (rc)
+    return rc;
+  const char *target = o->path;
+  const char *slash = strrchr(target, '/');
+  const size_t dir_len = slash ? (size_t)(slash - target) + 1 : 0;
+  const char *base = slash ? slash + 1 : target;
+  if (!*base) {
+    cli_output_abort(o);
+    return cli_error(CLI_EXIT_OUTPUT, err, len, "%s: not a file name", path);
+  }
+  /* ".<name>.tmp-XXXXXX", with the name cut so that the temporary fits the file system's limit
+   * on a name (NAME_MAX, 255 on Linux) whenever the output's own name does. */
+  static const char suffix[] = ".tmp-XXXXXX";
+  char dir[4096] = ".";
+  if (dir_len && dir_len < sizeof dir)
+    snprintf(dir, sizeof dir, "%.*s", (int)dir_len, target);
+  const long name_max = pathconf(dir, _PC_NAME_MAX);
+  const size_t limit = name_max > 0 ? (size_t)name_max : 255;
+  size_t keep = strlen(base);
+  if (1 + keep + (sizeof suffix - 1) > limit)
+    keep = limit > sizeof suffix ? limit - sizeof suffix : 1; /* 1 + keep + suffix == limit */
+  const size_t tmp_len = dir_len + 1 + keep + sizeof suffix;
+  o->tmp_path = (char *)malloc(tmp_len);
+  if (!o->tmp_path) {
+    cli_output_abort(o);
+    return cli_error(CLI_EXIT_FAILED, err, len, "out of host memory");
+  }
+  snprintf(o->tmp_path, tmp_len, "%.*s.%.*s%s", (int)dir_len, target, (int)keep, base, suffix);
   install_handlers();
   const int fd = mkstemp(o->tmp_path);
   if (fd < 0) {
@@ -346,26 +463,46 @@ int cli_output_open(cli_output *o, const char *path, char *err, size_t len) {
     free(o->tmp_path);
     o->tmp_path = NULL;
     cli_output_abort(o);
-    return report(CLI_EXIT_OUTPUT, err, len, "%s: cannot create a file there: %s", path,
-                  strerror(e));
+    return cli_error(CLI_EXIT_OUTPUT, err, len, "%s: cannot create a file there: %s", path,
+                     strerror(e));
   }
   pending_tmp = o->tmp_path;
-  /* mkstemp makes the file 0600; a new output should get 0666 less the umask, as fopen's would. */
-  const mode_t mask = umask(0);
-  umask(mask);
-  if (fchmod(fd, 0666 & ~mask) != 0 || !(o->f = fdopen(fd, "wb"))) {
+  /* mkstemp makes the file 0600. A file that is replaced keeps its permissions; a new one gets
+   * 0666 less the umask, as fopen's would. */
+  mode_t mode;
+  if (stat(target, &st) == 0) {
+    mode = st.st_mode & 07777;
+  } else {
+    const mode_t mask = umask(0);
+    umask(mask);
+    mode = 0666 & ~mask;
+  }
+  if (fchmod(fd, mode) != 0 || !(o->f = fdopen(fd, "wb"))) {
     const int e = errno;
     if (!o->f)
       close(fd);
     cli_output_abort(o);
-    return report(CLI_EXIT_OUTPUT, err, len, "%s: %s", path, strerror(e));
+    return cli_error(CLI_EXIT_OUTPUT, err, len, "%s: %s", path, strerror(e));
   }
   return CLI_EXIT_OK;
 }
 
 int cli_output_write(cli_output *o, const void *buf, size_t bytes, char *err, size_t len) {
   if (bytes && fwrite(buf, 1, bytes, o->f) != bytes)
-    return report(CLI_EXIT_OUTPUT, err, len, "%s: write error: %s", o->path, strerror(errno));
+    return cli_error(CLI_EXIT_OUTPUT, err, len, "%s: write error: %s", o->path, strerror(errno));
+  return CLI_EXIT_OK;
+}
+
+int cli_output_write_elements(cli_output *o, const void *buf, size_t bytes, char *err, size_t len) {
+  if (!o->csv)
+    return cli_output_write(o, buf, bytes, err, len);
+  const size_t size = cuprim_dtype_size(o->csv_dtype);
+  for (size_t off = 0; size && off + size <= bytes; off += size) {
+    char text[64];
+    hr_format_value(o->csv_dtype, (const char *)buf + off, text, sizeof text);
+    if (fprintf(o->f, "%s\n", text) < 0)
+      return cli_error(CLI_EXIT_OUTPUT, err, len, "%s: write error: %s", o->path, strerror(errno));
+  }
   return CLI_EXIT_OK;
 }
 
@@ -374,18 +511,18 @@ int cli_output_commit(cli_output *o, char *err, size_t len) {
   o->f = NULL;
   const int flush_failed = fflush(f) != 0;
   const int e1 = errno;
-  const int close_failed = fclose(f) != 0;
+  const int close_failed = !o->is_stdout && fclose(f) != 0; /* stdout stays open for main */
   const int e2 = errno;
   if (flush_failed || close_failed) {
-    const int rc = report(CLI_EXIT_OUTPUT, err, len, "%s: write error: %s", o->path,
-                          strerror(flush_failed ? e1 : e2));
+    const int rc = cli_error(CLI_EXIT_OUTPUT, err, len, "%s: write error: %s", o->path,
+                             strerror(flush_failed ? e1 : e2));
     cli_output_abort(o);
     return rc;
   }
-  if (rename(o->tmp_path, o->path) != 0) {
+  if (!o->direct && rename(o->tmp_path, o->path) != 0) {
     const int e = errno;
-    const int rc = report(CLI_EXIT_OUTPUT, err, len, "%s: cannot rename %s into place: %s", o->path,
-                          o->tmp_path, strerror(e));
+    const int rc = cli_error(CLI_EXIT_OUTPUT, err, len, "%s: cannot rename %s into place: %s",
+                             o->path, o->tmp_path, strerror(e));
     cli_output_abort(o);
     return rc;
   }
@@ -397,7 +534,7 @@ int cli_output_commit(cli_output *o, char *err, size_t len) {
 }
 
 void cli_output_abort(cli_output *o) {
-  if (o->f)
+  if (o->f && !o->is_stdout)
     fclose(o->f);
   if (o->tmp_path) {
     pending_tmp = NULL;

@@ -4,51 +4,24 @@
  * Timing (cli_gpu_time): one warm-up call, then R samples of [flush L2, event, call, event]; the
  * median is reported. GB/s counts the bytes a primitive must move: reduce and histogram read n
  * elements, scan reads and writes n; the device-to-device copy reads and writes its buffer.
- * Every result is checked against a host reference; data is chosen so that the check can be
- * exact wherever the primitive's result is (integers, float MIN/MAX, and float sums and products
- * whose every partial result is exact), and within a stated tolerance otherwise. */
+ * Every result is checked against the host references that the tests use (harness/hostref*.h):
+ * data is chosen so that the check can be exact wherever the primitive's result is (integers,
+ * float MIN/MAX, and float sums and products whose every partial result is exact), and within
+ * the references' stated bound otherwise (float reduce SUM). The data are those of cuprim-bench:
+ * element i from hr_element_bits(seed, i). */
 #include "cli_commands.h"
 
 #include "cli_gpu.h"
-#include "cli_ops.h"
+#include "hostref_histogram.h"
+#include "hostref_reduce.h"
+#include "hostref_scan.h"
 
-#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* ---------------------------------------------------------------- data */
-
-/* splitmix64 of (seed, i): element i depends on nothing else. */
-static uint64_t mix64(uint64_t seed, uint64_t i) {
-  uint64_t z = seed + (i + 1) * 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-/* Uniform in [0, 1) with 24 random bits: k * 2^-24, exact in f32; sums of up to 2^29 of them are
- * exact in double, so the double reference of a float sum has no error of its own. */
-static double unit24(uint64_t r) { return (double)(r >> 40) * 0x1p-24; }
-
-/* A prefix P(i), an integer below 2^16 (bench/bench_scan.cu's exact data). The element is
- * P(i) - P(i-1): every run of consecutive elements sums to a difference of two P, below 2^16 in
- * magnitude, and a scan combines at most a few dozen runs at once (warp trees, look-back
- * windows), so every partial result stays an integer below 2^24: exact in f32 in any order. */
-static double prefix16(uint64_t seed, uint64_t i) { return (double)(mix64(seed, i) >> 48); }
-
-static void store(cuprim_dtype t, void *h, uint64_t i, double f, uint64_t bits) {
-  const size_t size = cuprim_dtype_size(t);
-  if (t == CUPRIM_F32) {
-    const float v = (float)f;
-    memcpy((char *)h + i * size, &v, size);
-  } else if (t == CUPRIM_F64) {
-    memcpy((char *)h + i * size, &f, size);
-  } else {
-    memcpy((char *)h + i * size, &bits, size); /* little-endian host: the low bytes */
-  }
-}
 
 /* The histogram's range for generated data of each dtype: every value of the 8- and 16-bit
  * types, [0, 2^20) for the wider integers, [0, 1) for floats. */
@@ -79,38 +52,24 @@ static void histogram_range(cuprim_dtype t, double *lo, double *hi) {
 /* The ladder's data for primitive p, dtype t and op. */
 static void fill(cli_primitive p, cuprim_dtype t, cuprim_op op, void *h, uint64_t n,
                  uint64_t seed) {
-  const int is_float = t == CUPRIM_F32 || t == CUPRIM_F64;
+  const int is_float = hr_is_float(t);
   for (uint64_t i = 0; i < n; ++i) {
-    const uint64_t r = mix64(seed, i);
+    const uint64_t r = hr_element_bits(seed, i);
     if (p == CLI_PRIM_HISTOGRAM) {
       if (is_float)
-        store(t, h, i, unit24(r), 0);
-      else if (cuprim_dtype_size(t) <= 2)
-        store(t, h, i, 0.0, r); /* every bit pattern: the whole range */
-      else
-        store(t, h, i, 0.0, r >> 44); /* [0, 2^20) */
+        hr_store_float(t, h, i, hr_unit24(r));
+      else /* 8- and 16-bit: every bit pattern, the whole range; wider: [0, 2^20) */
+        hr_store_bits(t, h, i, cuprim_dtype_size(t) <= 2 ? r : r >> 44);
     } else if (is_float) {
-      if (op == CUPRIM_PROD)
-        store(t, h, i, (r & 1) ? 1.0 : -1.0, 0); /* every product is +-1: exact */
-      else if (p == CLI_PRIM_SCAN && op == CUPRIM_SUM)
-        store(t, h, i, prefix16(seed, i) - (i ? prefix16(seed, i - 1) : 0.0), 0);
+      if (op == CUPRIM_PROD) /* every product is +-1: exact */
+        hr_store_float(t, h, i, (r & 1) ? 1.0 : -1.0);
+      else if (p == CLI_PRIM_SCAN && op == CUPRIM_SUM) /* every partial sum exact */
+        hr_store_float(t, h, i, hr_prefix16(seed, i) - (i ? hr_prefix16(seed, i - 1) : 0.0));
       else
-        store(t, h, i, unit24(r), 0);
+        hr_store_float(t, h, i, hr_unit24(r));
     } else {
-      store(t, h, i, 0.0, op == CUPRIM_PROD ? r | 1 : r); /* odd factors: products stay nonzero */
+      hr_store_bits(t, h, i, op == CUPRIM_PROD ? r | 1 : r); /* odd: products stay nonzero */
     }
-  }
-}
-
-/* "2^26" for a power of two, else the number. */
-static void format_n(uint64_t n, char *buf, size_t len) {
-  if (n && (n & (n - 1)) == 0) {
-    int k = 0;
-    while ((n >> k) != 1)
-      ++k;
-    snprintf(buf, len, "2^%d", k);
-  } else {
-    snprintf(buf, len, "%llu", (unsigned long long)n);
   }
 }
 
@@ -138,72 +97,49 @@ typedef struct call {
   uint64_t n;
   uint32_t bins;
   double lo, hi;
+  int plain; /* the plain entry point (AUTO) rather than _ex with alg */
 } call;
 
+/* One timed call: the _ex entry point with c->alg (the ladder), or with `plain` the plain entry
+ * point (the demo: what a user calls). */
 static int run_call(void *user, cudaStream_t stream) {
   const call *c = (const call *)user;
+  cuprim_status s = CUPRIM_ERROR_INTERNAL;
+  const char *what = "?";
   switch (c->primitive) {
   case CLI_PRIM_REDUCE:
-    return cli_cuprim(cuprim_reduce_ex(c->ctx, (cuprim_reduce_alg)c->alg, c->d_in, c->d_out, c->n,
-                                       c->dtype, c->op, stream),
-                      c->cmd, "cuprim_reduce_ex");
+    s = c->plain ? cuprim_reduce(c->ctx, c->d_in, c->d_out, c->n, c->dtype, c->op, stream)
+                 : cuprim_reduce_ex(c->ctx, (cuprim_reduce_alg)c->alg, c->d_in, c->d_out, c->n,
+                                    c->dtype, c->op, stream);
+    what = c->plain ? "cuprim_reduce" : "cuprim_reduce_ex";
+    break;
   case CLI_PRIM_SCAN:
-    return cli_cuprim(cuprim_scan_ex(c->ctx, (cuprim_scan_alg)c->alg, c->d_in, c->d_out, c->n,
-                                     c->dtype, c->op, c->kind, stream),
-                      c->cmd, "cuprim_scan_ex");
-  case CLI_PRIM_HISTOGRAM:
-    return cli_cuprim(cuprim_histogram_even_ex(c->ctx, (cuprim_histogram_alg)c->alg, c->d_in, c->n,
-                                               c->dtype, (uint64_t *)c->d_out, c->bins, c->lo,
-                                               c->hi, stream),
-                      c->cmd, "cuprim_histogram_even_ex");
+    s = c->plain ? cuprim_scan(c->ctx, c->d_in, c->d_out, c->n, c->dtype, c->op, c->kind, stream)
+                 : cuprim_scan_ex(c->ctx, (cuprim_scan_alg)c->alg, c->d_in, c->d_out, c->n,
+                                  c->dtype, c->op, c->kind, stream);
+    what = c->plain ? "cuprim_scan" : "cuprim_scan_ex";
+    break;
+  case CLI_PRIM_HISTOGRAM: {
+    uint64_t *d_counts = (uint64_t *)c->d_out;
+    s = c->plain ? cuprim_histogram_even(c->ctx, c->d_in, c->n, c->dtype, d_counts, c->bins, c->lo,
+                                         c->hi, stream)
+                 : cuprim_histogram_even_ex(c->ctx, (cuprim_histogram_alg)c->alg, c->d_in, c->n,
+                                            c->dtype, d_counts, c->bins, c->lo, c->hi, stream);
+    what = c->plain ? "cuprim_histogram_even" : "cuprim_histogram_even_ex";
+    break;
   }
-  return CLI_EXIT_FAILED;
+  }
+  return cli_cuprim(s, c->cmd, what);
 }
 
-/* The demo's calls are the plain entry points (the AUTO algorithms). */
-static int run_demo_call(void *user, cudaStream_t stream) {
-  const call *c = (const call *)user;
-  switch (c->primitive) {
-  case CLI_PRIM_REDUCE:
-    return cli_cuprim(cuprim_reduce(c->ctx, c->d_in, c->d_out, c->n, c->dtype, c->op, stream),
-                      c->cmd, "cuprim_reduce");
-  case CLI_PRIM_SCAN:
-    return cli_cuprim(
-        cuprim_scan(c->ctx, c->d_in, c->d_out, c->n, c->dtype, c->op, c->kind, stream), c->cmd,
-        "cuprim_scan");
-  case CLI_PRIM_HISTOGRAM:
-    return cli_cuprim(cuprim_histogram_even(c->ctx, c->d_in, c->n, c->dtype, (uint64_t *)c->d_out,
-                                            c->bins, c->lo, c->hi, stream),
-                      c->cmd, "cuprim_histogram_even");
-  }
-  return CLI_EXIT_FAILED;
-}
-
-static int download(cli_gpu *g, void *h, const void *d, size_t bytes) {
-  int rc = cli_cuda(cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, g->stream), g->command,
-                    "cudaMemcpyAsync");
+/* A copy between host and device, waited for. */
+static int copy_sync(cli_gpu *g, void *dst, const void *src, size_t bytes,
+                     enum cudaMemcpyKind kind) {
+  int rc =
+      cli_cuda(cudaMemcpyAsync(dst, src, bytes, kind, g->stream), g->command, "cudaMemcpyAsync");
   if (!rc)
     rc = cli_cuda(cudaStreamSynchronize(g->stream), g->command, "cudaStreamSynchronize");
   return rc;
-}
-
-static int upload(cli_gpu *g, void *d, const void *h, size_t bytes) {
-  int rc = cli_cuda(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, g->stream), g->command,
-                    "cudaMemcpyAsync");
-  if (!rc)
-    rc = cli_cuda(cudaStreamSynchronize(g->stream), g->command, "cudaStreamSynchronize");
-  return rc;
-}
-
-/* The first index where two arrays of n elements of t differ (NaN equals NaN), or n. */
-static uint64_t first_difference(cuprim_dtype t, const void *a, const void *b, uint64_t n) {
-  const size_t size = cuprim_dtype_size(t);
-  if (memcmp(a, b, (size_t)n * size) == 0)
-    return n;
-  for (uint64_t i = 0; i < n; ++i)
-    if (!cli_same_value(t, (const char *)a + i * size, (const char *)b + i * size))
-      return i;
-  return n;
 }
 
 /* ---------------------------------------------------------------- demo */
@@ -213,24 +149,21 @@ enum { DEMO_BINS = 256 }; /* the classic histogram size */
 int cmd_demo(const cli_args *a) {
   const char *cmd = "demo";
   const uint64_t n = a->n;
-  /* Four arrays of n floats on the host (data twice, scan output, reference) and on the device. */
-  if (n > SIZE_MAX / (4 * sizeof(float))) {
-    fprintf(stderr, "cuprim demo: --n %llu is too large for this host\n", (unsigned long long)n);
-    return CLI_EXIT_USAGE;
-  }
+  /* Four arrays of n floats on the host (data twice, scan output, scan reference), three on the
+   * device; the parser has checked that their sizes fit size_t. */
   int rc = cli_require_device(cmd, a->device);
   if (rc)
     return rc;
   const size_t bytes = (size_t)n * sizeof(float);
-  float *h_x = NULL, *h_s = NULL, *h_out = NULL, *h_ref = NULL;
+  float *h_x = NULL, *h_s = NULL, *h_out = NULL;
   uint64_t h_counts[DEMO_BINS], ref_counts[DEMO_BINS];
+  hr_scan_ref scan_ref;
+  hr_scan_ref_init(&scan_ref);
   rc = host_alloc(cmd, (void **)&h_x, bytes);
   if (!rc)
     rc = host_alloc(cmd, (void **)&h_s, bytes);
   if (!rc)
     rc = host_alloc(cmd, (void **)&h_out, bytes);
-  if (!rc)
-    rc = host_alloc(cmd, (void **)&h_ref, bytes);
   cli_gpu g;
   memset(&g, 0, sizeof g);
   if (!rc)
@@ -248,68 +181,79 @@ int cmd_demo(const cli_args *a) {
   if (!rc)
     rc = cli_cuda(cudaMalloc((void **)&d_counts, sizeof h_counts), cmd, "cudaMalloc");
 
-  double reference = 0.0;
   if (!rc) {
-    for (uint64_t i = 0; i < n; ++i) {
-      h_x[i] = (float)unit24(mix64(a->seed, i));
-      reference += h_x[i];
-      h_s[i] = (float)(prefix16(a->seed, i) - (i ? prefix16(a->seed, i - 1) : 0.0));
-    }
-    rc = upload(&g, d_x, h_x, bytes);
+    fill(CLI_PRIM_REDUCE, CUPRIM_F32, CUPRIM_SUM, h_x, n, a->seed); /* [0, 1) */
+    fill(CLI_PRIM_SCAN, CUPRIM_F32, CUPRIM_SUM, h_s, n, a->seed);   /* integers, exact sums */
+    rc = copy_sync(&g, d_x, h_x, bytes, cudaMemcpyHostToDevice);
   }
   if (!rc)
-    rc = upload(&g, d_s, h_s, bytes);
+    rc = copy_sync(&g, d_s, h_s, bytes, cudaMemcpyHostToDevice);
 
+  /* The plain entry points (AUTO), as a user calls them. */
   call c_reduce = {cmd, CLI_PRIM_REDUCE, 0, g.ctx, CUPRIM_F32, CUPRIM_SUM, CUPRIM_INCLUSIVE,
-                   d_x, d_sum,           n, 0,     0.0,        0.0};
+                   d_x, d_sum,           n, 0,     0.0,        0.0,        1};
   call c_scan = {cmd, CLI_PRIM_SCAN, 0, g.ctx, CUPRIM_F32, CUPRIM_SUM, CUPRIM_INCLUSIVE,
-                 d_s, d_out,         n, 0,     0.0,        0.0};
+                 d_s, d_out,         n, 0,     0.0,        0.0,        1};
   call c_hist = {cmd, CLI_PRIM_HISTOGRAM, 0, g.ctx,     CUPRIM_F32, CUPRIM_SUM, CUPRIM_INCLUSIVE,
-                 d_x, d_counts,           n, DEMO_BINS, 0.0,        1.0};
+                 d_x, d_counts,           n, DEMO_BINS, 0.0,        1.0,        1};
   double us_reduce = 0, us_scan = 0, us_hist = 0, us_copy = 0;
   const unsigned runs = (unsigned)a->runs;
   if (!rc)
-    rc = cli_gpu_time(&g, run_demo_call, &c_reduce, runs, &us_reduce);
+    rc = cli_gpu_time(&g, run_call, &c_reduce, runs, &us_reduce);
   if (!rc)
-    rc = cli_gpu_time(&g, run_demo_call, &c_hist, runs, &us_hist);
+    rc = cli_gpu_time(&g, run_call, &c_hist, runs, &us_hist);
   if (!rc)
     rc = cli_gpu_time_copy(&g, d_out, d_s, bytes, runs, &us_copy);
   if (!rc) /* last: its output is checked */
-    rc = cli_gpu_time(&g, run_demo_call, &c_scan, runs, &us_scan);
+    rc = cli_gpu_time(&g, run_call, &c_scan, runs, &us_scan);
 
   float sum = 0.0f;
   if (!rc)
-    rc = download(&g, &sum, d_sum, sizeof sum);
+    rc = copy_sync(&g, &sum, d_sum, sizeof sum, cudaMemcpyDeviceToHost);
   if (!rc)
-    rc = download(&g, h_out, d_out, bytes);
+    rc = copy_sync(&g, h_out, d_out, bytes, cudaMemcpyDeviceToHost);
   if (!rc)
-    rc = download(&g, h_counts, d_counts, sizeof h_counts);
+    rc = copy_sync(&g, h_counts, d_counts, sizeof h_counts, cudaMemcpyDeviceToHost);
   if (rc)
     goto done;
 
-  /* reduce.h: float sums are accurate to about log2(n) * eps * sum|x|; all inputs are >= 0, so
-   * sum|x| is the reference itself. Twice that bound, and at least 2 eps. */
-  const double abs_error = fabs((double)sum - reference);
-  const double rel_error = reference != 0.0 ? abs_error / reference : abs_error;
-  const double tolerance = 2.0 * fmax(1.0, ceil(log2((double)n))) * FLT_EPSILON;
-  const int ok_reduce = rel_error <= tolerance;
+  /* The references and bounds of the tests (harness/hostref_*.h). Reduce: a compensated long
+   * double sum and the bound for AUTO (hostref_reduce.c says why); the inputs are >= 0, so the
+   * relative error is the error over the sum. Scan: exact (every partial sum is an integer below
+   * 2^16). Histogram: the bin formula of histogram.h, exact counts. */
+  const hr_gpu_shape shape = {(unsigned)g.prop.multiProcessorCount,
+                              (unsigned)g.prop.maxBlocksPerMultiProcessor};
+  hr_reduce_ref reduce_ref;
+  char why[512] = "";
+  hr_reduce_reference(CUPRIM_F32, CUPRIM_SUM, h_x, n, &reduce_ref);
+  const double reference = (double)reduce_ref.value;
+  const double scale = reference > 0.0 ? reference : 1.0;
+  const double rel_error = fabs((double)sum - reference) / scale;
+  const double tolerance =
+      (double)hr_reduce_sum_tolerance(&reduce_ref, CUPRIM_REDUCE_AUTO, &shape) / scale;
+  const int ok_reduce =
+      hr_reduce_check(&reduce_ref, CUPRIM_REDUCE_AUTO, &shape, &sum, why, sizeof why);
 
-  cli_scan_host(CUPRIM_F32, CUPRIM_SUM, CUPRIM_INCLUSIVE, h_s, h_ref, n);
-  const uint64_t bad = first_difference(CUPRIM_F32, h_out, h_ref, n);
-  const int ok_scan = bad == n;
+  uint64_t first = 0, last = 0, wrong_scan = 0;
+  if (hr_scan_reference(&scan_ref, CUPRIM_F32, CUPRIM_SUM, CUPRIM_INCLUSIVE, h_s, n) != 0) {
+    fprintf(stderr, "cuprim demo: out of host memory for the scan's reference\n");
+    rc = CLI_EXIT_FAILED;
+    goto done;
+  }
+  wrong_scan = hr_scan_check(&scan_ref, h_out, -1, &first, &last, why, sizeof why);
 
-  memset(ref_counts, 0, sizeof ref_counts);
-  cli_histogram_host(CUPRIM_F32, h_x, n, DEMO_BINS, 0.0, 1.0, NULL, ref_counts);
+  const hr_hist_bins bins = hr_hist_bins_even(DEMO_BINS, 0.0, 1.0);
+  hr_hist_reference(&bins, CUPRIM_F32, h_x, n, ref_counts);
+  const uint64_t wrong_bins =
+      hr_hist_check(ref_counts, h_counts, DEMO_BINS, n, -1, &first, why, sizeof why);
   uint64_t max_bin = 0, min_bin = UINT64_MAX;
-  int ok_hist = 1;
   for (int b = 0; b < DEMO_BINS; ++b) {
-    ok_hist &= h_counts[b] == ref_counts[b];
     max_bin = h_counts[b] > max_bin ? h_counts[b] : max_bin;
     min_bin = h_counts[b] < min_bin ? h_counts[b] : min_bin;
   }
 
-  char ns[32], text[96], check[160];
-  format_n(n, ns, sizeof ns);
+  char ns[32], text[96], check[640];
+  hr_format_count(n, ns, sizeof ns);
   printf("cuprim %s demo: n = %s f32 (seed %llu) on %s (sm_%d%d, %d SMs)\n",
          cuprim_version_string(), ns, (unsigned long long)a->seed, g.prop.name, g.prop.major,
          g.prop.minor, g.prop.multiProcessorCount);
@@ -324,23 +268,24 @@ int cmd_demo(const cli_args *a) {
   printf("%-30s %-28s %10.2f %9.1f  %s\n", "reduce sum, x in [0,1)", text, us_reduce,
          (double)bytes / (us_reduce * 1e3), check);
   snprintf(text, sizeof text, "last = %.9g", n ? (double)h_out[n - 1] : 0.0);
-  if (ok_scan)
+  if (wrong_scan == 0)
     snprintf(check, sizeof check, "ok: all %llu elements exact", (unsigned long long)n);
   else
-    snprintf(check, sizeof check, "WRONG: element %llu is %.9g, expected %.9g",
-             (unsigned long long)bad, (double)h_out[bad], (double)h_ref[bad]);
+    snprintf(check, sizeof check, "WRONG: %llu element(s); %s", (unsigned long long)wrong_scan,
+             why);
   printf("%-30s %-28s %10.2f %9.1f  %s\n", "scan inclusive sum, integers", text, us_scan,
          2.0 * (double)bytes / (us_scan * 1e3), check);
   snprintf(text, sizeof text, "bins hold %llu .. %llu", (unsigned long long)min_bin,
            (unsigned long long)max_bin);
-  snprintf(check, sizeof check, "%s: %d bins exact", ok_hist ? "ok" : "WRONG", DEMO_BINS);
-  if (!ok_hist)
-    snprintf(check, sizeof check, "WRONG: counts differ from the host's");
+  if (wrong_bins == 0)
+    snprintf(check, sizeof check, "ok: %d bins exact", DEMO_BINS);
+  else
+    snprintf(check, sizeof check, "WRONG: %s", why);
   printf("%-30s %-28s %10.2f %9.1f  %s\n", "histogram 256 bins over [0,1)", text, us_hist,
          (double)bytes / (us_hist * 1e3), check);
   printf("%-30s %-28s %10.2f %9.1f  %s\n", "(device copy, for reference)", "cudaMemcpyAsync D2D",
          us_copy, 2.0 * (double)bytes / (us_copy * 1e3), "-");
-  rc = ok_reduce && ok_scan && ok_hist ? CLI_EXIT_OK : CLI_EXIT_FAILED;
+  rc = ok_reduce && wrong_scan == 0 && wrong_bins == 0 ? CLI_EXIT_OK : CLI_EXIT_FAILED;
 
 done:
   if (g.stream)
@@ -354,7 +299,7 @@ done:
   free(h_x);
   free(h_s);
   free(h_out);
-  free(h_ref);
+  hr_scan_ref_free(&scan_ref);
   return rc;
 }
 
@@ -400,13 +345,60 @@ static const char *note(cli_primitive p, int alg) {
   return "";
 }
 
-/* Float SUM in the reduce ladder: a ladder kernel may chain up to n/512 block results one after
- * another (atomics), so rounding grows like sqrt(n/512) * eps; 2^10 eps (1.2e-4 for f32, as
- * bench/bench_reduce.cu allows) bounds it with room to spare for [0,1) data up to 2^30. */
-#define LADDER_SUM_TOLERANCE_EPS 1024.0
+/* The ladder's references, the tests' own (harness/hostref_*.h), computed once for all rungs. */
+typedef struct ladder_ref {
+  cli_primitive p;
+  int have; /* 0: the host references have none for this dtype and op (the check shows "-") */
+  hr_reduce_ref reduce;
+  hr_scan_ref scan;
+  uint64_t *counts; /* histogram: one per bin */
+  uint32_t bins;
+  uint64_t n;
+  hr_gpu_shape shape; /* for the float SUM bound of COARSENED and ATOMIC */
+} ladder_ref;
+
+/* Builds the reference of h_in[0..n); returns an exit code. */
+static int ladder_reference(ladder_ref *r, const cli_args *a, const void *h_in, double lo,
+                            double hi) {
+  const cuprim_dtype t = a->dtype;
+  if (r->p == CLI_PRIM_REDUCE) {
+    r->have = hr_reduce_supported(t, a->op);
+    if (r->have)
+      hr_reduce_reference(t, a->op, h_in, r->n, &r->reduce);
+  } else if (r->p == CLI_PRIM_SCAN) {
+    r->have = hr_scan_supported(t, a->op);
+    if (r->have && hr_scan_reference(&r->scan, t, a->op, a->kind, h_in, r->n) != 0) {
+      fprintf(stderr, "cuprim ladder: out of host memory for the scan's reference\n");
+      return CLI_EXIT_FAILED;
+    }
+  } else {
+    /* The histogram reference bins the ten integer and float dtypes, not F16 or BF16 (yet). */
+    r->have = t != CUPRIM_F16 && t != CUPRIM_BF16;
+    const hr_hist_bins b = hr_hist_bins_even(r->bins, lo, hi);
+    if (r->have)
+      hr_hist_reference(&b, t, h_in, r->n, r->counts);
+  }
+  return CLI_EXIT_OK;
+}
+
+/* "ok", "WRONG" (with why), or "-" (no reference) for the result of `alg` in h_out. */
+static const char *ladder_check(const ladder_ref *r, int alg, const void *h_out, char *why,
+                                size_t len) {
+  uint64_t first = 0, last = 0;
+  int ok;
+  if (!r->have)
+    return "-";
+  if (r->p == CLI_PRIM_REDUCE)
+    ok = hr_reduce_check(&r->reduce, (cuprim_reduce_alg)alg, &r->shape, h_out, why, len);
+  else if (r->p == CLI_PRIM_SCAN)
+    ok = hr_scan_check(&r->scan, h_out, -1, &first, &last, why, len) == 0;
+  else
+    ok =
+        hr_hist_check(r->counts, (const uint64_t *)h_out, r->bins, r->n, -1, &first, why, len) == 0;
+  return ok ? "ok" : "WRONG";
+}
 
 int cmd_ladder(const cli_args *a) {
-  static const char *const primitive_names[] = {"reduce", "scan", "histogram"};
   const char *cmd = "ladder";
   const cli_primitive p = a->primitive;
   const cuprim_dtype t = a->dtype;
@@ -417,11 +409,7 @@ int cmd_ladder(const cli_args *a) {
     return rc;
   }
   const size_t esize = cuprim_dtype_size(t);
-  const uint64_t n = a->n;
-  if (n > SIZE_MAX / (3 * esize)) {
-    fprintf(stderr, "cuprim ladder: --n %llu is too large for this host\n", (unsigned long long)n);
-    return CLI_EXIT_USAGE;
-  }
+  const uint64_t n = a->n; /* three arrays of n elements fit size_t: checked by the parser */
   rc = cli_require_device(cmd, a->device);
   if (rc)
     return rc;
@@ -430,16 +418,22 @@ int cmd_ladder(const cli_args *a) {
   const uint32_t bins = a->bins;
   double lo = 0.0, hi = 0.0;
   histogram_range(t, &lo, &hi);
-  /* Host: the data, the reference, the result (scan: n elements; reduce: one; histogram: bins). */
+  /* Host: the data, the result (scan: n elements; reduce: one; histogram: bins), the reference. */
   const size_t out_bytes = p == CLI_PRIM_SCAN        ? bytes
                            : p == CLI_PRIM_HISTOGRAM ? (size_t)bins * sizeof(uint64_t)
                                                      : esize;
-  void *h_in = NULL, *h_ref = NULL, *h_out = NULL;
+  void *h_in = NULL, *h_out = NULL;
+  ladder_ref ref;
+  memset(&ref, 0, sizeof ref);
+  ref.p = p;
+  ref.bins = bins;
+  ref.n = n;
+  hr_scan_ref_init(&ref.scan);
   rc = host_alloc(cmd, &h_in, bytes);
   if (!rc)
-    rc = host_alloc(cmd, &h_ref, out_bytes);
-  if (!rc)
     rc = host_alloc(cmd, &h_out, out_bytes);
+  if (!rc && p == CLI_PRIM_HISTOGRAM)
+    rc = host_alloc(cmd, (void **)&ref.counts, out_bytes);
   cli_gpu g;
   memset(&g, 0, sizeof g);
   if (!rc)
@@ -457,31 +451,25 @@ int cmd_ladder(const cli_args *a) {
     goto done;
 
   fill(p, t, a->op, h_in, n, a->seed);
-  rc = upload(&g, d_in, h_in, bytes);
+  rc = copy_sync(&g, d_in, h_in, bytes, cudaMemcpyHostToDevice);
   if (rc)
     goto done;
-  double ref_sum = 0.0; /* reduce float SUM: the double reference */
-  if (p == CLI_PRIM_REDUCE) {
-    cli_reduce_host(t, a->op, h_in, n, h_ref);
-    for (uint64_t i = 0; i < n && a->op == CUPRIM_SUM; ++i)
-      ref_sum += cli_to_double(t, h_in, i);
-  } else if (p == CLI_PRIM_SCAN) {
-    cli_scan_host(t, a->op, a->kind, h_in, h_ref, n);
-  } else {
-    memset(h_ref, 0, out_bytes);
-    cli_histogram_host(t, h_in, n, bins, lo, hi, NULL, (uint64_t *)h_ref);
-  }
+  ref.shape.sm_count = (unsigned)g.prop.multiProcessorCount;
+  ref.shape.max_blocks_per_sm = (unsigned)g.prop.maxBlocksPerMultiProcessor;
+  rc = ladder_reference(&ref, a, h_in, lo, hi);
+  if (rc)
+    goto done;
 
   char ns[32];
-  format_n(n, ns, sizeof ns);
+  hr_format_count(n, ns, sizeof ns);
   const double moved = (p == CLI_PRIM_SCAN ? 2.0 : 1.0) * (double)bytes;
   if (p == CLI_PRIM_HISTOGRAM)
     printf("cuprim ladder histogram: %u bins over [%g, %g), %s, n = %s (%.1f MB read)\n", bins, lo,
-           hi, cli_dtype_name(t), ns, moved * 1e-6);
+           hi, hr_dtype_name(t), ns, moved * 1e-6);
   else
-    printf("cuprim ladder %s: %s%s %s, n = %s (%.1f MB %s)\n", primitive_names[p],
+    printf("cuprim ladder %s: %s%s %s, n = %s (%.1f MB %s)\n", cli_primitive_name(p),
            p == CLI_PRIM_SCAN ? (a->kind == CUPRIM_EXCLUSIVE ? "exclusive " : "inclusive ") : "",
-           cli_op_name(a->op), cli_dtype_name(t), ns, moved * 1e-6,
+           hr_op_name(a->op), hr_dtype_name(t), ns, moved * 1e-6,
            p == CLI_PRIM_SCAN ? "read + written" : "read");
   printf("%s (sm_%d%d, %d SMs); median of %llu runs after a warm-up, CUDA events, L2 flushed "
          "before each run;\ndevice copy bandwidth %.0f GB/s (cudaMemcpyAsync D2D of %.0f MB, bytes "
@@ -491,39 +479,33 @@ int cmd_ladder(const cli_args *a) {
   printf("%2s  %-21s %10s %8s %7s %6s %7s  %-6s %s\n", "#", "algorithm", "time (us)", "GB/s",
          "% copy", "step", "cumul.", "check", "what the step changes");
 
-  const int count = cli_alg_count(p);
+  const int count = hr_alg_count((hr_primitive)p);
   double first_us = 0.0, prev_us = 0.0;
   int failures = 0;
+  char first_why[512] = "";
   /* The ladder in enum order (1, 2, ...), then the tuned default (0). */
   for (int k = 1; k <= count; ++k) {
     const int alg = k % count;
-    call c = {cmd, p, alg, g.ctx, t, a->op, a->kind, d_in, d_out, n, bins, lo, hi};
+    call c = {cmd, p, alg, g.ctx, t, a->op, a->kind, d_in, d_out, n, bins, lo, hi, 0};
     double us = 0.0;
     rc = cli_gpu_time(&g, run_call, &c, (unsigned)a->runs, &us);
     char label[16];
     snprintf(label, sizeof label, "%d", alg);
     if (rc) {
       ++failures;
-      printf("%2s  %-21s %10s %8s %7s %6s %7s  %-6s %s\n", alg ? label : "-", cli_alg_name(p, alg),
-             "-", "-", "-", "-", "-", "FAILED", note(p, alg));
+      printf("%2s  %-21s %10s %8s %7s %6s %7s  %-6s %s\n", alg ? label : "-",
+             hr_alg_name((hr_primitive)p, alg), "-", "-", "-", "-", "-", "FAILED", note(p, alg));
       if (rc == CLI_EXIT_FAILED) /* a CUDA error: the context may be unusable */
         break;
       continue;
     }
-    rc = download(&g, h_out, d_out, out_bytes);
+    rc = copy_sync(&g, h_out, d_out, out_bytes, cudaMemcpyDeviceToHost);
     if (rc)
       break;
-    int ok = 1;
-    if (p == CLI_PRIM_REDUCE && a->op == CUPRIM_SUM && (t == CUPRIM_F32 || t == CUPRIM_F64)) {
-      const double eps = t == CUPRIM_F32 ? FLT_EPSILON : DBL_EPSILON;
-      const double got = cli_to_double(t, h_out, 0);
-      ok = fabs(got - ref_sum) <= LADDER_SUM_TOLERANCE_EPS * eps * fabs(ref_sum);
-    } else if (p == CLI_PRIM_HISTOGRAM) {
-      ok = memcmp(h_out, h_ref, out_bytes) == 0;
-    } else {
-      ok = first_difference(t, h_out, h_ref, out_bytes / esize) == out_bytes / esize;
-    }
-    failures += !ok;
+    char why[512] = "";
+    const char *check = ladder_check(&ref, alg, h_out, why, sizeof why);
+    if (check[0] == 'W' && failures++ == 0)
+      snprintf(first_why, sizeof first_why, "%s: %s", hr_alg_name((hr_primitive)p, alg), why);
     if (first_us == 0.0)
       first_us = us;
     char step[16] = "-", cumul[16];
@@ -532,17 +514,20 @@ int cmd_ladder(const cli_args *a) {
     snprintf(cumul, sizeof cumul, "%.2fx", first_us / us);
     const double gbps = moved / (us * 1e3);
     printf("%2s  %-21s %10.2f %8.0f %7.1f %6s %7s  %-6s %s\n", alg ? label : "-",
-           cli_alg_name(p, alg), us, gbps, 100.0 * gbps / copy_gbps, step, cumul,
-           ok ? "ok" : "WRONG", note(p, alg));
+           hr_alg_name((hr_primitive)p, alg), us, gbps, 100.0 * gbps / copy_gbps, step, cumul,
+           check, note(p, alg));
     prev_us = us;
   }
   if (!rc || rc == CLI_EXIT_UNSUPPORTED || rc == CLI_EXIT_USAGE)
     rc = failures ? CLI_EXIT_FAILED : CLI_EXIT_OK;
   printf("\nstep: speedup over the row above; cumul.: over the first row; check: against the "
-         "host (%s)\n",
-         p == CLI_PRIM_REDUCE && a->op == CUPRIM_SUM && (t == CUPRIM_F32 || t == CUPRIM_F64)
-             ? "float sum within 2^10 eps relative"
+         "tests' host references (%s)\n",
+         !ref.have ? "none for this dtype and op: not checked"
+         : p == CLI_PRIM_REDUCE && a->op == CUPRIM_SUM && hr_is_float(t)
+             ? "float sum within harness/hostref_reduce.c's bound for each algorithm"
              : "exact");
+  if (first_why[0])
+    printf("first wrong result: %s\n", first_why);
 
 done:
   if (g.stream)
@@ -551,7 +536,8 @@ done:
   (void)cudaFree(d_out);
   cli_gpu_close(&g);
   free(h_in);
-  free(h_ref);
+  free(ref.counts);
+  hr_scan_ref_free(&ref.scan);
   free(h_out);
   return rc;
 }

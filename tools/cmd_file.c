@@ -17,18 +17,25 @@
  *              by the library's own scan, exact for integers (wrapping) and for MIN/MAX/AND/OR/XOR,
  *              and no pass needs a host pass over the data. scan.h has no initial value, hence the
  *              extra element. A single pass calls the library with the requested kind directly.
- * Outputs are written to a temporary file in the same directory and renamed into place at the
- * end; on any failure the temporary is removed and nothing is written. */
+ * Outputs are opened before any device work (a name that cannot be written fails first), written
+ * to a temporary file beside the final one and renamed into place at the end; on any failure the
+ * temporary is removed and nothing is written. "-" (and /dev/stdout) is standard output. The
+ * format follows the name: *.npy a .npy file; *.csv text, one value a line (scan) or
+ * lower,upper,count (histogram); reduce writes a text line to any other name; scan writes .npy
+ * to any other name, "-" included, but not to a terminal. */
+#define _POSIX_C_SOURCE 200809L /* fileno, isatty */
+
 #include "cli_commands.h"
 
 #include "cli_gpu.h"
 #include "cli_io.h"
-#include "cli_ops.h"
+#include "hostref_histogram.h"
 #include "npy.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum { ALIGN_BYTES = 16 }; /* the scan's pass starts 16-byte aligned: vector loads */
 
@@ -43,6 +50,7 @@ typedef struct job {
   size_t esize;
   uint64_t chunk; /* elements per pass */
   void *d_buf;
+  cli_progress prog; /* of the uploads, on stderr */
 } job;
 
 static int fail(job *j, int rc) {
@@ -63,11 +71,58 @@ static int open_input(job *j, cli_primitive p) {
   return CLI_EXIT_OK;
 }
 
+/* The output's format, from its name: *.npy and *.csv for every command; any other name a text
+ * line (reduce), .npy (scan) or CSV (histogram, which takes no other name for a regular file:
+ * open_output refuses it). */
+typedef enum out_format { OUT_NPY, OUT_CSV, OUT_TEXT } out_format;
+static out_format format_of(const job *j) {
+  const char *path = j->a->output;
+  if (cli_has_suffix(path, ".npy"))
+    return OUT_NPY;
+  if (cli_has_suffix(path, ".csv") || j->a->command == CLI_CMD_HISTOGRAM)
+    return OUT_CSV;
+  return j->a->command == CLI_CMD_REDUCE ? OUT_TEXT : OUT_NPY;
+}
+
 static int open_output(job *j) {
-  if (!j->a->output)
+  const char *path = j->a->output;
+  if (!path)
     return CLI_EXIT_OK;
-  const int rc = cli_output_open(&j->out, j->a->output, j->err, sizeof j->err);
-  return rc ? fail(j, rc) : CLI_EXIT_OK;
+  const int rc = cli_output_open(&j->out, path, j->err, sizeof j->err);
+  if (rc)
+    return fail(j, rc);
+  /* A histogram file must say its format; standard output and devices get CSV. (A name such as
+   * counts.np is likely a typo: refused, as a usage error, rather than written as CSV.) */
+  if (j->a->command == CLI_CMD_HISTOGRAM && !j->out.direct && !cli_has_suffix(path, ".npy") &&
+      !cli_has_suffix(path, ".csv")) {
+    cli_output_abort(&j->out);
+    snprintf(j->err, sizeof j->err,
+             "-o %s: the histogram output must end in .npy or .csv (-o - writes CSV to standard "
+             "output)",
+             path);
+    return fail(j, CLI_EXIT_USAGE);
+  }
+  /* .npy bytes on a terminal would be garbage on the screen (and may drive it): refused, as
+   * compressors refuse to write to one. */
+  if (format_of(j) == OUT_NPY && j->out.is_stdout && isatty(fileno(stdout))) {
+    snprintf(j->err, sizeof j->err,
+             "-o %s: standard output is a terminal: redirect it to write .npy there, or write "
+             "text with -o FILE.csv",
+             j->a->output);
+    return fail(j, CLI_EXIT_OUTPUT);
+  }
+  j->out.csv = format_of(j) == OUT_CSV;
+  j->out.csv_dtype = j->in.dtype;
+  return CLI_EXIT_OK;
+}
+
+/* A command's start: the input and the output, checked and opened before any device call. */
+static int start_job(job *j, const cli_args *a, const char *cmd, cli_primitive p) {
+  memset(j, 0, sizeof *j);
+  j->a = a;
+  j->cmd = cmd;
+  const int rc = open_input(j, p);
+  return rc ? rc : open_output(j);
 }
 
 /* The device, the context and the pass size. `reserve`: device bytes the command allocates
@@ -123,21 +178,21 @@ static int commit(job *j) {
   return rc ? fail(j, rc) : CLI_EXIT_OK;
 }
 
-static uint64_t pass_size(const job *j, uint64_t done) {
+/* Uploads the next pass, the elements from `done` on (at most chunk of them), to dst; *m: how
+ * many. The first upload starts the progress line. */
+static int upload_pass(job *j, void *dst, uint64_t done, uint64_t *m) {
+  if (done == 0)
+    cli_progress_start(&j->prog, j->cmd, j->in.bytes);
   const uint64_t left = j->in.count - done;
-  return left < j->chunk ? left : j->chunk;
+  *m = left < j->chunk ? left : j->chunk;
+  return cli_gpu_upload(&j->g, &j->in, dst, (size_t)*m * j->esize, &j->prog);
 }
 
 /* ---------------------------------------------------------------- reduce */
 
 int cmd_reduce(const cli_args *a) {
   job j;
-  memset(&j, 0, sizeof j);
-  j.a = a;
-  j.cmd = "reduce";
-  int rc = open_input(&j, CLI_PRIM_REDUCE);
-  if (!rc)
-    rc = open_output(&j);
+  int rc = start_job(&j, a, "reduce", CLI_PRIM_REDUCE);
   if (!rc)
     rc = open_device(&j, j.esize, 0);
   void *d_out = NULL;
@@ -146,12 +201,10 @@ int cmd_reduce(const cli_args *a) {
 
   /* One pass at least: n == 0 gives the identity. */
   unsigned char acc[8], val[8]; /* one element of any dtype */
-  cli_progress prog;
-  cli_progress_start(&prog, j.cmd, j.in.bytes);
   uint64_t done = 0;
   for (int first = 1; !rc && (first || done < j.in.count); first = 0) {
-    const uint64_t m = pass_size(&j, done);
-    rc = cli_gpu_upload(&j.g, &j.in, j.d_buf, (size_t)m * j.esize, &prog);
+    uint64_t m = 0;
+    rc = upload_pass(&j, j.d_buf, done, &m);
     if (!rc)
       rc = cli_cuprim(cuprim_reduce_ex(j.g.ctx, (cuprim_reduce_alg)a->alg, j.d_buf, d_out, m,
                                        j.in.dtype, a->op, j.g.stream),
@@ -166,17 +219,18 @@ int cmd_reduce(const cli_args *a) {
     if (first)
       memcpy(acc, val, j.esize);
     else
-      cli_combine(j.in.dtype, a->op, acc, val);
+      hr_combine(j.in.dtype, a->op, acc, val);
     done += m;
   }
-  cli_progress_end(&prog);
+  cli_progress_end(&j.prog);
 
   if (!rc) {
     char text[64];
-    cli_format_value(j.in.dtype, acc, text, sizeof text);
-    printf("%s\n", text);
+    hr_format_value(j.in.dtype, acc, text, sizeof text);
+    if (!j.out.is_stdout) /* else printed once, as the output */
+      printf("%s\n", text);
     if (a->output) {
-      if (cli_has_suffix(a->output, ".npy")) {
+      if (format_of(&j) == OUT_NPY) {
         rc = npy_write_header(j.out.f, j.in.dtype, 0, NULL) == NPY_OK
                  ? cli_output_write(&j.out, acc, j.esize, j.err, sizeof j.err)
                  : CLI_EXIT_OUTPUT;
@@ -202,13 +256,8 @@ int cmd_reduce(const cli_args *a) {
 
 int cmd_scan(const cli_args *a) {
   job j;
-  memset(&j, 0, sizeof j);
-  j.a = a;
-  j.cmd = "scan";
-  int rc = open_input(&j, CLI_PRIM_SCAN);
-  if (!rc)
-    rc = open_output(&j);
-  if (!rc) {
+  int rc = start_job(&j, a, "scan", CLI_PRIM_SCAN);
+  if (!rc && !j.out.csv) {
     const uint64_t shape[1] = {j.in.count}; /* flattened, as np.cumsum(a) without an axis */
     if (npy_write_header(j.out.f, j.in.dtype, 1, shape) != NPY_OK) {
       snprintf(j.err, sizeof j.err, "%s: write error", a->output);
@@ -226,21 +275,18 @@ int cmd_scan(const cli_args *a) {
     d_carry = d_pass - j.esize;               /* the carry, just before them */
   }
   const int single = j.in.count <= j.chunk;
-  cli_progress prog;
-  cli_progress_start(&prog, j.cmd, j.in.bytes);
   uint64_t done = 0;
   for (int first = 1; !rc && (first || done < j.in.count); first = 0) {
-    const uint64_t m = pass_size(&j, done);
+    uint64_t m = 0;
     const char *d_result = d_pass;
-    if (first && !single && a->kind == CUPRIM_EXCLUSIVE) {
+    rc = upload_pass(&j, d_pass, done, &m);
+    if (!rc && first && !single && a->kind == CUPRIM_EXCLUSIVE) {
       /* The first exclusive pass starts from the identity; later passes from the carry. */
       unsigned char identity[8]; /* one element of any dtype */
-      cli_identity(j.in.dtype, a->op, identity);
+      hr_identity(j.in.dtype, a->op, identity);
       rc = cli_cuda(cudaMemcpyAsync(d_carry, identity, j.esize, cudaMemcpyHostToDevice, j.g.stream),
                     j.cmd, "cudaMemcpyAsync (identity)");
     }
-    if (!rc)
-      rc = cli_gpu_upload(&j.g, &j.in, d_pass, (size_t)m * j.esize, &prog);
     if (rc)
       break;
     if (single) {
@@ -268,7 +314,7 @@ int cmd_scan(const cli_args *a) {
                     j.cmd, "cudaMemcpyAsync (carry)");
     done += m;
   }
-  cli_progress_end(&prog);
+  cli_progress_end(&j.prog);
   if (!rc)
     rc = cli_cuda(cudaStreamSynchronize(j.g.stream), j.cmd, "cudaStreamSynchronize");
   if (!rc)
@@ -281,18 +327,18 @@ int cmd_scan(const cli_args *a) {
 
 static int write_histogram(job *j, const uint64_t *counts, uint32_t bins, const double *edges) {
   const cli_args *a = j->a;
-  const double width = a->upper - a->lower;
-  /* Bin i's edges: given, or lower + i * width / bins (the last upper edge exactly `upper`). */
-#define EDGE(i)                                                                                    \
-  (edges ? edges[(i)] : ((i) == bins ? a->upper : a->lower + (double)(i)*width / (double)bins))
+  /* Bin i's edges: given, or lower + i * (upper - lower) / bins, the last one exactly `upper`. */
+  const hr_hist_bins b =
+      edges ? hr_hist_bins_edges(bins, edges) : hr_hist_bins_even(bins, a->lower, a->upper);
   if (!a->output) {
     printf("%24s %24s %20s\n", "lower", "upper", "count");
     for (uint32_t i = 0; i < bins; ++i)
-      printf("%24.10g %24.10g %20llu\n", EDGE(i), EDGE(i + 1), (unsigned long long)counts[i]);
+      printf("%24.10g %24.10g %20llu\n", hr_hist_edge(&b, i), hr_hist_edge(&b, (uint64_t)i + 1),
+             (unsigned long long)counts[i]);
     return CLI_EXIT_OK;
   }
   int ok = 1;
-  if (cli_has_suffix(a->output, ".npy")) {
+  if (format_of(j) == OUT_NPY) {
     const uint64_t shape[1] = {bins};
     ok = npy_write_header(j->out.f, CUPRIM_U64, 1, shape) == NPY_OK &&
          cli_output_write(&j->out, counts, (size_t)bins * sizeof(uint64_t), j->err,
@@ -300,10 +346,9 @@ static int write_histogram(job *j, const uint64_t *counts, uint32_t bins, const 
   } else {
     ok = fprintf(j->out.f, "lower,upper,count\n") > 0;
     for (uint32_t i = 0; ok && i < bins; ++i)
-      ok = fprintf(j->out.f, "%.17g,%.17g,%llu\n", EDGE(i), EDGE(i + 1),
-                   (unsigned long long)counts[i]) > 0;
+      ok = fprintf(j->out.f, "%.17g,%.17g,%llu\n", hr_hist_edge(&b, i),
+                   hr_hist_edge(&b, (uint64_t)i + 1), (unsigned long long)counts[i]) > 0;
   }
-#undef EDGE
   if (!ok) {
     snprintf(j->err, sizeof j->err, "%s: write error", a->output);
     return fail(j, CLI_EXIT_OUTPUT);
@@ -313,19 +358,14 @@ static int write_histogram(job *j, const uint64_t *counts, uint32_t bins, const 
 
 int cmd_histogram(const cli_args *a) {
   job j;
-  memset(&j, 0, sizeof j);
-  j.a = a;
-  j.cmd = "histogram";
   double *h_edges = NULL;
   uint32_t bins = a->bins;
-  int rc = open_input(&j, CLI_PRIM_HISTOGRAM);
+  int rc = start_job(&j, a, "histogram", CLI_PRIM_HISTOGRAM);
   if (!rc && a->edges) {
     rc = cli_read_edges(a->edges, &h_edges, &bins, j.err, sizeof j.err);
     if (rc)
       rc = fail(&j, rc);
   }
-  if (!rc)
-    rc = open_output(&j);
   const size_t counts_bytes = (size_t)bins * sizeof(uint64_t);
   const size_t edges_bytes = h_edges ? ((size_t)bins + 1) * sizeof(double) : 0;
   if (!rc)
@@ -352,12 +392,10 @@ int cmd_histogram(const cli_args *a) {
           "cudaMemcpyAsync (edges)");
   }
 
-  cli_progress prog;
-  cli_progress_start(&prog, j.cmd, j.in.bytes);
   uint64_t done = 0;
   for (int first = 1; !rc && (first || done < j.in.count); first = 0) {
-    const uint64_t m = pass_size(&j, done);
-    rc = cli_gpu_upload(&j.g, &j.in, j.d_buf, (size_t)m * j.esize, &prog);
+    uint64_t m = 0;
+    rc = upload_pass(&j, j.d_buf, done, &m);
     if (!rc && d_edges)
       rc = cli_cuprim(cuprim_histogram_range(j.g.ctx, j.d_buf, m, j.in.dtype, d_counts, bins,
                                              d_edges, j.g.stream),
@@ -377,7 +415,7 @@ int cmd_histogram(const cli_args *a) {
       h_total[i] += h_counts[i];
     done += m;
   }
-  cli_progress_end(&prog);
+  cli_progress_end(&j.prog);
   if (!rc)
     rc = write_histogram(&j, h_total, bins, h_edges);
   if (j.g.stream)

@@ -6,8 +6,9 @@
  *   tools/cli_args.[ch]   the command line, exit codes, usage texts        (no CUDA: unit-tested)
  *   tools/npy.[ch]        the .npy reader and writer                       (no CUDA: unit-tested)
  *   tools/cli_io.[ch]     input, edges, and outputs written via a temporary (no CUDA: unit-tested)
- *   tools/cli_ops.[ch]    host element ops and references                  (no CUDA: unit-tested)
- *   tools/cli_gpu.[ch]    device check, context, timer, staged transfers, progress
+ *   tools/cli_gpu.[ch]    device check, context, timing, staged transfers, progress
+ *   harness/hostref*.h    host element ops and references, shared with the tests and the bench
+ *   harness/gpu_timer.h   the timing harness, shared with cuprim-bench
  *   tools/cmd_file.c      reduce, scan, histogram on the user's files
  *   tools/cmd_bench.c     demo, ladder, info
  *

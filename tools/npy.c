@@ -50,7 +50,9 @@ const char *npy_status_string(npy_status s) {
   return "unknown .npy status";
 }
 
-/* kind, itemsize and descr of each cuprim dtype, indexed by the enum value. */
+/* kind, itemsize and descr of each cuprim dtype, indexed by the enum value. bfloat16 has no
+ * NumPy descr (ml_dtypes writes it as raw void bytes): it is read as raw binary with --dtype bf16
+ * only, and cannot be written (kind 0: never matched, descr NULL). */
 static const struct {
   char kind;
   size_t size;
@@ -59,7 +61,7 @@ static const struct {
     [CUPRIM_I8] = {'i', 1, "|i1"},  [CUPRIM_U8] = {'u', 1, "|u1"},  [CUPRIM_I16] = {'i', 2, "<i2"},
     [CUPRIM_U16] = {'u', 2, "<u2"}, [CUPRIM_I32] = {'i', 4, "<i4"}, [CUPRIM_U32] = {'u', 4, "<u4"},
     [CUPRIM_I64] = {'i', 8, "<i8"}, [CUPRIM_U64] = {'u', 8, "<u8"}, [CUPRIM_F32] = {'f', 4, "<f4"},
-    [CUPRIM_F64] = {'f', 8, "<f8"},
+    [CUPRIM_F64] = {'f', 8, "<f8"}, [CUPRIM_F16] = {'f', 2, "<f2"}, [CUPRIM_BF16] = {0, 2, NULL},
 };
 enum { NPY_NUM_TYPES = sizeof npy_types / sizeof npy_types[0] };
 
@@ -69,6 +71,33 @@ const char *npy_descr(cuprim_dtype t) {
 
 size_t npy_dtype_size(cuprim_dtype t) {
   return (unsigned)t < NPY_NUM_TYPES ? npy_types[t].size : 0;
+}
+
+const char *npy_escape(const void *bytes, size_t n, char *out, size_t cap) {
+  static const char hex[] = "0123456789abcdef";
+  const unsigned char *b = (const unsigned char *)bytes;
+  size_t used = 0;
+  if (cap == 0)
+    return out;
+  for (size_t i = 0; i < n; ++i) {
+    const int plain = b[i] >= 0x20 && b[i] < 0x7F && b[i] != '\\';
+    const size_t need = plain ? 1 : 4;
+    if (used + need + 4 > cap) { /* room for "..." and the terminator */
+      memcpy(out + used, "...", 3);
+      used += 3;
+      break;
+    }
+    if (plain) {
+      out[used++] = (char)b[i];
+    } else {
+      out[used++] = '\\';
+      out[used++] = 'x';
+      out[used++] = hex[b[i] >> 4];
+      out[used++] = hex[b[i] & 15];
+    }
+  }
+  out[used < cap ? used : cap - 1] = '\0';
+  return out;
 }
 
 static void set_detail(char *detail, size_t len, const char *fmt, ...) {
@@ -198,7 +227,8 @@ static npy_status parse_shape(parser *ps, npy_header *h) {
 }
 
 /* descr: [byte order] kind itemsize, e.g. '<f4'. Checked after the whole dict has parsed, so that
- * a syntax error is reported as such even when it follows an unsupported descr. */
+ * a syntax error is reported as such even when it follows an unsupported descr. The descr comes
+ * escaped (npy_escape): a printable one is unchanged, and any other does not parse. */
 static npy_status check_descr(parser *ps, const char *descr, cuprim_dtype *out) {
   const char *d = descr;
   char order = '=';
@@ -210,7 +240,7 @@ static npy_status check_descr(parser *ps, const char *descr, cuprim_dtype *out) 
   const unsigned long size = (*d >= '0' && *d <= '9') ? strtoul(d, &end, 10) : 0;
   const int well_formed = end && *end == '\0' && errno == 0;
   for (unsigned t = 0; well_formed && t < NPY_NUM_TYPES; ++t) {
-    if (npy_types[t].kind != kind || npy_types[t].size != size)
+    if (!npy_types[t].kind || npy_types[t].kind != kind || npy_types[t].size != size)
       continue;
     /* One-byte types have no byte order, whatever character the writer put there. */
     if (order == '>' && size > 1) {
@@ -222,8 +252,8 @@ static npy_status check_descr(parser *ps, const char *descr, cuprim_dtype *out) 
     *out = (cuprim_dtype)t;
     return NPY_OK;
   }
-  set_detail(ps->detail, ps->detail_len, "dtype '%s' is not one of i1 u1 i2 u2 i4 u4 i8 u8 f4 f8",
-             descr);
+  set_detail(ps->detail, ps->detail_len,
+             "dtype '%s' is not one of i1 u1 i2 u2 i4 u4 i8 u8 f2 f4 f8", descr);
   return NPY_ERR_DTYPE;
 }
 
@@ -262,7 +292,9 @@ static npy_status parse_dict(parser *ps, npy_header *h) {
       bit = KEY_SHAPE;
       s = parse_shape(ps, h);
     } else {
-      set_detail(ps->detail, ps->detail_len, "unexpected key '%s' in the header", key);
+      char shown[4 * sizeof key + 4];
+      set_detail(ps->detail, ps->detail_len, "unexpected key '%s' in the header",
+                 npy_escape(key, strlen(key), shown, sizeof shown));
       return NPY_ERR_HEADER;
     }
     if (s != NPY_OK)
@@ -292,7 +324,9 @@ static npy_status parse_dict(parser *ps, npy_header *h) {
                                        : "shape");
     return NPY_ERR_HEADER;
   }
-  const npy_status s = check_descr(ps, descr, &h->dtype);
+  char shown[4 * sizeof descr + 4]; /* the descr as it may be printed */
+  npy_escape(descr, strlen(descr), shown, sizeof shown);
+  const npy_status s = check_descr(ps, shown, &h->dtype);
   if (s != NPY_OK)
     return s;
   if (fortran) {
@@ -443,7 +477,8 @@ npy_status npy_read_header(FILE *f, uint64_t file_size, npy_header *h, char *det
 
 size_t npy_format_header(void *buf, size_t cap, cuprim_dtype dtype, unsigned ndim,
                          const uint64_t *shape) {
-  if ((unsigned)dtype >= NPY_NUM_TYPES || ndim > NPY_MAX_DIMS || (ndim && !shape))
+  if ((unsigned)dtype >= NPY_NUM_TYPES || !npy_types[dtype].descr || ndim > NPY_MAX_DIMS ||
+      (ndim && !shape))
     return 0;
   /* The dict: the keys take 56 bytes, and 64 dimensions of at most 20 digits and ", " each
    * 1408 more; 128 bytes of slack. */

@@ -8,7 +8,8 @@
  *   '\n'. The data follows, count * itemsize bytes, where count is the product of the shape
  *   (1 for the 0-d shape ()).
  * Read: versions 1.0, 2.0, 3.0; little-endian (or byte-order-free) 'i', 'u' and 'f' dtypes that
- * match one of cuprim's ten; C order; any shape (the caller flattens it). The file size must be
+ * match one of cuprim's dtypes (i1 u1 i2 u2 i4 u4 i8 u8 f2 f4 f8: every one but bfloat16, which
+ * NumPy has no descr for); C order; any shape (the caller flattens it). The file size must be
  * exactly what the header says: shorter is truncated, longer is a shape that does not match.
  * Everything else is rejected with a status and a one-line detail.
  * Written: version 1.0 (2.0 when the header does not fit 1.0's 16-bit length), C order, the
@@ -42,7 +43,7 @@ typedef enum npy_status {
   NPY_ERR_HEADER,           /* the header is not the dict the format prescribes */
   NPY_ERR_BIG_ENDIAN,       /* a big-endian dtype ('>f4') */
   NPY_ERR_FORTRAN,          /* fortran_order True */
-  NPY_ERR_DTYPE,            /* a dtype that is none of cuprim's ten ('<c8', '|O', structured) */
+  NPY_ERR_DTYPE,            /* a dtype that is none of cuprim's ('<c8', '|O', structured) */
   NPY_ERR_TOO_LARGE,        /* the element count or byte size does not fit 64 bits */
   NPY_ERR_TRUNCATED,        /* fewer data bytes than the shape needs */
   NPY_ERR_SIZE_MISMATCH     /* more data bytes than the shape needs */
@@ -71,6 +72,11 @@ npy_status npy_parse(const void *buf, size_t len, npy_header *h, char *detail, s
  * first element. On error, as npy_parse; NPY_ERR_IO leaves errno set. */
 npy_status npy_read_header(FILE *f, uint64_t file_size, npy_header *h, char *detail,
                            size_t detail_len);
+
+/* s[0..n), bytes of a file, made safe to print in a message into out[0..cap): printable ASCII
+ * as it is, every other byte (control characters, terminal escape sequences, bytes past 0x7e)
+ * and the backslash as \xNN. Cut with "..." when out is too small. Returns out. */
+const char *npy_escape(const void *s, size_t n, char *out, size_t cap);
 
 /* The descr NumPy writes for t: "|i1", "<u2", "<f4", ...; NULL for a value outside the enum. */
 const char *npy_descr(cuprim_dtype t);

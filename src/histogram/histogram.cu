@@ -59,33 +59,47 @@ cuprim_status run(cuprim_ctx *ctx, cuprim_histogram_alg alg, const void *d_sampl
 
 } // namespace
 
+extern "C" cuprim_status cuprim__histogram_even_validate(const cuprim_ctx *ctx,
+                                                        cuprim_histogram_alg alg,
+                                                        const void *d_samples, uint64_t n,
+                                                        cuprim_dtype sample_dtype,
+                                                        const uint64_t *d_counts,
+                                                        uint32_t num_bins, double lower,
+                                                        double upper, cuprim__bins *bins) {
+  CUPRIM__FORWARD(
+      validate_common(ctx, d_samples, n, sample_dtype, d_counts, num_bins, NULL, 0));
+  CUPRIM__CHECK_ARG((unsigned)alg <= (unsigned)CUPRIM_HISTOGRAM_SORT_REDUCE_BY_KEY);
+  CUPRIM__CHECK_ARG(isfinite(lower) && isfinite(upper) && lower < upper);
+  cuprim__bins b = {};
+  b.num_bins = num_bins;
+  b.lower = lower;
+  b.upper = upper;
+  b.scale = (double)num_bins / (upper - lower); /* upper - lower may overflow to +inf */
+  CUPRIM__CHECK_ARG(isfinite(b.scale) && b.scale > 0.0);
+  CUPRIM__CHECK(cuprim__histogram_takes(sample_dtype), CUPRIM_ERROR_UNSUPPORTED);
+  /* Integer-friendly bins: a whole-number lower bound and a scale of 2^-shift. Then, for
+   * integer samples of up to 32 bits, (double)x - lower is exact (both whole, below 2^41), the
+   * product by 2^-shift is exact, and truncating it is the shift. */
+  b.shift = -1;
+  int e = 0;
+  if (frexp(b.scale, &e) == 0.5 && e <= 1 && e >= -31 && lower == floor(lower) &&
+      fabs(lower) <= 0x1p40 && fabs(upper) <= 0x1p40) {
+    b.shift = 1 - e; /* scale == 2^(e-1) */
+    b.lower_int = (int64_t)lower;
+    b.upper_ceil = (int64_t)ceil(upper);
+  }
+  *bins = b;
+  return CUPRIM_SUCCESS;
+}
+
 extern "C" cuprim_status cuprim_histogram_even_ex(cuprim_ctx *ctx, cuprim_histogram_alg alg,
                                                   const void *d_samples, uint64_t n,
                                                   cuprim_dtype sample_dtype, uint64_t *d_counts,
                                                   uint32_t num_bins, double lower, double upper,
                                                   cudaStream_t stream) {
-  CUPRIM__FORWARD(
-      validate_common(ctx, d_samples, n, sample_dtype, d_counts, num_bins, NULL, 0));
-  CUPRIM__CHECK_ARG((unsigned)alg <= (unsigned)CUPRIM_HISTOGRAM_SORT_REDUCE_BY_KEY);
-  CUPRIM__CHECK_ARG(isfinite(lower) && isfinite(upper) && lower < upper);
-  cuprim__bins bins = {};
-  bins.num_bins = num_bins;
-  bins.lower = lower;
-  bins.upper = upper;
-  bins.scale = (double)num_bins / (upper - lower); /* upper - lower may overflow to +inf */
-  CUPRIM__CHECK_ARG(isfinite(bins.scale) && bins.scale > 0.0);
-  CUPRIM__CHECK(cuprim__histogram_takes(sample_dtype), CUPRIM_ERROR_UNSUPPORTED);
-  /* Integer-friendly bins: a whole-number lower bound and a scale of 2^-shift. Then, for
-   * integer samples of up to 32 bits, (double)x - lower is exact (both whole, below 2^41), the
-   * product by 2^-shift is exact, and truncating it is the shift. */
-  bins.shift = -1;
-  int e = 0;
-  if (frexp(bins.scale, &e) == 0.5 && e <= 1 && e >= -31 && lower == floor(lower) &&
-      fabs(lower) <= 0x1p40 && fabs(upper) <= 0x1p40) {
-    bins.shift = 1 - e; /* scale == 2^(e-1) */
-    bins.lower_int = (int64_t)lower;
-    bins.upper_ceil = (int64_t)ceil(upper);
-  }
+  cuprim__bins bins;
+  CUPRIM__FORWARD(cuprim__histogram_even_validate(ctx, alg, d_samples, n, sample_dtype, d_counts,
+                                                  num_bins, lower, upper, &bins));
   return run(ctx, alg, d_samples, n, sample_dtype, d_counts, &bins, stream);
 }
 

@@ -27,6 +27,15 @@ typedef struct cuprim__bins {
   int64_t lower_int, upper_ceil;
 } cuprim__bins;
 
+/* Every check of cuprim_histogram_even_ex that needs no device, in the order docs/errors.md gives
+ * (histogram.cu), and on success the even bins in *bins (the scale and the integer-shift form
+ * computed once, on the host); also the checks of the calls built on it (the NCCL component). */
+cuprim_status cuprim__histogram_even_validate(const cuprim_ctx *ctx, cuprim_histogram_alg alg,
+                                              const void *d_samples, uint64_t n,
+                                              cuprim_dtype sample_dtype, const uint64_t *d_counts,
+                                              uint32_t num_bins, double lower, double upper,
+                                              cuprim__bins *bins);
+
 /* AUTO, GLOBAL_ATOMIC and BLOCK_PRIVATE (histogram_count.cu). */
 cuprim_status cuprim__histogram_count(const cuprim_ctx *ctx, cuprim_histogram_alg alg,
                                       const void *d_samples, uint64_t n, cuprim_dtype dtype,

@@ -2,93 +2,23 @@
  * device or communicator, make the context's device current, check the communicator against the
  * context, and run the steps of nccl_internal.h around one NCCL collective.
  *
- * The argument checks repeat those of the local calls (reduce.cu, scan.cu, histogram.cu) rule for
- * rule, in the same order, so that a bad argument is refused before the communicator is touched
- * (a failure after a rank has entered the collective would leave the others waiting in it);
+ * The argument checks are those of the local calls (their internal validators), after the
+ * communicator's, so that a bad argument is refused before the communicator is touched (a failure
+ * after a rank has entered the collective would leave the others waiting in it);
  * tests/test_nccl_api.c checks that each call returns what its local call returns. */
 #include <cuprim/histogram.h>
 #include <cuprim/nccl.h>
 
-#include <math.h>
-
 #include "common/check.h"
 #include "common/context.h"
-#include "common/dtype.h"
+#include "histogram/histogram_internal.h"
 #include "nccl_internal.h"
+#include "reduce/reduce_internal.h"
+#include "scan/scan_internal.h"
 
 namespace {
 
 thread_local ncclResult_t last_nccl_error = ncclSuccess;
-
-/* Pointer checks shared by reduce and scan. */
-bool aligned(const void *p, size_t size) { return (uintptr_t)p % size == 0; }
-
-cuprim_status validate_reduce(const cuprim_ctx *ctx, ncclComm_t comm, const void *d_in,
-                              const void *d_out, uint64_t n, cuprim_dtype dtype, cuprim_op op) {
-  CUPRIM__CHECK_ARG(ctx != NULL);
-  CUPRIM__CHECK_ARG(comm != NULL);
-  CUPRIM__CHECK_ARG(cuprim__dtype_valid(dtype));
-  CUPRIM__CHECK_ARG(cuprim__op_valid(op));
-  CUPRIM__CHECK_ARG(d_out != NULL);
-  CUPRIM__CHECK_ARG(n == 0 || d_in != NULL);
-  const size_t size = cuprim_dtype_size(dtype);
-  CUPRIM__CHECK_ARG(aligned(d_out, size));
-  CUPRIM__CHECK_ARG(d_in == NULL || aligned(d_in, size));
-  CUPRIM__CHECK_ARG(n <= (uint64_t)UINTPTR_MAX / size);
-  if (n > 0) {
-    const uintptr_t lo = (uintptr_t)d_in, out = (uintptr_t)d_out;
-    CUPRIM__CHECK_ARG(lo <= UINTPTR_MAX - n * size);
-    CUPRIM__CHECK_ARG(out + size <= lo || out >= lo + n * size);
-  }
-  CUPRIM__CHECK(cuprim__reduce_scan_takes(dtype, op), CUPRIM_ERROR_UNSUPPORTED);
-  return CUPRIM_SUCCESS;
-}
-
-cuprim_status validate_scan(const cuprim_ctx *ctx, ncclComm_t comm, const void *d_in,
-                            const void *d_out, uint64_t n, cuprim_dtype dtype, cuprim_op op,
-                            cuprim_scan_kind kind) {
-  CUPRIM__CHECK_ARG(ctx != NULL);
-  CUPRIM__CHECK_ARG(comm != NULL);
-  CUPRIM__CHECK_ARG(cuprim__dtype_valid(dtype));
-  CUPRIM__CHECK_ARG(cuprim__op_valid(op));
-  CUPRIM__CHECK_ARG((unsigned)kind <= (unsigned)CUPRIM_EXCLUSIVE);
-  if (n > 0) {
-    CUPRIM__CHECK_ARG(d_in != NULL && d_out != NULL);
-    const size_t size = cuprim_dtype_size(dtype);
-    CUPRIM__CHECK_ARG(aligned(d_in, size) && aligned(d_out, size));
-    CUPRIM__CHECK_ARG(n <= (uint64_t)UINTPTR_MAX / size);
-    const uintptr_t in = (uintptr_t)d_in, out = (uintptr_t)d_out, bytes = (uintptr_t)(n * size);
-    CUPRIM__CHECK_ARG(in <= UINTPTR_MAX - bytes && out <= UINTPTR_MAX - bytes);
-    CUPRIM__CHECK_ARG(in == out || out + bytes <= in || out >= in + bytes); /* or in place */
-  }
-  CUPRIM__CHECK(cuprim__reduce_scan_takes(dtype, op), CUPRIM_ERROR_UNSUPPORTED);
-  return CUPRIM_SUCCESS;
-}
-
-cuprim_status validate_histogram(const cuprim_ctx *ctx, ncclComm_t comm, const void *d_samples,
-                                 uint64_t n, cuprim_dtype dtype, const uint64_t *d_counts,
-                                 uint32_t num_bins, double lower, double upper) {
-  CUPRIM__CHECK_ARG(ctx != NULL);
-  CUPRIM__CHECK_ARG(comm != NULL);
-  CUPRIM__CHECK_ARG(cuprim__dtype_valid(dtype));
-  CUPRIM__CHECK_ARG(num_bins >= 1);
-  CUPRIM__CHECK_ARG(d_counts != NULL && aligned(d_counts, sizeof(uint64_t)));
-  const uintptr_t c = (uintptr_t)d_counts, cbytes = (uintptr_t)num_bins * sizeof(uint64_t);
-  CUPRIM__CHECK_ARG(c <= UINTPTR_MAX - cbytes);
-  if (n > 0) {
-    const size_t size = cuprim_dtype_size(dtype);
-    CUPRIM__CHECK_ARG(d_samples != NULL && aligned(d_samples, size));
-    CUPRIM__CHECK_ARG(n <= (uint64_t)UINTPTR_MAX / size);
-    const uintptr_t s = (uintptr_t)d_samples, sbytes = (uintptr_t)(n * size);
-    CUPRIM__CHECK_ARG(s <= UINTPTR_MAX - sbytes);
-    CUPRIM__CHECK_ARG(c + cbytes <= s || c >= s + sbytes);
-  }
-  CUPRIM__CHECK_ARG(isfinite(lower) && isfinite(upper) && lower < upper);
-  const double scale = (double)num_bins / (upper - lower); /* upper - lower may overflow */
-  CUPRIM__CHECK_ARG(isfinite(scale) && scale > 0.0);
-  CUPRIM__CHECK(cuprim__histogram_takes(dtype), CUPRIM_ERROR_UNSUPPORTED);
-  return CUPRIM_SUCCESS;
-}
 
 /* An NCCL call's result. With a non-blocking communicator, ncclInProgress means that NCCL has
  * not enqueued the work on the stream yet; the kernels that follow on the stream read its
@@ -139,7 +69,8 @@ extern "C" cuprim_status cuprim__nccl_record_error(ncclResult_t r) {
 extern "C" cuprim_status cuprim_nccl_reduce(cuprim_ctx *ctx, ncclComm_t comm, const void *d_in,
                                             void *d_out, uint64_t n, cuprim_dtype dtype,
                                             cuprim_op op, cudaStream_t stream) {
-  CUPRIM__FORWARD(validate_reduce(ctx, comm, d_in, d_out, n, dtype, op));
+  CUPRIM__CHECK_ARG(comm != NULL);
+  CUPRIM__FORWARD(cuprim__reduce_validate(ctx, CUPRIM_REDUCE_AUTO, d_in, d_out, n, dtype, op));
   cuprim__device_scope scope;
   CUPRIM__FORWARD(cuprim__device_enter(ctx, &scope));
   int rank = 0, ranks = 0;
@@ -160,7 +91,9 @@ extern "C" cuprim_status cuprim_nccl_reduce(cuprim_ctx *ctx, ncclComm_t comm, co
 extern "C" cuprim_status cuprim_nccl_scan(cuprim_ctx *ctx, ncclComm_t comm, const void *d_in,
                                           void *d_out, uint64_t n, cuprim_dtype dtype, cuprim_op op,
                                           cuprim_scan_kind kind, cudaStream_t stream) {
-  CUPRIM__FORWARD(validate_scan(ctx, comm, d_in, d_out, n, dtype, op, kind));
+  CUPRIM__CHECK_ARG(comm != NULL);
+  CUPRIM__FORWARD(
+      cuprim__scan_validate(ctx, CUPRIM_SCAN_AUTO, d_in, d_out, n, dtype, op, kind, 0, NULL));
   cuprim__device_scope scope;
   CUPRIM__FORWARD(cuprim__device_enter(ctx, &scope));
   int rank = 0, ranks = 0;
@@ -186,8 +119,11 @@ extern "C" cuprim_status cuprim_nccl_histogram_even(cuprim_ctx *ctx, ncclComm_t 
                                                     cuprim_dtype sample_dtype, uint64_t *d_counts,
                                                     uint32_t num_bins, double lower, double upper,
                                                     cudaStream_t stream) {
-  CUPRIM__FORWARD(
-      validate_histogram(ctx, comm, d_samples, n, sample_dtype, d_counts, num_bins, lower, upper));
+  CUPRIM__CHECK_ARG(comm != NULL);
+  cuprim__bins bins;
+  CUPRIM__FORWARD(cuprim__histogram_even_validate(ctx, CUPRIM_HISTOGRAM_AUTO, d_samples, n,
+                                                  sample_dtype, d_counts, num_bins, lower, upper,
+                                                  &bins));
   cuprim__device_scope scope;
   CUPRIM__FORWARD(cuprim__device_enter(ctx, &scope));
   int rank = 0, ranks = 0;

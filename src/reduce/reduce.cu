@@ -7,10 +7,9 @@
 #include "common/dtype.h"
 #include "reduce_internal.h"
 
-namespace {
-
-cuprim_status validate(const cuprim_ctx *ctx, cuprim_reduce_alg alg, const void *d_in,
-                       const void *d_out, uint64_t n, cuprim_dtype dtype, cuprim_op op) {
+extern "C" cuprim_status cuprim__reduce_validate(const cuprim_ctx *ctx, cuprim_reduce_alg alg,
+                                                const void *d_in, const void *d_out, uint64_t n,
+                                                cuprim_dtype dtype, cuprim_op op) {
   CUPRIM__CHECK_ARG(ctx != NULL);
   CUPRIM__CHECK_ARG((unsigned)alg <= (unsigned)CUPRIM_REDUCE_ATOMIC);
   CUPRIM__CHECK_ARG(cuprim__dtype_valid(dtype));
@@ -31,12 +30,10 @@ cuprim_status validate(const cuprim_ctx *ctx, cuprim_reduce_alg alg, const void 
   return CUPRIM_SUCCESS;
 }
 
-} // namespace
-
 extern "C" cuprim_status cuprim_reduce_ex(cuprim_ctx *ctx, cuprim_reduce_alg alg,
                                           const void *d_in, void *d_out, uint64_t n,
                                           cuprim_dtype dtype, cuprim_op op, cudaStream_t stream) {
-  CUPRIM__FORWARD(validate(ctx, alg, d_in, d_out, n, dtype, op));
+  CUPRIM__FORWARD(cuprim__reduce_validate(ctx, alg, d_in, d_out, n, dtype, op));
   cuprim__device_scope scope;
   CUPRIM__FORWARD(cuprim__device_enter(ctx, &scope));
   cuprim_status st;

@@ -12,6 +12,12 @@
 extern "C" {
 #endif
 
+/* Every check of cuprim_reduce_ex that needs no device, in the order docs/errors.md gives
+ * (reduce.cu); also the checks of the calls built on reduce (the NCCL component). */
+cuprim_status cuprim__reduce_validate(const cuprim_ctx *ctx, cuprim_reduce_alg alg,
+                                      const void *d_in, const void *d_out, uint64_t n,
+                                      cuprim_dtype dtype, cuprim_op op);
+
 /* The tuned, deterministic path (reduce_auto.cu). n may be 0. */
 cuprim_status cuprim__reduce_auto(const cuprim_ctx *ctx, const void *d_in, void *d_out, uint64_t n,
                                   cuprim_dtype dtype, cuprim_op op, cudaStream_t stream);

@@ -8,13 +8,11 @@
 #include "common/dtype.h"
 #include "scan_internal.h"
 
-namespace {
-
-/* with_init: cuprim_scan_init's d_init is checked too (every INVALID_ARGUMENT check comes before
- * the UNSUPPORTED one). */
-cuprim_status validate(const cuprim_ctx *ctx, cuprim_scan_alg alg, const void *d_in,
-                       const void *d_out, uint64_t n, cuprim_dtype dtype, cuprim_op op,
-                       cuprim_scan_kind kind, bool with_init = false, const void *d_init = NULL) {
+extern "C" cuprim_status cuprim__scan_validate(const cuprim_ctx *ctx, cuprim_scan_alg alg,
+                                              const void *d_in, const void *d_out, uint64_t n,
+                                              cuprim_dtype dtype, cuprim_op op,
+                                              cuprim_scan_kind kind, int with_init,
+                                              const void *d_init) {
   CUPRIM__CHECK_ARG(ctx != NULL);
   CUPRIM__CHECK_ARG((unsigned)alg <= (unsigned)CUPRIM_SCAN_DECOUPLED_LOOKBACK);
   CUPRIM__CHECK_ARG(cuprim__dtype_valid(dtype));
@@ -40,12 +38,10 @@ cuprim_status validate(const cuprim_ctx *ctx, cuprim_scan_alg alg, const void *d
   return CUPRIM_SUCCESS;
 }
 
-} // namespace
-
 extern "C" cuprim_status cuprim_scan_ex(cuprim_ctx *ctx, cuprim_scan_alg alg, const void *d_in,
                                         void *d_out, uint64_t n, cuprim_dtype dtype, cuprim_op op,
                                         cuprim_scan_kind kind, cudaStream_t stream) {
-  CUPRIM__FORWARD(validate(ctx, alg, d_in, d_out, n, dtype, op, kind));
+  CUPRIM__FORWARD(cuprim__scan_validate(ctx, alg, d_in, d_out, n, dtype, op, kind, 0, NULL));
   if (n == 0)
     return CUPRIM_SUCCESS; /* nothing to write */
   cuprim__device_scope scope;
@@ -73,7 +69,8 @@ extern "C" cuprim_status cuprim_scan_init(cuprim_ctx *ctx, const void *d_in, voi
                                           uint64_t n, cuprim_dtype dtype, cuprim_op op,
                                           cuprim_scan_kind kind, const void *d_init,
                                           cudaStream_t stream) {
-  CUPRIM__FORWARD(validate(ctx, CUPRIM_SCAN_AUTO, d_in, d_out, n, dtype, op, kind, true, d_init));
+  CUPRIM__FORWARD(
+      cuprim__scan_validate(ctx, CUPRIM_SCAN_AUTO, d_in, d_out, n, dtype, op, kind, 1, d_init));
   if (n == 0)
     return CUPRIM_SUCCESS; /* nothing to write; *d_init is not read */
   cuprim__device_scope scope;

@@ -1,37 +1,41 @@
-/* Reduce test data, the host reference, and the comparison of a device result with it.
- * Plain C on the host: integers exact (SUM and PROD wrap, computed in unsigned arithmetic), float
- * MIN/MAX exact (NaN if any input is NaN), float SUM and PROD against a long double reference with
- * a bound derived below (test_reduce_ref.c says why each bound is what it is). */
-#ifndef CUPRIM_TEST_REDUCE_REF_H
-#define CUPRIM_TEST_REDUCE_REF_H
+/* harness/hostref_reduce.h: reduce's test data, its host reference, and the comparison of a
+ * device result with it (the tests, and `cuprim ladder reduce`). Plain C on the host (hostref.h
+ * says what these promise): integers exact (SUM and PROD wrap, computed in unsigned arithmetic),
+ * float MIN/MAX exact (NaN if any input is NaN), float SUM and PROD against a long double reference
+ * with a bound derived below (hostref_reduce.c says why each bound is what it is). */
+#ifndef CUPRIM_HARNESS_HOSTREF_REDUCE_H
+#define CUPRIM_HARNESS_HOSTREF_REDUCE_H
 
 #include <stdint.h>
 
 #include <cuprim/cuprim.h>
 
-typedef enum tu_data_kind {
-  TU_DATA_RANDOM = 0,   /* seeded random values suited to the op (see tu_reduce_fill) */
-  TU_DATA_CONSTANT = 1, /* one value repeated */
-  TU_DATA_KINDS = 2
-} tu_data_kind;
-const char *tu_data_name(tu_data_kind k);
+#include "hostref.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum hr_data_kind {
+  HR_DATA_RANDOM = 0,   /* seeded random values suited to the op (see hr_reduce_fill) */
+  HR_DATA_CONSTANT = 1, /* one value repeated */
+  HR_DATA_KINDS = 2
+} hr_data_kind;
+const char *hr_data_name(hr_data_kind k);
 
 /* 1 for the (dtype, op) pairs reduce takes: I32 U32 I64 U64 with every op, F32 F64 with SUM PROD
  * MIN MAX. */
-int tu_reduce_supported(cuprim_dtype t, cuprim_op op);
+int hr_reduce_supported(cuprim_dtype t, cuprim_op op);
 
 /* h[0..n) = test data for (dtype, op) from `seed`. Random data is chosen so that the result stays
  * meaningful: PROD uses odd integers (never 0 modulo 2^bits) and floats 1 + k*2^-11, |k| <= 8
  * (finite products); AND uses all-ones words with about 16 random bits cleared in the whole array,
  * OR the complement; SUM, MIN, MAX, XOR use full-range integers and floats in [-1, 1) (SUM) or
  * [-1000, 1000) (MIN, MAX). */
-void tu_reduce_fill(cuprim_dtype t, cuprim_op op, tu_data_kind kind, uint64_t seed, void *h,
+void hr_reduce_fill(cuprim_dtype t, cuprim_op op, hr_data_kind kind, uint64_t seed, void *h,
                     uint64_t n);
 
-/* The identity of op for dtype t in the first cuprim_dtype_size(t) bytes of out8 (the rest 0). */
-void tu_reduce_identity(cuprim_dtype t, cuprim_op op, unsigned char out8[8]);
-
-typedef struct tu_reduce_ref {
+typedef struct hr_reduce_ref {
   cuprim_dtype dtype;
   cuprim_op op;
   uint64_t n;
@@ -40,26 +44,30 @@ typedef struct tu_reduce_ref {
   unsigned char bits[8]; /* the expected value (exact), else the reference rounded to dtype */
   long double value;     /* float SUM / PROD: the reference */
   long double abs_sum;   /* float SUM: sum of |x| */
-} tu_reduce_ref;
+} hr_reduce_ref;
 
 /* The reference for op over h[0..n). O(n). */
-void tu_reduce_reference(cuprim_dtype t, cuprim_op op, const void *h, uint64_t n,
-                         tu_reduce_ref *ref);
+void hr_reduce_reference(cuprim_dtype t, cuprim_op op, const void *h, uint64_t n,
+                         hr_reduce_ref *ref);
 
 /* What the float tolerances of COARSENED and ATOMIC need to know of the GPU: how many blocks a
  * grid "sized to fill the GPU once" can have at least (one per SM) and at most. */
-typedef struct tu_gpu_shape {
+typedef struct hr_gpu_shape {
   unsigned sm_count;
   unsigned max_blocks_per_sm;
-} tu_gpu_shape;
+} hr_gpu_shape;
 
 /* The float SUM tolerance for `alg`: |got - ref| may not exceed it. */
-long double tu_reduce_sum_tolerance(const tu_reduce_ref *ref, cuprim_reduce_alg alg,
-                                    const tu_gpu_shape *shape);
+long double hr_reduce_sum_tolerance(const hr_reduce_ref *ref, cuprim_reduce_alg alg,
+                                    const hr_gpu_shape *shape);
 
 /* 1 if `got` (one element of ref->dtype) is an acceptable result of `alg`; otherwise 0 with
  * "expected ..., got ..." (and the difference and tolerance for floats) in why[0..len). */
-int tu_reduce_check(const tu_reduce_ref *ref, cuprim_reduce_alg alg, const tu_gpu_shape *shape,
+int hr_reduce_check(const hr_reduce_ref *ref, cuprim_reduce_alg alg, const hr_gpu_shape *shape,
                     const void *got, char *why, size_t len);
 
+#ifdef __cplusplus
+}
 #endif
+
+#endif /* CUPRIM_HARNESS_HOSTREF_REDUCE_H */

@@ -1,4 +1,4 @@
-#include "test_histogram_ref.h"
+#include "hostref_histogram.h"
 
 #include <float.h>
 #include <inttypes.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "test_util.h"
+#include "hostref.h"
 
 /* The reference rounds every double operation once, to nearest, as the device does: no excess
  * precision (x87), and (CMakeLists.txt) no contraction into fused multiply-adds. */
@@ -17,18 +17,12 @@
 
 /* ---------------------------------------------------------------- dtypes */
 
-static int is_float(cuprim_dtype t) { return t == CUPRIM_F32 || t == CUPRIM_F64; }
-
-static int is_signed(cuprim_dtype t) {
-  return t == CUPRIM_I8 || t == CUPRIM_I16 || t == CUPRIM_I32 || t == CUPRIM_I64;
-}
-
 static int int_bits(cuprim_dtype t) { return 8 * (int)cuprim_dtype_size(t); }
 
 /* Integer dtypes: every value lies in [t_min, t_lim), both exact powers of two (or 0). */
-static double t_min(cuprim_dtype t) { return is_signed(t) ? -ldexp(1.0, int_bits(t) - 1) : 0.0; }
+static double t_min(cuprim_dtype t) { return hr_is_signed(t) ? -ldexp(1.0, int_bits(t) - 1) : 0.0; }
 static double t_lim(cuprim_dtype t) {
-  return ldexp(1.0, is_signed(t) ? int_bits(t) - 1 : int_bits(t));
+  return ldexp(1.0, hr_is_signed(t) ? int_bits(t) - 1 : int_bits(t));
 }
 
 /* Integer values as ordinals: unsigned 64-bit numbers in the dtype's order (signed values offset
@@ -36,18 +30,18 @@ static double t_lim(cuprim_dtype t) {
 #define SIGN_BIT 0x8000000000000000ull
 
 static uint64_t ord_min(cuprim_dtype t) {
-  return is_signed(t) ? SIGN_BIT - (1ull << (int_bits(t) - 1)) : 0;
+  return hr_is_signed(t) ? SIGN_BIT - (1ull << (int_bits(t) - 1)) : 0;
 }
 
 static uint64_t ord_max(cuprim_dtype t) {
-  if (is_signed(t))
+  if (hr_is_signed(t))
     return SIGN_BIT + ((1ull << (int_bits(t) - 1)) - 1);
   return int_bits(t) == 64 ? UINT64_MAX : (1ull << int_bits(t)) - 1;
 }
 
 /* c integral, t_min <= c < t_lim. */
 static uint64_t ord_of(cuprim_dtype t, double c) {
-  return is_signed(t) ? (uint64_t)(int64_t)c ^ SIGN_BIT : (uint64_t)c;
+  return hr_is_signed(t) ? (uint64_t)(int64_t)c ^ SIGN_BIT : (uint64_t)c;
 }
 
 /* The ordinal of the smallest value of t that is >= v; 0 if there is none (v above the largest
@@ -63,7 +57,7 @@ static int ord_ceil(cuprim_dtype t, double v, uint64_t *o) {
 }
 
 static void put_ord(cuprim_dtype t, void *h, uint64_t i, uint64_t o) {
-  const uint64_t u = is_signed(t) ? o ^ SIGN_BIT : o; /* two's complement bits */
+  const uint64_t u = hr_is_signed(t) ? o ^ SIGN_BIT : o; /* two's complement bits */
   switch (t) {
   case CUPRIM_I8:
     ((int8_t *)h)[i] = (int8_t)(int64_t)u;
@@ -94,13 +88,6 @@ static void put_ord(cuprim_dtype t, void *h, uint64_t i, uint64_t o) {
   }
 }
 
-static void put_float(cuprim_dtype t, void *h, uint64_t i, double v) {
-  if (t == CUPRIM_F32)
-    ((float *)h)[i] = (float)v;
-  else
-    ((double *)h)[i] = v;
-}
-
 static void put_float_bits(cuprim_dtype t, void *h, uint64_t i, uint32_t bits32, uint64_t bits64) {
   if (t == CUPRIM_F32)
     memcpy((unsigned char *)h + 4 * i, &bits32, 4);
@@ -113,9 +100,9 @@ static void put_float_bits(cuprim_dtype t, void *h, uint64_t i, uint32_t bits32,
 
 /* The smallest value >= v (v itself when representable). */
 static int put_at_or_above(cuprim_dtype t, void *h, uint64_t i, double v) {
-  if (is_float(t)) {
+  if (hr_is_float(t)) {
     if (t == CUPRIM_F64) {
-      put_float(t, h, i, v);
+      hr_store_float(t, h, i, v);
     } else {
       float f = (float)v;
       if ((double)f < v)
@@ -133,9 +120,9 @@ static int put_at_or_above(cuprim_dtype t, void *h, uint64_t i, double v) {
 
 /* The largest value < v. */
 static int put_below(cuprim_dtype t, void *h, uint64_t i, double v) {
-  if (is_float(t)) {
+  if (hr_is_float(t)) {
     if (t == CUPRIM_F64) {
-      put_float(t, h, i, nextafter(v, -INFINITY));
+      hr_store_float(t, h, i, nextafter(v, -INFINITY));
     } else {
       float f = (float)v;
       if ((double)f >= v)
@@ -159,9 +146,9 @@ static int put_below(cuprim_dtype t, void *h, uint64_t i, double v) {
 
 /* The smallest value > v. */
 static int put_above(cuprim_dtype t, void *h, uint64_t i, double v) {
-  if (is_float(t)) {
+  if (hr_is_float(t)) {
     if (t == CUPRIM_F64) {
-      put_float(t, h, i, nextafter(v, INFINITY));
+      hr_store_float(t, h, i, nextafter(v, INFINITY));
     } else {
       float f = (float)v;
       if ((double)f <= v)
@@ -184,14 +171,14 @@ static int put_above(cuprim_dtype t, void *h, uint64_t i, double v) {
 
 /* Uniform over the values of t in [lo, hi) (floats: lo + u * (hi - lo), which may round to hi). */
 static int put_uniform(cuprim_dtype t, void *h, uint64_t i, double lo, double hi, uint64_t *s) {
-  if (is_float(t)) {
+  if (hr_is_float(t)) {
     if (!(lo < hi))
       return 0;
-    const double u = tu_unit(s);
+    const double u = hr_unit(s);
     double v = lo + u * (hi - lo);
     if (!isfinite(hi - lo))
       v = lo * (1.0 - u) + hi * u;
-    put_float(t, h, i, v < hi ? v : lo);
+    hr_store_float(t, h, i, v < hi ? v : lo);
     return 1;
   }
   uint64_t a, bx, top;
@@ -207,55 +194,30 @@ static int put_uniform(cuprim_dtype t, void *h, uint64_t i, double lo, double hi
     top = ord_max(t);
   }
   const uint64_t span = top - a + 1; /* 0: all 2^64 values */
-  put_ord(t, h, i, a + (span ? tu_below(s, span) : tu_splitmix64(s)));
+  put_ord(t, h, i, a + (span ? hr_below(s, span) : hr_splitmix64(s)));
   return 1;
 }
 
 /* Any value of t: integers uniform over all values, floats uniform in [-1, 1). */
 static void put_any(cuprim_dtype t, void *h, uint64_t i, uint64_t *s) {
-  if (is_float(t)) {
-    put_float(t, h, i, 2.0 * tu_unit(s) - 1.0);
+  if (hr_is_float(t)) {
+    hr_store_float(t, h, i, 2.0 * hr_unit(s) - 1.0);
   } else {
     const uint64_t span = ord_max(t) - ord_min(t) + 1;
-    put_ord(t, h, i, ord_min(t) + (span ? tu_below(s, span) : tu_splitmix64(s)));
+    put_ord(t, h, i, ord_min(t) + (span ? hr_below(s, span) : hr_splitmix64(s)));
   }
-}
-
-double tu_hist_sample(cuprim_dtype t, const void *h, uint64_t i) {
-  switch ((int)t) {
-  case CUPRIM_I8:
-    return (double)((const int8_t *)h)[i];
-  case CUPRIM_U8:
-    return (double)((const uint8_t *)h)[i];
-  case CUPRIM_I16:
-    return (double)((const int16_t *)h)[i];
-  case CUPRIM_U16:
-    return (double)((const uint16_t *)h)[i];
-  case CUPRIM_I32:
-    return (double)((const int32_t *)h)[i];
-  case CUPRIM_U32:
-    return (double)((const uint32_t *)h)[i];
-  case CUPRIM_I64:
-    return (double)((const int64_t *)h)[i];
-  case CUPRIM_U64:
-    return (double)((const uint64_t *)h)[i];
-  case CUPRIM_F32:
-    return (double)((const float *)h)[i];
-  case CUPRIM_F64:
-    return ((const double *)h)[i];
-  }
-  return NAN;
 }
 
 /* ---------------------------------------------------------------- bins */
 
-int tu_hist_even_valid(uint32_t num_bins, double lower, double upper) {
-  return num_bins > 0 && isfinite(lower) && isfinite(upper) && lower < upper &&
-         isfinite((double)num_bins / (upper - lower));
+int hr_hist_even_valid(uint32_t num_bins, double lower, double upper) {
+  const double scale = (double)num_bins / (upper - lower);
+  return num_bins > 0 && isfinite(lower) && isfinite(upper) && lower < upper && isfinite(scale) &&
+         scale > 0.0;
 }
 
-tu_hist_bins tu_hist_bins_even(uint32_t num_bins, double lower, double upper) {
-  tu_hist_bins b;
+hr_hist_bins hr_hist_bins_even(uint32_t num_bins, double lower, double upper) {
+  hr_hist_bins b;
   b.num_bins = num_bins;
   b.lower = lower;
   b.upper = upper;
@@ -264,8 +226,8 @@ tu_hist_bins tu_hist_bins_even(uint32_t num_bins, double lower, double upper) {
   return b;
 }
 
-tu_hist_bins tu_hist_bins_edges(uint32_t num_bins, const double *edges) {
-  tu_hist_bins b;
+hr_hist_bins hr_hist_bins_edges(uint32_t num_bins, const double *edges) {
+  hr_hist_bins b;
   b.num_bins = num_bins;
   b.lower = edges[0];
   b.upper = edges[num_bins];
@@ -278,9 +240,9 @@ tu_hist_bins tu_hist_bins_edges(uint32_t num_bins, const double *edges) {
  * p >= num_bins, so the clamp is decided on p itself (which also sends a NaN product, possible only
  * when upper - lower overflows and the scale is 0, to the last bin rather than to an undefined
  * conversion). */
-static inline uint32_t even_bin(const tu_hist_bins *b, double x) {
+static inline uint32_t even_bin(const hr_hist_bins *b, double x) {
   if (!(x >= b->lower && x < b->upper))
-    return TU_HIST_NO_BIN;
+    return HR_HIST_NO_BIN;
   const double p = (x - b->lower) * b->scale;
   if (!(p < (double)b->num_bins))
     return b->num_bins - 1;
@@ -288,10 +250,10 @@ static inline uint32_t even_bin(const tu_hist_bins *b, double x) {
 }
 
 /* Bin i is [e[i], e[i+1]): the largest i with e[i] <= x. */
-static inline uint32_t edges_bin(const tu_hist_bins *b, double x) {
+static inline uint32_t edges_bin(const hr_hist_bins *b, double x) {
   const double *e = b->edges;
   if (!(x >= e[0] && x < e[b->num_bins]))
-    return TU_HIST_NO_BIN;
+    return HR_HIST_NO_BIN;
   uint32_t lo = 0, hi = b->num_bins; /* e[lo] <= x < e[hi] */
   while (hi - lo > 1) {
     const uint32_t mid = lo + (hi - lo) / 2;
@@ -303,11 +265,11 @@ static inline uint32_t edges_bin(const tu_hist_bins *b, double x) {
   return lo;
 }
 
-uint32_t tu_hist_bin(const tu_hist_bins *b, double x) {
+uint32_t hr_hist_bin(const hr_hist_bins *b, double x) {
   return b->edges ? edges_bin(b, x) : even_bin(b, x);
 }
 
-double tu_hist_edge(const tu_hist_bins *b, uint64_t k) {
+double hr_hist_edge(const hr_hist_bins *b, uint64_t k) {
   if (b->edges)
     return b->edges[k];
   if (k >= b->num_bins)
@@ -315,13 +277,13 @@ double tu_hist_edge(const tu_hist_bins *b, uint64_t k) {
   return b->lower + (double)k * (b->upper - b->lower) / (double)b->num_bins;
 }
 
-#define TU_HIST_LOOP(T)                                                                            \
+#define HR_HIST_LOOP(T)                                                                            \
   do {                                                                                             \
     const T *x_ = (const T *)h;                                                                    \
     if (b->edges) {                                                                                \
       for (uint64_t i = 0; i < n; ++i) {                                                           \
         const uint32_t k = edges_bin(b, (double)x_[i]);                                            \
-        if (k != TU_HIST_NO_BIN) {                                                                 \
+        if (k != HR_HIST_NO_BIN) {                                                                 \
           ++counts[k];                                                                             \
           ++counted;                                                                               \
         }                                                                                          \
@@ -329,7 +291,7 @@ double tu_hist_edge(const tu_hist_bins *b, uint64_t k) {
     } else {                                                                                       \
       for (uint64_t i = 0; i < n; ++i) {                                                           \
         const uint32_t k = even_bin(b, (double)x_[i]);                                             \
-        if (k != TU_HIST_NO_BIN) {                                                                 \
+        if (k != HR_HIST_NO_BIN) {                                                                 \
           ++counts[k];                                                                             \
           ++counted;                                                                               \
         }                                                                                          \
@@ -337,7 +299,7 @@ double tu_hist_edge(const tu_hist_bins *b, uint64_t k) {
     }                                                                                              \
   } while (0)
 
-uint64_t tu_hist_reference(const tu_hist_bins *b, cuprim_dtype t, const void *h, uint64_t n,
+uint64_t hr_hist_reference(const hr_hist_bins *b, cuprim_dtype t, const void *h, uint64_t n,
                            uint64_t *counts) {
   memset(counts, 0, (size_t)b->num_bins * sizeof *counts);
   uint64_t counted = 0;
@@ -360,9 +322,9 @@ uint64_t tu_hist_reference(const tu_hist_bins *b, cuprim_dtype t, const void *h,
         /* v is the sample's bits read as uint8_t / uint16_t: the same bits read as the dtype */
         const uint8_t v8 = (uint8_t)v;
         const uint16_t v16 = (uint16_t)v;
-        const double x = size == 1 ? tu_hist_sample(t, &v8, 0) : tu_hist_sample(t, &v16, 0);
-        const uint32_t k = tu_hist_bin(b, x);
-        if (k != TU_HIST_NO_BIN) {
+        const double x = size == 1 ? hr_to_double(t, &v8, 0) : hr_to_double(t, &v16, 0);
+        const uint32_t k = hr_hist_bin(b, x);
+        if (k != HR_HIST_NO_BIN) {
           counts[k] += per_value[v];
           counted += per_value[v];
         }
@@ -373,45 +335,45 @@ uint64_t tu_hist_reference(const tu_hist_bins *b, cuprim_dtype t, const void *h,
   }
   switch ((int)t) {
   case CUPRIM_I8:
-    TU_HIST_LOOP(int8_t);
+    HR_HIST_LOOP(int8_t);
     break;
   case CUPRIM_U8:
-    TU_HIST_LOOP(uint8_t);
+    HR_HIST_LOOP(uint8_t);
     break;
   case CUPRIM_I16:
-    TU_HIST_LOOP(int16_t);
+    HR_HIST_LOOP(int16_t);
     break;
   case CUPRIM_U16:
-    TU_HIST_LOOP(uint16_t);
+    HR_HIST_LOOP(uint16_t);
     break;
   case CUPRIM_I32:
-    TU_HIST_LOOP(int32_t);
+    HR_HIST_LOOP(int32_t);
     break;
   case CUPRIM_U32:
-    TU_HIST_LOOP(uint32_t);
+    HR_HIST_LOOP(uint32_t);
     break;
   case CUPRIM_I64:
-    TU_HIST_LOOP(int64_t);
+    HR_HIST_LOOP(int64_t);
     break;
   case CUPRIM_U64:
-    TU_HIST_LOOP(uint64_t);
+    HR_HIST_LOOP(uint64_t);
     break;
   case CUPRIM_F32:
-    TU_HIST_LOOP(float);
+    HR_HIST_LOOP(float);
     break;
   case CUPRIM_F64:
-    TU_HIST_LOOP(double);
+    HR_HIST_LOOP(double);
     break;
   }
   return counted;
 }
-#undef TU_HIST_LOOP
+#undef HR_HIST_LOOP
 
 /* ---------------------------------------------------------------- ranges and edges */
 
-const char *tu_hist_span_name(tu_hist_span s) {
+const char *hr_hist_span_name(hr_hist_span s) {
   static const char *const names[] = {"full", "odd", "exact"};
-  return (unsigned)s < TU_HIST_SPANS ? names[s] : "span(?)";
+  return (unsigned)s < HR_HIST_SPANS ? names[s] : "span(?)";
 }
 
 /* The largest power of two <= x (x > 0). */
@@ -421,19 +383,19 @@ static double pow2_floor(double x) {
   return ldexp(1.0, e - 1);
 }
 
-void tu_hist_span_range(cuprim_dtype t, uint32_t num_bins, tu_hist_span s, double *lower,
+void hr_hist_span_range(cuprim_dtype t, uint32_t num_bins, hr_hist_span s, double *lower,
                         double *upper) {
-  const int fl = is_float(t);
+  const int fl = hr_is_float(t);
   switch (s) {
-  case TU_HIST_FULL:
+  case HR_HIST_FULL:
     *lower = fl ? -1000.0 : t_min(t);
     *upper = fl ? 1000.0 : t_lim(t);
     return;
-  case TU_HIST_ODD:
+  case HR_HIST_ODD:
     if (fl) {
       *lower = -2.718281828459045;
       *upper = 3.141592653589793;
-    } else if (is_signed(t)) {
+    } else if (hr_is_signed(t)) {
       const double h = ldexp(1.0, int_bits(t) - 1);
       *lower = -0.3 * h - 0.37;
       *upper = 0.6 * h + 0.71;
@@ -443,12 +405,12 @@ void tu_hist_span_range(cuprim_dtype t, uint32_t num_bins, tu_hist_span s, doubl
       *upper = 0.8 * w + 0.29;
     }
     return;
-  case TU_HIST_EXACT:
+  case HR_HIST_EXACT:
   default: {
     /* Width w a power of two with num_bins * w <= the target span; lower a multiple of w. */
     const double target = fl ? 2.0 : ldexp(1.0, int_bits(t));
     const double w = pow2_floor(target / (double)num_bins);
-    const double below = (fl || is_signed(t)) ? floor((double)num_bins / 2.0) : 0.0;
+    const double below = (fl || hr_is_signed(t)) ? floor((double)num_bins / 2.0) : 0.0;
     *lower = -below * w;
     *upper = *lower + (double)num_bins * w;
     return;
@@ -456,20 +418,20 @@ void tu_hist_span_range(cuprim_dtype t, uint32_t num_bins, tu_hist_span s, doubl
   }
 }
 
-void tu_hist_even_edges(double *edges, uint32_t num_bins, double lower, double upper) {
-  const tu_hist_bins b = tu_hist_bins_even(num_bins, lower, upper);
+void hr_hist_even_edges(double *edges, uint32_t num_bins, double lower, double upper) {
+  const hr_hist_bins b = hr_hist_bins_even(num_bins, lower, upper);
   for (uint32_t k = 0; k <= num_bins; ++k)
-    edges[k] = tu_hist_edge(&b, k);
+    edges[k] = hr_hist_edge(&b, k);
 }
 
-void tu_hist_random_edges(double *edges, uint32_t num_bins, double lower, double upper,
+void hr_hist_random_edges(double *edges, uint32_t num_bins, double lower, double upper,
                           int integral, uint64_t seed) {
   uint64_t s = seed;
   /* Cumulative random widths in edges[], then mapped onto [lower, upper]. */
   edges[0] = 0.0;
   for (uint32_t i = 1; i <= num_bins; ++i) {
-    const uint64_t r = tu_below(&s, 8);
-    const double u = tu_unit(&s);
+    const uint64_t r = hr_below(&s, 8);
+    const double u = hr_unit(&s);
     const double w = r < 2 ? 1e-3 * (0.5 + u) : r == 2 ? 4.0 + 8.0 * u : 0.5 + u;
     edges[i] = edges[i - 1] + w;
   }
@@ -492,30 +454,32 @@ void tu_hist_random_edges(double *edges, uint32_t num_bins, double lower, double
   for (uint32_t i = 1; i <= num_bins; ++i)
     ok &= edges[i] > edges[i - 1];
   if (!ok)
-    tu_hist_even_edges(edges, num_bins, lower, upper); /* never with the tests' ranges */
+    hr_hist_even_edges(edges, num_bins, lower, upper); /* never with the tests' ranges */
 }
 
 /* ---------------------------------------------------------------- data */
 
-const char *tu_hist_data_name(tu_hist_data d) {
+const char *hr_hist_data_name(hr_hist_data d) {
   static const char *const names[] = {"uniform", "one bin", "out of range", "NaN and inf",
                                       "on edges"};
-  return (unsigned)d < TU_HIST_DATA_KINDS ? names[d] : "data(?)";
+  return (unsigned)d < HR_HIST_DATA_KINDS ? names[d] : "data(?)";
 }
 
-int tu_hist_data_applies(cuprim_dtype t, tu_hist_data d) { return d != TU_HIST_NAN || is_float(t); }
+int hr_hist_data_applies(cuprim_dtype t, hr_hist_data d) {
+  return d != HR_HIST_NAN || hr_is_float(t);
+}
 
-static void put_in_range(const tu_hist_bins *b, cuprim_dtype t, void *h, uint64_t i, uint64_t *s) {
+static void put_in_range(const hr_hist_bins *b, cuprim_dtype t, void *h, uint64_t i, uint64_t *s) {
   if (!put_uniform(t, h, i, b->lower, b->upper, s))
     put_any(t, h, i, s); /* no value of t in the range: any value (never counted) */
 }
 
-static void fill_one_bin(const tu_hist_bins *b, cuprim_dtype t, void *h, uint64_t n, uint64_t *s) {
+static void fill_one_bin(const hr_hist_bins *b, cuprim_dtype t, void *h, uint64_t n, uint64_t *s) {
   const size_t size = cuprim_dtype_size(t);
   unsigned char x0[8];
   /* The sample all others fall back to: the lowest value in range (bin 0), the largest below
    * upper (the last bin, through the clamp when the product rounds up to num_bins), or random. */
-  const uint64_t r = tu_below(s, 4);
+  const uint64_t r = hr_below(s, 4);
   int ok = 0;
   if (r == 0)
     ok = put_at_or_above(t, x0, 0, b->lower);
@@ -523,42 +487,42 @@ static void fill_one_bin(const tu_hist_bins *b, cuprim_dtype t, void *h, uint64_
     ok = put_below(t, x0, 0, b->upper);
     /* 64-bit integers just below upper may convert to upper itself: then the largest value
      * below the next double down */
-    if (ok && !(tu_hist_sample(t, x0, 0) < b->upper))
+    if (ok && !(hr_to_double(t, x0, 0) < b->upper))
       ok = put_below(t, x0, 0, nextafter(b->upper, -INFINITY));
   }
   for (int tries = 0;
-       tries < 8 && (!ok || tu_hist_bin(b, tu_hist_sample(t, x0, 0)) == TU_HIST_NO_BIN); ++tries) {
+       tries < 8 && (!ok || hr_hist_bin(b, hr_to_double(t, x0, 0)) == HR_HIST_NO_BIN); ++tries) {
     put_in_range(b, t, x0, 0, s);
     ok = 1;
   }
-  const uint32_t k = tu_hist_bin(b, tu_hist_sample(t, x0, 0));
-  const double e0 = k == TU_HIST_NO_BIN ? 0.0 : tu_hist_edge(b, k);
-  const double e1 = k == TU_HIST_NO_BIN ? 0.0 : tu_hist_edge(b, (uint64_t)k + 1);
+  const uint32_t k = hr_hist_bin(b, hr_to_double(t, x0, 0));
+  const double e0 = k == HR_HIST_NO_BIN ? 0.0 : hr_hist_edge(b, k);
+  const double e1 = k == HR_HIST_NO_BIN ? 0.0 : hr_hist_edge(b, (uint64_t)k + 1);
   for (uint64_t i = 0; i < n; ++i) {
     unsigned char *p = (unsigned char *)h + i * size;
     /* Three in four samples drawn inside the bin (kept if they land in it), the rest x0. */
-    if (k != TU_HIST_NO_BIN && tu_below(s, 4) != 0 && put_uniform(t, h, i, e0, e1, s) &&
-        tu_hist_bin(b, tu_hist_sample(t, h, i)) == k)
+    if (k != HR_HIST_NO_BIN && hr_below(s, 4) != 0 && put_uniform(t, h, i, e0, e1, s) &&
+        hr_hist_bin(b, hr_to_double(t, h, i)) == k)
       continue;
     memcpy(p, x0, size);
   }
 }
 
-void tu_hist_fill(const tu_hist_bins *b, cuprim_dtype t, tu_hist_data d, uint64_t seed, void *h,
+void hr_hist_fill(const hr_hist_bins *b, cuprim_dtype t, hr_hist_data d, uint64_t seed, void *h,
                   uint64_t n) {
   uint64_t st = seed, *s = &st;
   const double lo = b->lower, hi = b->upper;
-  const int fl = is_float(t);
+  const int fl = hr_is_float(t);
   switch (d) {
-  case TU_HIST_ONE_BIN:
+  case HR_HIST_ONE_BIN:
     fill_one_bin(b, t, h, n, s);
     return;
-  case TU_HIST_OUT_OF_RANGE: {
+  case HR_HIST_OUT_OF_RANGE: {
     const double far_lo = fl ? lo - 4.0 * (hi - lo) : -INFINITY;
     const double far_hi = fl ? hi + 4.0 * (hi - lo) : INFINITY;
     for (uint64_t i = 0; i < n; ++i) {
       int ok = 0;
-      switch (tu_below(s, 16)) {
+      switch (hr_below(s, 16)) {
       case 0:
       case 1:
         ok = put_below(t, h, i, lo); /* lower - 1 ulp (or - 1) */
@@ -569,7 +533,7 @@ void tu_hist_fill(const tu_hist_bins *b, cuprim_dtype t, tu_hist_data d, uint64_
         break;
       case 4:
         if (fl)
-          put_float(t, h, i, t == CUPRIM_F32 ? -(double)FLT_MAX : -DBL_MAX);
+          hr_store_float(t, h, i, t == CUPRIM_F32 ? -(double)FLT_MAX : -DBL_MAX);
         else
           put_ord(t, h, i, ord_min(t));
         ok = 1;
@@ -583,7 +547,7 @@ void tu_hist_fill(const tu_hist_bins *b, cuprim_dtype t, tu_hist_data d, uint64_
         break;
       case 8:
         if (fl)
-          put_float(t, h, i, t == CUPRIM_F32 ? (double)FLT_MAX : DBL_MAX);
+          hr_store_float(t, h, i, t == CUPRIM_F32 ? (double)FLT_MAX : DBL_MAX);
         else
           put_ord(t, h, i, ord_max(t));
         ok = 1;
@@ -596,35 +560,35 @@ void tu_hist_fill(const tu_hist_bins *b, cuprim_dtype t, tu_hist_data d, uint64_
     }
     return;
   }
-  case TU_HIST_NAN:
+  case HR_HIST_NAN:
     if (fl) {
       for (uint64_t i = 0; i < n; ++i) {
-        switch (tu_below(s, 32)) {
+        switch (hr_below(s, 32)) {
         case 0:
         case 1:
-          put_float(t, h, i, (double)NAN);
+          hr_store_float(t, h, i, (double)NAN);
           break;
         case 2:
-          put_float(t, h, i, -(double)NAN);
+          hr_store_float(t, h, i, -(double)NAN);
           break;
         case 3: /* signalling-NaN bits, with a payload */
           put_float_bits(t, h, i, 0x7fa00001u, 0x7ff4000000000001ull);
           break;
         case 4:
-          put_float(t, h, i, (double)INFINITY);
+          hr_store_float(t, h, i, (double)INFINITY);
           break;
         case 5:
-          put_float(t, h, i, -(double)INFINITY);
+          hr_store_float(t, h, i, -(double)INFINITY);
           break;
         case 6:
-          put_float(t, h, i, -0.0);
+          hr_store_float(t, h, i, -0.0);
           break;
         case 7:
-          put_float(t, h, i, 0.0);
+          hr_store_float(t, h, i, 0.0);
           break;
         case 8: /* the smallest subnormals of the dtype, either sign */
-          put_float_bits(t, h, i, tu_below(s, 2) ? 0x80000001u : 0x00000001u,
-                         tu_below(s, 2) ? 0x8000000000000001ull : 0x0000000000000001ull);
+          put_float_bits(t, h, i, hr_below(s, 2) ? 0x80000001u : 0x00000001u,
+                         hr_below(s, 2) ? 0x8000000000000001ull : 0x0000000000000001ull);
           break;
         default:
           put_in_range(b, t, h, i, s);
@@ -634,10 +598,10 @@ void tu_hist_fill(const tu_hist_bins *b, cuprim_dtype t, tu_hist_data d, uint64_
       return;
     }
     break; /* integers: uniform */
-  case TU_HIST_EDGES:
+  case HR_HIST_EDGES:
     for (uint64_t i = 0; i < n; ++i) {
-      const double e = tu_hist_edge(b, tu_below(s, (uint64_t)b->num_bins + 1));
-      const uint64_t r = tu_below(s, 4);
+      const double e = hr_hist_edge(b, hr_below(s, (uint64_t)b->num_bins + 1));
+      const uint64_t r = hr_below(s, 4);
       const int ok = r < 2    ? put_at_or_above(t, h, i, e)
                      : r == 2 ? put_below(t, h, i, e)
                               : put_above(t, h, i, e);
@@ -645,14 +609,14 @@ void tu_hist_fill(const tu_hist_bins *b, cuprim_dtype t, tu_hist_data d, uint64_
         put_in_range(b, t, h, i, s);
     }
     return;
-  case TU_HIST_UNIFORM:
+  case HR_HIST_UNIFORM:
   default:
     break;
   }
   /* Uniform; with edges every other sample uniform over the bins instead. */
   for (uint64_t i = 0; i < n; ++i) {
     if (b->edges && (i & 1)) {
-      const uint64_t k = tu_below(s, b->num_bins);
+      const uint64_t k = hr_below(s, b->num_bins);
       if (put_uniform(t, h, i, b->edges[k], b->edges[k + 1], s))
         continue;
     }
@@ -662,7 +626,7 @@ void tu_hist_fill(const tu_hist_bins *b, cuprim_dtype t, tu_hist_data d, uint64_
 
 /* ---------------------------------------------------------------- comparison */
 
-uint64_t tu_hist_check(const uint64_t *want, const uint64_t *got, uint32_t num_bins, uint64_t n,
+uint64_t hr_hist_check(const uint64_t *want, const uint64_t *got, uint32_t num_bins, uint64_t n,
                        int poison, uint64_t *first, char *why, size_t len) {
   uint64_t wrong = 0, total_want = 0, total_got = 0;
   size_t used = 0;

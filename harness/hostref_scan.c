@@ -1,4 +1,4 @@
-#include "test_scan_ref.h"
+#include "hostref_scan.h"
 
 #include <float.h>
 #include <inttypes.h>
@@ -7,32 +7,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "test_reduce_ref.h"
-#include "test_util.h"
+#include "hostref.h"
+#include "hostref_reduce.h"
 
-static int is_float(cuprim_dtype t) { return t == CUPRIM_F32 || t == CUPRIM_F64; }
-static int is_signed_int(cuprim_dtype t) { return t == CUPRIM_I32 || t == CUPRIM_I64; }
-
-const char *tu_scan_data_name(tu_scan_data d) {
-  switch (d) {
-  case TU_SCAN_RANDOM:
-    return "random";
-  case TU_SCAN_CONSTANT:
-    return "constant";
-  case TU_SCAN_EXACT:
-    return "exact";
-  default:
-    return "data(?)";
-  }
+const char *hr_scan_data_name(hr_scan_data d) {
+  static const char *const names[HR_SCAN_DATA_KINDS] = {"random", "constant", "exact"};
+  return (unsigned)d < HR_SCAN_DATA_KINDS ? names[d] : "data(?)";
 }
 
-int tu_scan_data_applies(cuprim_dtype t, cuprim_op op, tu_scan_data d) {
-  if (d == TU_SCAN_EXACT)
-    return is_float(t) && (op == CUPRIM_SUM || op == CUPRIM_PROD);
-  return d == TU_SCAN_RANDOM || d == TU_SCAN_CONSTANT;
+int hr_scan_data_applies(cuprim_dtype t, cuprim_op op, hr_scan_data d) {
+  if (d == HR_SCAN_EXACT)
+    return hr_is_float(t) && (op == CUPRIM_SUM || op == CUPRIM_PROD);
+  return d == HR_SCAN_RANDOM || d == HR_SCAN_CONSTANT;
 }
 
-int tu_scan_supported(cuprim_dtype t, cuprim_op op) { return tu_reduce_supported(t, op); }
+int hr_scan_supported(cuprim_dtype t, cuprim_op op) { return hr_reduce_supported(t, op); }
 
 /* ---------------------------------------------------------------- data */
 
@@ -44,30 +33,23 @@ static void fill_trend_int(cuprim_dtype t, cuprim_op op, uint64_t seed, void *h,
   const int is_min = op == CUPRIM_MIN;
   const int64_t half = INT64_C(1) << 31;
   const int64_t base =
-      is_signed_int(t) ? (is_min ? 100 : -100) : (is_min ? half + 1000 : half - 1000);
+      hr_is_signed(t) ? (is_min ? 100 : -100) : (is_min ? half + 1000 : half - 1000);
   for (uint64_t i = 0; i < n; ++i) {
-    const int64_t noise = (int64_t)tu_below(&s, 16), step = 3 * (int64_t)i;
+    const int64_t noise = (int64_t)hr_below(&s, 16), step = 3 * (int64_t)i;
     const int64_t v = is_min ? base - step + noise : base + step - noise;
     if (cuprim_dtype_size(t) == 4)
       ((uint32_t *)h)[i] = (uint32_t)(uint64_t)v;
     else
-      ((uint64_t *)h)[i] = ((uint64_t)v << 32) | (tu_splitmix64(&s) >> 32);
+      ((uint64_t *)h)[i] = ((uint64_t)v << 32) | (hr_splitmix64(&s) >> 32);
   }
-}
-
-static void put_float(cuprim_dtype t, void *h, uint64_t i, double v) {
-  if (t == CUPRIM_F32)
-    ((float *)h)[i] = (float)v;
-  else
-    ((double *)h)[i] = v;
 }
 
 /* MIN/MAX floats: the same idea, crossing zero after about 670 elements. */
 static void fill_trend_float(cuprim_dtype t, cuprim_op op, uint64_t seed, void *h, uint64_t n) {
   uint64_t s = seed;
   for (uint64_t i = 0; i < n; ++i) {
-    const double noise = 8.0 * tu_unit(&s), step = 0.75 * (double)i;
-    put_float(t, h, i, op == CUPRIM_MIN ? 500.0 - step + noise : -500.0 + step - noise);
+    const double noise = 8.0 * hr_unit(&s), step = 0.75 * (double)i;
+    hr_store_float(t, h, i, op == CUPRIM_MIN ? 500.0 - step + noise : -500.0 + step - noise);
   }
 }
 
@@ -85,53 +67,53 @@ static void fill_exact_float(cuprim_dtype t, cuprim_op op, uint64_t seed, void *
   for (uint64_t i = 0; i < n; ++i) {
     double v;
     if (op == CUPRIM_SUM) {
-      v = ((double)tu_below(&s, 127) - 63.0) / 8.0;
+      v = ((double)hr_below(&s, 127) - 63.0) / 8.0;
     } else {
       v = 1.0;
       /* about 64 scales spread over the array (every element while n <= 64) */
-      if (scales < PROD_EXACT_SCALES && tu_below(&s, n > 64 ? n : 64) < 64) {
-        v = tu_below(&s, 2) ? 2.0 : 0.5;
+      if (scales < PROD_EXACT_SCALES && hr_below(&s, n > 64 ? n : 64) < 64) {
+        v = hr_below(&s, 2) ? 2.0 : 0.5;
         ++scales;
       }
-      if (tu_below(&s, 4) == 0)
+      if (hr_below(&s, 4) == 0)
         v = -v;
     }
-    put_float(t, h, i, v);
+    hr_store_float(t, h, i, v);
   }
 }
 
-void tu_scan_fill(cuprim_dtype t, cuprim_op op, tu_scan_data d, uint64_t seed, void *h,
+void hr_scan_fill(cuprim_dtype t, cuprim_op op, hr_scan_data d, uint64_t seed, void *h,
                   uint64_t n) {
-  if (d == TU_SCAN_CONSTANT) {
-    tu_reduce_fill(t, op, TU_DATA_CONSTANT, seed, h, n);
+  if (d == HR_SCAN_CONSTANT) {
+    hr_reduce_fill(t, op, HR_DATA_CONSTANT, seed, h, n);
     return;
   }
-  if (d == TU_SCAN_EXACT && tu_scan_data_applies(t, op, d)) {
+  if (d == HR_SCAN_EXACT && hr_scan_data_applies(t, op, d)) {
     fill_exact_float(t, op, seed, h, n);
     return;
   }
   if (op == CUPRIM_MIN || op == CUPRIM_MAX) {
-    if (is_float(t))
+    if (hr_is_float(t))
       fill_trend_float(t, op, seed, h, n);
     else
       fill_trend_int(t, op, seed, h, n);
     return;
   }
-  tu_reduce_fill(t, op, TU_DATA_RANDOM, seed, h, n);
+  hr_reduce_fill(t, op, HR_DATA_RANDOM, seed, h, n);
 }
 
 /* ---------------------------------------------------------------- buffers */
 
-void tu_scan_ref_init(tu_scan_ref *r) { memset(r, 0, sizeof *r); }
+void hr_scan_ref_init(hr_scan_ref *r) { memset(r, 0, sizeof *r); }
 
-void tu_scan_ref_free(tu_scan_ref *r) {
+void hr_scan_ref_free(hr_scan_ref *r) {
   free(r->bits);
   free(r->value);
   free(r->tol);
   memset(r, 0, sizeof *r);
 }
 
-static int grow_bits(tu_scan_ref *r, size_t bytes) {
+static int grow_bits(hr_scan_ref *r, size_t bytes) {
   if (bytes <= r->cap_bytes)
     return 0;
   unsigned char *p = (unsigned char *)realloc(r->bits, bytes);
@@ -142,7 +124,7 @@ static int grow_bits(tu_scan_ref *r, size_t bytes) {
   return 0;
 }
 
-static int grow_elems(tu_scan_ref *r, size_t n) {
+static int grow_elems(hr_scan_ref *r, size_t n) {
   if (n <= r->cap_elems)
     return 0;
   double *v = (double *)realloc(r->value, n * sizeof *v);
@@ -157,86 +139,7 @@ static int grow_elems(tu_scan_ref *r, size_t n) {
   return 0;
 }
 
-/* ---------------------------------------------------------------- integer references */
-
-/* Each op in the unsigned type U of the dtype's width (wrapping is defined there); MIN and MAX
- * compare in the dtype's own type T. The output is written as U: the same bits as T. */
-#define TU_INT_SCAN(NAME, T, U)                                                                    \
-  static void NAME(cuprim_op op, int excl, const T *x, uint64_t n, const unsigned char *id,        \
-                   U *o) {                                                                         \
-    U acc;                                                                                         \
-    memcpy(&acc, id, sizeof acc);                                                                  \
-    if (op == CUPRIM_MIN || op == CUPRIM_MAX) {                                                    \
-      T m;                                                                                         \
-      memcpy(&m, id, sizeof m);                                                                    \
-      for (uint64_t i = 0; i < n; ++i) {                                                           \
-        if (excl)                                                                                  \
-          memcpy(&o[i], &m, sizeof m);                                                             \
-        if (op == CUPRIM_MIN ? x[i] < m : x[i] > m)                                                \
-          m = x[i];                                                                                \
-        if (!excl)                                                                                 \
-          memcpy(&o[i], &m, sizeof m);                                                             \
-      }                                                                                            \
-      return;                                                                                      \
-    }                                                                                              \
-    for (uint64_t i = 0; i < n; ++i) {                                                             \
-      const U v = (U)x[i];                                                                         \
-      if (excl)                                                                                    \
-        o[i] = acc;                                                                                \
-      switch (op) {                                                                                \
-      case CUPRIM_SUM:                                                                             \
-        acc += v;                                                                                  \
-        break;                                                                                     \
-      case CUPRIM_PROD:                                                                            \
-        acc *= v;                                                                                  \
-        break;                                                                                     \
-      case CUPRIM_AND:                                                                             \
-        acc &= v;                                                                                  \
-        break;                                                                                     \
-      case CUPRIM_OR:                                                                              \
-        acc |= v;                                                                                  \
-        break;                                                                                     \
-      default:                                                                                     \
-        acc ^= v;                                                                                  \
-        break;                                                                                     \
-      }                                                                                            \
-      if (!excl)                                                                                   \
-        o[i] = acc;                                                                                \
-    }                                                                                              \
-  }
-TU_INT_SCAN(scan_i32, int32_t, uint32_t)
-TU_INT_SCAN(scan_u32, uint32_t, uint32_t)
-TU_INT_SCAN(scan_i64, int64_t, uint64_t)
-TU_INT_SCAN(scan_u64, uint64_t, uint64_t)
-#undef TU_INT_SCAN
-
 /* ---------------------------------------------------------------- float references */
-
-/* MIN/MAX: exact; from the first NaN input on (inclusive) or after it (exclusive), NaN. */
-#define TU_FLOAT_MINMAX(NAME, T)                                                                   \
-  static void NAME(cuprim_op op, int excl, const T *x, uint64_t n, const unsigned char *id, T *o,  \
-                   uint64_t *nan_from) {                                                           \
-    T m;                                                                                           \
-    memcpy(&m, id, sizeof m);                                                                      \
-    *nan_from = n;                                                                                 \
-    for (uint64_t i = 0; i < n; ++i) {                                                             \
-      if (excl)                                                                                    \
-        o[i] = m;                                                                                  \
-      if (isnan(x[i])) {                                                                           \
-        *nan_from = excl ? i + 1 : i;                                                              \
-        for (uint64_t j = *nan_from; j < n; ++j)                                                   \
-          o[j] = (T)NAN;                                                                           \
-        return;                                                                                    \
-      }                                                                                            \
-      if (op == CUPRIM_MIN ? x[i] < m : x[i] > m)                                                  \
-        m = x[i];                                                                                  \
-      if (!excl)                                                                                   \
-        o[i] = m;                                                                                  \
-    }                                                                                              \
-  }
-TU_FLOAT_MINMAX(minmax_f32, float)
-TU_FLOAT_MINMAX(minmax_f64, double)
-#undef TU_FLOAT_MINMAX
 
 /* Exactness of float SUM data: every value is m/8 with m an integer, and every contiguous range
  * of the data sums to m/8 with |m| < 2^p (p = 24 for F32, 53 for F64): the difference of the
@@ -275,17 +178,13 @@ static int prod_data_exact(cuprim_dtype t, const void *h, uint64_t n) {
   return scales <= 120;
 }
 
-static double get_float(cuprim_dtype t, const void *h, uint64_t i) {
-  return t == CUPRIM_F32 ? (double)((const float *)h)[i] : ((const double *)h)[i];
-}
-
 /* Exact float SUM/PROD: prefix sums in integers (units of 1/8), products as sign and exponent. */
 static void exact_float(cuprim_dtype t, cuprim_op op, int excl, const void *h, uint64_t n,
                         unsigned char *o) {
   int64_t p = 0; /* SUM: the prefix in units of 1/8; PROD: the exponent */
   int neg = 0;
   for (uint64_t i = 0; i < n; ++i) {
-    const double v = get_float(t, h, i);
+    const double v = hr_to_double(t, h, i);
     double out = 0.0;
     if (excl)
       out = op == CUPRIM_SUM ? (double)p / 8.0 : (neg ? -1.0 : 1.0) * ldexp(1.0, (int)p);
@@ -298,7 +197,7 @@ static void exact_float(cuprim_dtype t, cuprim_op op, int excl, const void *h, u
     }
     if (!excl)
       out = op == CUPRIM_SUM ? (double)p / 8.0 : (neg ? -1.0 : 1.0) * ldexp(1.0, (int)p);
-    put_float(t, o, i, out);
+    hr_store_float(t, o, i, out);
   }
 }
 
@@ -323,7 +222,7 @@ static void exact_float(cuprim_dtype t, cuprim_op op, int excl, const void *h, u
  *
  * PROD: k-1 multiplications whatever the tree, each one rounding: relative error at most
  * (1+u)^(k-1) - 1 <= gamma_{k-1}; the same tolerance with |product| in place of S. */
-#define TU_FLOAT_INEXACT(NAME, T, EPS, TINY)                                                       \
+#define HR_FLOAT_INEXACT(NAME, T, EPS, TINY)                                                       \
   static void NAME(cuprim_op op, int excl, const T *x, uint64_t n, T *o, double *value,            \
                    double *tol) {                                                                  \
     long double s = op == CUPRIM_SUM ? 0.0L : 1.0L, c = 0.0L, a = 0.0L;                            \
@@ -350,11 +249,11 @@ static void exact_float(cuprim_dtype t, cuprim_op op, int excl, const void *h, u
       }                                                                                            \
     }                                                                                              \
   }
-TU_FLOAT_INEXACT(inexact_f32, float, (double)FLT_EPSILON, (double)FLT_MIN)
-TU_FLOAT_INEXACT(inexact_f64, double, DBL_EPSILON, DBL_MIN)
-#undef TU_FLOAT_INEXACT
+HR_FLOAT_INEXACT(inexact_f32, float, (double)FLT_EPSILON, (double)FLT_MIN)
+HR_FLOAT_INEXACT(inexact_f64, double, DBL_EPSILON, DBL_MIN)
+#undef HR_FLOAT_INEXACT
 
-int tu_scan_reference(tu_scan_ref *r, cuprim_dtype t, cuprim_op op, cuprim_scan_kind kind,
+int hr_scan_reference(hr_scan_ref *r, cuprim_dtype t, cuprim_op op, cuprim_scan_kind kind,
                       const void *h, uint64_t n) {
   const size_t size = cuprim_dtype_size(t);
   r->dtype = t;
@@ -363,35 +262,16 @@ int tu_scan_reference(tu_scan_ref *r, cuprim_dtype t, cuprim_op op, cuprim_scan_
   r->n = n;
   r->exact = 1;
   r->nan_from = n;
-  if (grow_bits(r, (size_t)n * size + 8) != 0)
+  if (size == 0 || grow_bits(r, (size_t)n * size + 8) != 0)
     return -1;
-  unsigned char id[8];
-  tu_reduce_identity(t, op, id);
   const int excl = kind == CUPRIM_EXCLUSIVE;
-  switch (t) {
-  case CUPRIM_I32:
-    scan_i32(op, excl, (const int32_t *)h, n, id, (uint32_t *)(void *)r->bits);
-    return 0;
-  case CUPRIM_U32:
-    scan_u32(op, excl, (const uint32_t *)h, n, id, (uint32_t *)(void *)r->bits);
-    return 0;
-  case CUPRIM_I64:
-    scan_i64(op, excl, (const int64_t *)h, n, id, (uint64_t *)(void *)r->bits);
-    return 0;
-  case CUPRIM_U64:
-    scan_u64(op, excl, (const uint64_t *)h, n, id, (uint64_t *)(void *)r->bits);
-    return 0;
-  case CUPRIM_F32:
-  case CUPRIM_F64:
-    break;
-  default:
-    return -1;
-  }
-  if (op == CUPRIM_MIN || op == CUPRIM_MAX) {
-    if (t == CUPRIM_F32)
-      minmax_f32(op, excl, (const float *)h, n, id, (float *)(void *)r->bits, &r->nan_from);
-    else
-      minmax_f64(op, excl, (const double *)h, n, id, (double *)(void *)r->bits, &r->nan_from);
+  if (!hr_is_float(t) || op == CUPRIM_MIN || op == CUPRIM_MAX) {
+    /* Integers (wrapping) and float MIN/MAX are exact in any order: the sequential scan is the
+     * answer. Float MIN/MAX are NaN from the first NaN input on (inclusive) or after it
+     * (exclusive): from the first NaN output. */
+    hr_scan_seq(t, op, kind, h, r->bits, n);
+    while (hr_is_float(t) && r->nan_from > 0 && isnan(hr_to_double(t, r->bits, r->nan_from - 1)))
+      --r->nan_from;
     return 0;
   }
   if (op == CUPRIM_SUM ? sum_data_exact(t, h, n) : prod_data_exact(t, h, n)) {
@@ -410,28 +290,37 @@ int tu_scan_reference(tu_scan_ref *r, cuprim_dtype t, cuprim_op op, cuprim_scan_
 
 /* ---------------------------------------------------------------- comparison */
 
-static int element_ok(const tu_scan_ref *r, const unsigned char *got, uint64_t i, size_t size) {
+static int element_ok(const hr_scan_ref *r, const unsigned char *got, uint64_t i, size_t size) {
   const unsigned char *g = got + i * size;
   if (i >= r->nan_from)
-    return is_float(r->dtype) && isnan(get_float(r->dtype, g, 0));
+    return hr_is_float(r->dtype) && isnan(hr_to_double(r->dtype, g, 0));
   if (r->exact) {
     if (memcmp(g, r->bits + i * size, size) == 0)
       return 1;
     /* floats: the same value (+0 and -0 alike) */
-    return is_float(r->dtype) && get_float(r->dtype, g, 0) == get_float(r->dtype, r->bits, i);
+    return hr_is_float(r->dtype) &&
+           hr_to_double(r->dtype, g, 0) == hr_to_double(r->dtype, r->bits, i);
   }
-  const double v = get_float(r->dtype, g, 0);
+  const double v = hr_to_double(r->dtype, g, 0);
   return isfinite(v) && fabs(v - r->value[i]) <= r->tol[i];
 }
 
-static void describe_mismatch(const tu_scan_ref *r, const unsigned char *got, uint64_t i,
+/* 1 if every byte of p[0..bytes) is `value`. */
+static int all_bytes_are(const unsigned char *p, size_t bytes, unsigned char value) {
+  for (size_t i = 0; i < bytes; ++i)
+    if (p[i] != value)
+      return 0;
+  return 1;
+}
+
+static void describe_mismatch(const hr_scan_ref *r, const unsigned char *got, uint64_t i,
                               int poison, char *why, size_t len) {
   const size_t size = cuprim_dtype_size(r->dtype);
   const unsigned char *g = got + i * size;
   char want_s[96], got_s[96];
-  tu_format_value(r->dtype, g, got_s, sizeof got_s);
-  tu_format_value(r->dtype, r->bits + i * size, want_s, sizeof want_s);
-  const char *unwritten = poison >= 0 && tu_pattern_mismatch(g, size, (unsigned char)poison) == size
+  hr_format_value_bits(r->dtype, g, got_s, sizeof got_s);
+  hr_format_value_bits(r->dtype, r->bits + i * size, want_s, sizeof want_s);
+  const char *unwritten = poison >= 0 && all_bytes_are(g, size, (unsigned char)poison)
                               ? " (the poison pattern: never written)"
                               : "";
   if (i >= r->nan_from) {
@@ -440,16 +329,16 @@ static void describe_mismatch(const tu_scan_ref *r, const unsigned char *got, ui
   } else if (r->exact) {
     snprintf(why, len, "at index %" PRIu64 ": expected %s, got %s%s", i, want_s, got_s, unwritten);
   } else {
-    const double v = get_float(r->dtype, g, 0);
+    const double v = hr_to_double(r->dtype, g, 0);
     snprintf(why, len,
              "at index %" PRIu64 ": expected %.17g (as %s: %s), got %s: |diff| %.3g > tolerance "
              "%.3g%s",
-             i, r->value[i], tu_dtype_name(r->dtype), want_s, got_s, fabs(v - r->value[i]),
+             i, r->value[i], hr_dtype_name(r->dtype), want_s, got_s, fabs(v - r->value[i]),
              r->tol[i], unwritten);
   }
 }
 
-uint64_t tu_scan_check(const tu_scan_ref *r, const void *got, int poison, uint64_t *first,
+uint64_t hr_scan_check(const hr_scan_ref *r, const void *got, int poison, uint64_t *first,
                        uint64_t *last, char *why, size_t len) {
   const size_t size = cuprim_dtype_size(r->dtype);
   const unsigned char *g = (const unsigned char *)got;
@@ -470,20 +359,4 @@ uint64_t tu_scan_check(const tu_scan_ref *r, const void *got, int poison, uint64
     ++count;
   }
   return count;
-}
-
-uint64_t tu_hash_bytes(const void *p, size_t bytes) {
-  const unsigned char *c = (const unsigned char *)p;
-  uint64_t h = 0x6A09E667F3BCC908ull ^ bytes;
-  size_t i = 0;
-  for (; i + 8 <= bytes; i += 8) {
-    uint64_t w;
-    memcpy(&w, c + i, 8);
-    h = (h ^ w) * 0xFF51AFD7ED558CCDull;
-    h ^= h >> 29;
-  }
-  for (; i < bytes; ++i)
-    h = (h ^ c[i]) * 0x100000001B3ull;
-  h ^= h >> 31;
-  return h * 0x94D049BB133111EBull;
 }

@@ -1,0 +1,445 @@
+/* harness/hostref.c: dtype facts, names, values as text, and the ops (see hostref.h).
+ *
+ * The folds (reduce, scan, combine) are written once as macros over an element type and
+ * instantiated per dtype, with the switch over the op outside the loop, so that the references
+ * run at memory speed: the tests, the demo and the ladder check up to 2^26 elements with them.
+ * Signed integers are combined through their unsigned type, so SUM and PROD wrap as the library's
+ * do, with no undefined behaviour. */
+#include "hostref.h"
+
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- dtypes */
+
+int hr_is_float(cuprim_dtype t) {
+  return t == CUPRIM_F32 || t == CUPRIM_F64 || t == CUPRIM_F16 || t == CUPRIM_BF16;
+}
+
+int hr_is_signed(cuprim_dtype t) {
+  return t == CUPRIM_I8 || t == CUPRIM_I16 || t == CUPRIM_I32 || t == CUPRIM_I64;
+}
+
+/* IEEE binary16: 1 sign, 5 exponent (bias 15), 10 fraction bits. */
+static double half_to_double(uint16_t h) {
+  const int e = (h >> 10) & 0x1F, m = h & 0x3FF;
+  const double v = e == 0    ? ldexp(m, -24)
+                   : e == 31 ? (m ? NAN : INFINITY)
+                             : ldexp(m + 1024, e - 25);
+  return (h & 0x8000) ? -v : v;
+}
+
+/* bfloat16: the high half of a binary32. */
+static double bf16_to_double(uint16_t h) {
+  const uint32_t bits = (uint32_t)h << 16;
+  float f;
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+double hr_to_double(cuprim_dtype t, const void *p, uint64_t i) {
+  switch ((int)t) {
+  case CUPRIM_I8:
+    return (double)((const int8_t *)p)[i];
+  case CUPRIM_U8:
+    return (double)((const uint8_t *)p)[i];
+  case CUPRIM_I16:
+    return (double)((const int16_t *)p)[i];
+  case CUPRIM_U16:
+    return (double)((const uint16_t *)p)[i];
+  case CUPRIM_I32:
+    return (double)((const int32_t *)p)[i];
+  case CUPRIM_U32:
+    return (double)((const uint32_t *)p)[i];
+  case CUPRIM_I64:
+    return (double)((const int64_t *)p)[i];
+  case CUPRIM_U64:
+    return (double)((const uint64_t *)p)[i];
+  case CUPRIM_F32:
+    return (double)((const float *)p)[i];
+  case CUPRIM_F64:
+    return ((const double *)p)[i];
+  case CUPRIM_F16:
+    return half_to_double(((const uint16_t *)p)[i]);
+  case CUPRIM_BF16:
+    return bf16_to_double(((const uint16_t *)p)[i]);
+  }
+  return NAN;
+}
+
+void hr_store_float(cuprim_dtype t, void *h, uint64_t i, double v) {
+  if (t == CUPRIM_F32)
+    ((float *)h)[i] = (float)v;
+  else if (t == CUPRIM_F64)
+    ((double *)h)[i] = v;
+}
+
+void hr_store_bits(cuprim_dtype t, void *h, uint64_t i, uint64_t bits) {
+  const size_t size = cuprim_dtype_size(t);
+  memcpy((unsigned char *)h + i * size, &bits, size);
+}
+
+/* ---------------------------------------------------------------- names */
+
+const char *hr_dtype_name(cuprim_dtype t) {
+  static char other[32];
+  const char *name = cuprim_dtype_name(t);
+  if (name)
+    return name;
+  snprintf(other, sizeof other, "dtype(%d)", (int)t);
+  return other;
+}
+
+const char *hr_op_name(cuprim_op op) {
+  static char other[32];
+  const char *name = cuprim_op_name(op);
+  if (name)
+    return name;
+  snprintf(other, sizeof other, "op(%d)", (int)op);
+  return other;
+}
+
+/* Algorithm names in enum order (the values are pinned: index == enum value). */
+static const char *const reduce_algs[] = {"auto",
+                                          "global_tree",
+                                          "neighbored_divergent",
+                                          "neighbored_strided",
+                                          "sequential",
+                                          "first_add_on_load",
+                                          "unrolled",
+                                          "warp_shuffle",
+                                          "coarsened",
+                                          "atomic"};
+static const char *const scan_algs[] = {"auto", "hillis_steele", "blelloch", "warp_shuffle",
+                                        "decoupled_lookback"};
+static const char *const histogram_algs[] = {"auto", "global_atomic", "block_private",
+                                             "sort_reduce_by_key"};
+#define HR_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+_Static_assert(HR_COUNT(reduce_algs) == CUPRIM_REDUCE_ATOMIC + 1,
+               "reduce_algs must name every cuprim_reduce_alg");
+_Static_assert(HR_COUNT(scan_algs) == CUPRIM_SCAN_DECOUPLED_LOOKBACK + 1,
+               "scan_algs must name every cuprim_scan_alg");
+_Static_assert(HR_COUNT(histogram_algs) == CUPRIM_HISTOGRAM_SORT_REDUCE_BY_KEY + 1,
+               "histogram_algs must name every cuprim_histogram_alg");
+
+static const struct {
+  const char *const *names;
+  int count;
+} alg_tables[] = {
+    [HR_REDUCE] = {reduce_algs, HR_COUNT(reduce_algs)},
+    [HR_SCAN] = {scan_algs, HR_COUNT(scan_algs)},
+    [HR_HISTOGRAM] = {histogram_algs, HR_COUNT(histogram_algs)},
+};
+
+int hr_alg_count(hr_primitive p) { return (unsigned)p <= HR_HISTOGRAM ? alg_tables[p].count : 0; }
+
+const char *hr_alg_name(hr_primitive p, int alg) {
+  if (alg < 0 || alg >= hr_alg_count(p))
+    return NULL;
+  return alg_tables[p].names[alg];
+}
+
+static const char *alg_or_number(hr_primitive p, int alg, char *buf, size_t len) {
+  const char *name = hr_alg_name(p, alg);
+  if (name)
+    return name;
+  snprintf(buf, len, "alg(%d)", alg);
+  return buf;
+}
+
+const char *hr_reduce_alg_name(cuprim_reduce_alg alg) {
+  static char other[32];
+  return alg_or_number(HR_REDUCE, (int)alg, other, sizeof other);
+}
+
+const char *hr_scan_alg_name(cuprim_scan_alg alg) {
+  static char other[32];
+  return alg_or_number(HR_SCAN, (int)alg, other, sizeof other);
+}
+
+const char *hr_scan_kind_name(cuprim_scan_kind kind) {
+  static char other[32];
+  if (kind == CUPRIM_INCLUSIVE || kind == CUPRIM_EXCLUSIVE)
+    return kind == CUPRIM_INCLUSIVE ? "inclusive" : "exclusive";
+  snprintf(other, sizeof other, "kind(%d)", (int)kind);
+  return other;
+}
+
+/* ---------------------------------------------------------------- values as text */
+
+void hr_format_value(cuprim_dtype t, const void *p, char *buf, size_t len) {
+  const size_t size = cuprim_dtype_size(t);
+  if (size == 0) {
+    snprintf(buf, len, "?");
+    return;
+  }
+  unsigned char raw[8]; /* aligned copy: p may be anywhere */
+  memcpy(raw, p, size);
+  if (!hr_is_float(t)) {
+    /* Integers widened to 64 bits, two's complement for the signed ones. */
+    uint64_t u = 0;
+    memcpy(&u, raw, size); /* little-endian host: the low bytes */
+    if (hr_is_signed(t) && size < 8 && (u >> (8 * size - 1)) & 1)
+      u |= ~0ull << (8 * size); /* sign-extend */
+    if (hr_is_signed(t))
+      snprintf(buf, len, "%" PRId64, (int64_t)u);
+    else
+      snprintf(buf, len, "%" PRIu64, u);
+    return;
+  }
+  /* Enough significant digits to read back the same value: FLT_DECIMAL_DIG (9) for F32,
+   * DBL_DECIMAL_DIG (17) for F64, 5 for binary16's 11 bits, 4 for bfloat16's 8. */
+  const int digits = t == CUPRIM_F64   ? DBL_DECIMAL_DIG
+                     : t == CUPRIM_F32 ? FLT_DECIMAL_DIG
+                     : t == CUPRIM_F16 ? 5
+                                       : 4;
+  const double d = hr_to_double(t, raw, 0);
+  if (isnan(d))
+    snprintf(buf, len, "nan");
+  else if (isinf(d))
+    snprintf(buf, len, d > 0 ? "inf" : "-inf");
+  else
+    snprintf(buf, len, "%.*g", digits, d);
+}
+
+void hr_format_value_bits(cuprim_dtype t, const void *p, char *buf, size_t len) {
+  const size_t size = cuprim_dtype_size(t);
+  hr_format_value(t, p, buf, len);
+  if (size == 0 || len == 0)
+    return;
+  uint64_t bits = 0;
+  memcpy(&bits, p, size);
+  const size_t used = strlen(buf);
+  if (used < len)
+    snprintf(buf + used, len - used, " (0x%0*" PRIx64 ")", (int)(2 * size), bits);
+}
+
+void hr_format_count(uint64_t n, char *buf, size_t len) {
+  if (n && (n & (n - 1)) == 0) {
+    int k = 0;
+    while ((n >> k) != 1)
+      ++k;
+    snprintf(buf, len, "2^%d", k);
+  } else {
+    snprintf(buf, len, "%" PRIu64, n);
+  }
+}
+
+int hr_same_value(cuprim_dtype t, const void *a, const void *b) {
+  if (memcmp(a, b, cuprim_dtype_size(t)) == 0)
+    return 1;
+  unsigned char x[8], y[8];
+  memcpy(x, a, cuprim_dtype_size(t));
+  memcpy(y, b, cuprim_dtype_size(t));
+  return hr_is_float(t) && isnan(hr_to_double(t, x, 0)) && isnan(hr_to_double(t, y, 0));
+}
+
+uint64_t hr_hash_bytes(const void *p, size_t bytes) {
+  const unsigned char *c = (const unsigned char *)p;
+  uint64_t h = 0x6A09E667F3BCC908ull ^ bytes;
+  size_t i = 0;
+  for (; i + 8 <= bytes; i += 8) {
+    uint64_t w;
+    memcpy(&w, c + i, 8);
+    h = (h ^ w) * 0xFF51AFD7ED558CCDull;
+    h ^= h >> 29;
+  }
+  for (; i < bytes; ++i)
+    h = (h ^ c[i]) * 0x100000001B3ull;
+  h ^= h >> 31;
+  return h * 0x94D049BB133111EBull;
+}
+
+/* ---------------------------------------------------------------- identities */
+
+void hr_identity(cuprim_dtype t, cuprim_op op, void *out) {
+  const size_t size = cuprim_dtype_size(t);
+  unsigned char b[8] = {0}; /* little-endian: b[size - 1] holds the sign bit */
+  if (hr_is_float(t)) {
+    /* The bits of 1, +inf, -inf (0 is all zeros) in each format. */
+    static const uint64_t one[] = {[CUPRIM_F32] = 0x3F800000u,
+                                   [CUPRIM_F64] = 0x3FF0000000000000u,
+                                   [CUPRIM_F16] = 0x3C00u,
+                                   [CUPRIM_BF16] = 0x3F80u};
+    static const uint64_t inf[] = {[CUPRIM_F32] = 0x7F800000u,
+                                   [CUPRIM_F64] = 0x7FF0000000000000u,
+                                   [CUPRIM_F16] = 0x7C00u,
+                                   [CUPRIM_BF16] = 0x7F80u};
+    const uint64_t sign = 1ull << (8 * size - 1);
+    const uint64_t v = op == CUPRIM_PROD  ? one[t]
+                       : op == CUPRIM_MIN ? inf[t]
+                       : op == CUPRIM_MAX ? inf[t] | sign
+                                          : 0;
+    memcpy(b, &v, size);
+  } else if (size) {
+    switch (op) {
+    case CUPRIM_PROD:
+      b[0] = 1;
+      break;
+    case CUPRIM_MIN: /* the largest value: all ones, without the sign bit if signed */
+      memset(b, 0xFF, size);
+      if (hr_is_signed(t))
+        b[size - 1] = 0x7F;
+      break;
+    case CUPRIM_MAX: /* the lowest value: 0, or only the sign bit if signed */
+      if (hr_is_signed(t))
+        b[size - 1] = 0x80;
+      break;
+    case CUPRIM_AND:
+      memset(b, 0xFF, size);
+      break;
+    default: /* SUM, OR, XOR */
+      break;
+    }
+  }
+  memcpy(out, b, size);
+}
+
+/* ---------------------------------------------------------------- folds */
+
+/* One loop over x[0..n) with the accumulator a: each element is read before anything is written
+ * (so that out may be the input), then written before (exclusive) or after (inclusive) it is
+ * combined; o == NULL: a reduce. */
+#define HR_FOLD(STEP)                                                                              \
+  for (uint64_t i = 0; i < n; ++i) {                                                               \
+    const T v = x[i];                                                                              \
+    if (o && excl)                                                                                 \
+      o[i] = a;                                                                                    \
+    a = STEP(a, v);                                                                                \
+    if (o && !excl)                                                                                \
+      o[i] = a;                                                                                    \
+  }
+
+/* Integers: the accumulator in the unsigned type U. "0u +" and "1u *" keep the arithmetic
+ * unsigned: 8- and 16-bit operands would otherwise be promoted to int, whose product can overflow.
+ * MIN and MAX compare in the dtype's own type T. */
+#define HR_ADD(a, v) ((U)(0u + (a) + (U)(v)))
+#define HR_MUL(a, v) ((U)(1u * (a) * (U)(v)))
+#define HR_IMIN(a, v) ((v) < (T)(a) ? (U)(v) : (a))
+#define HR_IMAX(a, v) ((v) > (T)(a) ? (U)(v) : (a))
+#define HR_AND(a, v) ((U)((a) & (U)(v)))
+#define HR_OR(a, v) ((U)((a) | (U)(v)))
+#define HR_XOR(a, v) ((U)((a) ^ (U)(v)))
+#define HR_INT_FOLD(NAME, T_, U_)                                                                  \
+  static void NAME(cuprim_op op, int excl, const void *in, uint64_t n, void *acc, void *out) {     \
+    typedef T_ T;                                                                                  \
+    typedef U_ U;                                                                                  \
+    const T *x = (const T *)in;                                                                    \
+    U *o = (U *)out, a;                                                                            \
+    memcpy(&a, acc, sizeof a);                                                                     \
+    switch (op) {                                                                                  \
+    case CUPRIM_SUM:                                                                               \
+      HR_FOLD(HR_ADD) break;                                                                       \
+    case CUPRIM_PROD:                                                                              \
+      HR_FOLD(HR_MUL) break;                                                                       \
+    case CUPRIM_MIN:                                                                               \
+      HR_FOLD(HR_IMIN) break;                                                                      \
+    case CUPRIM_MAX:                                                                               \
+      HR_FOLD(HR_IMAX) break;                                                                      \
+    case CUPRIM_AND:                                                                               \
+      HR_FOLD(HR_AND) break;                                                                       \
+    case CUPRIM_OR:                                                                                \
+      HR_FOLD(HR_OR) break;                                                                        \
+    case CUPRIM_XOR:                                                                               \
+      HR_FOLD(HR_XOR) break;                                                                       \
+    }                                                                                              \
+    memcpy(acc, &a, sizeof a);                                                                     \
+  }
+HR_INT_FOLD(fold_i8, int8_t, uint8_t)
+HR_INT_FOLD(fold_u8, uint8_t, uint8_t)
+HR_INT_FOLD(fold_i16, int16_t, uint16_t)
+HR_INT_FOLD(fold_u16, uint16_t, uint16_t)
+HR_INT_FOLD(fold_i32, int32_t, uint32_t)
+HR_INT_FOLD(fold_u32, uint32_t, uint32_t)
+HR_INT_FOLD(fold_i64, int64_t, uint64_t)
+HR_INT_FOLD(fold_u64, uint64_t, uint64_t)
+
+/* Floats: MIN and MAX give NaN when either operand is NaN (and stay NaN); the bitwise ops are
+ * not defined on floats, and leave the accumulator (and out) alone. */
+#define HR_FADD(a, v) ((a) + (v))
+#define HR_FMUL(a, v) ((a) * (v))
+#define HR_FMIN(a, v) ((a) != (a) || (v) != (v) ? (T)NAN : (v) < (a) ? (v) : (a))
+#define HR_FMAX(a, v) ((a) != (a) || (v) != (v) ? (T)NAN : (v) > (a) ? (v) : (a))
+#define HR_FLOAT_FOLD(NAME, T_)                                                                    \
+  static void NAME(cuprim_op op, int excl, const void *in, uint64_t n, void *acc, void *out) {     \
+    typedef T_ T;                                                                                  \
+    const T *x = (const T *)in;                                                                    \
+    T *o = (T *)out, a;                                                                            \
+    memcpy(&a, acc, sizeof a);                                                                     \
+    switch (op) {                                                                                  \
+    case CUPRIM_SUM:                                                                               \
+      HR_FOLD(HR_FADD) break;                                                                      \
+    case CUPRIM_PROD:                                                                              \
+      HR_FOLD(HR_FMUL) break;                                                                      \
+    case CUPRIM_MIN:                                                                               \
+      HR_FOLD(HR_FMIN) break;                                                                      \
+    case CUPRIM_MAX:                                                                               \
+      HR_FOLD(HR_FMAX) break;                                                                      \
+    default:                                                                                       \
+      break;                                                                                       \
+    }                                                                                              \
+    memcpy(acc, &a, sizeof a);                                                                     \
+  }
+HR_FLOAT_FOLD(fold_f32, float)
+HR_FLOAT_FOLD(fold_f64, double)
+
+typedef void (*fold_fn)(cuprim_op op, int excl, const void *in, uint64_t n, void *acc, void *out);
+
+static fold_fn fold_of(cuprim_dtype t) {
+  switch ((int)t) {
+  case CUPRIM_I8:
+    return fold_i8;
+  case CUPRIM_U8:
+    return fold_u8;
+  case CUPRIM_I16:
+    return fold_i16;
+  case CUPRIM_U16:
+    return fold_u16;
+  case CUPRIM_I32:
+    return fold_i32;
+  case CUPRIM_U32:
+    return fold_u32;
+  case CUPRIM_I64:
+    return fold_i64;
+  case CUPRIM_U64:
+    return fold_u64;
+  case CUPRIM_F32:
+    return fold_f32;
+  case CUPRIM_F64:
+    return fold_f64;
+  }
+  return NULL; /* F16, BF16 (no arithmetic here yet), values outside the enum */
+}
+
+void hr_combine(cuprim_dtype t, cuprim_op op, void *acc, const void *x) {
+  const fold_fn f = fold_of(t);
+  const size_t size = cuprim_dtype_size(t);
+  uint64_t a, v; /* aligned copies */
+  if (!f)
+    return;
+  memcpy(&a, acc, size);
+  memcpy(&v, x, size);
+  f(op, 0, &v, 1, &a, NULL);
+  memcpy(acc, &a, size);
+}
+
+void hr_reduce_seq(cuprim_dtype t, cuprim_op op, const void *in, uint64_t n, void *out) {
+  const fold_fn f = fold_of(t);
+  uint64_t a;
+  hr_identity(t, op, &a);
+  if (f)
+    f(op, 0, in, n, &a, NULL);
+  memcpy(out, &a, cuprim_dtype_size(t));
+}
+
+void hr_scan_seq(cuprim_dtype t, cuprim_op op, cuprim_scan_kind kind, const void *in, void *out,
+                 uint64_t n) {
+  const fold_fn f = fold_of(t);
+  uint64_t a;
+  hr_identity(t, op, &a);
+  if (f)
+    f(op, kind == CUPRIM_EXCLUSIVE, in, n, &a, out);
+}
