@@ -38,7 +38,7 @@ namespace cuprim {
 namespace segmented {
 namespace {
 
-constexpr int PREPARE_THREADS = 256, FIXUP_THREADS = 1024, FIXUP_RECORDS = 4;
+constexpr int PREPARE_THREADS = 256, FIXUP_THREADS = 1024;
 
 __global__ void __launch_bounds__(PREPARE_THREADS) prepare_kernel(const prepare_args a) {
   cta::pdl_launch_dependents(); /* the tiles' kernel waits for this grid in pdl_wait */
@@ -49,19 +49,17 @@ __global__ void __launch_bounds__(PREPARE_THREADS) prepare_kernel(const prepare_
   if (a.part == NULL)
     return;
   const merge_span m = span_of(a.src);
-  for (uint64_t b = gid; b <= a.tiles; b += stride) {
-    const uint64_t d = b * a.tile < m.total ? b * a.tile : m.total;
-    a.part[b] = ends_before(a.src, m, d);
-  }
+  for (uint64_t b = gid; b <= a.tiles; b += stride)
+    a.part[b] = point_at(a.src, m, b, a.tile);
 }
 
 template <class T> struct reduce_args {
   const T *in;
   T *out;
-  const uint64_t *part;   /* offsets: the partitions (prepare_kernel); rows: NULL */
-  acc_t<T> *carry, *head; /* per tile: C and H (see the file comment) */
-  unsigned *has_end;      /* per tile: 1 if it holds a segment end */
-  unsigned *bad;          /* offsets: set by a tile that finds them decreasing; rows: NULL */
+  const merge_point *part; /* offsets: the partitions (prepare_kernel); rows: NULL */
+  acc_t<T> *carry, *head;  /* per tile: C and H (see the file comment) */
+  unsigned char *has_end;  /* per tile: 1 if it holds a segment end */
+  unsigned *bad;           /* offsets: set by a tile that finds them decreasing; rows: NULL */
   uint64_t tiles;
 };
 
@@ -87,8 +85,7 @@ __global__ void __launch_bounds__(merge_geometry<acc_t<T>>::THREADS)
    * before it reads anything); the partitions and the zeroed flag come from prepare_kernel. */
   cta::pdl_launch_dependents();
   cta::pdl_wait();
-  const merge_span m = span_of(src);
-  const tile_share s = share_of(src, m, a.part, b, (uint64_t)G::TILE);
+  const tile_share s = share_of(src, a.part, b, (uint64_t)G::TILE);
   const bool vec = VECTOR && cta::aligned16(a.in);
   Smem sm;
   sm.init(smem_raw, s.n_ends, vec ? (uint32_t)(s.lo % VEC) : 0u);
@@ -142,7 +139,7 @@ __global__ void __launch_bounds__(merge_geometry<acc_t<T>>::THREADS)
   }
   if (t == 0) {
     a.carry[b] = agg.v;
-    a.has_end[b] = s.n_ends > 0;
+    a.has_end[b] = s.n_ends > 0 ? 1 : 0;
   }
   __syncthreads();
   for (uint32_t x = t + 1; x < s.n_ends; x += G::THREADS)
@@ -152,15 +149,65 @@ __global__ void __launch_bounds__(merge_geometry<acc_t<T>>::THREADS)
 /* The end of tile e's first segment: the ends before its first diagonal. */
 template <class Src>
 __device__ __forceinline__ uint64_t first_end(const Src &src, const merge_span &m,
-                                              const uint64_t *part, uint64_t e, uint64_t tile) {
+                                              const merge_point *part, uint64_t e, uint64_t tile) {
   if constexpr (Src::rows)
-    return ends_before(src, m, e * tile < m.total ? e * tile : m.total);
+    return point_at(src, m, e, tile).ends;
   else
-    return part[e];
+    return part[e].ends;
 }
 
-/* Joins the tiles: one block scans the tiles' (has-end, C) pairs, FIXUP_RECORDS consecutive tiles
- * a thread, in a fixed tree, and writes each tile's first segment, op(the C's of the tiles since
+/* The records of the joining block: RECORDS consecutive tiles a thread, so that its loads are
+ * 16-byte vectors (the values, 64 bytes a thread; the flags, 16 or 8 bytes) and a step of the
+ * block covers 1024 * RECORDS tiles (16384 for 4-byte values, 8192 for 8-byte ones). */
+template <class A> struct fixup_geometry {
+  static constexpr int RECORDS = 64 / (int)sizeof(A);
+  static constexpr int STEP = FIXUP_THREADS * RECORDS;
+};
+
+/* Tile records e0 .. e0 + RECORDS - 1 (those below `tiles`; the rest the identity, no end). */
+template <class A, class Op>
+__device__ __forceinline__ void load_records(const A *carry, const unsigned char *has_end,
+                                             uint64_t e0, uint64_t tiles,
+                                             flagged<A> (&rec)[fixup_geometry<A>::RECORDS]) {
+  constexpr int R = fixup_geometry<A>::RECORDS, VEC = 16 / (int)sizeof(A);
+  if (e0 + R <= tiles) {
+    A v[R];
+    unsigned char f[R];
+#pragma unroll
+    for (int k = 0; k < R; k += VEC) {
+      A x[VEC];
+      cta::load_vec16<cta::LOAD_PLAIN>(carry + e0 + k, x);
+#pragma unroll
+      for (int j = 0; j < VEC; ++j)
+        v[k + j] = x[j];
+    }
+    if constexpr (R == 16) { /* R bytes at a multiple of R: one vector load */
+      const uint4 w = *reinterpret_cast<const uint4 *>(has_end + e0);
+      memcpy(f, &w, 16);
+    } else {
+      static_assert(R == 8, "16 or 8 records a thread");
+      const uint2 w = *reinterpret_cast<const uint2 *>(has_end + e0);
+      memcpy(f, &w, 8);
+    }
+#pragma unroll
+    for (int k = 0; k < R; ++k) {
+      rec[k].v = v[k];
+      rec[k].f = f[k];
+    }
+  } else {
+#pragma unroll
+    for (int k = 0; k < R; ++k) {
+      rec[k] = seg_identity<Op, A>();
+      if (e0 + k < tiles) {
+        rec[k].v = carry[e0 + k];
+        rec[k].f = has_end[e0 + k];
+      }
+    }
+  }
+}
+
+/* Joins the tiles: one block scans the tiles' (has-end, C) pairs, RECORDS consecutive tiles a
+ * thread, in a fixed tree, and writes each tile's first segment, op(the C's of the tiles since
  * the last one with an end, H). With offsets that a tile found decreasing, every block instead
  * recomputes every segment, one warp each (grid-stride). */
 template <class T, class Op, class Src>
@@ -168,6 +215,7 @@ __global__ void __launch_bounds__(FIXUP_THREADS)
     merge_fixup_kernel(const Src src, const reduce_args<T> a) {
   typedef acc_t<T> A;
   typedef merge_geometry<A> G;
+  typedef fixup_geometry<A> F;
   __shared__ flagged<A> scan_smem[FIXUP_THREADS / 32 + 1];
   const Op op;
   cta::pdl_wait(); /* the tiles have finished and their writes are visible */
@@ -183,26 +231,19 @@ __global__ void __launch_bounds__(FIXUP_THREADS)
     return;
   const merge_span m = span_of(src);
   flagged<A> run = seg_identity<Op, A>(); /* everything before this step */
-  for (uint64_t step = 0; step < a.tiles; step += (uint64_t)FIXUP_THREADS * FIXUP_RECORDS) {
-    const uint64_t e0 = step + (uint64_t)threadIdx.x * FIXUP_RECORDS;
-    flagged<A> rec[FIXUP_RECORDS];
-#pragma unroll
-    for (int k = 0; k < FIXUP_RECORDS; ++k) {
-      rec[k] = seg_identity<Op, A>();
-      if (e0 + k < a.tiles) {
-        rec[k].v = a.carry[e0 + k];
-        rec[k].f = a.has_end[e0 + k];
-      }
-    }
+  for (uint64_t step = 0; step < a.tiles; step += (uint64_t)F::STEP) {
+    const uint64_t e0 = step + (uint64_t)threadIdx.x * F::RECORDS;
+    flagged<A> rec[F::RECORDS];
+    load_records<A, Op>(a.carry, a.has_end, e0, a.tiles, rec);
     flagged<A> mine = rec[0];
 #pragma unroll
-    for (int k = 1; k < FIXUP_RECORDS; ++k)
+    for (int k = 1; k < F::RECORDS; ++k)
       mine = seg_combine<Op>(mine, rec[k]);
     flagged<A> agg;
     const flagged<A> ex = block_seg_exclusive<FIXUP_THREADS, Op>(mine, scan_smem, agg);
     flagged<A> pre = seg_combine<Op>(run, ex); /* everything before tile e0 */
 #pragma unroll
-    for (int k = 0; k < FIXUP_RECORDS; ++k) {
+    for (int k = 0; k < F::RECORDS; ++k) {
       const uint64_t e = e0 + k;
       if (e < a.tiles && rec[k].f) {
         const A h = a.head[e];
@@ -220,17 +261,16 @@ cuprim_status merge_reduce(const cuprim_ctx *ctx, bool tuned, const T *in, T *ou
                            uint64_t n, cudaStream_t stream) {
   typedef acc_t<T> A;
   typedef merge_geometry<A> G;
-  /* The merge has at most num_segments + n items (n: the elements any offset can reach). */
-  const uint64_t items = src.num_segments + n;
-  const uint64_t tiles = items / G::TILE + (items % G::TILE != 0);
-  if (tiles > (uint64_t)ctx->attrs.max_grid_x)
-    return CUPRIM_ERROR_UNSUPPORTED; /* past 2^31 tiles: beyond any current GPU's memory */
+  /* n: the elements any offset can reach (for offsets the merge may have fewer). */
+  const uint64_t tiles = merge_tiles(ctx, src.num_segments, n, G::TILE);
+  if (tiles == 0)
+    return CUPRIM_ERROR_UNSUPPORTED;
   const bool offsets = !Src::rows;
   temp_layout lay;
-  const size_t part_at = offsets ? lay.take((size_t)(tiles + 1) * 8) : 0;
+  const size_t part_at = offsets ? lay.take((size_t)(tiles + 1) * sizeof(merge_point)) : 0;
   const size_t carry_at = lay.take((size_t)tiles * sizeof(A));
   const size_t head_at = lay.take((size_t)tiles * sizeof(A));
-  const size_t flags_at = lay.take((size_t)tiles * sizeof(unsigned));
+  const size_t flags_at = lay.take((size_t)tiles);
   const size_t bad_at = offsets ? lay.take(16) : 0;
   void *temp = NULL;
   CUPRIM__FORWARD(cuprim__temp_alloc(ctx, lay.bytes, stream, &temp));
@@ -238,24 +278,18 @@ cuprim_status merge_reduce(const cuprim_ctx *ctx, bool tuned, const T *in, T *ou
   reduce_args<T> a;
   a.in = in;
   a.out = out;
-  a.part = offsets ? reinterpret_cast<const uint64_t *>(base + part_at) : NULL;
+  a.part = offsets ? reinterpret_cast<const merge_point *>(base + part_at) : NULL;
   a.carry = reinterpret_cast<A *>(base + carry_at);
   a.head = reinterpret_cast<A *>(base + head_at);
-  a.has_end = reinterpret_cast<unsigned *>(base + flags_at);
+  a.has_end = reinterpret_cast<unsigned char *>(base + flags_at);
   a.bad = offsets ? reinterpret_cast<unsigned *>(base + bad_at) : NULL;
   a.tiles = tiles;
   cuprim_status st = CUPRIM_SUCCESS;
   /* Programmatic dependent launch only after a kernel of this call (never after the caller's). */
   const bool chain = tuned && offsets;
-  if constexpr (!Src::rows) {
-    prepare_args p;
-    p.src = src;
-    p.part = base ? reinterpret_cast<uint64_t *>(base + part_at) : NULL;
-    p.tiles = tiles;
-    p.tile = G::TILE;
-    p.zero = reinterpret_cast<unsigned long long *>(base + bad_at);
-    p.zero_words = 2;
-    st = launch_prepare(ctx, p, stream);
+  if (offsets) { /* the partitions, and the flag for decreasing offsets zeroed */
+    st = prepare(ctx, src, reinterpret_cast<merge_point *>(base + part_at), tiles, G::TILE,
+                 base + bad_at, 2, stream);
     if (st != CUPRIM_SUCCESS)
       goto release;
   }

@@ -37,7 +37,7 @@ namespace {
 template <class T> struct scan_args {
   const T *in;
   T *out;
-  const uint64_t *part; /* offsets: the partitions (prepare); rows: NULL */
+  const merge_point *part; /* offsets: the partitions (prepare); rows: NULL */
   cta::tile_status<acc_t<T>> ts;
   unsigned *tile_counter;
   int exclusive;
@@ -64,8 +64,7 @@ __global__ void __launch_bounds__(merge_geometry<acc_t<T>>::THREADS)
     s_tile = atomicAdd(a.tile_counter, 1u);
   __syncthreads();
   const uint64_t b = s_tile;
-  const merge_span m = span_of(src);
-  const tile_share s = share_of(src, m, a.part, b, (uint64_t)G::TILE);
+  const tile_share s = share_of(src, a.part, b, (uint64_t)G::TILE);
   const bool vec = cta::aligned16(a.in);
   Smem sm;
   sm.init(smem_raw, s.n_ends, vec ? (uint32_t)(s.lo % VEC) : 0u);
@@ -138,10 +137,9 @@ cuprim_status merge_scan(const cuprim_ctx *ctx, const T *in, T *out, const Src &
                          cuprim_scan_kind kind, cudaStream_t stream) {
   typedef acc_t<T> A;
   typedef merge_geometry<A> G;
-  const uint64_t items = src.num_segments + n;
-  const uint64_t tiles = items / G::TILE + (items % G::TILE != 0);
-  if (tiles > (uint64_t)ctx->attrs.max_grid_x || tiles >= UINT32_MAX)
-    return CUPRIM_ERROR_UNSUPPORTED; /* past 2^31 tiles: beyond any current GPU's memory */
+  const uint64_t tiles = merge_tiles(ctx, src.num_segments, n, G::TILE);
+  if (tiles == 0)
+    return CUPRIM_ERROR_UNSUPPORTED;
   /* [tile counter | status words | (8-byte values) aggregates | inclusive prefixes |
    *  (offsets) partitions]; the counter and the status words are zeroed by the prepare kernel. */
   const bool packed = sizeof(A) == 4, offsets = !Src::rows;
@@ -151,14 +149,14 @@ cuprim_status merge_scan(const cuprim_ctx *ctx, const T *in, T *out, const Src &
   const size_t zero_bytes = lay.bytes;
   const size_t aggregate_at = packed ? 0 : lay.take((size_t)tiles * sizeof(A));
   const size_t inclusive_at = packed ? 0 : lay.take((size_t)tiles * sizeof(A));
-  const size_t part_at = offsets ? lay.take((size_t)(tiles + 1) * 8) : 0;
+  const size_t part_at = offsets ? lay.take((size_t)(tiles + 1) * sizeof(merge_point)) : 0;
   void *temp = NULL;
   CUPRIM__FORWARD(cuprim__temp_alloc(ctx, lay.bytes, stream, &temp));
   char *base = static_cast<char *>(temp);
   scan_args<T> a;
   a.in = in;
   a.out = out;
-  a.part = offsets ? reinterpret_cast<const uint64_t *>(base + part_at) : NULL;
+  a.part = offsets ? reinterpret_cast<const merge_point *>(base + part_at) : NULL;
   a.tile_counter = reinterpret_cast<unsigned *>(base + counter_at);
   a.exclusive = kind == CUPRIM_EXCLUSIVE;
   if constexpr (sizeof(A) == 4) {
@@ -168,16 +166,8 @@ cuprim_status merge_scan(const cuprim_ctx *ctx, const T *in, T *out, const Src &
     a.ts.aggregate = reinterpret_cast<A *>(base + aggregate_at);
     a.ts.inclusive = reinterpret_cast<A *>(base + inclusive_at);
   }
-  prepare_args p;
-  p.src = offsets_source();
-  if constexpr (!Src::rows)
-    p.src = src;
-  p.part = offsets ? reinterpret_cast<uint64_t *>(base + part_at) : NULL;
-  p.tiles = tiles;
-  p.tile = G::TILE;
-  p.zero = reinterpret_cast<unsigned long long *>(base + counter_at);
-  p.zero_words = zero_bytes / 8;
-  cuprim_status st = launch_prepare(ctx, p, stream);
+  cuprim_status st = prepare(ctx, src, reinterpret_cast<merge_point *>(base + part_at), tiles,
+                             G::TILE, base + counter_at, zero_bytes / 8, stream);
   if (st == CUPRIM_SUCCESS) {
     cudaLaunchAttribute attr;
     const cudaLaunchConfig_t cfg = pdl_config(ctx, (unsigned)tiles, G::THREADS, stream, &attr);

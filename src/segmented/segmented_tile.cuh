@@ -143,36 +143,54 @@ template <class A> struct merge_geometry {
   static constexpr int TILE = THREADS * ITEMS;
 };
 
-/* A tile's share of the merge: its first diagonal d0, the ends [i0, i0 + n_ends) and the elements
- * [lo, lo + n_elems) it merges. `valid` is false when the partition is not one a merge of sorted
- * ends could give (decreasing offsets); the tile then has nothing. */
+/* A point of the merge at a tile boundary: the ends before it, and the (absolute) index of the
+ * first element after it. */
+struct merge_point {
+  uint64_t ends, lo;
+};
+
+/* The point at tile boundary b, b * tile clamped to the merge's end. */
+template <class Src>
+__device__ __forceinline__ merge_point point_at(const Src &src, const merge_span &m, uint64_t b,
+                                                uint64_t tile) {
+  const uint64_t d = b * tile < m.total ? b * tile : m.total;
+  merge_point p;
+  p.ends = ends_before(src, m, d);
+  p.lo = m.base + (d - p.ends);
+  return p;
+}
+
+/* A tile's share of the merge: the ends [i0, i0 + n_ends) and the elements [lo, lo + n_elems).
+ * `valid` is false when the partition is not one a merge of sorted ends could give (decreasing
+ * offsets); the tile then has nothing. */
 struct tile_share {
-  uint64_t d0, i0, lo;
+  uint64_t i0, lo;
   uint32_t n_ends, n_elems;
   bool valid;
 };
 
-/* Tile b's share, from the ends before its first and past its last diagonal (part[b] and
- * part[b + 1] for offsets, computed by the prepare kernel; the closed form for rows). */
+/* Tile b's share, between the points at its boundaries: part[b] and part[b + 1] (offsets: written
+ * by the prepare kernel, one 32-byte read), or the closed form (rows: no read at all). */
 template <class Src>
-__device__ __forceinline__ tile_share share_of(const Src &src, const merge_span &m,
-                                               const uint64_t *part, uint64_t b, uint64_t tile) {
-  tile_share s;
-  s.d0 = b * tile < m.total ? b * tile : m.total;
-  const uint64_t d1 = s.d0 + tile < m.total ? s.d0 + tile : m.total;
-  uint64_t i1;
+__device__ __forceinline__ tile_share share_of(const Src &src, const merge_point *part, uint64_t b,
+                                               uint64_t tile) {
+  merge_point p0, p1;
   if constexpr (Src::rows) {
-    s.i0 = ends_before(src, m, s.d0);
-    i1 = ends_before(src, m, d1);
+    const merge_span m = span_of(src);
+    p0 = point_at(src, m, b, tile);
+    p1 = point_at(src, m, b + 1, tile);
   } else {
-    s.i0 = part[b];
-    i1 = part[b + 1];
+    p0 = part[b];
+    p1 = part[b + 1];
   }
-  s.valid = i1 >= s.i0 && i1 - s.i0 <= d1 - s.d0 && s.i0 <= s.d0;
-  const uint64_t ne = s.valid ? i1 - s.i0 : 0;
-  s.n_ends = (uint32_t)ne;
-  s.n_elems = s.valid ? (uint32_t)(d1 - s.d0 - ne) : 0;
-  s.lo = m.base + (s.valid ? s.d0 - s.i0 : 0);
+  tile_share s;
+  /* Both coordinates advance, by at most a tile together (the sums cannot wrap: each is below
+   * 2^63). */
+  s.valid = p1.ends >= p0.ends && p1.lo >= p0.lo && (p1.ends - p0.ends) + (p1.lo - p0.lo) <= tile;
+  s.i0 = p0.ends;
+  s.lo = p0.lo;
+  s.n_ends = s.valid ? (uint32_t)(p1.ends - p0.ends) : 0;
+  s.n_elems = s.valid ? (uint32_t)(p1.lo - p0.lo) : 0;
   return s;
 }
 
@@ -180,17 +198,46 @@ __device__ __forceinline__ tile_share share_of(const Src &src, const merge_span 
 
 /* What runs before a merge's tiles (segmented_merge.cu): a kernel that zeroes `zero_words` 8-byte
  * words at `zero` (the scan's tile status, the reduce's flag for decreasing offsets) and, for
- * offsets (`part` not NULL), writes part[b] = the ends before tile b's first diagonal for
+ * offsets (`part` not NULL), writes part[b] = the merge's point at tile boundary b for
  * b = 0..tiles, one binary search over the offsets each. It lets the tiles' kernel launch at once
  * (programmatic dependent launch); that kernel waits for it in cta::pdl_wait. */
 struct prepare_args {
   offsets_source src;
-  uint64_t *part;
+  merge_point *part;
   uint64_t tiles, tile;
   unsigned long long *zero;
   uint64_t zero_words;
 };
 cuprim_status launch_prepare(const cuprim_ctx *ctx, const prepare_args &a, cudaStream_t stream);
+
+/* The prepare kernel for a merge of `src` in `tiles` tiles of `tile` items: the partitions into
+ * `part` (offsets; rows have their closed form and need none), `zero_words` words zeroed at
+ * `zero`. */
+template <class Src>
+cuprim_status prepare(const cuprim_ctx *ctx, const Src &src, merge_point *part, uint64_t tiles,
+                      int tile, void *zero, uint64_t zero_words, cudaStream_t stream) {
+  prepare_args p;
+  p.src = offsets_source();
+  p.part = NULL;
+  if constexpr (!Src::rows) {
+    p.src = src;
+    p.part = part;
+  }
+  p.tiles = tiles;
+  p.tile = (uint64_t)tile;
+  p.zero = static_cast<unsigned long long *>(zero);
+  p.zero_words = zero_words;
+  return launch_prepare(ctx, p, stream);
+}
+
+/* The tiles of `tile` items that a merge of num_segments ends with at most n elements needs, or 0
+ * when a grid could not launch them (past 2^31 - 1 tiles: beyond any current GPU's memory; the
+ * call then returns UNSUPPORTED). */
+inline uint64_t merge_tiles(const cuprim_ctx *ctx, uint64_t num_segments, uint64_t n, int tile) {
+  const uint64_t items = num_segments + n;
+  const uint64_t tiles = items / (uint64_t)tile + (items % (uint64_t)tile != 0);
+  return tiles <= (uint64_t)ctx->attrs.max_grid_x && tiles < UINT32_MAX ? tiles : 0;
+}
 
 /* Temporary memory carved into 16-byte aligned pieces. */
 struct temp_layout {
