@@ -107,6 +107,7 @@ struct Suite {
 void run_reduce_suite(Bench &b);
 void run_scan_suite(Bench &b);
 void run_histogram_suite(Bench &b);
+void run_segmented_suite(Bench &b);
 #if CUPRIM_BENCH_NCCL
 void run_nccl_suite(Bench &b); /* bench_nccl.cu, where the NCCL component is built */
 #endif

@@ -33,6 +33,12 @@ const Suite kSuites[] = {
      "cuprim_histogram_even vs cub::DeviceHistogram::HistogramEven (u8/256, f32/256, f32/4096 "
      "bins), and the histogram ladder",
      run_histogram_suite},
+    {"segmented",
+     "cuprim_segmented_reduce (every algorithm) vs cub::DeviceSegmentedReduce::Sum, "
+     "cuprim_batched_reduce, cuprim_segmented_scan and _batched_scan vs "
+     "cub::DeviceScan::InclusiveSumByKey, 2^28 f32 in segments of 1 to 2^20, random and "
+     "power-law sizes",
+     run_segmented_suite},
 #if CUPRIM_BENCH_NCCL
     {"nccl",
      "cuprim_nccl_reduce, _scan, _histogram_even of 2^30 f32 over 1..P GPUs: strong scaling "
