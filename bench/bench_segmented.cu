@@ -38,10 +38,10 @@ struct Layout {
 };
 
 const Layout kLayouts[] = {
-    {"uniform_1", HR_SEG_UNIFORM, 1},         {"uniform_4", HR_SEG_UNIFORM, 4},
-    {"uniform_16", HR_SEG_UNIFORM, 16},       {"uniform_64", HR_SEG_UNIFORM, 64},
-    {"uniform_256", HR_SEG_UNIFORM, 256},     {"uniform_1024", HR_SEG_UNIFORM, 1024},
-    {"uniform_4096", HR_SEG_UNIFORM, 4096},   {"uniform_65536", HR_SEG_UNIFORM, 65536},
+    {"uniform_1", HR_SEG_UNIFORM, 1},          {"uniform_4", HR_SEG_UNIFORM, 4},
+    {"uniform_16", HR_SEG_UNIFORM, 16},        {"uniform_64", HR_SEG_UNIFORM, 64},
+    {"uniform_256", HR_SEG_UNIFORM, 256},      {"uniform_1024", HR_SEG_UNIFORM, 1024},
+    {"uniform_4096", HR_SEG_UNIFORM, 4096},    {"uniform_65536", HR_SEG_UNIFORM, 65536},
     {"uniform_2^20", HR_SEG_UNIFORM, 1 << 20}, {"random_0..2000", HR_SEG_RANDOM, 1000},
     {"power_law", HR_SEG_POWER_LAW, 0},
 };
@@ -196,14 +196,16 @@ template <class Call> Timing time_adaptive(Bench &b, Call &&call) {
   return t;
 }
 
-const char *cuprim_text(cuprim_status s) { return s == CUPRIM_SUCCESS ? nullptr : cuprim_error_text(s); }
+const char *cuprim_text(cuprim_status s) {
+  return s == CUPRIM_SUCCESS ? nullptr : cuprim_error_text(s);
+}
 
 /* ---------------------------------------------------------------- one layout */
 
 /* Times `call` (returning the text of an error or nullptr) into a checked row. */
 template <class Call, class Check>
-Row measure(Bench &b, const std::string &primitive, const char *alg, const char *impl,
-            double bytes, Call &&call, Check &&check) {
+Row measure(Bench &b, const std::string &primitive, const char *alg, const char *impl, double bytes,
+            Call &&call, Check &&check) {
   const Timing t = time_adaptive(b, call);
   Row r = timed_row(b, "segmented", primitive, alg, "f32", 0, impl, t, bytes);
   if (!t.ok()) {
@@ -273,9 +275,9 @@ void run_layout(Bench &b, Buffers &buf, const Layout &L, std::vector<uint64_t> &
   Row cub_r = keep(measure(
       b, pr, "DeviceSegmentedReduce::Sum", "cub", reduce_bytes,
       [&]() -> const char * {
-        const cudaError_t e = cub::DeviceSegmentedReduce::Sum(buf.d_temp, tb, buf.d_in,
-                                                              buf.d_out_cub, (int64_t)segs,
-                                                              buf.d_off, buf.d_off + 1, b.stream);
+        const cudaError_t e =
+            cub::DeviceSegmentedReduce::Sum(buf.d_temp, tb, buf.d_in, buf.d_out_cub, (int64_t)segs,
+                                            buf.d_off, buf.d_off + 1, b.stream);
         return e == cudaSuccess ? nullptr : cudaGetErrorString(e);
       },
       [&] { return check_reduce(b, buf, buf.d_out_cub, false); }));
@@ -320,9 +322,9 @@ void run_layout(Bench &b, Buffers &buf, const Layout &L, std::vector<uint64_t> &
   Row cub_s = keep(measure(
       b, ps, "DeviceScan::InclusiveSumByKey", "cub", scan_bytes,
       [&]() -> const char * {
-        const cudaError_t e = cub::DeviceScan::InclusiveSumByKey(
-            buf.d_temp, tb, buf.d_keys, buf.d_in, buf.d_out_cub, (int)n,
-            ::cuda::std::equal_to<>{}, b.stream);
+        const cudaError_t e =
+            cub::DeviceScan::InclusiveSumByKey(buf.d_temp, tb, buf.d_keys, buf.d_in, buf.d_out_cub,
+                                               (int)n, ::cuda::std::equal_to<>{}, b.stream);
         return e == cudaSuccess ? nullptr : cudaGetErrorString(e);
       },
       [&] { return check_scan(b, buf, buf.d_out_cub); }));
@@ -355,32 +357,32 @@ void run_layout(Bench &b, Buffers &buf, const Layout &L, std::vector<uint64_t> &
   std::fprintf(stderr, "\n");
 
   /* The byte limits (what must be read and written once, at the copy bandwidth). */
-  const double limit_r = reduce_bytes / (b.copy_gbps * 1e3), limit_s = scan_bytes / (b.copy_gbps * 1e3);
+  const double limit_r = reduce_bytes / (b.copy_gbps * 1e3),
+               limit_s = scan_bytes / (b.copy_gbps * 1e3);
   std::string checks;
   for (const Row *r : {&cub_r, &ladder[0], &ladder[1], &ladder[2], &ladder[3], &ladder[4]})
     if (r->check != "ok")
       checks += " " + r->alg + ": " + r->check;
   if (buf.len && rows_r.check != "ok")
     checks += " batched: " + rows_r.check;
-  rtable += strprintf("%-15s %10llu %9.1f %16s %10s %10s %10s %10s %10s %8s %16s %s\n", L.name,
-                      (unsigned long long)segs, limit_r, pct_cell(ladder[0]).c_str(),
-                      fmt_num(ladder[1].median_us, 1).c_str(),
-                      fmt_num(ladder[2].median_us, 1).c_str(),
-                      fmt_num(ladder[3].median_us, 1).c_str(),
-                      fmt_num(ladder[4].median_us, 1).c_str(), fmt_num(cub_r.median_us, 1).c_str(),
-                      fmt_num(ladder[0].ratio_vs_cub, 2).c_str(),
-                      buf.len ? pct_cell(rows_r).c_str() : "-", checks.empty() ? "ok" : checks.c_str());
+  rtable +=
+      strprintf("%-15s %10llu %9.1f %16s %10s %10s %10s %10s %10s %8s %16s %s\n", L.name,
+                (unsigned long long)segs, limit_r, pct_cell(ladder[0]).c_str(),
+                fmt_num(ladder[1].median_us, 1).c_str(), fmt_num(ladder[2].median_us, 1).c_str(),
+                fmt_num(ladder[3].median_us, 1).c_str(), fmt_num(ladder[4].median_us, 1).c_str(),
+                fmt_num(cub_r.median_us, 1).c_str(), fmt_num(ladder[0].ratio_vs_cub, 2).c_str(),
+                buf.len ? pct_cell(rows_r).c_str() : "-", checks.empty() ? "ok" : checks.c_str());
   std::string schecks;
   for (const Row *r : {&cub_s, &scan_r})
     if (r->check != "ok")
       schecks += " " + r->alg + ": " + r->check;
   if (buf.len && rows_s.check != "ok")
     schecks += " batched: " + rows_s.check;
-  stable += strprintf("%-15s %10llu %9.1f %16s %16s %12s %8s %s\n", L.name,
-                      (unsigned long long)segs, limit_s, pct_cell(scan_r).c_str(),
-                      buf.len ? pct_cell(rows_s).c_str() : "-", fmt_num(cub_s.median_us, 1).c_str(),
-                      fmt_num(scan_r.ratio_vs_cub, 2).c_str(),
-                      schecks.empty() ? "ok" : schecks.c_str());
+  stable +=
+      strprintf("%-15s %10llu %9.1f %16s %16s %12s %8s %s\n", L.name, (unsigned long long)segs,
+                limit_s, pct_cell(scan_r).c_str(), buf.len ? pct_cell(rows_s).c_str() : "-",
+                fmt_num(cub_s.median_us, 1).c_str(), fmt_num(scan_r.ratio_vs_cub, 2).c_str(),
+                schecks.empty() ? "ok" : schecks.c_str());
 }
 
 } // namespace

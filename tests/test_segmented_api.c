@@ -116,8 +116,9 @@ static int run_case(const void *p, int shorthand, char *why, size_t len) {
 #define WPS CUPRIM_SEGMENTED_WARP_PER_SEGMENT
 #define BPS CUPRIM_SEGMENTED_BLOCK_PER_SEGMENT
 #define MP CUPRIM_SEGMENTED_MERGE_PATH
-#define NA 99 /* no algorithm: the batched calls and the scans (run once, not also as shorthand)   \
-               */
+#define NA                                                                                         \
+  99 /* no algorithm: the batched calls and the scans (run once, not also as shorthand)            \
+      */
 #define F32 CUPRIM_F32
 #define F64 CUPRIM_F64
 #define I32 CUPRIM_I32

@@ -408,17 +408,35 @@ __device__ __forceinline__ void store_tile(T *out, uint64_t lo, uint32_t n_elems
  * the previous one (A(x - 1) <= A(x), where A(-1) is the base) and must lie within its elements.
  * Over all tiles these pairs are every consecutive pair of offsets, so a merge that no tile finds
  * wrong is the merge of sorted ends. Returns true where this thread found one wrong. Rows have
- * nothing to check. */
+ * nothing to check. Eight ends in flight per thread (each offset's load is independent of the
+ * others; A(x - 1) is the neighbour's A, mostly from L1). */
 template <int THREADS, int SLOT, class S, class Src>
 __device__ __forceinline__ bool load_ends(const Src &src, const tile_share &s,
                                           const tile_smem<SLOT, S> &sm, int t) {
+  constexpr int BATCH = 8;
   bool bad = false;
-  for (uint32_t x = t; x < s.n_ends; x += THREADS) {
-    const uint64_t g = s.i0 + x, a = src.at(g + 1);
-    if constexpr (!Src::rows)
-      bad |= src.at(g) > a || a < s.lo || a - s.lo > s.n_elems;
-    const uint64_t rel = a < s.lo ? 0 : a - s.lo;
-    sm.set_end(x, (uint32_t)(rel < s.n_elems ? rel : s.n_elems));
+  for (uint32_t x0 = 0; x0 < s.n_ends; x0 += THREADS * BATCH) {
+    uint64_t a[BATCH], prev[BATCH];
+#pragma unroll
+    for (int u = 0; u < BATCH; ++u) {
+      const uint32_t x = x0 + u * THREADS + t;
+      a[u] = prev[u] = 0;
+      if (x < s.n_ends) {
+        a[u] = src.at(s.i0 + x + 1);
+        if constexpr (!Src::rows)
+          prev[u] = src.at(s.i0 + x);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < BATCH; ++u) {
+      const uint32_t x = x0 + u * THREADS + t;
+      if (x >= s.n_ends)
+        continue;
+      if constexpr (!Src::rows)
+        bad |= prev[u] > a[u] || a[u] < s.lo || a[u] - s.lo > s.n_elems;
+      const uint64_t rel = a[u] < s.lo ? 0 : a[u] - s.lo;
+      sm.set_end(x, (uint32_t)(rel < s.n_elems ? rel : s.n_elems));
+    }
   }
   return bad;
 }
