@@ -12,6 +12,11 @@
  * call over 20 ms: the per-segment rungs where they fit badly, CUB on tiny segments) take 5
  * samples instead of --samples, which the CSV's samples column shows.
  *
+ * CSV: the primitive names the layout after a colon (segmented_reduce_sum:uniform_1024). The
+ * reduce rows are the suite segmented_ladder (bench/report.py prints one ladder table per layout:
+ * the rungs, AUTO, then CUB); the batched reduce and the scans are the suite segmented, each
+ * beside a copy of the CUB row it is compared with.
+ *
  * Data: x_i = P(i) - P(i-1) with P(i) an integer below 2^16 (hostref.h's hr_prefix16), so that
  * every scan output is an integer below 2^16 that f32 holds exactly in any order of combination:
  * scans (cuprim's and CUB's) are checked exactly, element by element, on the device; reductions
@@ -262,8 +267,11 @@ void run_layout(Bench &b, Buffers &buf, const Layout &L, std::vector<uint64_t> &
   auto poison = [&](float *d, uint64_t count) {
     BENCH_CHECK(cudaMemsetAsync(d, 0xff, count * sizeof(float), b.stream));
   };
-  auto keep = [&](Row r) {
+  /* Reduce rows go to the suite segmented_ladder (one table per layout, the rungs then CUB, as
+   * bench/report.py prints ladders), the batched reduce and the scans to segmented. */
+  auto keep = [&](Row r, const char *suite = "segmented") {
     r.n = n;
+    r.suite = suite;
     b.rows.push_back(r);
     return r;
   };
@@ -272,7 +280,7 @@ void run_layout(Bench &b, Buffers &buf, const Layout &L, std::vector<uint64_t> &
   std::fprintf(stderr, " cub");
   poison(buf.d_out_cub, segs);
   size_t tb = buf.temp_bytes;
-  Row cub_r = keep(measure(
+  Row cub_r = measure(
       b, pr, "DeviceSegmentedReduce::Sum", "cub", reduce_bytes,
       [&]() -> const char * {
         const cudaError_t e =
@@ -280,9 +288,8 @@ void run_layout(Bench &b, Buffers &buf, const Layout &L, std::vector<uint64_t> &
                                             buf.d_off, buf.d_off + 1, b.stream);
         return e == cudaSuccess ? nullptr : cudaGetErrorString(e);
       },
-      [&] { return check_reduce(b, buf, buf.d_out_cub, false); }));
+      [&] { return check_reduce(b, buf, buf.d_out_cub, false); });
   cub_r.ratio_vs_cub = 1.0;
-  b.rows.back().ratio_vs_cub = 1.0;
   Row ladder[NUM_ALGS];
   for_each_rung(HR_SEGMENTED, [&](int alg, const char *name) {
     poison(buf.d_out, segs);
@@ -299,8 +306,9 @@ void run_layout(Bench &b, Buffers &buf, const Layout &L, std::vector<uint64_t> &
         },
         [&] { return check_reduce(b, buf, buf.d_out, false); });
     r.ratio_vs_cub = cub_r.median_us / r.median_us;
-    ladder[alg] = keep(r);
+    ladder[alg] = keep(r, "segmented_ladder");
   });
+  keep(cub_r, "segmented_ladder");
   Row rows_r;
   if (buf.len) {
     std::fprintf(stderr, " batched");
@@ -314,12 +322,15 @@ void run_layout(Bench &b, Buffers &buf, const Layout &L, std::vector<uint64_t> &
         [&] { return check_reduce(b, buf, buf.d_out, true); });
     rows_r.ratio_vs_cub = cub_r.median_us / rows_r.median_us;
     rows_r = keep(rows_r);
+    Row c = cub_r; /* the same CUB measurement, beside the batched call in the CSV's tables */
+    c.primitive = pbr;
+    keep(c);
   }
 
   /* The scans: cuprim's segmented and batched scans, CUB's scan by key. */
   std::fprintf(stderr, " scans");
   poison(buf.d_out_cub, n);
-  Row cub_s = keep(measure(
+  Row cub_s = measure(
       b, ps, "DeviceScan::InclusiveSumByKey", "cub", scan_bytes,
       [&]() -> const char * {
         const cudaError_t e =
@@ -327,8 +338,9 @@ void run_layout(Bench &b, Buffers &buf, const Layout &L, std::vector<uint64_t> &
                                                (int)n, ::cuda::std::equal_to<>{}, b.stream);
         return e == cudaSuccess ? nullptr : cudaGetErrorString(e);
       },
-      [&] { return check_scan(b, buf, buf.d_out_cub); }));
-  b.rows.back().ratio_vs_cub = 1.0;
+      [&] { return check_scan(b, buf, buf.d_out_cub); });
+  cub_s.ratio_vs_cub = 1.0;
+  keep(cub_s);
   poison(buf.d_out, n);
   Row scan_r = measure(
       b, ps, "auto", "cuprim", scan_bytes,
@@ -353,6 +365,9 @@ void run_layout(Bench &b, Buffers &buf, const Layout &L, std::vector<uint64_t> &
         [&] { return check_scan(b, buf, buf.d_out); });
     rows_s.ratio_vs_cub = cub_s.median_us / rows_s.median_us;
     rows_s = keep(rows_s);
+    Row c = cub_s;
+    c.primitive = pbs;
+    keep(c);
   }
   std::fprintf(stderr, "\n");
 
