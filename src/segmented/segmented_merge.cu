@@ -302,7 +302,8 @@ cuprim_status merge_reduce(const cuprim_ctx *ctx, bool tuned, const T *in, T *ou
       cfg.numAttrs = 0;
     CUPRIM__CUDA_GOTO(cudaLaunchKernelEx(&cfg, tile_kernel, src, a), st, release);
     /* The fallback for decreasing offsets wants the whole GPU; the join alone, one block. */
-    const unsigned fixup_grid = offsets ? (unsigned)ctx->attrs.sm_count : 1u;
+    const unsigned fixup_grid =
+        offsets && ctx->attrs.sm_count > 1 ? (unsigned)ctx->attrs.sm_count : 1u;
     cudaLaunchAttribute attr2;
     cudaLaunchConfig_t cfg2 = pdl_config(ctx, fixup_grid, FIXUP_THREADS, stream, &attr2);
     if (!tuned)
