@@ -33,6 +33,19 @@ const Suite kSuites[] = {
      "cuprim_histogram_even vs cub::DeviceHistogram::HistogramEven (u8/256, f32/256, f32/4096 "
      "bins), and the histogram ladder",
      run_histogram_suite},
+    {"half",
+     "16-bit floats: f16 and bf16 reduce vs cub::DeviceReduce::Reduce (float accumulator), f16 "
+     "inclusive scan vs cub::DeviceScan::InclusiveSum, f16/256 histogram vs HistogramEven",
+     run_half_suite},
+    {"arg", "cuprim_reduce_arg ARGMIN f32 vs cub::DeviceReduce::ArgMin", run_arg_suite},
+    {"histogram_multi",
+     "cuprim_histogram_even_multi vs cub::DeviceHistogram::MultiHistogramEven<4, 4> and <4, 3> "
+     "(RGBA u8, 256 bins a channel, 2^10..2^28 bytes; a constant image)",
+     run_histogram_multi_suite},
+    {"histogram_weighted",
+     "cuprim_histogram_even_weighted_ex AUTO and FIXED_ORDER (f32 samples and weights, 256 and "
+     "4096 bins, 2^24 and 2^28) against the read-only kernel over samples and weights",
+     run_histogram_weighted_suite},
     {"segmented",
      "cuprim_segmented_reduce (every algorithm) vs cub::DeviceSegmentedReduce::Sum, "
      "cuprim_batched_reduce, cuprim_segmented_scan and _batched_scan vs "

@@ -154,13 +154,14 @@ def plot_sweep(suite, rows, out_dir):
         panels.setdefault((r["primitive"], r["dtype"]), []).append(r)
     if not panels:
         return None
-    ceiling_kind = CEILING.get(suite, "read")
     ncols, nrows = grid_shape(len(panels))
     fig = plt.figure(figsize=(5.2 * ncols, 4.6 * nrows))
     outer = fig.add_gridspec(nrows, ncols, hspace=0.32, wspace=0.28)
     sources = set()
     for i, ((prim, dtype), rs) in enumerate(panels.items()):
         row, col = divmod(i, ncols)
+        # A mixed suite (half: reduce, scan and histogram) takes each panel's from its primitive.
+        ceiling_kind = CEILING.get(suite) or ("copy" if prim.startswith("scan") else "read")
         inner = outer[row, col].subgridspec(2, 1, height_ratios=[3, 1.25], hspace=0.06)
         ax = fig.add_subplot(inner[0])
         axr = fig.add_subplot(inner[1], sharex=ax)

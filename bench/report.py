@@ -16,7 +16,8 @@ import sys
 # does. Reduce keeps both columns, as its console table does.
 READ = ("pct_read_bw", "% of read-only")
 COPY = ("pct_copy_bw", "% of copy")
-BANDWIDTH = {"reduce": [READ, COPY], "scan": [COPY], "histogram": [READ]}
+BANDWIDTH = {"reduce": [READ, COPY], "scan": [COPY], "histogram": [READ], "histogram_multi": [READ],
+             "histogram_weighted": [READ]}
 
 # The sweeps' per-size reference rows (impl "bench" or "cuda"), by alg.
 REFERENCE = {"read_only_kernel": "read-only kernel us", "memcpy_d2d": "D2D copy us"}

@@ -70,11 +70,44 @@ double hr_to_double(cuprim_dtype t, const void *p, uint64_t i) {
   return NAN;
 }
 
+/* v rounded to a 16-bit format of `man` fraction and `exp` exponent bits: to nearest, ties to
+ * the even significand, overflowing to infinity; NaN to a quiet NaN of v's sign. Checked against
+ * Python's struct 'e' (binary16) for 200000 doubles around every rounding boundary, and against
+ * binary32 bit rounding for bfloat16. */
+static uint16_t half_from_double(double v, int exp, int man) {
+  const int bias = (1 << (exp - 1)) - 1, emin = 1 - bias;
+  const uint16_t sign = signbit(v) ? 0x8000u : 0;
+  const uint32_t inf = ((1u << exp) - 1) << man;
+  if (isnan(v))
+    return (uint16_t)(sign | inf | (1u << (man - 1)));
+  const double a = fabs(v);
+  if (a == 0.0)
+    return sign;
+  if (isinf(a))
+    return (uint16_t)(sign | inf);
+  int e2;
+  (void)frexp(a, &e2); /* a = f * 2^e2, f in [0.5, 1): a's exponent is e2 - 1 */
+  const int e = e2 - 1 < emin ? emin : e2 - 1;
+  /* a in units of the last fraction bit at exponent e (scaling by 2^k is exact), rounded by rint
+   * in the default mode: to nearest even. q <= 2^(man + 1): the significand with its leading bit
+   * (0 for subnormals), or one past the largest, which carries into the exponent field, as the
+   * sum below does by itself. */
+  const double q = rint(ldexp(a, man - e));
+  const uint32_t code = (uint32_t)q + ((uint32_t)(e - emin) << man);
+  return (uint16_t)(sign | (code >= inf ? inf : code));
+}
+
+uint16_t hr_half_from_double(cuprim_dtype t, double v) {
+  return t == CUPRIM_BF16 ? half_from_double(v, 8, 7) : half_from_double(v, 5, 10);
+}
+
 void hr_store_float(cuprim_dtype t, void *h, uint64_t i, double v) {
   if (t == CUPRIM_F32)
     ((float *)h)[i] = (float)v;
   else if (t == CUPRIM_F64)
     ((double *)h)[i] = v;
+  else if (t == CUPRIM_F16 || t == CUPRIM_BF16)
+    ((uint16_t *)h)[i] = hr_half_from_double(t, v);
 }
 
 void hr_store_bits(cuprim_dtype t, void *h, uint64_t i, uint64_t bits) {
@@ -396,6 +429,40 @@ HR_INT_FOLD(fold_u64, uint64_t, uint64_t)
 HR_FLOAT_FOLD(fold_f32, float)
 HR_FLOAT_FOLD(fold_f64, double)
 
+/* F16 and BF16 as the library computes them: every element widened to float (exactly), the
+ * accumulator kept in float, and each output (every step of a scan, a reduce's one result, the
+ * accumulator handed back) rounded once to the dtype, to nearest even. */
+static void fold_half(cuprim_dtype t, cuprim_op op, int excl, const void *in, uint64_t n, void *acc,
+                      void *out) {
+  const uint16_t *x = (const uint16_t *)in;
+  uint16_t *o = (uint16_t *)out;
+  typedef float T; /* for HR_FMIN and HR_FMAX */
+  uint16_t a16;
+  memcpy(&a16, acc, sizeof a16);
+  T a = (T)hr_to_double(t, &a16, 0);
+  if (op > CUPRIM_MAX)
+    return; /* the bitwise ops: not on floats */
+  for (uint64_t i = 0; i < n; ++i) {
+    const T v = (T)hr_to_double(t, x, i);
+    if (o && excl)
+      o[i] = hr_half_from_double(t, a);
+    a = op == CUPRIM_SUM    ? HR_FADD(a, v)
+        : op == CUPRIM_PROD ? HR_FMUL(a, v)
+        : op == CUPRIM_MIN  ? HR_FMIN(a, v)
+                            : HR_FMAX(a, v);
+    if (o && !excl)
+      o[i] = hr_half_from_double(t, a);
+  }
+  a16 = hr_half_from_double(t, a);
+  memcpy(acc, &a16, sizeof a16);
+}
+static void fold_f16(cuprim_op op, int excl, const void *in, uint64_t n, void *acc, void *out) {
+  fold_half(CUPRIM_F16, op, excl, in, n, acc, out);
+}
+static void fold_bf16(cuprim_op op, int excl, const void *in, uint64_t n, void *acc, void *out) {
+  fold_half(CUPRIM_BF16, op, excl, in, n, acc, out);
+}
+
 typedef void (*fold_fn)(cuprim_op op, int excl, const void *in, uint64_t n, void *acc, void *out);
 
 static fold_fn fold_of(cuprim_dtype t) {
@@ -420,8 +487,12 @@ static fold_fn fold_of(cuprim_dtype t) {
     return fold_f32;
   case CUPRIM_F64:
     return fold_f64;
+  case CUPRIM_F16:
+    return fold_f16;
+  case CUPRIM_BF16:
+    return fold_bf16;
   }
-  return NULL; /* F16, BF16 (no arithmetic here yet), values outside the enum */
+  return NULL; /* values outside the enum */
 }
 
 void hr_combine(cuprim_dtype t, cuprim_op op, void *acc, const void *x) {

@@ -11,8 +11,8 @@
  *
  * Integer SUM and PROD wrap modulo 2^bits (computed in the unsigned type of the same width: no
  * undefined behaviour); float MIN and MAX give NaN when either operand is NaN; AND, OR and XOR
- * take integers only. F16 and BF16 (no primitive takes them yet) are decoded and printed, and
- * have identities; combine, reduce and scan leave them alone. */
+ * take integers only. F16 and BF16 are computed as the library computes them (from 0.2): widened
+ * to float, combined in float, each output rounded once to the dtype (to nearest even). */
 #ifndef CUPRIM_HARNESS_HOSTREF_H
 #define CUPRIM_HARNESS_HOSTREF_H
 
@@ -95,8 +95,12 @@ int hr_is_signed(cuprim_dtype t);
  * F16 and BF16 decoded; NaN for a value outside the enum. */
 double hr_to_double(cuprim_dtype t, const void *p, uint64_t i);
 
-/* h[i] = v for a float dtype: rounded to nearest for F32; other dtypes are left alone. */
+/* h[i] = v for a float dtype: rounded to nearest (even) for F32, F16 and BF16; other dtypes are
+ * left alone. */
 void hr_store_float(cuprim_dtype t, void *h, uint64_t i, double v);
+/* The F16 (t == CUPRIM_F16) or BF16 (any other t) bits of v rounded to nearest even, as the
+ * library rounds each 16-bit result once: overflow gives infinity, NaN a quiet NaN. */
+uint16_t hr_half_from_double(cuprim_dtype t, double v);
 /* h[i] = the low cuprim_dtype_size(t) bytes of `bits` (little-endian: the value modulo 2^bits for
  * an integer dtype, the bit pattern for a float one). */
 void hr_store_bits(cuprim_dtype t, void *h, uint64_t i, uint64_t bits);

@@ -88,11 +88,39 @@ static void put_ord(cuprim_dtype t, void *h, uint64_t i, uint64_t o) {
   }
 }
 
+/* F16 and BF16 take the given 32-bit pattern's counterpart: its sign, an all-ones exponent if it
+ * has one, and its lowest fraction bit (a NaN stays a NaN, a subnormal the smallest one). */
 static void put_float_bits(cuprim_dtype t, void *h, uint64_t i, uint32_t bits32, uint64_t bits64) {
-  if (t == CUPRIM_F32)
+  if (t == CUPRIM_F32) {
     memcpy((unsigned char *)h + 4 * i, &bits32, 4);
-  else
+  } else if (t == CUPRIM_F64) {
     memcpy((unsigned char *)h + 8 * i, &bits64, 8);
+  } else {
+    const uint16_t inf = t == CUPRIM_F16 ? 0x7C00u : 0x7F80u;
+    const uint16_t b =
+        (uint16_t)((bits32 >> 31 ? 0x8000u : 0) |
+                   ((bits32 & 0x7F800000u) == 0x7F800000u ? inf : 0) | (bits32 & 1u));
+    ((uint16_t *)h)[i] = b;
+  }
+}
+
+/* F16 and BF16: the value next to bits b in value order, up or down (the order of sign and
+ * magnitude: up from a positive value is the next bits, from a negative one the previous). */
+static uint16_t half_step(uint16_t b, int up) {
+  if ((b & 0x7FFFu) == 0)
+    return up ? 0x0001u : 0x8001u; /* from a zero: the smallest subnormal */
+  return (uint16_t)((up != (b >> 15)) ? b + 1 : b - 1);
+}
+
+/* F16 and BF16 around v: at or above (dir 0), strictly below (-1) or strictly above (+1). */
+static void put_half_near(cuprim_dtype t, void *h, uint64_t i, double v, int dir) {
+  uint16_t b = hr_half_from_double(t, v);
+  const double x = hr_to_double(t, &b, 0);
+  if ((dir == 0 && x < v) || (dir > 0 && x <= v))
+    b = half_step(b, 1);
+  else if (dir < 0 && x >= v)
+    b = half_step(b, 0);
+  ((uint16_t *)h)[i] = b;
 }
 
 /* Values of t around v. Each writes h[i] and returns 1, or returns 0 (h[i] untouched) if no value
@@ -101,7 +129,9 @@ static void put_float_bits(cuprim_dtype t, void *h, uint64_t i, uint32_t bits32,
 /* The smallest value >= v (v itself when representable). */
 static int put_at_or_above(cuprim_dtype t, void *h, uint64_t i, double v) {
   if (hr_is_float(t)) {
-    if (t == CUPRIM_F64) {
+    if (cuprim_dtype_size(t) == 2) {
+      put_half_near(t, h, i, v, 0);
+    } else if (t == CUPRIM_F64) {
       hr_store_float(t, h, i, v);
     } else {
       float f = (float)v;
@@ -121,7 +151,9 @@ static int put_at_or_above(cuprim_dtype t, void *h, uint64_t i, double v) {
 /* The largest value < v. */
 static int put_below(cuprim_dtype t, void *h, uint64_t i, double v) {
   if (hr_is_float(t)) {
-    if (t == CUPRIM_F64) {
+    if (cuprim_dtype_size(t) == 2) {
+      put_half_near(t, h, i, v, -1);
+    } else if (t == CUPRIM_F64) {
       hr_store_float(t, h, i, nextafter(v, -INFINITY));
     } else {
       float f = (float)v;
@@ -147,7 +179,9 @@ static int put_below(cuprim_dtype t, void *h, uint64_t i, double v) {
 /* The smallest value > v. */
 static int put_above(cuprim_dtype t, void *h, uint64_t i, double v) {
   if (hr_is_float(t)) {
-    if (t == CUPRIM_F64) {
+    if (cuprim_dtype_size(t) == 2) {
+      put_half_near(t, h, i, v, 1);
+    } else if (t == CUPRIM_F64) {
       hr_store_float(t, h, i, nextafter(v, INFINITY));
     } else {
       float f = (float)v;
@@ -363,6 +397,16 @@ uint64_t hr_hist_reference(const hr_hist_bins *b, cuprim_dtype t, const void *h,
     break;
   case CUPRIM_F64:
     HR_HIST_LOOP(double);
+    break;
+  case CUPRIM_F16:
+  case CUPRIM_BF16: /* decoded to double (exact) */
+    for (uint64_t i = 0; i < n; ++i) {
+      const uint32_t k = hr_hist_bin(b, hr_to_double(t, h, i));
+      if (k != HR_HIST_NO_BIN) {
+        ++counts[k];
+        ++counted;
+      }
+    }
     break;
   }
   return counted;

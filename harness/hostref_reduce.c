@@ -15,7 +15,7 @@ const char *hr_data_name(hr_data_kind k) {
 
 int hr_reduce_supported(cuprim_dtype t, cuprim_op op) {
   const int dtype_ok = t == CUPRIM_I32 || t == CUPRIM_U32 || t == CUPRIM_I64 || t == CUPRIM_U64 ||
-                       t == CUPRIM_F32 || t == CUPRIM_F64;
+                       t == CUPRIM_F32 || t == CUPRIM_F64 || t == CUPRIM_F16 || t == CUPRIM_BF16;
   const int op_ok = (unsigned)op <= (unsigned)CUPRIM_XOR;
   return dtype_ok && op_ok && !(hr_is_float(t) && op >= CUPRIM_AND);
 }
@@ -80,6 +80,27 @@ static double float_value(cuprim_op op, hr_data_kind kind, uint64_t *s) {
   }
 }
 
+/* F16 and BF16 (rounded to the dtype when stored). SUM: k * 2^-8 with |k| <= 16, exact in both
+ * formats, so that every partial sum is exact in float (the library's arithmetic) while sum|x|
+ * stays below 2^16, about n <= 2^21: the result must then be the exact sum rounded once, bit for
+ * bit (hr_reduce_reference). PROD: 1 + k * 2^-10 (F16) or 1 + k * 2^-7 (BF16), |k| <= 2 or 1, exact
+ * and with products that stay inside the range at n = 2^21; the constant is -1 (a sign that
+ * flips with every element). MIN and MAX: as for F32, rounded. */
+static double half_value(cuprim_dtype t, cuprim_op op, hr_data_kind kind, uint64_t *s) {
+  const int bf16 = t == CUPRIM_BF16;
+  if (kind == HR_DATA_CONSTANT)
+    return op == CUPRIM_PROD ? -1.0 : float_value(op, kind, s);
+  switch (op) {
+  case CUPRIM_SUM:
+    return ((double)hr_below(s, 33) - 16.0) / 256.0;
+  case CUPRIM_PROD:
+    return bf16 ? 1.0 + ((double)hr_below(s, 3) - 1.0) / 128.0
+                : 1.0 + ((double)hr_below(s, 5) - 2.0) / 1024.0;
+  default:
+    return float_value(op, kind, s);
+  }
+}
+
 void hr_reduce_fill(cuprim_dtype t, cuprim_op op, hr_data_kind kind, uint64_t seed, void *h,
                     uint64_t n) {
   uint64_t s = seed;
@@ -110,6 +131,11 @@ void hr_reduce_fill(cuprim_dtype t, cuprim_op op, hr_data_kind kind, uint64_t se
       p[i] = float_value(op, kind, &s);
     break;
   }
+  case CUPRIM_F16:
+  case CUPRIM_BF16:
+    for (uint64_t i = 0; i < n; ++i)
+      hr_store_float(t, h, i, half_value(t, op, kind, &s));
+    break;
   default:
     break;
   }
@@ -143,6 +169,35 @@ HR_FLOAT_REFERENCE(ref_f32, float)
 HR_FLOAT_REFERENCE(ref_f64, double)
 #undef HR_FLOAT_REFERENCE
 
+/* F16 and BF16 SUM and PROD, which the library computes in float and rounds once: the same long
+ * double references, rounded once to the dtype. A SUM whose inputs are all multiples of 2^-q with
+ * sum|x| * 2^q < 2^24 has every partial sum exact in float, whatever the tree (each is such a
+ * multiple, below sum|x|): the result is then exactly the exact sum rounded once (ref->exact). */
+static void ref_half(cuprim_dtype t, cuprim_op op, const void *x, uint64_t n, hr_reduce_ref *r) {
+  long double s = op == CUPRIM_SUM ? 0.0L : 1.0L, c = 0.0L, a = 0.0L;
+  int q = 0, exact = op == CUPRIM_SUM;
+  for (uint64_t i = 0; i < n; ++i) {
+    const double d = hr_to_double(t, x, i);
+    const long double v = d;
+    if (op == CUPRIM_PROD) {
+      s *= v;
+      continue;
+    }
+    const long double u = s + v;
+    c += fabsl(s) >= fabsl(v) ? (s - u) + v : (v - u) + s;
+    s = u;
+    a += fabsl(v);
+    if (!isfinite(d))
+      exact = 0;
+    while (exact && q < 60 && ldexp(d, q) != nearbyint(ldexp(d, q)))
+      ++q; /* the fraction bits of d: the least q with d * 2^q whole */
+  }
+  r->value = s + c;
+  r->abs_sum = a;
+  r->exact = exact && q < 60 && ldexpl(a, q) < 16777216.0L;
+  hr_store_float(t, r->bits, 0, (double)r->value);
+}
+
 void hr_reduce_reference(cuprim_dtype t, cuprim_op op, const void *h, uint64_t n,
                          hr_reduce_ref *ref) {
   memset(ref, 0, sizeof *ref);
@@ -164,6 +219,8 @@ void hr_reduce_reference(cuprim_dtype t, cuprim_op op, const void *h, uint64_t n
     ref_f32(op, (const float *)h, n, ref);
   else if (t == CUPRIM_F64)
     ref_f64(op, (const double *)h, n, ref);
+  else
+    ref_half(t, op, h, n, ref);
 }
 
 /* ---------------------------------------------------------------- tolerances */
@@ -189,11 +246,15 @@ void hr_reduce_reference(cuprim_dtype t, cuprim_op op, const void *h, uint64_t n
  * The absolute slack only matters for results that underflow, which the data here never makes. */
 static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
+/* F16 and BF16 are summed and multiplied in float: float's epsilon bounds their arithmetic (their
+ * one final rounding is allowed for by hr_reduce_check). */
+static long double arith_eps(cuprim_dtype t) { return t == CUPRIM_F64 ? DBL_EPSILON : FLT_EPSILON; }
+static long double arith_tiny(cuprim_dtype t) { return t == CUPRIM_F64 ? DBL_MIN : FLT_MIN; }
+
 long double hr_reduce_sum_tolerance(const hr_reduce_ref *ref, cuprim_reduce_alg alg,
                                     const hr_gpu_shape *shape) {
   const uint64_t n = ref->n;
-  const long double eps = ref->dtype == CUPRIM_F32 ? FLT_EPSILON : DBL_EPSILON;
-  const long double tiny = ref->dtype == CUPRIM_F32 ? FLT_MIN : DBL_MIN;
+  const long double eps = arith_eps(ref->dtype), tiny = arith_tiny(ref->dtype);
   double seq = 0.0;
   if ((alg == CUPRIM_REDUCE_COARSENED || alg == CUPRIM_REDUCE_ATOMIC) && n > 0) {
     const uint64_t per_step = 512; /* 256 threads x 2 elements per grid-stride step */
@@ -217,8 +278,7 @@ long double hr_reduce_sum_tolerance(const hr_reduce_ref *ref, cuprim_reduce_alg 
  * data keeps n * eps far below 1 for F64; for F32 at n = 2^21 it allows 25%, a loose but honest
  * bound; exact integer PROD checks the indexing of the same kernels). */
 static long double prod_tolerance(const hr_reduce_ref *ref) {
-  const long double eps = ref->dtype == CUPRIM_F32 ? FLT_EPSILON : DBL_EPSILON;
-  const long double tiny = ref->dtype == CUPRIM_F32 ? FLT_MIN : DBL_MIN;
+  const long double eps = arith_eps(ref->dtype), tiny = arith_tiny(ref->dtype);
   return (long double)ref->n * eps * fabsl(ref->value) + tiny;
 }
 
@@ -230,17 +290,7 @@ int hr_reduce_check(const hr_reduce_ref *ref, cuprim_reduce_alg alg, const hr_gp
   hr_format_value_bits(ref->dtype, ref->bits, want_s, sizeof want_s);
 
   if (ref->nan) {
-    int got_nan;
-    if (ref->dtype == CUPRIM_F32) {
-      float g;
-      memcpy(&g, got, sizeof g);
-      got_nan = isnan(g);
-    } else {
-      double g;
-      memcpy(&g, got, sizeof g);
-      got_nan = isnan(g);
-    }
-    if (got_nan)
+    if (isnan(hr_to_double(ref->dtype, got, 0)))
       return 1;
     snprintf(why, len, "expected NaN (an input is NaN), got %s", got_s);
     return 0;
@@ -252,21 +302,21 @@ int hr_reduce_check(const hr_reduce_ref *ref, cuprim_reduce_alg alg, const hr_gp
     return 0;
   }
   /* float SUM or PROD */
-  long double g;
-  if (ref->dtype == CUPRIM_F32) {
-    float f;
-    memcpy(&f, got, sizeof f);
-    g = f;
-  } else {
-    double d;
-    memcpy(&d, got, sizeof d);
-    g = d;
-  }
+  const long double g = hr_to_double(ref->dtype, got, 0);
   const long double tol =
       ref->op == CUPRIM_SUM ? hr_reduce_sum_tolerance(ref, alg, shape) : prod_tolerance(ref);
   const long double diff = fabsl(g - ref->value);
-  if (isfinite(g) && diff <= tol)
+  if (ref->dtype == CUPRIM_F16 || ref->dtype == CUPRIM_BF16) {
+    /* A float within tol of the reference, rounded once: between the roundings of the ends
+     * (rounding is monotonic; infinity where the range overflows the dtype). */
+    uint16_t lo, hi;
+    hr_store_float(ref->dtype, &lo, 0, (double)(ref->value - tol));
+    hr_store_float(ref->dtype, &hi, 0, (double)(ref->value + tol));
+    if (g >= hr_to_double(ref->dtype, &lo, 0) && g <= hr_to_double(ref->dtype, &hi, 0))
+      return 1;
+  } else if (isfinite(g) && diff <= tol) {
     return 1;
+  }
   snprintf(why, len, "expected %.21Lg (as %s: %s), got %s: |diff| %.3Lg > tolerance %.3Lg",
            ref->value, hr_dtype_name(ref->dtype), want_s, got_s, diff, tol);
   return 0;

@@ -23,15 +23,16 @@ typedef enum hr_data_kind {
 } hr_data_kind;
 const char *hr_data_name(hr_data_kind k);
 
-/* 1 for the (dtype, op) pairs reduce takes: I32 U32 I64 U64 with every op, F32 F64 with SUM PROD
- * MIN MAX. */
+/* 1 for the (dtype, op) pairs reduce takes: I32 U32 I64 U64 with every op; F32 F64, and from 0.2
+ * F16 BF16, with SUM PROD MIN MAX. */
 int hr_reduce_supported(cuprim_dtype t, cuprim_op op);
 
 /* h[0..n) = test data for (dtype, op) from `seed`. Random data is chosen so that the result stays
  * meaningful: PROD uses odd integers (never 0 modulo 2^bits) and floats 1 + k*2^-11, |k| <= 8
  * (finite products); AND uses all-ones words with about 16 random bits cleared in the whole array,
  * OR the complement; SUM, MIN, MAX, XOR use full-range integers and floats in [-1, 1) (SUM) or
- * [-1000, 1000) (MIN, MAX). */
+ * [-1000, 1000) (MIN, MAX). F16 and BF16: SUM k * 2^-8 (|k| <= 16, every partial sum exact in
+ * float), PROD 1 + k * 2^-10 or 2^-7, constant PROD -1 (hostref_reduce.c says why). */
 void hr_reduce_fill(cuprim_dtype t, cuprim_op op, hr_data_kind kind, uint64_t seed, void *h,
                     uint64_t n);
 
@@ -39,7 +40,8 @@ typedef struct hr_reduce_ref {
   cuprim_dtype dtype;
   cuprim_op op;
   uint64_t n;
-  int exact;             /* 1: the result must have exactly these bits */
+  int exact;             /* 1: the result must have exactly these bits (also F16/BF16 SUM of data
+                            whose partial sums are exact in float: the exact sum rounded once) */
   int nan;               /* float MIN/MAX with a NaN input: the result must be a NaN */
   unsigned char bits[8]; /* the expected value (exact), else the reference rounded to dtype */
   long double value;     /* float SUM / PROD: the reference */

@@ -148,10 +148,12 @@ static int grow_elems(hr_scan_ref *r, size_t n) {
  * contiguous ranges, so each of their partial results is exact and every order gives the same
  * value. */
 static int sum_data_exact(cuprim_dtype t, const void *h, uint64_t n) {
-  const double limit = t == CUPRIM_F32 ? 16777216.0 : 9007199254740992.0;
+  /* F16 and BF16 add in float: float's limit (their outputs are then the exact values rounded
+   * once, which exact_float's stores do too) */
+  const double limit = t == CUPRIM_F64 ? 9007199254740992.0 : 16777216.0;
   int64_t p = 0, lo = 0, hi = 0;
   for (uint64_t i = 0; i < n; ++i) {
-    const double v = t == CUPRIM_F32 ? (double)((const float *)h)[i] : ((const double *)h)[i];
+    const double v = hr_to_double(t, h, i);
     const double k = v * 8.0;
     if (!(fabs(k) <= 1048576.0) || k != nearbyint(k))
       return 0; /* NaN, huge, or not a multiple of 1/8 */
@@ -168,7 +170,7 @@ static int sum_data_exact(cuprim_dtype t, const void *h, uint64_t n) {
 static int prod_data_exact(cuprim_dtype t, const void *h, uint64_t n) {
   uint64_t scales = 0;
   for (uint64_t i = 0; i < n; ++i) {
-    const double v = t == CUPRIM_F32 ? (double)((const float *)h)[i] : ((const double *)h)[i];
+    const double v = hr_to_double(t, h, i);
     const double a = fabs(v);
     if (a == 2.0 || a == 0.5)
       ++scales;
@@ -253,6 +255,30 @@ HR_FLOAT_INEXACT(inexact_f32, float, (double)FLT_EPSILON, (double)FLT_MIN)
 HR_FLOAT_INEXACT(inexact_f64, double, DBL_EPSILON, DBL_MIN)
 #undef HR_FLOAT_INEXACT
 
+/* F16 and BF16: the float reference and tolerance (they are summed and multiplied in float); the
+ * output, that float rounded once to the dtype, is checked against the roundings of value - tol
+ * and value + tol (element_ok). */
+static void inexact_half(cuprim_dtype t, cuprim_op op, int excl, const void *h, uint64_t n,
+                         unsigned char *o, double *value, double *tol) {
+  if (n == 0)
+    return;
+  float *x = (float *)malloc((size_t)n * sizeof *x), *f = NULL;
+  if (x && (f = (float *)malloc((size_t)n * sizeof *f)) != NULL) {
+    for (uint64_t i = 0; i < n; ++i)
+      x[i] = (float)hr_to_double(t, h, i);
+    inexact_f32(op, excl, x, n, f, value, tol);
+  }
+  for (uint64_t i = 0; i < n; ++i) {
+    if (!f) { /* out of memory: every element fails its check, loudly */
+      value[i] = NAN;
+      tol[i] = 0.0;
+    }
+    hr_store_float(t, o, i, value[i]);
+  }
+  free(x);
+  free(f);
+}
+
 int hr_scan_reference(hr_scan_ref *r, cuprim_dtype t, cuprim_op op, cuprim_scan_kind kind,
                       const void *h, uint64_t n) {
   const size_t size = cuprim_dtype_size(t);
@@ -283,8 +309,10 @@ int hr_scan_reference(hr_scan_ref *r, cuprim_dtype t, cuprim_op op, cuprim_scan_
     return -1;
   if (t == CUPRIM_F32)
     inexact_f32(op, excl, (const float *)h, n, (float *)(void *)r->bits, r->value, r->tol);
-  else
+  else if (t == CUPRIM_F64)
     inexact_f64(op, excl, (const double *)h, n, (double *)(void *)r->bits, r->value, r->tol);
+  else
+    inexact_half(t, op, excl, h, n, r->bits, r->value, r->tol);
   return 0;
 }
 
@@ -302,6 +330,14 @@ static int element_ok(const hr_scan_ref *r, const unsigned char *got, uint64_t i
            hr_to_double(r->dtype, g, 0) == hr_to_double(r->dtype, r->bits, i);
   }
   const double v = hr_to_double(r->dtype, g, 0);
+  if (r->dtype == CUPRIM_F16 || r->dtype == CUPRIM_BF16) {
+    /* a float within tol of the value, rounded once: between the roundings of the ends (rounding
+     * is monotonic; infinity where the range overflows the dtype) */
+    uint16_t lo, hi;
+    hr_store_float(r->dtype, &lo, 0, r->value[i] - r->tol[i]);
+    hr_store_float(r->dtype, &hi, 0, r->value[i] + r->tol[i]);
+    return v >= hr_to_double(r->dtype, &lo, 0) && v <= hr_to_double(r->dtype, &hi, 0);
+  }
   return isfinite(v) && fabs(v - r->value[i]) <= r->tol[i];
 }
 

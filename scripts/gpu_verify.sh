@@ -50,6 +50,9 @@ report() {
 }
 pack() { [[ -n ${OUT:-} ]] && tar czf "$OUT/logs.tgz" -C "$(dirname "$LOGS")" "$(basename "$LOGS")"; }
 trap pack EXIT
+# Stopped from outside (`timeout 570 scripts/gpu_verify.sh ...` inside a time-limited call): say
+# so, pack what the logs hold so far, and stop.
+trap 'echo "gpu_verify: stopped (TERM) during $phase; partial logs in logs.tgz" | tee -a "$summary"; exit 124' TERM
 
 for phase in "$@"; do
   echo "== $phase $(date -u +%H:%M:%S)" | tee -a "$summary"

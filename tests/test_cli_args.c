@@ -232,6 +232,70 @@ static void test_reduce_and_scan(void **state) {
   bad("scan --exclusive=yes -o o.npy in.npy", "takes no value");
 }
 
+/* --devices: a list of distinct ordinals for the file commands; one device works as --device;
+ * several need the NCCL component (cli_check_devices, asked by main with the build's answer) and
+ * the default algorithm. */
+static void test_devices(void **state) {
+  (void)state;
+  cli_args a;
+  char err[512];
+  ok("reduce f", &a); /* no option: device 0 */
+  assert_int_equal(a.num_devices, 1);
+  assert_int_equal(a.devices[0], 0);
+  assert_null(a.devices_arg);
+  ok("scan --device 3 -o o.npy f", &a); /* --device D: the one device */
+  assert_int_equal(a.num_devices, 1);
+  assert_int_equal(a.devices[0], 3);
+  ok("histogram --bins 2 --range 0 1 --devices 2 f", &a);
+  assert_int_equal(a.num_devices, 1);
+  assert_int_equal(a.devices[0], 2);
+  assert_int_equal(a.device, 2);
+  ok("reduce --devices 1,0,3 f", &a); /* the order given is the order of the shares */
+  assert_int_equal(a.num_devices, 3);
+  assert_true(a.devices[0] == 1 && a.devices[1] == 0 && a.devices[2] == 3);
+  assert_int_equal(a.device, 1);
+  assert_string_equal(a.devices_arg, "1,0,3");
+  ok("scan --devices=0,1 --exclusive -o o.npy f", &a);
+  assert_int_equal(a.num_devices, 2);
+  ok("reduce --devices 1023 --alg warp_shuffle f", &a); /* one device: any algorithm */
+  assert_int_equal(a.devices[0], 1023);
+  /* 64 devices, the most; 65 is refused. */
+  char line[512] = "reduce --devices 0";
+  for (int d = 1; d < CLI_MAX_DEVICES; ++d)
+    snprintf(line + strlen(line), sizeof line - strlen(line), ",%d", d);
+  strcat(line, " f");
+  ok(line, &a);
+  assert_int_equal(a.num_devices, CLI_MAX_DEVICES);
+  line[strlen(line) - 2] = '\0';
+  strcat(line, ",64 f");
+  bad(line, "more than 64 devices");
+  bad("reduce --devices 0,0 f", "device 0 is listed twice");
+  bad("reduce --devices 1,2,1 f", "device 1 is listed twice");
+  bad("reduce --devices 0,1024 f", "device 1024 is too large (at most 1023)");
+  bad("reduce --devices 99999999999999999999 f", "too large");
+  bad("reduce --devices 0,x f", "'x' is not a device ordinal");
+  bad("reduce --devices -1 f", "'-1' is not a device ordinal");
+  bad("reduce --devices 0,,1 f", "separated by commas");
+  bad("reduce --devices 0, f", "separated by commas");
+  bad("reduce --devices= f", "an empty list");
+  bad("reduce --devices f", "'f' is not a device ordinal"); /* "f" is taken as the list */
+  bad("reduce --device 0 --devices 0,1 f", "--device and --devices exclude each other");
+  bad("scan --devices 0,1 --alg blelloch -o o.npy f", "a ladder --alg runs on one device");
+  bad("histogram --devices 0,1 --alg global_atomic --bins 2 --range 0 1 f", "--alg auto");
+  bad("demo --devices 0,1", "demo does not take --devices");
+  bad("ladder scan --devices 0", "ladder does not take --devices");
+  bad("info --devices 0,1", "info does not take --devices");
+  /* Several devices need NCCL; one does not. */
+  ok("reduce --devices 0,1 f", &a);
+  assert_int_equal(cli_check_devices(&a, 1, err, sizeof err), CLI_EXIT_OK);
+  assert_int_equal(cli_check_devices(&a, 0, err, sizeof err), CLI_EXIT_USAGE);
+  assert_non_null(strstr(err, "--devices 0,1: this cuprim program was built without NCCL"));
+  ok("reduce --devices 1 f", &a);
+  assert_int_equal(cli_check_devices(&a, 0, err, sizeof err), CLI_EXIT_OK);
+  ok("reduce f", &a);
+  assert_int_equal(cli_check_devices(&a, 0, err, sizeof err), CLI_EXIT_OK);
+}
+
 static void test_histogram(void **state) {
   (void)state;
   cli_args a;
@@ -393,16 +457,16 @@ static void test_supported(void **state) {
   (void)state;
   char err[256];
   /* The headers' contract, written here independently of the library that the program asks:
-   * reduce and scan take I32 U32 I64 U64 F32 F64 (AND/OR/XOR integers only), histogram the ten
-   * integer and float dtypes; F16 and BF16 nothing yet. */
+   * reduce and scan take I32 U32 I64 U64 F32 F64 F16 BF16 (AND/OR/XOR integers only), histogram
+   * all twelve dtypes. */
   for (int t = 0; t <= CUPRIM_BF16; ++t) {
-    const int is_float = t == CUPRIM_F32 || t == CUPRIM_F64;
     const int half = t == CUPRIM_F16 || t == CUPRIM_BF16;
-    const int narrow = cuprim_dtype_size((cuprim_dtype)t) < 4;
+    const int is_float = t == CUPRIM_F32 || t == CUPRIM_F64 || half;
+    const int narrow = cuprim_dtype_size((cuprim_dtype)t) < 4 && !half;
     for (int op = 0; op <= CUPRIM_XOR; ++op) {
       const int bitwise = op >= CUPRIM_AND;
       const int want = narrow || (is_float && bitwise) ? CLI_EXIT_UNSUPPORTED : CLI_EXIT_OK;
-      const int want_histogram = half ? CLI_EXIT_UNSUPPORTED : CLI_EXIT_OK;
+      const int want_histogram = CLI_EXIT_OK;
       assert_int_equal(
           cli_check_supported(CLI_PRIM_REDUCE, (cuprim_dtype)t, (cuprim_op)op, err, sizeof err),
           want);
@@ -420,9 +484,9 @@ static void test_supported(void **state) {
   assert_int_equal(cli_check_supported(CLI_PRIM_SCAN, CUPRIM_I8, CUPRIM_SUM, err, sizeof err),
                    CLI_EXIT_UNSUPPORTED);
   assert_non_null(strstr(err, "i8"));
-  assert_int_equal(cli_check_supported(CLI_PRIM_HISTOGRAM, CUPRIM_F16, CUPRIM_SUM, err, sizeof err),
+  assert_int_equal(cli_check_supported(CLI_PRIM_REDUCE, CUPRIM_BF16, CUPRIM_XOR, err, sizeof err),
                    CLI_EXIT_UNSUPPORTED);
-  assert_non_null(strstr(err, "histogram does not take f16"));
+  assert_non_null(strstr(err, "integer"));
   assert_int_equal(
       cli_check_supported(CLI_PRIM_REDUCE, (cuprim_dtype)12, CUPRIM_SUM, err, sizeof err),
       CLI_EXIT_UNSUPPORTED);
@@ -431,13 +495,10 @@ static void test_supported(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_commands_and_help),
-      cmocka_unit_test(test_demo_and_info),
-      cmocka_unit_test(test_reduce_and_scan),
-      cmocka_unit_test(test_histogram),
-      cmocka_unit_test(test_ladder),
-      cmocka_unit_test(test_value_parsers),
-      cmocka_unit_test(test_supported),
+      cmocka_unit_test(test_commands_and_help), cmocka_unit_test(test_demo_and_info),
+      cmocka_unit_test(test_devices),           cmocka_unit_test(test_reduce_and_scan),
+      cmocka_unit_test(test_histogram),         cmocka_unit_test(test_ladder),
+      cmocka_unit_test(test_value_parsers),     cmocka_unit_test(test_supported),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

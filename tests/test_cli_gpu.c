@@ -479,6 +479,138 @@ static void test_histogram_outputs_edges_algorithms(void **state) {
   free(r);
 }
 
+/* ---------------------------------------------------------------- --devices */
+
+static int device_count(void) {
+  int count = 0;
+  assert_int_equal(cudaGetDeviceCount(&count), cudaSuccess);
+  return count;
+}
+
+/* Histogram counts of `file` through `args` (the table on stdout) against the host's. */
+static void check_histogram(tc_run *r, const char *args, const char *file, const uint64_t *want,
+                            uint32_t bins) {
+  uint64_t got[BINS];
+  assert_true(bins <= BINS);
+  tc_cli(r, "histogram %s %s", args, file);
+  if (r->status != 0)
+    fail_msg("histogram %s: status %d: %s", args, r->status, r->err);
+  table_counts(r->out, got, bins);
+  check_counts(got, want, bins, args);
+}
+
+/* One list of devices (`devices`: "--devices L") against the host, as one device is checked:
+ * reduce, scan and histogram, in one pass per device and in many (--chunk), on data whose every
+ * result is exact; and inputs smaller than the list (empty shares) and empty. */
+static void check_devices(tc_run *r, const char *devices) {
+  char extra[256];
+  const uint64_t shape[1] = {N};
+  for (int chunked = 0; chunked < 2; ++chunked) {
+    snprintf(extra, sizeof extra, "%s%s", devices, chunked ? " --chunk 1000" : "");
+    /* i64 (wrapping sums and products), float sums of small integers: each program run starts
+     * NCCL, so a few ops stand for all (the per-device steps are the one-device ones). */
+    int64_t *h = make_data(CUPRIM_I64, CUPRIM_SUM, N, 41);
+    tc_write_npy(tc_path("dev_i64.npy"), CUPRIM_I64, 1, shape, h, N * sizeof(int64_t));
+    check_reduce(r, tc_path("dev_i64.npy"), CUPRIM_I64, CUPRIM_SUM, h, N, extra);
+    check_reduce(r, tc_path("dev_i64.npy"), CUPRIM_I64, CUPRIM_PROD, h, N, extra);
+    check_reduce(r, tc_path("dev_i64.npy"), CUPRIM_I64, CUPRIM_XOR, h, N, extra);
+    check_scan(r, tc_path("dev_i64.npy"), CUPRIM_I64, CUPRIM_SUM, CUPRIM_INCLUSIVE, h, N, extra);
+    check_scan(r, tc_path("dev_i64.npy"), CUPRIM_I64, CUPRIM_SUM, CUPRIM_EXCLUSIVE, h, N, extra);
+    check_scan(r, tc_path("dev_i64.npy"), CUPRIM_I64, CUPRIM_MIN, CUPRIM_EXCLUSIVE, h, N, extra);
+    free(h);
+    float *hf = make_data(CUPRIM_F32, CUPRIM_SUM, N, 43);
+    tc_write_npy(tc_path("dev_f32.npy"), CUPRIM_F32, 1, shape, hf, N * sizeof(float));
+    check_reduce(r, tc_path("dev_f32.npy"), CUPRIM_F32, CUPRIM_SUM, hf, N, extra);
+    for (int kind = 0; kind < 2; ++kind)
+      check_scan(r, tc_path("dev_f32.npy"), CUPRIM_F32, CUPRIM_SUM, (cuprim_scan_kind)kind, hf, N,
+                 extra);
+    free(hf);
+    /* Equal-width bins (each pass a collective, in lock step) and edges (local counts). */
+    double lo, hi;
+    float *hs = histogram_data(CUPRIM_F32, N, 47, &lo, &hi);
+    tc_write_npy(tc_path("dev_hist.npy"), CUPRIM_F32, 1, shape, hs, N * sizeof(float));
+    uint64_t want[BINS] = {0};
+    host_histogram(CUPRIM_F32, hs, N, BINS, lo, hi, NULL, want);
+    char args[384];
+    snprintf(args, sizeof args, "--bins %d --range %.17g %.17g %s", BINS, lo, hi, extra);
+    check_histogram(r, args, tc_path("dev_hist.npy"), want, BINS);
+    const double edges[4] = {-1.5, -0.25, 0.125, 1.75};
+    const char *text = "-1.5 -0.25 0.125 1.75\n";
+    tc_write_file(tc_path("dev_edges.txt"), text, strlen(text));
+    host_histogram(CUPRIM_F32, hs, N, 3, 0.0, 0.0, edges, want);
+    snprintf(args, sizeof args, "--edges %s %s", tc_path("dev_edges.txt"), extra);
+    check_histogram(r, args, tc_path("dev_hist.npy"), want, 3);
+    free(hs);
+  }
+  /* One element (every device but the first gets nothing), and none. */
+  const int64_t one[1] = {-7};
+  tc_write_npy(tc_path("dev_one.npy"), CUPRIM_I64, 0, NULL, one, sizeof one);
+  check_reduce(r, tc_path("dev_one.npy"), CUPRIM_I64, CUPRIM_PROD, one, 1, devices);
+  check_scan(r, tc_path("dev_one.npy"), CUPRIM_I64, CUPRIM_SUM, CUPRIM_EXCLUSIVE, one, 1, devices);
+  check_scan(r, tc_path("dev_one.npy"), CUPRIM_I64, CUPRIM_MAX, CUPRIM_INCLUSIVE, one, 1, devices);
+  const uint64_t empty[1] = {0};
+  tc_write_npy(tc_path("dev_empty.npy"), CUPRIM_I64, 1, empty, NULL, 0);
+  check_reduce(r, tc_path("dev_empty.npy"), CUPRIM_I64, CUPRIM_MIN, one, 0, devices);
+  check_scan(r, tc_path("dev_empty.npy"), CUPRIM_I64, CUPRIM_SUM, CUPRIM_INCLUSIVE, one, 0,
+             devices);
+  uint64_t zeros[BINS] = {0};
+  char args[384];
+  snprintf(args, sizeof args, "--bins %d --range 0 1 %s", BINS, devices);
+  check_histogram(r, args, tc_path("dev_empty.npy"), zeros, BINS);
+}
+
+/* --devices D with one device works as --device D; a device past the last is a usage error. */
+static void test_devices_one(void **state) {
+  (void)state;
+  TU_SKIP_WITHOUT_DEVICE();
+  tc_run *r = malloc(sizeof *r);
+  assert_non_null(r);
+  const int count = device_count();
+  char devices[64];
+  snprintf(devices, sizeof devices, "--devices %d", count - 1);
+  check_devices(r, devices);
+  tc_write_npy(tc_path("dev_one.npy"), CUPRIM_I32, 0, NULL, &count, sizeof count);
+  tc_cli(r, "reduce --devices %d %s", count, tc_path("dev_one.npy"));
+  assert_int_equal(r->status, CLI_EXIT_USAGE);
+  assert_non_null(strstr(r->err, "this machine has"));
+  tc_cli(r, "reduce --devices 0,%d %s", count, tc_path("dev_one.npy"));
+  assert_int_equal(r->status, CLI_EXIT_USAGE);
+#if CUPRIM_CLI_HAS_NCCL
+  char want[64];
+  snprintf(want, sizeof want, "no device %d: this machine has %d", count, count);
+  assert_non_null(strstr(r->err, want));
+#else
+  assert_non_null(strstr(r->err, "built without NCCL"));
+#endif
+  free(r);
+}
+
+/* Two or more GPUs, with the NCCL component: the first two in order and reversed, and all of
+ * them, each against the host (and so against one device, which test_devices_one and the tests
+ * above check the same way). */
+static void test_devices_several(void **state) {
+  (void)state;
+  TU_SKIP_WITHOUT_DEVICE();
+  const int count = device_count();
+  if (!CUPRIM_CLI_HAS_NCCL || count < 2) {
+    print_message("[  SKIP    ] --devices over several GPUs needs two GPUs and the NCCL "
+                  "component (this machine: %d GPU(s); the program built %s NCCL)\n",
+                  count, CUPRIM_CLI_HAS_NCCL ? "with" : "without");
+    skip();
+  }
+  tc_run *r = malloc(sizeof *r);
+  assert_non_null(r);
+  check_devices(r, "--devices 0,1");
+  check_devices(r, "--devices 1,0");
+  if (count > 2) {
+    char devices[512] = "--devices 0";
+    for (int d = 1; d < count && d < CLI_MAX_DEVICES; ++d)
+      snprintf(devices + strlen(devices), sizeof devices - strlen(devices), ",%d", d);
+    check_devices(r, devices);
+  }
+  free(r);
+}
+
 /* ---------------------------------------------------------------- ladder, info, demo */
 
 /* The ladder checks each algorithm's result itself (exit 1 on a wrong one); here: it succeeds,
@@ -593,25 +725,87 @@ static void test_ladder(void **state) {
   free(r);
 }
 
-static void test_info_and_demo(void **state) {
+/* The line `cuprim info` prints for the code a device runs, from a context of the test's own. */
+static void code_line(int device, char *line, size_t len) {
+  cuprim_ctx *ctx = NULL;
+  assert_int_equal(cuprim_ctx_create(&ctx, device, NULL), CUPRIM_SUCCESS);
+  int code_arch = 0, from_ptx = 0;
+  assert_int_equal(cuprim_ctx_code_arch(ctx, &code_arch, &from_ptx), CUPRIM_SUCCESS);
+  cuprim_ctx_destroy(ctx);
+  if (from_ptx)
+    snprintf(line, len, "  runs                compute_%d PTX, compiled by the driver\n",
+             code_arch);
+  else
+    snprintf(line, len, "  runs                sm_%d machine code\n", code_arch);
+}
+
+/* Checks one `cuprim info` output: the build's lines, every device's block with the code it
+ * runs, and the copy bandwidth in the block of `chosen` only. */
+static void check_info(const char *out, int count, int chosen) {
+  char want[256];
+  snprintf(want, sizeof want, "cuprim %s\nbuilt for CUDA architectures %s\n",
+           cuprim_version_string(), cuprim_build_architectures());
+  assert_non_null(strstr(out, want));
+#if CUPRIM_CLI_HAS_NCCL
+  assert_non_null(strstr(out, "\nNCCL 2."));
+#else
+  assert_non_null(strstr(out, "\nNCCL: none (this cuprim program was built without"));
+#endif
+  snprintf(want, sizeof want, "; %d device(s)\n", count);
+  assert_non_null(strstr(out, want));
+  for (int d = 0; d < count; ++d) {
+    snprintf(want, sizeof want, "device %d: ", d);
+    const char *block = strstr(out, want);
+    if (!block)
+      fail_msg("info lists no %s", want);
+    snprintf(want, sizeof want, "device %d: ", d + 1);
+    const char *end = d + 1 < count ? strstr(block, want) : block + strlen(block);
+    assert_non_null(end);
+    const char *const fields[] = {"compute capability", "SMs", "memory", "L2 cache"};
+    for (size_t k = 0; k < sizeof fields / sizeof fields[0]; ++k) {
+      const char *f = strstr(block, fields[k]);
+      assert_true(f && f < end);
+    }
+    code_line(d, want, sizeof want);
+    const char *code = strstr(block, want);
+    if (!code || code > end)
+      fail_msg("device %d: info lacks \"%s\"", d, want);
+    const char *bw = strstr(block, "copy bandwidth");
+    if (d != chosen) {
+      assert_true(!bw || bw > end);
+      continue;
+    }
+    assert_true(bw && bw < end);
+    double gbps = 0.0;
+    assert_int_equal(sscanf(bw, "copy bandwidth %lf GB/s", &gbps), 1);
+    assert_true(gbps > 10.0); /* any GPU of this century copies faster than 10 GB/s */
+  }
+}
+
+static void test_info(void **state) {
   (void)state;
   TU_SKIP_WITHOUT_DEVICE();
   tc_run *r = malloc(sizeof *r);
   assert_non_null(r);
+  const int count = device_count();
   tc_cli(r, "info --runs 3");
   assert_int_equal(r->status, 0);
   print_message("%s", r->out);
-  char want[64];
-  snprintf(want, sizeof want, "cuprim %s\n", cuprim_version_string());
-  assert_non_null(strstr(r->out, want));
-  assert_non_null(strstr(r->out, "compute capability"));
-  assert_non_null(strstr(r->out, "SMs"));
-  assert_non_null(strstr(r->out, "L2 cache"));
-  double gbps = 0.0;
-  const char *bw = strstr(r->out, "copy bandwidth");
-  assert_non_null(bw);
-  assert_int_equal(sscanf(bw, "copy bandwidth %lf GB/s", &gbps), 1);
-  assert_true(gbps > 10.0); /* any GPU of this century copies faster than 10 GB/s */
+  check_info(r->out, count, 0);
+  /* The last device's bandwidth; a device past the last is a usage error. */
+  tc_cli(r, "info --runs 2 --device %d", count - 1);
+  assert_int_equal(r->status, 0);
+  check_info(r->out, count, count - 1);
+  tc_cli(r, "info --device %d", count);
+  assert_int_equal(r->status, CLI_EXIT_USAGE);
+  free(r);
+}
+
+static void test_demo(void **state) {
+  (void)state;
+  TU_SKIP_WITHOUT_DEVICE();
+  tc_run *r = malloc(sizeof *r);
+  assert_non_null(r);
   tc_cli(r, "demo --n 100003 --runs 2");
   assert_int_equal(r->status, 0);
   print_message("%s", r->out);
@@ -635,8 +829,11 @@ int main(void) {
       cmocka_unit_test(test_histogram),
       cmocka_unit_test(test_histogram_outputs_edges_algorithms),
       cmocka_unit_test(test_output_targets),
+      cmocka_unit_test(test_devices_one),
+      cmocka_unit_test(test_devices_several),
       cmocka_unit_test(test_ladder),
-      cmocka_unit_test(test_info_and_demo),
+      cmocka_unit_test(test_info),
+      cmocka_unit_test(test_demo),
   };
   const int failed = cmocka_run_group_tests(tests, setup, teardown);
   if (failed == 0 && !tu_device_available(NULL, 0))

@@ -154,20 +154,16 @@ static void test_unsupported(void **state) {
   expect(r, CLI_EXIT_UNSUPPORTED, "does not take i16");
   tc_cli(r, "ladder reduce --op or --dtype f64");
   expect(r, CLI_EXIT_UNSUPPORTED, "integer data only");
-  /* F16 and BF16 are read (a .npy of '<f2', raw bytes with --dtype), but nothing takes them yet:
-   * the library's answer, asked before any device. */
+  /* F16 and BF16 are read (a .npy of '<f2', raw bytes with --dtype) and taken by reduce, scan
+   * and histogram from 0.2, but not with the bitwise ops: the library's answer, asked before any
+   * device. */
   const uint16_t halves[3] = {0x3C00, 0x4000, 0x4200};
   const uint64_t s3[1] = {3};
   tc_write_npy(tc_path("f16.npy"), CUPRIM_F16, 1, s3, halves, sizeof halves);
-  tc_cli(r, "reduce %s", tc_path("f16.npy"));
-  expect(r, CLI_EXIT_UNSUPPORTED,
-         "reduce does not take f16 data (it takes i32 u32 i64 u64 f32 f64)");
-  tc_cli(r, "histogram --bins 2 --range 0 4 %s", tc_path("f16.npy"));
-  expect(r, CLI_EXIT_UNSUPPORTED, "histogram does not take f16");
-  tc_cli(r, "scan --dtype bf16 -o %s %s", tc_path("x.npy"), tc_path("data.bin"));
-  expect(r, CLI_EXIT_UNSUPPORTED, "scan does not take bf16");
-  tc_cli(r, "ladder histogram --dtype bf16");
-  expect(r, CLI_EXIT_UNSUPPORTED, "histogram does not take bf16");
+  tc_cli(r, "reduce --op xor %s", tc_path("f16.npy"));
+  expect(r, CLI_EXIT_UNSUPPORTED, "integer data only");
+  tc_cli(r, "scan --op and --dtype bf16 -o %s %s", tc_path("x.npy"), tc_path("data.bin"));
+  expect(r, CLI_EXIT_UNSUPPORTED, "integer data only");
   free(r);
 }
 
@@ -347,6 +343,16 @@ static void test_output_names(void **state) {
   free(r);
 }
 
+/* `reduce [extra] i32.npy` prints the sum where there is a device and nothing where there is
+ * none (77). */
+static void expect_sum_of_i32(tc_run *r, const char *extra) {
+  tc_cli(r, "reduce %s %s", extra, tc_path("i32.npy"));
+  if (r->status == CLI_EXIT_NO_DEVICE)
+    assert_string_equal(r->out, "");
+  else
+    assert_string_equal(r->out, "6\n");
+}
+
 /* Valid input: 0 where there is a device, 77 (one line) where there is none; either way no
  * temporary file is left, and an output exists only after success. */
 static void test_valid_input_device_or_skip(void **state) {
@@ -363,11 +369,65 @@ static void test_valid_input_device_or_skip(void **state) {
     assert_int_equal(r->status, 0);
     assert_true(tc_exists(tc_path("ok.npy")));
   }
-  tc_cli(r, "reduce %s", tc_path("i32.npy"));
+  expect_sum_of_i32(r, "");
+  free(r);
+}
+
+/* --devices: a bad list is a usage error before the input is opened (the file here does not
+ * exist); several devices need the NCCL component (else a usage error, before the input too),
+ * and with it look for the devices after the input's checks, as one device does. */
+static void test_devices(void **state) {
+  (void)state;
+  make_inputs();
+  tc_run *r = malloc(sizeof *r);
+  assert_non_null(r);
+  const char *missing = tc_path("missing.npy");
+  tc_cli(r, "reduce --devices 0,0 %s", missing);
+  expect(r, CLI_EXIT_USAGE, "device 0 is listed twice");
+  tc_cli(r, "scan --devices 0,2000 -o %s %s", tc_path("x.npy"), missing);
+  expect(r, CLI_EXIT_USAGE, "device 2000 is too large (at most 1023)");
+  tc_cli(r, "histogram --bins 2 --range 0 1 --devices 0,one %s", missing);
+  expect(r, CLI_EXIT_USAGE, "'one' is not a device ordinal");
+  tc_cli(r, "reduce --device 1 --devices 0 %s", missing);
+  expect(r, CLI_EXIT_USAGE, "--device and --devices exclude each other");
+  tc_cli(r, "reduce --devices 0,1 --alg warp_shuffle %s", missing);
+  expect(r, CLI_EXIT_USAGE, "a ladder --alg runs on one device");
+  tc_cli(r, "reduce --devices 0,1 %s", missing);
+#if CUPRIM_CLI_HAS_NCCL
+  expect(r, CLI_EXIT_INPUT, "missing.npy");
+  tc_cli(r, "reduce --devices 0,1 %s", tc_path("i32.npy"));
+  assert_int_equal(tc_count_entries(".tmp-"), 0);
   if (r->status == CLI_EXIT_NO_DEVICE)
-    assert_string_equal(r->out, "");
+    assert_non_null(strstr(r->err, "no CUDA device"));
+  else /* 0 with two GPUs, 2 with one (test_cli_gpu checks both) */
+    assert_true(r->status == 0 || r->status == CLI_EXIT_USAGE);
+#else
+  expect(r, CLI_EXIT_USAGE, "--devices 0,1: this cuprim program was built without NCCL");
+#endif
+  expect_sum_of_i32(r, "--devices 0"); /* one device in the list: as --device */
+  free(r);
+}
+
+/* `cuprim info` says what the build holds (the CUDA architectures, NCCL or not) before it looks
+ * for a device: on a machine without one too. */
+static void test_info_build_lines(void **state) {
+  (void)state;
+  tc_run *r = malloc(sizeof *r);
+  assert_non_null(r);
+  tc_cli(r, "info --runs 1");
+  char want[256];
+  snprintf(want, sizeof want, "cuprim %s\nbuilt for CUDA architectures %s\nNCCL",
+           cuprim_version_string(), cuprim_build_architectures());
+  assert_true(strncmp(r->out, want, strlen(want)) == 0);
+#if CUPRIM_CLI_HAS_NCCL
+  assert_non_null(strstr(r->out, "\nNCCL 2."));
+#else
+  assert_non_null(strstr(r->out, "\nNCCL: none"));
+#endif
+  if (r->status == CLI_EXIT_NO_DEVICE)
+    assert_non_null(strstr(r->err, "no CUDA device"));
   else
-    assert_string_equal(r->out, "6\n");
+    assert_int_equal(r->status, 0);
   free(r);
 }
 
@@ -380,6 +440,8 @@ int main(void) {
       cmocka_unit_test(test_new_user_cases),
       cmocka_unit_test(test_output_names),
       cmocka_unit_test(test_valid_input_device_or_skip),
+      cmocka_unit_test(test_devices),
+      cmocka_unit_test(test_info_build_lines),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -199,15 +199,16 @@ typedef enum tf_special {
 
 /* "NaN first", ..., for messages. */
 const char *tf_special_name(tf_special sp);
-/* Puts `sp` into h[0..n) (n > 0) of dtype t (F32 or F64), at positions drawn from *state where
- * the kind says "random"; an infinity wins or loses under op (MIN or MAX). */
+/* Puts `sp` into h[0..n) (n > 0) of dtype t (F32, F64, F16 or BF16), at positions drawn from
+ * *state where the kind says "random"; an infinity wins or loses under op (MIN or MAX). */
 void tf_put_special(cuprim_dtype t, void *h, uint64_t n, tf_special sp, cuprim_op op,
                     uint64_t *state);
 
-/* The cases of a NaN and infinity test, in the order every such test takes them: F32 and F64,
- * MIN and MAX, sizes 1 to 1000003 (quick: to 65537), every special. For each: fill(t, op, seed,
- * h, n) writes the program's random data for op into tf.h_in, the special is put in (drawing from
- * the case's seed), the data goes to tf.d_in, and run(t, op, n, sp, seed) makes the calls. */
+/* The cases of a NaN and infinity test, in the order every such test takes them: F32, F64, F16
+ * and BF16, MIN and MAX, sizes 1 to 1000003 (quick: to 65537), every special. For each:
+ * fill(t, op, seed, h, n) writes the program's random data for op into tf.h_in, the special is
+ * put in (drawing from the case's seed), the data goes to tf.d_in, and run(t, op, n, sp, seed)
+ * makes the calls. */
 void tf_special_cases(void (*fill)(cuprim_dtype t, cuprim_op op, uint64_t seed, void *h,
                                    uint64_t n),
                       void (*run)(cuprim_dtype t, cuprim_op op, uint64_t n, tf_special sp,

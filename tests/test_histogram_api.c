@@ -292,9 +292,9 @@ static void test_invalid_arguments_range(void **state) {
       RGX("alg 4 and num_bins 0", 4, F32, TA_IN, TA_OUT, TA_EDGES, 10, 0, INVALID),
       RGX("alg 4 and d_counts inside d_edges", 4, F32, TA_IN, TA_EDGES_MID, TA_EDGES, 10, 16,
           INVALID),
-      RGX("alg 4 with F16 (INVALID before UNSUPPORTED)", 4, CUPRIM_F16, TA_IN, TA_OUT, TA_EDGES, 10,
-          16, INVALID),
-      RGX("F16, BLOCK_PRIVATE", BP, CUPRIM_F16, TA_IN, TA_OUT, TA_EDGES, 10, 16, UNSUPPORTED),
+      RGX("alg 4 with F16", 4, CUPRIM_F16, TA_IN, TA_OUT, TA_EDGES, 10, 16, INVALID),
+      RGX("F16, BLOCK_PRIVATE", BP, CUPRIM_F16, TA_IN, TA_OUT, TA_EDGES, 10, 16, NO_DEVICE),
+      RGX("BF16, SORT_REDUCE_BY_KEY", SR, CUPRIM_BF16, TA_IN, TA_OUT, TA_EDGES, 10, 16, NO_DEVICE),
       RGX("NULL d_edges, SORT_REDUCE_BY_KEY", SR, F32, TA_IN, TA_OUT, TA_NULL, 10, 16, INVALID),
       RGX("d_counts inside d_samples, GLOBAL_ATOMIC", GA, U8, TA_IN, TA_IN_MID, TA_EDGES, 32, 2,
           INVALID),
@@ -302,9 +302,9 @@ static void test_invalid_arguments_range(void **state) {
   TA_RUN_TABLE(cases, api_case, run_case);
 }
 
-/* What the histogram takes, by the test's own table: every dtype up to F64 (F16 and BF16 are in
- * the enum for 0.2, not yet taken); nothing outside the enum. */
-static int takes(cuprim_dtype t) { return (int)t >= CUPRIM_I8 && (int)t <= CUPRIM_F64; }
+/* What the histogram takes, by the test's own table: every dtype (F16 and BF16 from 0.2); nothing
+ * outside the enum. */
+static int takes(cuprim_dtype t) { return (int)t >= CUPRIM_I8 && (int)t <= CUPRIM_BF16; }
 
 /* Every (function, alg, dtype) in range and just outside it, with valid, NULL and (n == 0) absent
  * pointers, zero and non-zero bin counts, and good and bad ranges: the status validation must
@@ -358,6 +358,306 @@ static void test_every_combination(void **state) {
                   ta_run_both(&c, c.alg, run_case, &tally);
                 }
   ta_finish(&tally, "combinations");
+}
+
+/* ---------------------------------------------------------------- cuprim_histogram_even_multi */
+
+/* The arguments of one multi-channel call, valid unless a case changes them: 10 RGBA u8 pixels at
+ * the input, four channels' 16 counts laid end to end at the output (128 bytes each, all before
+ * the input), [0, 256) each. `null_arrays` bit k passes NULL for host array k (d_counts, num_bins,
+ * lower, upper). */
+typedef struct multi_call {
+  int ctx;
+  ta_ptr samples;
+  uint64_t pixels;
+  int channels, active;
+  int dtype;
+  uint64_t *counts[4];
+  uint32_t bins[4];
+  double lower[4], upper[4];
+  int null_arrays;
+} multi_call;
+
+static uint64_t *fake_counts(size_t offset) { return (uint64_t *)ta_address(offset); }
+
+static multi_call multi_valid(void) {
+  multi_call m;
+  memset(&m, 0, sizeof m);
+  m.ctx = HOST_CTX;
+  m.samples = TA_IN;
+  m.pixels = 10;
+  m.channels = m.active = 4;
+  m.dtype = U8;
+  for (int c = 0; c < 4; ++c) {
+    m.counts[c] = fake_counts(256 + 128 * (size_t)c);
+    m.bins[c] = 16;
+    m.lower[c] = 0.0;
+    m.upper[c] = 256.0;
+  }
+  return m;
+}
+
+static void multi_check(ta_tally *t, const char *what, const multi_call *m, cuprim_status expect) {
+  const cuprim_dtype dt = (cuprim_dtype)m->dtype;
+  const size_t size = cuprim_dtype_size(dt);
+  const ta_shape shape = {size, m->pixels * (uint64_t)(m->channels > 0 ? m->channels : 1),
+                          sizeof(uint64_t), 16};
+  ta_poison();
+  const cuprim_status s = cuprim_histogram_even_multi(
+      ta_context(m->ctx), ta_pointer(m->samples, &shape), m->pixels, m->channels, m->active, dt,
+      m->null_arrays & 1 ? NULL : m->counts, m->null_arrays & 2 ? NULL : m->bins,
+      m->null_arrays & 4 ? NULL : m->lower, m->null_arrays & 8 ? NULL : m->upper, 0);
+  char args[160], why[512];
+  snprintf(args, sizeof args, "dtype %s pixels %llu channels %d active %d", hr_dtype_name(dt),
+           (unsigned long long)m->pixels, m->channels, m->active);
+  ta_record(t, ta_check_call("cuprim_histogram_even_multi", what, args, s, expect, why, sizeof why),
+            why);
+}
+
+/* Every check of cuprim_histogram_even_multi (docs/errors.md), each case one change from a
+ * valid call; entries past num_active_channels are never read, so garbage there is valid. */
+static void test_invalid_arguments_multi(void **state) {
+  (void)state;
+  ta_tally t = {0, 0, 20};
+  multi_call m = multi_valid();
+#define MULTI(what, change, expect)                                                                \
+  do {                                                                                             \
+    m = multi_valid();                                                                             \
+    change;                                                                                        \
+    multi_check(&t, what, &m, expect);                                                             \
+  } while (0)
+  MULTI("valid RGBA u8", (void)0, NO_DEVICE);
+  MULTI("valid, 3 of 4 active", m.active = 3, NO_DEVICE);
+  MULTI("valid, 1 channel", m.channels = m.active = 1, NO_DEVICE);
+  MULTI("valid, 3 channels F32", (m.channels = m.active = 3, m.dtype = F32), NO_DEVICE);
+  MULTI("valid, 2 channels I64, 1 active", (m.channels = 2, m.active = 1, m.dtype = I64),
+        NO_DEVICE);
+  MULTI("valid, per-channel bins and ranges",
+        (m.bins[1] = 1, m.lower[2] = -5.5, m.upper[2] = 3.25, m.bins[3] = 3), NO_DEVICE);
+  MULTI("0 pixels, NULL samples (zeros are written)", (m.pixels = 0, m.samples = TA_NULL),
+        NO_DEVICE);
+  MULTI("0 pixels, counts over the samples (empty samples overlap nothing)",
+        (m.pixels = 0, m.counts[0] = (uint64_t *)ta_address(TA_IN_OFFSET)), NO_DEVICE);
+  MULTI("d_samples + 1 byte, U8 (aligned)", m.samples = TA_IN_B1, NO_DEVICE);
+  MULTI("inactive channel: NULL counts, 0 bins, NaN range",
+        (m.active = 3, m.counts[3] = NULL, m.bins[3] = 0, m.lower[3] = QNAN), NO_DEVICE);
+  MULTI("inactive channel: counts overlapping channel 0's",
+        (m.active = 2, m.counts[2] = m.counts[0]), NO_DEVICE);
+  MULTI("counts of two channels adjacent", m.counts[1] = m.counts[0] + 16, NO_DEVICE);
+  MULTI("NULL ctx", m.ctx = NULL_CTX, INVALID);
+  MULTI("NULL ctx, 0 pixels", (m.ctx = NULL_CTX, m.pixels = 0), INVALID);
+  MULTI("dtype 12", m.dtype = 12, INVALID);
+  MULTI("dtype -1", m.dtype = -1, INVALID);
+  MULTI("channels 0", m.channels = 0, INVALID);
+  MULTI("channels 5", (m.channels = 5, m.active = 4), INVALID);
+  MULTI("channels -1", m.channels = -1, INVALID);
+  MULTI("active 0", m.active = 0, INVALID);
+  MULTI("active -1", m.active = -1, INVALID);
+  MULTI("active 3 of 2 channels", (m.channels = 2, m.active = 3), INVALID);
+  MULTI("active 5 of 4 channels", m.active = 5, INVALID);
+  MULTI("NULL d_counts array", m.null_arrays = 1, INVALID);
+  MULTI("NULL num_bins array", m.null_arrays = 2, INVALID);
+  MULTI("NULL lower array", m.null_arrays = 4, INVALID);
+  MULTI("NULL upper array", m.null_arrays = 8, INVALID);
+  MULTI("NULL d_counts array, 0 pixels", (m.null_arrays = 1, m.pixels = 0), INVALID);
+  MULTI("NULL d_samples, 10 pixels", m.samples = TA_NULL, INVALID);
+  MULTI("d_samples + 1 byte, F32", (m.samples = TA_IN_B1, m.dtype = F32), INVALID);
+  MULTI("d_samples + 4 bytes, F64", (m.samples = TA_IN_B4, m.dtype = F64), INVALID);
+  MULTI("d_samples + 4 bytes, U32 (aligned)", (m.samples = TA_IN_B4, m.dtype = U32), NO_DEVICE);
+  for (int c = 0; c < 4; ++c) {
+    char what[96];
+    snprintf(what, sizeof what, "channel %d: NULL counts", c);
+    MULTI(what, m.counts[c] = NULL, INVALID);
+    snprintf(what, sizeof what, "channel %d: NULL counts, 0 pixels", c);
+    MULTI(what, (m.counts[c] = NULL, m.pixels = 0), INVALID);
+    snprintf(what, sizeof what, "channel %d: counts + 4 bytes", c);
+    MULTI(what, m.counts[c] = (uint64_t *)((uintptr_t)m.counts[c] + 4), INVALID);
+    snprintf(what, sizeof what, "channel %d: 0 bins", c);
+    MULTI(what, m.bins[c] = 0, INVALID);
+    snprintf(what, sizeof what, "channel %d: lower NaN", c);
+    MULTI(what, m.lower[c] = QNAN, INVALID);
+    snprintf(what, sizeof what, "channel %d: lower == upper", c);
+    MULTI(what, m.lower[c] = m.upper[c], INVALID);
+    snprintf(what, sizeof what, "channel %d: upper inf", c);
+    MULTI(what, m.upper[c] = INF, INVALID);
+    snprintf(what, sizeof what, "channel %d: scale not finite", c);
+    MULTI(what, (m.lower[c] = 0.0, m.upper[c] = 1e-307, m.bins[c] = 64), INVALID);
+    snprintf(what, sizeof what, "channel %d: counts inside the samples", c);
+    MULTI(what, m.counts[c] = (uint64_t *)ta_address(TA_IN_OFFSET + 8), INVALID);
+    snprintf(what, sizeof what, "channel %d: counts overlapping the previous channel's", c);
+    if (c > 0)
+      MULTI(what, m.counts[c] = m.counts[c - 1] + 15, INVALID);
+  }
+  MULTI("channel 3 counts == channel 0 counts", m.counts[3] = m.counts[0], INVALID);
+  MULTI("counts ending where the samples begin",
+        m.counts[3] = (uint64_t *)ta_address(TA_IN_OFFSET - 16 * 8), NO_DEVICE);
+  MULTI("counts' last bin on the first sample",
+        m.counts[3] = (uint64_t *)ta_address(TA_IN_OFFSET - 15 * 8), INVALID);
+  MULTI("2^33 pixels far away (valid)",
+        (m.samples = TA_FAR_IN, m.pixels = 1ull << 33,
+         m.counts[0] = (uint64_t *)((uintptr_t)1 << 46)),
+        NO_DEVICE);
+  MULTI("pixels * channels * size overflows",
+        (m.samples = TA_FAR_IN, m.pixels = 1ull << 61, m.dtype = F64), INVALID);
+  MULTI("pixels UINT64_MAX", (m.samples = TA_FAR_IN, m.pixels = UINT64_MAX), INVALID);
+  MULTI("samples near the top wrap", (m.samples = TA_TOP, m.pixels = 1024), INVALID);
+  MULTI("counts near the top wrap", m.counts[2] = (uint64_t *)(uintptr_t)(0 - (uintptr_t)64),
+        INVALID);
+  MULTI("F16 (taken or not by the test's table)", m.dtype = CUPRIM_F16,
+        takes(CUPRIM_F16) ? NO_DEVICE : UNSUPPORTED);
+  MULTI("F16 and channels 5: INVALID before UNSUPPORTED", (m.dtype = CUPRIM_F16, m.channels = 5),
+        INVALID);
+  MULTI("F16 and channel 2 NULL counts: INVALID before UNSUPPORTED",
+        (m.dtype = CUPRIM_F16, m.counts[2] = NULL), INVALID);
+#undef MULTI
+  ta_finish(&t, "multi-channel argument checks");
+}
+
+/* ---------------------------------------------------------------- cuprim_histogram_even_weighted
+ */
+
+/* One weighted call, valid unless a case changes it: 10 F32 samples at the input, 10 F32 weights
+ * 1024 bytes past it, 16 sums at the output, [0, 1). */
+typedef struct weighted_call {
+  int ctx, alg;
+  const void *samples, *weights;
+  double *sums;
+  uint64_t n;
+  int dtype, wdtype;
+  uint32_t bins;
+  double lower, upper;
+} weighted_call;
+
+static weighted_call weighted_valid(void) {
+  weighted_call w;
+  memset(&w, 0, sizeof w);
+  w.ctx = HOST_CTX;
+  w.alg = CUPRIM_HISTOGRAM_WEIGHTED_AUTO;
+  w.samples = (const void *)ta_address(TA_IN_OFFSET);
+  w.weights = (const void *)ta_address(TA_IN_OFFSET + 1024);
+  w.sums = (double *)ta_address(256);
+  w.n = 10;
+  w.dtype = w.wdtype = F32;
+  w.bins = 16;
+  w.lower = 0.0;
+  w.upper = 1.0;
+  return w;
+}
+
+/* The call through _ex, and through the shorthand when alg is AUTO. */
+static void weighted_check(ta_tally *t, const char *what, const weighted_call *w,
+                           cuprim_status expect) {
+  for (int shorthand = 0; shorthand < 2; ++shorthand) {
+    if (shorthand && w->alg != CUPRIM_HISTOGRAM_WEIGHTED_AUTO)
+      break;
+    ta_poison();
+    const cuprim_dtype dt = (cuprim_dtype)w->dtype, wt = (cuprim_dtype)w->wdtype;
+    const cuprim_status s =
+        shorthand ? cuprim_histogram_even_weighted(ta_context(w->ctx), w->samples, w->weights, w->n,
+                                                   dt, wt, w->sums, w->bins, w->lower, w->upper, 0)
+                  : cuprim_histogram_even_weighted_ex(
+                        ta_context(w->ctx), (cuprim_histogram_weighted_alg)w->alg, w->samples,
+                        w->weights, w->n, dt, wt, w->sums, w->bins, w->lower, w->upper, 0);
+    char args[192], why[512];
+    snprintf(args, sizeof args, "alg %d dtype %s weights %s n %llu bins %lu [%.17g, %.17g)", w->alg,
+             hr_dtype_name(dt), hr_dtype_name(wt), (unsigned long long)w->n, (unsigned long)w->bins,
+             w->lower, w->upper);
+    ta_record(t,
+              ta_check_call(shorthand ? "cuprim_histogram_even_weighted"
+                                      : "cuprim_histogram_even_weighted_ex",
+                            what, args, s, expect, why, sizeof why),
+              why);
+  }
+}
+
+static void test_invalid_arguments_weighted(void **state) {
+  (void)state;
+  ta_tally t = {0, 0, 20};
+  const unsigned char *in = (const unsigned char *)ta_address(TA_IN_OFFSET);
+  const uintptr_t far = (uintptr_t)1 << 44;
+  weighted_call w = weighted_valid();
+#define WEIGHTED(what, change, expect)                                                             \
+  do {                                                                                             \
+    w = weighted_valid();                                                                          \
+    change;                                                                                        \
+    weighted_check(&t, what, &w, expect);                                                          \
+  } while (0)
+  WEIGHTED("valid, f32 samples and weights", (void)0, NO_DEVICE);
+  WEIGHTED("valid, F64 weights", w.wdtype = F64, NO_DEVICE);
+  WEIGHTED("valid, FIXED_ORDER", w.alg = CUPRIM_HISTOGRAM_WEIGHTED_FIXED_ORDER, NO_DEVICE);
+  WEIGHTED("valid, U8 samples, 256 bins",
+           (w.dtype = U8, w.bins = 256, w.upper = 256.0, w.sums = (double *)ta_address(4096)),
+           NO_DEVICE);
+  WEIGHTED("valid, I64 samples, F64 weights", (w.dtype = I64, w.wdtype = F64), NO_DEVICE);
+  WEIGHTED("n 0, NULL samples and weights (zeros are written)",
+           (w.n = 0, w.samples = NULL, w.weights = NULL), NO_DEVICE);
+  WEIGHTED("n 0, sums over the samples", (w.n = 0, w.sums = (double *)ta_address(TA_IN_OFFSET)),
+           NO_DEVICE);
+  WEIGHTED("samples == weights (both inputs)", w.weights = w.samples, NO_DEVICE);
+  WEIGHTED("weights + 4 bytes, F32 (aligned)", w.weights = in + 1028, NO_DEVICE);
+  WEIGHTED("NULL ctx", w.ctx = NULL_CTX, INVALID);
+  WEIGHTED("NULL ctx, n 0", (w.ctx = NULL_CTX, w.n = 0), INVALID);
+  WEIGHTED("sample dtype 12", w.dtype = 12, INVALID);
+  WEIGHTED("sample dtype -1", w.dtype = -1, INVALID);
+  WEIGHTED("weight dtype 12", w.wdtype = 12, INVALID);
+  WEIGHTED("weight dtype -1, n 0", (w.wdtype = -1, w.n = 0), INVALID);
+  WEIGHTED("num_bins 0", w.bins = 0, INVALID);
+  WEIGHTED("num_bins 0, n 0", (w.bins = 0, w.n = 0), INVALID);
+  WEIGHTED("NULL d_sums", w.sums = NULL, INVALID);
+  WEIGHTED("NULL d_sums, n 0", (w.sums = NULL, w.n = 0), INVALID);
+  WEIGHTED("d_sums + 4 bytes", w.sums = (double *)ta_address(260), INVALID);
+  WEIGHTED("NULL d_samples, n 10", w.samples = NULL, INVALID);
+  WEIGHTED("NULL d_weights, n 10", w.weights = NULL, INVALID);
+  WEIGHTED("d_samples + 1 byte, F32", w.samples = in + 1, INVALID);
+  WEIGHTED("d_samples + 1 byte, U8 (aligned)", (w.samples = in + 1, w.dtype = U8), NO_DEVICE);
+  WEIGHTED("d_weights + 2 bytes, F32", w.weights = in + 1026, INVALID);
+  WEIGHTED("d_weights + 4 bytes, F64", (w.weights = in + 1028, w.wdtype = F64), INVALID);
+  WEIGHTED("d_sums inside the samples", w.sums = (double *)ta_address(TA_IN_OFFSET + 8), INVALID);
+  WEIGHTED("d_sums inside the weights", w.sums = (double *)ta_address(TA_IN_OFFSET + 1032),
+           INVALID);
+  WEIGHTED("d_sums' last bin on the first weight",
+           w.sums = (double *)ta_address(TA_IN_OFFSET + 1024 - 15 * 8), INVALID);
+  WEIGHTED("d_sums ending where the weights begin",
+           w.sums = (double *)ta_address(TA_IN_OFFSET + 1024 - 16 * 8), NO_DEVICE);
+  WEIGHTED("d_sums just past the weights", w.sums = (double *)ta_address(TA_IN_OFFSET + 1064),
+           NO_DEVICE);
+  WEIGHTED("alg 2", w.alg = 2, INVALID);
+  WEIGHTED("alg -1", w.alg = -1, INVALID);
+  WEIGHTED("alg 2, n 0", (w.alg = 2, w.n = 0), INVALID);
+  WEIGHTED("lower NaN", w.lower = QNAN, INVALID);
+  WEIGHTED("lower == upper", w.lower = w.upper, INVALID);
+  WEIGHTED("upper inf", w.upper = INF, INVALID);
+  WEIGHTED("scale not finite", (w.bins = 64, w.upper = 1e-307), INVALID);
+  WEIGHTED("bad range, n 0", (w.lower = 2.0, w.n = 0), INVALID);
+  WEIGHTED("n 2^33 far away (valid)",
+           (w.samples = (const void *)far, w.weights = (const void *)(far << 1),
+            w.sums = (double *)(far << 2), w.n = 1ull << 33),
+           NO_DEVICE);
+  WEIGHTED("n 2^62 F64 weights: bytes overflow",
+           (w.samples = (const void *)far, w.weights = (const void *)(far << 1),
+            w.sums = (double *)(far << 2), w.n = 1ull << 62, w.wdtype = F64),
+           INVALID);
+  WEIGHTED("n UINT64_MAX", (w.samples = (const void *)far, w.n = UINT64_MAX), INVALID);
+  WEIGHTED("weights near the top wrap", w.weights = (const void *)(uintptr_t)(0 - (uintptr_t)16),
+           INVALID);
+  WEIGHTED("d_sums + 8 * num_bins wraps", w.sums = (double *)(uintptr_t)(0 - (uintptr_t)64),
+           INVALID);
+  WEIGHTED("weight dtype U8: UNSUPPORTED", w.wdtype = U8, UNSUPPORTED);
+  WEIGHTED("weight dtype I32, n 0: UNSUPPORTED", (w.wdtype = I32, w.n = 0), UNSUPPORTED);
+  WEIGHTED("weight dtype F16: UNSUPPORTED", w.wdtype = CUPRIM_F16, UNSUPPORTED);
+  WEIGHTED("weight dtype I32, FIXED_ORDER: UNSUPPORTED",
+           (w.wdtype = I32, w.alg = CUPRIM_HISTOGRAM_WEIGHTED_FIXED_ORDER), UNSUPPORTED);
+  WEIGHTED("weight dtype U8 and num_bins 0: INVALID before UNSUPPORTED",
+           (w.wdtype = U8, w.bins = 0), INVALID);
+  WEIGHTED("weight dtype U8 and alg 2: INVALID before UNSUPPORTED", (w.wdtype = U8, w.alg = 2),
+           INVALID);
+  WEIGHTED("weight dtype U8 and lower NaN: INVALID before UNSUPPORTED",
+           (w.wdtype = U8, w.lower = QNAN), INVALID);
+  WEIGHTED("F16 samples (taken or not by the test's table)", w.dtype = CUPRIM_F16,
+           takes(CUPRIM_F16) ? NO_DEVICE : UNSUPPORTED);
+  WEIGHTED("F16 samples, U8 weights", (w.dtype = CUPRIM_F16, w.wdtype = U8), UNSUPPORTED);
+#undef WEIGHTED
+  ta_finish(&t, "weighted argument checks");
 }
 
 /* cuprim_histogram_supported against the test's own table, also for values outside the enum. */
@@ -791,6 +1091,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_invalid_arguments_even),
       cmocka_unit_test(test_invalid_arguments_range),
+      cmocka_unit_test(test_invalid_arguments_multi),
+      cmocka_unit_test(test_invalid_arguments_weighted),
       cmocka_unit_test(test_every_combination),
       cmocka_unit_test(test_supported),
       cmocka_unit_test(test_reference_formula),

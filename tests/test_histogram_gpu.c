@@ -103,7 +103,7 @@ static void upload_edges(const double *h_edges, uint32_t num_bins, cudaStream_t 
                           cudaMemcpyHostToDevice, stream));
 }
 
-static int is_float(cuprim_dtype t) { return t == CUPRIM_F32 || t == CUPRIM_F64; }
+static int is_float(cuprim_dtype t) { return hr_is_float(t); }
 
 /* ---------------------------------------------------------------- calls */
 
@@ -350,7 +350,7 @@ static void test_errors_with_device(void **state) {
 
 static const cuprim_dtype all_dtypes[] = {CUPRIM_I8,  CUPRIM_U8,  CUPRIM_I16, CUPRIM_U16,
                                           CUPRIM_I32, CUPRIM_U32, CUPRIM_I64, CUPRIM_U64,
-                                          CUPRIM_F32, CUPRIM_F64};
+                                          CUPRIM_F32, CUPRIM_F64, CUPRIM_F16, CUPRIM_BF16};
 #define NUM_DTYPES (sizeof all_dtypes / sizeof all_dtypes[0])
 
 /* Sizes that break things: 0, 1, 2, warp +-1, 2^k +-1 (k = 8, 10, 12, 16, 22), primes, a few
@@ -473,6 +473,8 @@ static void sweep(cuprim_dtype t) {
 
 TF_SWEEP_TESTS_8_16(sweep)
 TF_SWEEP_TESTS_32_64(sweep)
+TF_SWEEP_TEST(sweep, f16, CUPRIM_F16) /* 0.2: samples converted to double exactly, through float */
+TF_SWEEP_TEST(sweep, bf16, CUPRIM_BF16)
 
 /* ---------------------------------------------------------------- n == 0 */
 
@@ -1041,6 +1043,7 @@ int main(void) {
       cmocka_unit_test(test_sweep_i32),          cmocka_unit_test(test_sweep_u32),
       cmocka_unit_test(test_sweep_i64),          cmocka_unit_test(test_sweep_u64),
       cmocka_unit_test(test_sweep_f32),          cmocka_unit_test(test_sweep_f64),
+      cmocka_unit_test(test_sweep_f16),          cmocka_unit_test(test_sweep_bf16),
       cmocka_unit_test(test_misaligned),         cmocka_unit_test(test_streams),
       cmocka_unit_test(test_graph_capture),      cmocka_unit_test(test_range),
       cmocka_unit_test(test_one_bin_large),      cmocka_unit_test(test_counting_allocator),

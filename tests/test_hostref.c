@@ -1,7 +1,7 @@
 /* The host references' element ops without a GPU (harness/hostref.c): identities, wrapping and
  * NaN-propagating combines (what joins the cuprim program's chunked passes), the element-by-element
  * reduce and scan, the histogram bin formula and reference as the program uses them, values as
- * text, and F16/BF16 (decoded and printed; no arithmetic yet). */
+ * text, and F16/BF16 (decoded, printed, rounded once from double, and computed in float). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -255,14 +255,35 @@ static void test_half_floats(void **state) {
   assert_true(hr_to_double(CUPRIM_BF16, &b, 0) == 1.5);
   hr_format_value_bits(CUPRIM_BF16, &b, buf, sizeof buf);
   assert_string_equal(buf, "1.5 (0x3fc0)");
-  /* Identities exist; combine leaves them alone (no arithmetic on them yet). */
+  /* Identities; combine computes in float and rounds once. */
   uint16_t id, x = 0x4000;
   hr_identity(CUPRIM_F16, CUPRIM_MIN, &id);
   assert_int_equal(id, 0x7C00);
   hr_identity(CUPRIM_BF16, CUPRIM_PROD, &id);
   assert_int_equal(id, 0x3F80);
-  hr_combine(CUPRIM_BF16, CUPRIM_PROD, &id, &x);
-  assert_int_equal(id, 0x3F80);
+  hr_combine(CUPRIM_BF16, CUPRIM_PROD, &id, &x); /* 1 * 2 */
+  assert_int_equal(id, 0x4000);
+  /* Rounding from double: to nearest, ties to even; overflow to infinity; subnormals. */
+  assert_int_equal(hr_half_from_double(CUPRIM_F16, 2049.0), 0x6800);  /* tie: down to 2048 */
+  assert_int_equal(hr_half_from_double(CUPRIM_F16, 2051.0), 0x6802);  /* tie: up to 2052 */
+  assert_int_equal(hr_half_from_double(CUPRIM_F16, 65519.0), 0x7BFF); /* below the halfway */
+  assert_int_equal(hr_half_from_double(CUPRIM_F16, 65520.0), 0x7C00); /* halfway: infinity */
+  assert_int_equal(hr_half_from_double(CUPRIM_F16, -ldexp(1.0, -25)), 0x8000); /* tie to -0 */
+  assert_int_equal(hr_half_from_double(CUPRIM_F16, ldexp(3.0, -26)), 0x0001);
+  assert_int_equal(hr_half_from_double(CUPRIM_BF16, 1.0 + ldexp(1.0, -8)), 0x3F80); /* tie */
+  assert_int_equal(hr_half_from_double(CUPRIM_BF16, 1.0 + ldexp(3.0, -8)), 0x3F82);
+  assert_true(
+      isnan(hr_to_double(CUPRIM_BF16, (uint16_t[]){hr_half_from_double(CUPRIM_BF16, NAN)}, 0)));
+  /* A scan keeps its running value in float and rounds each output once: 2048 + 1 + 1 is 2050,
+   * where rounding the running value at every step would stay at 2048. */
+  const uint16_t in[3] = {0x6800, 0x3C00, 0x3C00}; /* 2048, 1, 1 */
+  uint16_t out[3];
+  hr_scan_seq(CUPRIM_F16, CUPRIM_SUM, CUPRIM_INCLUSIVE, in, out, 3);
+  assert_int_equal(out[0], 0x6800);
+  assert_int_equal(out[1], 0x6800); /* 2049 rounds to 2048 */
+  assert_int_equal(out[2], 0x6801); /* 2050 */
+  hr_reduce_seq(CUPRIM_F16, CUPRIM_SUM, in, 3, &id);
+  assert_int_equal(id, 0x6801);
   assert_string_equal(hr_dtype_name(CUPRIM_BF16), "bf16");
   assert_string_equal(hr_dtype_name((cuprim_dtype)12), "dtype(12)");
   hr_format_value((cuprim_dtype)12, &x, buf, sizeof buf);

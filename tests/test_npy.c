@@ -168,6 +168,15 @@ static void test_every_dtype_and_version(void **state) {
       assert_int_equal(cli_input_read(&in, back, 5 * kTypes[k].size, detail, sizeof detail),
                        CLI_EXIT_OK);
       assert_memory_equal(back, data, 5 * kTypes[k].size);
+      /* A share from element 2 on, read again (a device's part of the input); the end, and past
+       * it. */
+      const size_t size = kTypes[k].size;
+      assert_int_equal(cli_input_seek(&in, 2, detail, sizeof detail), CLI_EXIT_OK);
+      assert_int_equal(cli_input_read(&in, back, 3 * size, detail, sizeof detail), CLI_EXIT_OK);
+      assert_memory_equal(back, (const char *)data + 2 * size, 3 * size);
+      assert_int_equal(cli_input_seek(&in, 5, detail, sizeof detail), CLI_EXIT_OK);
+      assert_int_equal(cli_input_read(&in, back, size, detail, sizeof detail), CLI_EXIT_INPUT);
+      assert_int_equal(cli_input_seek(&in, 6, detail, sizeof detail), CLI_EXIT_INPUT);
       cli_input_close(&in);
     }
   }

@@ -256,9 +256,11 @@ static void sweep(cuprim_dtype t) {
 }
 
 TF_SWEEP_TESTS_32_64(sweep)
+TF_SWEEP_TEST(sweep, f16, CUPRIM_F16) /* 0.2: computed in float, rounded once */
+TF_SWEEP_TEST(sweep, bf16, CUPRIM_BF16)
 
-static const cuprim_dtype reduce_dtypes[] = {CUPRIM_I32, CUPRIM_U32, CUPRIM_I64,
-                                             CUPRIM_U64, CUPRIM_F32, CUPRIM_F64};
+static const cuprim_dtype reduce_dtypes[] = {CUPRIM_I32, CUPRIM_U32, CUPRIM_I64, CUPRIM_U64,
+                                             CUPRIM_F32, CUPRIM_F64, CUPRIM_F16, CUPRIM_BF16};
 #define NUM_REDUCE_DTYPES (sizeof reduce_dtypes / sizeof reduce_dtypes[0])
 
 /* ---------------------------------------------------------------- n == 0 */
@@ -322,7 +324,7 @@ static void test_misaligned_input(void **state) {
   for (size_t d = 0; d < NUM_REDUCE_DTYPES; ++d) {
     const cuprim_dtype t = reduce_dtypes[d];
     const size_t esize = cuprim_dtype_size(t);
-    const int is_int = t != CUPRIM_F32 && t != CUPRIM_F64;
+    const int is_int = !hr_is_float(t);
     const cuprim_op ops[] = {CUPRIM_SUM, CUPRIM_MAX, is_int ? CUPRIM_XOR : CUPRIM_PROD};
     for (size_t o = 0; o < sizeof ops / sizeof ops[0]; ++o)
       for (size_t k = 0; k < nsizes; ++k)
@@ -599,8 +601,9 @@ static void test_determinism(void **state) {
   (void)state;
   tf_begin();
   const uint64_t n = tf.quick ? (1u << 17) + 3 : (1u << 22) + 3;
-  for (int ti = 0; ti < 2; ++ti) {
-    const cuprim_dtype t = ti ? CUPRIM_F64 : CUPRIM_F32;
+  const cuprim_dtype floats[] = {CUPRIM_F32, CUPRIM_F64, CUPRIM_F16, CUPRIM_BF16};
+  for (int ti = 0; ti < 4; ++ti) {
+    const cuprim_dtype t = floats[ti];
     const size_t esize = cuprim_dtype_size(t);
     const uint64_t seed = tf_case_seed(0xDE7, t, 0, n);
     hr_reduce_fill(t, CUPRIM_SUM, HR_DATA_RANDOM, seed, tf.h_in, n);
@@ -643,17 +646,23 @@ static void test_determinism(void **state) {
 static void test_auto_kernel_choice_same_bits(void **state) {
   (void)state;
   tf_begin();
-  const cuprim_dtype dtypes[] = {CUPRIM_F32, CUPRIM_F64, CUPRIM_I32};
+  const cuprim_dtype dtypes[] = {CUPRIM_F32, CUPRIM_F64, CUPRIM_I32, CUPRIM_F16, CUPRIM_BF16};
   const cuprim_op ops[] = {CUPRIM_SUM, CUPRIM_PROD, CUPRIM_MAX};
   for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; ++d)
     for (size_t o = 0; o < sizeof ops / sizeof ops[0]; ++o) {
       const cuprim_dtype t = dtypes[d];
-      const uint64_t C = cuprim_dtype_size(t) == 4 ? 4096 : 2048;
-      const uint64_t sizes[] = {
-          1,          C - 1,      C,      C + 1,       2 * C + 3, 4 * C,     4 * C + 1,
-          17 * C + 5, 63 * C + 7, 64 * C, 200 * C + 3, C * C - 1, C * C + 5, 3 * C * C + 7 * C + 1};
+      /* A chunk is 64 vectors of 16 bytes; the chunk results, and every level above them, are of
+       * the accumulate type (float for F16 and BF16), whose chunks are CA elements. */
+      const uint64_t C = 16 / cuprim_dtype_size(t) * 1024, CA = t == CUPRIM_F64 ? 2048 : 4096;
+      const uint64_t sizes[] = {1,           C - 1,
+                                C,           C + 1,
+                                2 * C + 3,   4 * C,
+                                4 * C + 1,   17 * C + 5,
+                                63 * C + 7,  64 * C,
+                                200 * C + 3, C * CA - 1,
+                                C * CA + 5,  3 * C * CA + 7 * C + 1};
       const size_t nsizes = tf.quick ? 10 : sizeof sizes / sizeof sizes[0];
-      const uint64_t max_n = tf.quick ? 64 * C : 3 * C * C + 7 * C + 1;
+      const uint64_t max_n = tf.quick ? 64 * C : 3 * C * CA + 7 * C + 1;
       const uint64_t seed = tf_case_seed(0xA07, t, ops[o], 0);
       hr_reduce_fill(t, ops[o], HR_DATA_RANDOM, seed, tf.h_in, max_n);
       tf_upload(tf.d_in, tf.h_in, max_n * cuprim_dtype_size(t), tf.stream);
@@ -900,6 +909,8 @@ int main(void) {
       cmocka_unit_test(test_sweep_u64),
       cmocka_unit_test(test_sweep_f32),
       cmocka_unit_test(test_sweep_f64),
+      cmocka_unit_test(test_sweep_f16),
+      cmocka_unit_test(test_sweep_bf16),
       cmocka_unit_test(test_nan_and_inf),
       cmocka_unit_test(test_misaligned_input),
       cmocka_unit_test(test_default_streams),

@@ -217,16 +217,18 @@ static void check_input_intact(const void *d_in, const void *h_in, size_t bytes,
   }
 }
 
-static const cuprim_dtype scan_dtypes[] = {CUPRIM_I32, CUPRIM_U32, CUPRIM_I64,
-                                           CUPRIM_U64, CUPRIM_F32, CUPRIM_F64};
+static const cuprim_dtype scan_dtypes[] = {CUPRIM_I32, CUPRIM_U32, CUPRIM_I64, CUPRIM_U64,
+                                           CUPRIM_F32, CUPRIM_F64, CUPRIM_F16, CUPRIM_BF16};
 #define NUM_SCAN_DTYPES (sizeof scan_dtypes / sizeof scan_dtypes[0])
 static const cuprim_scan_kind kinds[] = {CUPRIM_INCLUSIVE, CUPRIM_EXCLUSIVE};
 
-static int is_float(cuprim_dtype t) { return t == CUPRIM_F32 || t == CUPRIM_F64; }
+static int is_float(cuprim_dtype t) { return hr_is_float(t); }
 
 /* The look-back kernel's full tile, in elements (scan_lookback.cu: 256 threads of eight 16-byte
- * vectors for 4-byte types, six for 8-byte types; half-size tiles are half of it). */
-static uint64_t lookback_tile(cuprim_dtype t) { return cuprim_dtype_size(t) == 4 ? 8192 : 3072; }
+ * vectors for 4- and 2-byte types, six for 8-byte types; half-size tiles are half of it). */
+static uint64_t lookback_tile(cuprim_dtype t) {
+  return cuprim_dtype_size(t) == 8 ? 3072 : 32768 / cuprim_dtype_size(t);
+}
 
 /* ---------------------------------------------------------------- sizes */
 
@@ -321,6 +323,8 @@ static void sweep(cuprim_dtype t) {
 }
 
 TF_SWEEP_TESTS_32_64(sweep)
+TF_SWEEP_TEST(sweep, f16, CUPRIM_F16) /* 0.2: a running value in float, each output rounded once */
+TF_SWEEP_TEST(sweep, bf16, CUPRIM_BF16)
 
 /* ---------------------------------------------------------------- n == 0 */
 
@@ -640,7 +644,7 @@ static void test_determinism(void **state) {
 static void test_kernel_choice_same_bits(void **state) {
   (void)state;
   tf_begin();
-  const cuprim_dtype dtypes[] = {CUPRIM_I32, CUPRIM_U64, CUPRIM_F32, CUPRIM_F64};
+  const cuprim_dtype dtypes[] = {CUPRIM_I32, CUPRIM_U64, CUPRIM_F32, CUPRIM_F64, CUPRIM_F16};
   for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; ++d) {
     const cuprim_dtype t = dtypes[d];
     const cuprim_op ops[] = {CUPRIM_SUM, CUPRIM_MAX, is_float(t) ? CUPRIM_PROD : CUPRIM_XOR};
@@ -732,6 +736,9 @@ static void test_lookback_stress(void **state) {
   stress(CUPRIM_U64, CUPRIM_SUM, HR_SCAN_RANDOM, tf.quick ? (1u << 16) + 5 : (1u << 23) + 5, runs);
   /* Float SUM on exact data: the same bits every run, so a race in the float path shows too. */
   stress(CUPRIM_F32, CUPRIM_SUM, HR_SCAN_EXACT, tf.quick ? (1u << 17) + 5 : (1u << 24) + 5,
+         tf.quick ? 3 : 20);
+  /* F16: float tile values (packed) from two passes over 16-bit registers. */
+  stress(CUPRIM_F16, CUPRIM_SUM, HR_SCAN_EXACT, tf.quick ? (1u << 17) + 5 : (1u << 24) + 5,
          tf.quick ? 3 : 20);
   tf_end();
 }
@@ -990,6 +997,8 @@ int main(void) {
       cmocka_unit_test(test_sweep_u64),
       cmocka_unit_test(test_sweep_f32),
       cmocka_unit_test(test_sweep_f64),
+      cmocka_unit_test(test_sweep_f16),
+      cmocka_unit_test(test_sweep_bf16),
       cmocka_unit_test(test_nan_and_inf),
       cmocka_unit_test(test_misaligned),
       cmocka_unit_test(test_default_streams),

@@ -188,7 +188,8 @@ static const char usage_main[] =
     "commands:\n"
     "  demo       reduce, scan and histogram generated data on the GPU; check, time, print a "
     "table\n"
-    "  info       version, device, and the measured device copy bandwidth\n"
+    "  info       version, build (architectures, NCCL), every device and the code it runs, copy\n"
+    "             bandwidth\n"
     "  reduce     reduce a .npy or raw file with an op (sum prod min max and or xor)\n"
     "  scan       prefix-scan a .npy or raw file into a .npy file\n"
     "  histogram  histogram of a .npy or raw file: equal-width bins, or bins given by edges\n"
@@ -204,13 +205,17 @@ static const char usage_main[] =
   "                 are read too, but no primitive takes them yet: exit status 5)\n"               \
   "  --chunk N      elements per pass through the device (default: from the free device\n"         \
   "                 memory); files larger than that are processed in several passes\n"             \
-  "  --device D     CUDA device ordinal (default 0)\n"
+  "  --device D     CUDA device ordinal (default 0)\n"                                             \
+  "  --devices L    split the input over the devices of L (D0,D1,...: distinct ordinals) in\n"     \
+  "                 shares in that order, one host thread and one NCCL rank each; every share\n"   \
+  "                 goes in passes as above. Several devices need the NCCL component and run\n"    \
+  "                 the default algorithm (--alg auto); one works as --device.\n"
 
 static const char usage_reduce[] =
-    "usage: cuprim reduce [--op OP] [--alg ALG] [--dtype T] [--chunk N] [--device D] [-o FILE]\n"
-    "                     FILE\n"
+    "usage: cuprim reduce [--op OP] [--alg ALG] [--dtype T] [--chunk N]\n"
+    "                     [--device D | --devices D0,D1,...] [-o FILE] FILE\n"
     "  Reduces every element of FILE with OP and prints the result (integers exactly, f32 with\n"
-    "  9 and f64 with 17 significant digits). Passes are combined on the host with the same op.\n"
+    "  9 and f64 with 17 significant digits). Passes are combined on the device with the same op.\n"
     "  --op OP        sum (default), prod, min, max, and, or, xor (and/or/xor: integers only)\n"
     "  --alg ALG      auto (default), global_tree, neighbored_divergent, neighbored_strided,\n"
     "                 sequential, first_add_on_load, unrolled, warp_shuffle, coarsened, atomic\n"
@@ -219,12 +224,13 @@ static const char usage_reduce[] =
     "  reduce takes i32 u32 i64 u64 f32 f64.\n" EXIT_CODES_TEXT;
 
 static const char usage_scan[] =
-    "usage: cuprim scan [--op OP] [--exclusive] [--alg ALG] [--dtype T] [--chunk N] [--device D]\n"
-    "                   -o OUT FILE\n"
+    "usage: cuprim scan [--op OP] [--exclusive] [--alg ALG] [--dtype T] [--chunk N]\n"
+    "                   [--device D | --devices D0,D1,...] -o OUT FILE\n"
     "  Prefix-scans the elements of FILE (flattened) with OP and writes them to OUT as a 1-d .npy\n"
     "  of the input's dtype, or as text, one value a line, if OUT ends in .csv. Passes after the\n"
-    "  first carry the running total: it is placed before the pass's elements on the device and\n"
-    "  scanned with them, so integer results are exact.\n"
+    "  first start from the running total of the passes before them, kept on the device\n"
+    "  (cuprim_scan_init; a ladder --alg scans it as an extra element before the pass), so\n"
+    "  integer results are exact.\n"
     "  --op OP        sum (default), prod, min, max, and, or, xor (and/or/xor: integers only)\n"
     "  --exclusive    exclusive scan (out[0] = the op's identity); --inclusive is the default\n"
     "  --alg ALG      auto (default), hillis_steele, blelloch, warp_shuffle, decoupled_lookback\n"
@@ -235,7 +241,8 @@ static const char usage_scan[] =
 
 static const char usage_histogram[] =
     "usage: cuprim histogram (--bins N --range LO HI | --edges EDGES) [--alg ALG] [--dtype T]\n"
-    "                        [--chunk N] [--device D] [-o OUT.npy|OUT.csv|-] FILE\n"
+    "                        [--chunk N] [--device D | --devices D0,D1,...]\n"
+    "                        [-o OUT.npy|OUT.csv|-] FILE\n"
     "  Counts the elements of FILE in bins and prints a table (lower, upper, count), or writes "
     "the\n"
     "  counts to OUT: .npy (u64 counts) or .csv (lower,upper,count); -o - writes the CSV to\n"
@@ -281,10 +288,13 @@ static const char usage_ladder[] =
 
 static const char usage_info[] =
     "usage: cuprim info [--runs R] [--device D]\n"
-    "  Prints cuprim's version, the CUDA driver and runtime versions, the device (name, compute\n"
-    "  capability, SMs, memory, L2) and its measured device-to-device copy bandwidth.\n"
+    "  Prints cuprim's version, the CUDA architectures its device code was built for, NCCL's\n"
+    "  version (or that the program was built without it), the CUDA driver and runtime versions,\n"
+    "  then every device: name, compute capability, SMs, memory, L2, and the code it runs (sm_XY\n"
+    "  machine code, or compute_XY PTX compiled by the driver); and the chosen device's measured\n"
+    "  device-to-device copy bandwidth.\n"
     "  --runs R   timed copies; the median is reported (default 20)\n"
-    "  --device D CUDA device ordinal (default 0)\n" EXIT_CODES_TEXT;
+    "  --device D the device whose copy bandwidth is measured (default 0)\n" EXIT_CODES_TEXT;
 
 const char *cli_usage(cli_command c) {
   switch (c) {
@@ -334,7 +344,8 @@ typedef enum opt_id {
   OPT_N,
   OPT_RUNS,
   OPT_SEED,
-  OPT_DEVICE
+  OPT_DEVICE,
+  OPT_DEVICES
 } opt_id;
 
 static const struct option_def {
@@ -361,6 +372,7 @@ static const struct option_def {
      MAX_RUNS},
     {OPT_SEED, "--seed", NULL, 1, CMD(CLI_CMD_DEMO) | CMD(CLI_CMD_LADDER), 0, UINT64_MAX},
     {OPT_DEVICE, "--device", NULL, 1, ON_DEVICE, 0, MAX_DEVICE},
+    {OPT_DEVICES, "--devices", NULL, 1, ON_FILE, 0, 0},
 };
 enum { NUM_OPTIONS = sizeof options / sizeof options[0] };
 
@@ -389,6 +401,40 @@ static int u64_value(const struct option_def *o, const char *v, uint64_t *u, cha
   if (*u < o->lo)
     return usage_error(err, len, "%s %s: too small (at least %llu)", o->name, v,
                        (unsigned long long)o->lo);
+  return CLI_EXIT_OK;
+}
+
+/* --devices D0,D1,...: distinct ordinals, each as --device takes it. */
+static int parse_devices(cli_args *a, const char *v, char *err, size_t len) {
+  if (!*v)
+    return usage_error(err, len, "--devices: an empty list (give D0,D1,...)");
+  a->num_devices = 0;
+  for (const char *p = v;;) {
+    const char *comma = strchr(p, ',');
+    const size_t item_len = comma ? (size_t)(comma - p) : strlen(p);
+    char item[32];
+    uint64_t d = 0;
+    if (item_len == 0 || item_len >= sizeof item)
+      return usage_error(err, len, "--devices %s: expected device ordinals separated by commas", v);
+    memcpy(item, p, item_len);
+    item[item_len] = '\0';
+    const int why = cli_parse_u64(item, &d);
+    if (why == CLI_NOT_A_NUMBER)
+      return usage_error(err, len, "--devices %s: '%s' is not a device ordinal", v, item);
+    if (why == CLI_TOO_LARGE || d > MAX_DEVICE)
+      return usage_error(err, len, "--devices %s: device %s is too large (at most %d)", v, item,
+                         MAX_DEVICE);
+    for (int k = 0; k < a->num_devices; ++k)
+      if (a->devices[k] == (int)d)
+        return usage_error(err, len, "--devices %s: device %d is listed twice", v, (int)d);
+    if (a->num_devices == CLI_MAX_DEVICES)
+      return usage_error(err, len, "--devices %s: more than %d devices", v, CLI_MAX_DEVICES);
+    a->devices[a->num_devices++] = (int)d;
+    if (!comma)
+      break;
+    p = comma + 1;
+  }
+  a->devices_arg = v;
   return CLI_EXIT_OK;
 }
 
@@ -474,7 +520,10 @@ static int apply(cli_args *a, const struct option_def *o, char **v, char *err, s
     return 0;
   case OPT_DEVICE:
     a->device = (int)u;
+    a->have_device = 1;
     return 0;
+  case OPT_DEVICES:
+    return parse_devices(a, v[0], err, len);
   }
   return usage_error(err, len, "internal error: unhandled option %s", o->name);
 }
@@ -514,6 +563,24 @@ static int check_combination(cli_args *a, int positionals, char **positional, ch
     if (positionals > 0)
       return usage_error(err, len, "unexpected argument '%s'", positional[0]);
     break;
+  }
+
+  /* One device (--device D, or --devices with one ordinal) or several (--devices D0,D1,...),
+   * which share the work through NCCL with the library's default algorithms: a ladder algorithm
+   * is a one-device study (cuprim_scan_init, which carries a scan across devices, and the NCCL
+   * calls run AUTO). */
+  if (a->devices_arg && a->have_device)
+    return usage_error(err, len, "--device and --devices exclude each other");
+  if (a->devices_arg) {
+    a->device = a->devices[0];
+    if (a->num_devices > 1 && a->alg != 0)
+      return usage_error(err, len,
+                         "--devices %s: several devices run the default algorithm (--alg auto); "
+                         "a ladder --alg runs on one device",
+                         a->devices_arg);
+  } else {
+    a->devices[0] = a->device;
+    a->num_devices = 1;
   }
 
   if (a->command == CLI_CMD_SCAN && !a->output)
@@ -573,6 +640,15 @@ static int check_combination(cli_args *a, int positionals, char **positional, ch
     a->runs = DEFAULT_DEMO_RUNS;
   if (a->command == CLI_CMD_INFO && !a->have_runs)
     a->runs = DEFAULT_LADDER_RUNS;
+  return CLI_EXIT_OK;
+}
+
+int cli_check_devices(const cli_args *a, int have_nccl, char *err, size_t len) {
+  if (a->num_devices > 1 && !have_nccl)
+    return usage_error(err, len,
+                       "--devices %s: this cuprim program was built without NCCL (the "
+                       "cuprim::nccl component), so it runs on one device",
+                       a->devices_arg ? a->devices_arg : "");
   return CLI_EXIT_OK;
 }
 

@@ -52,6 +52,9 @@ typedef enum cli_primitive {
   CLI_PRIM_HISTOGRAM = HR_HISTOGRAM
 } cli_primitive;
 
+/* Devices --devices takes at most: more than one host holds. */
+enum { CLI_MAX_DEVICES = 64 };
+
 typedef struct cli_args {
   cli_command command;
   int help;    /* --help: print the command's usage and exit 0 */
@@ -81,7 +84,14 @@ typedef struct cli_args {
   uint64_t runs; /* --runs R, 1..1000 timed runs; default 5 (demo), 20 (ladder), 20 (info) */
   int have_runs;
   uint64_t seed; /* --seed S, default 1 */
-  int device;    /* --device D, default 0 */
+  int device;    /* --device D, default 0; with --devices, the first one listed */
+  int have_device;
+
+  /* reduce, scan, histogram: the devices to run on, in the order of the shares of the input
+   * (--devices D0,D1,...: distinct ordinals), or the one of --device. */
+  int devices[CLI_MAX_DEVICES];
+  int num_devices;         /* 1 .. CLI_MAX_DEVICES */
+  const char *devices_arg; /* the --devices value as given, for messages; NULL without it */
 } cli_args;
 
 /* Formats one line (printf-style) into err[0..len) and returns `code`: how every check of the
@@ -92,6 +102,11 @@ int cli_error(int code, char *err, size_t len, const char *fmt, ...)
 /* Parses argv[1..argc) (argv[0] is the program). Returns CLI_EXIT_OK with *a filled, or
  * CLI_EXIT_USAGE with one line (no trailing newline) in err[0..err_len). */
 int cli_parse(int argc, char **argv, cli_args *a, char *err, size_t err_len);
+
+/* Whether this program can run the command line's devices: more than one device needs the NCCL
+ * component (have_nccl: the program was built with it). CLI_EXIT_OK, or CLI_EXIT_USAGE with one
+ * line in err. Apart from cli_parse so that both answers are testable in one build. */
+int cli_check_devices(const cli_args *a, int have_nccl, char *err, size_t err_len);
 
 /* The usage text of a command (CLI_CMD_NONE: the program's), with its options and exit codes. */
 const char *cli_usage(cli_command c);

@@ -14,7 +14,9 @@ enum {
   COPY_MAX = 1 << 30    /* copy-bandwidth buffer: 2^28 f32, as bench/ measures it */
 };
 
-int cli_require_device(const char *command, int device) {
+/* devices[0..n) must be usable; `option` names them in the message ("--device 3", "--devices
+ * 0,3"). */
+static int require(const char *command, const int *devices, int n, const char *option) {
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess) {
@@ -28,12 +30,31 @@ int cli_require_device(const char *command, int device) {
             command);
     return CLI_EXIT_NO_DEVICE;
   }
-  if (device >= count) {
-    fprintf(stderr, "cuprim %s: --device %d: this machine has %d CUDA device(s)\n", command, device,
-            count);
-    return CLI_EXIT_USAGE;
-  }
+  for (int i = 0; i < n; ++i)
+    if (devices[i] >= count) {
+      if (n == 1)
+        fprintf(stderr, "cuprim %s: %s: this machine has %d CUDA device(s)\n", command, option,
+                count);
+      else
+        fprintf(stderr, "cuprim %s: %s: no device %d: this machine has %d CUDA device(s)\n",
+                command, option, devices[i], count);
+      return CLI_EXIT_USAGE;
+    }
   return CLI_EXIT_OK;
+}
+
+int cli_require_device(const char *command, int device) {
+  char option[32];
+  snprintf(option, sizeof option, "--device %d", device);
+  return require(command, &device, 1, option);
+}
+
+int cli_require_devices(const char *command, const cli_args *a) {
+  if (!a->devices_arg)
+    return cli_require_device(command, a->devices[0]);
+  char option[256];
+  snprintf(option, sizeof option, "--devices %s", a->devices_arg);
+  return require(command, a->devices, a->num_devices, option);
 }
 
 int cli_cuda(cudaError_t e, const char *command, const char *what) {

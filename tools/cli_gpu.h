@@ -22,6 +22,9 @@ extern "C" {
  * CLI_EXIT_NO_DEVICE (no driver or no device) or CLI_EXIT_USAGE (no such ordinal). Called after
  * every check that needs no device, so that bad input is reported the same with or without one. */
 int cli_require_device(const char *command, int device);
+/* The same for every device of the command line (a->devices: --device D, or --devices L, named
+ * in the message). */
+int cli_require_devices(const char *command, const cli_args *a);
 
 /* A failed CUDA call: prints "cuprim <command>: <what>: <error>" and returns CLI_EXIT_FAILED;
  * returns 0 for cudaSuccess. */

@@ -117,6 +117,7 @@ int cli_input_open(cli_input *in, const char *path, int have_dtype, cuprim_dtype
     in->is_npy = 1;
     in->dtype = h.dtype;
     in->count = h.count;
+    in->data_offset = h.data_offset;
   } else {
     if (!have_dtype) {
       fclose(f);
@@ -137,6 +138,16 @@ int cli_input_open(cli_input *in, const char *path, int have_dtype, cuprim_dtype
   }
   in->f = f;
   in->bytes = in->count * npy_dtype_size(in->dtype);
+  return CLI_EXIT_OK;
+}
+
+int cli_input_seek(cli_input *in, uint64_t i, char *err, size_t len) {
+  const uint64_t esize = npy_dtype_size(in->dtype);
+  if (i > in->count)
+    return cli_error(CLI_EXIT_INPUT, err, len, "%s: seek past the data (internal error)", in->path);
+  if (fseeko(in->f, (off_t)(in->data_offset + i * esize), SEEK_SET) != 0)
+    return cli_error(CLI_EXIT_INPUT, err, len, "%s: seek error: %s", in->path, strerror(errno));
+  in->done = i * esize;
   return CLI_EXIT_OK;
 }
 

@@ -25,7 +25,8 @@ typedef struct cli_input {
   cuprim_dtype dtype;
   uint64_t count; /* elements (the shape flattened) */
   uint64_t bytes; /* count * element size */
-  uint64_t done;  /* bytes read so far by cli_input_read */
+  uint64_t done;  /* bytes of data read so far by cli_input_read (or skipped by cli_input_seek) */
+  uint64_t data_offset; /* where the data starts in the file (past a .npy header) */
 } cli_input;
 
 /* Opens `path`, which must be a regular file (a directory, a FIFO or a device is CLI_EXIT_INPUT
@@ -37,6 +38,9 @@ int cli_input_open(cli_input *in, const char *path, int have_dtype, cuprim_dtype
                    size_t len);
 /* Reads the next `bytes` bytes of data into buf. */
 int cli_input_read(cli_input *in, void *buf, size_t bytes, char *err, size_t len);
+/* Positions the input at element `i` (0 .. count) for the next cli_input_read: where a device's
+ * share of the input starts, or a second reading of it. */
+int cli_input_seek(cli_input *in, uint64_t i, char *err, size_t len);
 void cli_input_close(cli_input *in);
 
 /* Bin edges: *edges (malloc'd, bins + 1 doubles, freed by the caller) from a .npy file of any

@@ -8,13 +8,21 @@
  * data is chosen so that the check can be exact wherever the primitive's result is (integers,
  * float MIN/MAX, and float sums and products whose every partial result is exact), and within
  * the references' stated bound otherwise (float reduce SUM). The data are those of cuprim-bench:
- * element i from hr_element_bits(seed, i). */
+ * element i from hr_element_bits(seed, i).
+ *
+ * `cuprim info` says what the build holds (the CUDA architectures of the library's device code,
+ * NCCL), then every device: its attributes, the library's code it runs (its own machine code or
+ * older PTX compiled by the driver), and for the chosen one (--device) the copy bandwidth. */
 #include "cli_commands.h"
 
 #include "cli_gpu.h"
 #include "hostref_histogram.h"
 #include "hostref_reduce.h"
 #include "hostref_scan.h"
+
+#ifdef CUPRIM_CLI_NCCL
+#include <cuprim/nccl.h>
+#endif
 
 #include <math.h>
 #include <stdio.h>
@@ -544,9 +552,66 @@ done:
 
 /* ---------------------------------------------------------------- info */
 
+/* The NCCL the program was built with (the version of the library loaded), or that it was built
+ * without one. */
+static void print_nccl(void) {
+#ifdef CUPRIM_CLI_NCCL
+  int v = 0;
+  if (ncclGetVersion(&v) == ncclSuccess) /* NCCL_VERSION(X, Y, Z) = X * 10000 + Y * 100 + Z */
+    printf("NCCL %d.%d.%d (the cuprim::nccl component: --devices splits reduce, scan and "
+           "histogram over GPUs)\n",
+           v / 10000, v / 100 % 100, v % 100);
+  else
+    printf("NCCL: linked, but ncclGetVersion failed\n");
+#else
+  printf("NCCL: none (this cuprim program was built without the cuprim::nccl component: "
+         "--devices takes one device)\n");
+#endif
+}
+
+/* One device's block of `cuprim info`; with runs > 0 also its measured copy bandwidth. */
+static int print_device(cli_gpu *g, unsigned runs) {
+  size_t free_b = 0, total_b = 0;
+  int code_arch = 0, from_ptx = 0;
+  int rc = cli_cuda(cudaMemGetInfo(&free_b, &total_b), g->command, "cudaMemGetInfo");
+  if (!rc)
+    rc = cli_cuprim(cuprim_ctx_code_arch(g->ctx, &code_arch, &from_ptx), g->command,
+                    "cuprim_ctx_code_arch");
+  if (rc)
+    return rc;
+  const double gib = 1024.0 * 1024.0 * 1024.0, mib = 1024.0 * 1024.0;
+  printf("device %d: %s\n", g->device, g->prop.name);
+  printf("  compute capability  %d.%d (sm_%d%d)\n", g->prop.major, g->prop.minor, g->prop.major,
+         g->prop.minor);
+  printf("  SMs                 %d\n", g->prop.multiProcessorCount);
+  printf("  memory              %.1f GiB (%.1f GiB free)\n", (double)total_b / gib,
+         (double)free_b / gib);
+  printf("  L2 cache            %.1f MiB\n", (double)g->prop.l2CacheSize / mib);
+  /* The library's code this device runs: its own machine code, or the PTX of an older
+   * architecture that the driver compiles when the module is loaded (slower to start, and
+   * without the newer architectures' features). */
+  if (from_ptx)
+    printf("  runs                compute_%d PTX, compiled by the driver\n", code_arch);
+  else
+    printf("  runs                sm_%d machine code\n", code_arch);
+  if (runs == 0)
+    return CLI_EXIT_OK;
+  double gbps = 0.0;
+  size_t copy_bytes = 0;
+  rc = cli_gpu_copy_bandwidth(g, runs, &gbps, &copy_bytes);
+  if (!rc)
+    printf("  copy bandwidth      %.0f GB/s (cudaMemcpyAsync device to device, %.0f MB read + "
+           "written, median of %u, cold L2)\n",
+           gbps, 2.0 * (double)copy_bytes * 1e-6, runs);
+  return rc;
+}
+
 int cmd_info(const cli_args *a) {
   const char *cmd = "info";
+  /* What the build holds first: it needs no device. */
   printf("cuprim %s\n", cuprim_version_string());
+  printf("built for CUDA architectures %s\n", cuprim_build_architectures());
+  print_nccl();
   int rc = cli_require_device(cmd, a->device);
   if (rc)
     return rc;
@@ -561,29 +626,16 @@ int cmd_info(const cli_args *a) {
   /* CUDA encodes versions as 1000 * major + 10 * minor. */
   printf("CUDA driver %d.%d, runtime %d.%d; %d device(s)\n", driver / 1000, driver % 1000 / 10,
          runtime / 1000, runtime % 1000 / 10, count);
-  cli_gpu g;
-  rc = cli_gpu_open(&g, cmd, a->device);
-  if (rc)
-    return rc;
-  size_t free_b = 0, total_b = 0;
-  rc = cli_cuda(cudaMemGetInfo(&free_b, &total_b), cmd, "cudaMemGetInfo");
-  double gbps = 0.0;
-  size_t copy_bytes = 0;
-  if (!rc)
-    rc = cli_gpu_copy_bandwidth(&g, (unsigned)a->runs, &gbps, &copy_bytes);
-  if (!rc) {
-    const double gib = 1024.0 * 1024.0 * 1024.0, mib = 1024.0 * 1024.0;
-    printf("device %d: %s\n", a->device, g.prop.name);
-    printf("  compute capability  %d.%d (sm_%d%d)\n", g.prop.major, g.prop.minor, g.prop.major,
-           g.prop.minor);
-    printf("  SMs                 %d\n", g.prop.multiProcessorCount);
-    printf("  memory              %.1f GiB (%.1f GiB free)\n", (double)total_b / gib,
-           (double)free_b / gib);
-    printf("  L2 cache            %.1f MiB\n", (double)g.prop.l2CacheSize / mib);
-    printf("  copy bandwidth      %.0f GB/s (cudaMemcpyAsync device to device, %.0f MB read + "
-           "written, median of %llu, cold L2)\n",
-           gbps, 2.0 * (double)copy_bytes * 1e-6, (unsigned long long)a->runs);
+  /* Every device, the copy bandwidth of the one chosen (--device): a device that fails is
+   * reported and the others still listed; the first failure is the exit status. */
+  for (int d = 0; d < count; ++d) {
+    cli_gpu g;
+    int drc = cli_gpu_open(&g, cmd, d);
+    if (!drc)
+      drc = print_device(&g, d == a->device ? (unsigned)a->runs : 0);
+    cli_gpu_close(&g);
+    if (!rc)
+      rc = drc;
   }
-  cli_gpu_close(&g);
   return rc;
 }

@@ -6,10 +6,12 @@
  *   tools/cli_args.[ch]   the command line, exit codes, usage texts        (no CUDA: unit-tested)
  *   tools/npy.[ch]        the .npy reader and writer                       (no CUDA: unit-tested)
  *   tools/cli_io.[ch]     input, edges, and outputs written via a temporary (no CUDA: unit-tested)
+ *   tools/cli_team.[ch]   a command's ranks on several devices: threads, vote, output turns
+ *                                                                          (no CUDA: unit-tested)
  *   tools/cli_gpu.[ch]    device check, context, timing, staged transfers, progress
  *   harness/hostref*.h    host element ops and references, shared with the tests and the bench
  *   harness/gpu_timer.h   the timing harness, shared with cuprim-bench
- *   tools/cmd_file.c      reduce, scan, histogram on the user's files
+ *   tools/cmd_file.c      reduce, scan, histogram on the user's files, on one device or several
  *   tools/cmd_bench.c     demo, ladder, info
  *
  * Exit status (cli_exit in cli_args.h): 0 success; 1 a wrong result or a failed CUDA or cuprim
@@ -39,7 +41,13 @@ int main(int argc, char **argv) {
     fputs(cli_usage(CLI_CMD_NONE), stderr);
     return CLI_EXIT_USAGE;
   }
-  if (cli_parse(argc, argv, &a, err, sizeof err) != CLI_EXIT_OK) {
+#ifdef CUPRIM_CLI_NCCL
+  const int have_nccl = 1; /* built with the NCCL component: --devices takes several devices */
+#else
+  const int have_nccl = 0;
+#endif
+  if (cli_parse(argc, argv, &a, err, sizeof err) != CLI_EXIT_OK ||
+      cli_check_devices(&a, have_nccl, err, sizeof err) != CLI_EXIT_OK) {
     const char *name = cli_command_name(a.command);
     if (name)
       fprintf(stderr, "cuprim %s: %s ('cuprim %s --help' lists the options)\n", name, err, name);

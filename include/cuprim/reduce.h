@@ -43,8 +43,10 @@ typedef enum cuprim_reduce_alg {
  *               it receives the identity of @p op (SUM 0, PROD 1, MIN/MAX the type's largest /
  *               lowest value or +inf/-inf, AND all ones, OR/XOR 0). Must not lie inside d_in.
  * @param n      number of elements; any value (inputs past 2^32 elements are supported).
- * @param dtype  I32, U32, I64, U64, F32 or F64 (the 8- and 16-bit dtypes: UNSUPPORTED).
- * @param op     any ::cuprim_op; AND/OR/XOR on F32/F64: ::CUPRIM_ERROR_UNSUPPORTED.
+ * @param dtype  I32, U32, I64, U64, F32, F64, F16 or BF16 (the 8- and 16-bit integer dtypes:
+ *               UNSUPPORTED). F16 and BF16 are computed in float and rounded once, to nearest
+ *               even, into *d_out; their MIN and MAX are exact.
+ * @param op     any ::cuprim_op; AND/OR/XOR on floats: ::CUPRIM_ERROR_UNSUPPORTED.
  * @param stream the CUDA stream the work is enqueued on (0: the legacy default stream).
  *
  * Asynchronous: returns once the work is enqueued; temporary memory is taken from the context's
@@ -74,6 +76,48 @@ cuprim_status cuprim_reduce(cuprim_ctx *ctx, const void *d_in, void *d_out, uint
 cuprim_status cuprim_reduce_ex(cuprim_ctx *ctx, cuprim_reduce_alg alg, const void *d_in,
                                void *d_out, uint64_t n, cuprim_dtype dtype, cuprim_op op,
                                cudaStream_t stream);
+
+/** Which element cuprim_reduce_arg() looks for. Values are pinned. */
+typedef enum cuprim_arg_op {
+  CUPRIM_ARGMIN = 0, /**< the smallest element */
+  CUPRIM_ARGMAX = 1  /**< the largest element */
+} cuprim_arg_op;
+
+/** *d_index = the index of the smallest (::CUPRIM_ARGMIN) or largest (::CUPRIM_ARGMAX) element
+ *  of d_in[0..n), and optionally *d_value = that element.
+ *
+ * The element chosen is unique: ties go to the smallest index. Floats: if any element is NaN,
+ * the first NaN wins (as NumPy's argmin and argmax); -0.0 and +0.0 are equal (the first of them
+ * wins a tie between them).
+ *
+ * @code
+ *   // d_in: n floats; d_index: one uint64_t; d_min: one float (all device memory).
+ *   cuprim_reduce_arg(ctx, d_in, d_min, d_index, n, CUPRIM_F32, CUPRIM_ARGMIN, stream);
+ * @endcode
+ *
+ * @param ctx     a context (NULL: ::CUPRIM_ERROR_INVALID_ARGUMENT).
+ * @param d_in    device memory, n elements of @p dtype, element-aligned; may be NULL if n == 0.
+ * @param d_value device memory, one element of @p dtype, element-aligned, or NULL (not wanted).
+ *                Receives the chosen element bit for bit (a NaN's payload, a zero's sign). With
+ *                n == 0 it receives the identity of MIN (::CUPRIM_ARGMIN: the type's largest
+ *                value, +inf for floats) or of MAX (::CUPRIM_ARGMAX: the lowest value, -inf).
+ * @param d_index device memory, one uint64_t, 8-byte aligned (NULL:
+ *                ::CUPRIM_ERROR_INVALID_ARGUMENT); always written: UINT64_MAX when n == 0.
+ * @param n       number of elements; any value (inputs past 2^32 elements are supported).
+ * @param dtype   every ::cuprim_dtype.
+ * @param op      ::CUPRIM_ARGMIN or ::CUPRIM_ARGMAX (else ::CUPRIM_ERROR_INVALID_ARGUMENT).
+ * @param stream  the CUDA stream the work is enqueued on.
+ *
+ * Neither output may overlap the input or the other output (::CUPRIM_ERROR_INVALID_ARGUMENT).
+ * Asynchronous; one pass over the data; temporary memory from the context's allocator on
+ * @p stream; capturable into a CUDA graph. Always deterministic: the answer is defined by a total
+ * order on (element, index), so it does not depend on the order in which parts are combined.
+ *
+ * @return ::CUPRIM_SUCCESS, or an error, having enqueued and written nothing when the arguments
+ *         are invalid (see ::cuprim_status). */
+cuprim_status cuprim_reduce_arg(cuprim_ctx *ctx, const void *d_in, void *d_value, uint64_t *d_index,
+                                uint64_t n, cuprim_dtype dtype, cuprim_arg_op op,
+                                cudaStream_t stream);
 
 /** Whether cuprim_reduce() and cuprim_reduce_ex() take @p dtype with @p op, as this library
  *  build does: a program can ask before it prepares the data, with no device.

@@ -45,7 +45,9 @@ typedef enum cuprim_scan_alg {
  * @param d_out  device memory, n elements; may be NULL if n == 0. d_out == d_in scans in place;
  *               any other overlap of the two ranges: ::CUPRIM_ERROR_INVALID_ARGUMENT.
  * @param n      number of elements; n == 0 does nothing and succeeds.
- * @param dtype  I32, U32, I64, U64, F32 or F64 (others: ::CUPRIM_ERROR_UNSUPPORTED).
+ * @param dtype  I32, U32, I64, U64, F32, F64, F16 or BF16 (others: ::CUPRIM_ERROR_UNSUPPORTED).
+ *               F16 and BF16 keep the running value in float and round each d_out[i] once, to
+ *               nearest even; their MIN and MAX are exact.
  * @param op     any ::cuprim_op; AND/OR/XOR on floats: ::CUPRIM_ERROR_UNSUPPORTED.
  * @param kind   ::CUPRIM_INCLUSIVE or ::CUPRIM_EXCLUSIVE.
  * @param stream the CUDA stream the work is enqueued on.

@@ -30,15 +30,16 @@ template <cuprim_op OP> struct op_tag {
   static constexpr cuprim_op value = OP;
 };
 
-/* Which of the table's dtypes a dispatch instantiates. */
-enum dtype_set { REDUCE_SCAN_TYPES, HISTOGRAM_TYPES };
+/* Which of the table's dtypes a dispatch instantiates (ALL_TYPES: every row, for calls that take
+ * every dtype, as the arg-reduce does). */
+enum dtype_set { REDUCE_SCAN_TYPES, HISTOGRAM_TYPES, ALL_TYPES };
 
 /* f(type_tag<T, is_float>{}) for the device type T of `dtype`, if the set takes it. */
 template <dtype_set SET, class F> cuprim_status dispatch_dtype(cuprim_dtype dtype, F &&f) {
   switch (dtype) {
-#define CUPRIM__DISPATCH_CASE(NAME, VALUE, SIZE, CLASS, STR, DEVICE_TYPE, REDUCE_SCAN, HISTOGRAM) \
+#define CUPRIM__DISPATCH_CASE(NAME, VALUE, SIZE, CLASS, STR, DEVICE_TYPE, REDUCE_SCAN, HISTOGRAM)  \
   case CUPRIM_##NAME:                                                                              \
-    if constexpr ((SET == REDUCE_SCAN_TYPES ? REDUCE_SCAN : HISTOGRAM) != 0)                       \
+    if constexpr (SET == ALL_TYPES || (SET == REDUCE_SCAN_TYPES ? REDUCE_SCAN : HISTOGRAM) != 0)   \
       return f(type_tag<DEVICE_TYPE, CUPRIM__IS_FLOAT(CLASS) != 0>{});                             \
     break;
     CUPRIM__DTYPE_TABLE(CUPRIM__DISPATCH_CASE)

@@ -25,8 +25,8 @@
   X(U64, 7, 8, UINT, "u64", uint64_t, 1, 1)                                                        \
   X(F32, 8, 4, FLOAT, "f32", float, 1, 1)                                                          \
   X(F64, 9, 8, FLOAT, "f64", double, 1, 1)                                                         \
-  X(F16, 10, 2, FLOAT, "f16", __half, 0, 0)                                                        \
-  X(BF16, 11, 2, FLOAT, "bf16", __nv_bfloat16, 0, 0)
+  X(F16, 10, 2, FLOAT, "f16", __half, 1, 1)                                                        \
+  X(BF16, 11, 2, FLOAT, "bf16", __nv_bfloat16, 1, 1)
 
 /* X(NAME, VALUE, "name", INTEGER_ONLY)
  *   INTEGER_ONLY  1: integer dtypes only (the bitwise ops) */

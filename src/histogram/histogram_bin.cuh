@@ -10,7 +10,8 @@
  *   BIN_EDGES_SMEM    binary search over the edges, copied to shared memory
  *   BIN_EDGES_GLOBAL  binary search over the edges in global memory (too many for shared)
  * Each takes `smem_bytes` of the kernel's dynamic shared memory, filled by `setup` (the caller
- * synchronizes the block before the first lookup). */
+ * synchronizes the block before the first lookup). The traversal of the samples is
+ * cta::for_each_vec16 (cta/for_each.cuh), which reduce's arg-reduce shares. */
 #ifndef CUPRIM_HISTOGRAM_BIN_CUH
 #define CUPRIM_HISTOGRAM_BIN_CUH
 
@@ -19,7 +20,7 @@
 
 #include <type_traits>
 
-#include "cta/load.cuh"
+#include "cta/ops.cuh"
 #include "histogram_internal.h"
 
 namespace cuprim {
@@ -65,10 +66,47 @@ __device__ __forceinline__ uint32_t edges_bin(double x, const double *e, uint32_
   return lo;
 }
 
+/* The bin of the 8-bit sample (of type T) whose bits are the byte v: the formula or the search
+ * over the edges, the same functions as every other path (the byte-value kernels fold their 256
+ * value counts into bins with it). */
+template <class T> __device__ __forceinline__ uint32_t byte_bin(uint32_t v, const cuprim__bins &b) {
+  static_assert(sizeof(T) == 1, "8-bit samples");
+  const uint8_t bits = (uint8_t)v;
+  T x;
+  memcpy(&x, &bits, 1);
+  return b.by_edges ? edges_bin<true>((double)x, b.d_edges, b.num_bins) : even_bin((double)x, b);
+}
+
+/* Adds 1 to the shared-memory counter at `addr` (a shared-window address) unless b is NO_BIN,
+ * without a branch: the add is predicated (a branch around each sample's add, with its
+ * convergence barrier, cost the SM as many issue slots as the bin arithmetic). */
+__device__ __forceinline__ void shared_add_one_unless_no_bin(uint32_t addr, uint32_t b) {
+  asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %0, %1;\n\t"
+               "@p red.shared.add.u32 [%2], 1;\n\t}" ::"r"(b),
+               "r"(NO_BIN), "r"(addr)
+               : "memory");
+}
+
 /* 8-, 16- and 32-bit integers: the sample types BIN_SHIFT takes. */
 template <class T> struct traits_int_upto32 {
-  static constexpr bool value = (T(0.5) == T(0)) && sizeof(T) <= 4;
+  static constexpr bool value = std::is_integral<T>::value && sizeof(T) <= 4;
 };
+
+/* A sample as the formula sees it, converted to double: exactly for every sample type but the
+ * 64-bit integers (which round to a neighbouring double past 2^53). F16 in one conversion
+ * (cvt.f64.f16; through float it would take two, and the double conversions are the slow ones:
+ * 16 per clock per SM on an H100); BF16 is the high half of a float, so a shift and one. */
+template <class T> __device__ __forceinline__ double sample_to_double(T x) {
+  if constexpr (std::is_same<T, __half>::value) {
+    double d;
+    asm("cvt.f64.f16 %0, %1;" : "=d"(d) : "h"(__half_as_ushort(x)));
+    return d;
+  } else if constexpr (is_narrow_float<T>) {
+    return (double)to_acc(x);
+  } else {
+    return (double)x;
+  }
+}
 
 inline __host__ __device__ size_t round16(size_t b) { return (b + 15) / 16 * 16; }
 
@@ -78,7 +116,9 @@ template <class T> struct binner<T, BIN_EVEN> {
   cuprim__bins b;
   static __host__ __device__ size_t smem_bytes(const cuprim__bins &) { return 0; }
   __device__ binner(const cuprim__bins &bins, void *) : b(bins) {}
-  __device__ __forceinline__ uint32_t operator()(T x) const { return even_bin((double)x, b); }
+  __device__ __forceinline__ uint32_t operator()(T x) const {
+    return even_bin(sample_to_double(x), b);
+  }
 };
 
 template <class T> struct binner<T, BIN_SHIFT> {
@@ -88,7 +128,7 @@ template <class T> struct binner<T, BIN_SHIFT> {
   typedef typename std::conditional<sizeof(T) <= 2, int32_t, int64_t>::type S;
   typedef typename std::conditional<sizeof(T) <= 2, uint32_t, uint64_t>::type U;
   S lo;
-  U width; /* upper_ceil - lower_int */
+  U width;       /* upper_ceil - lower_int */
   uint32_t last; /* num_bins - 1 */
   int shift;
   static __host__ __device__ size_t smem_bytes(const cuprim__bins &) { return 0; }
@@ -136,7 +176,7 @@ template <class T> struct binner<T, BIN_EDGES_SMEM> {
       s[i] = __ldg(bins.d_edges + i);
   }
   __device__ __forceinline__ uint32_t operator()(T x) const {
-    return edges_bin<false>((double)x, e, num_bins);
+    return edges_bin<false>(sample_to_double(x), e, num_bins);
   }
 };
 
@@ -146,48 +186,9 @@ template <class T> struct binner<T, BIN_EDGES_GLOBAL> {
   static __host__ __device__ size_t smem_bytes(const cuprim__bins &) { return 0; }
   __device__ binner(const cuprim__bins &bins, void *) : e(bins.d_edges), num_bins(bins.num_bins) {}
   __device__ __forceinline__ uint32_t operator()(T x) const {
-    return edges_bin<true>((double)x, e, num_bins);
+    return edges_bin<true>(sample_to_double(x), e, num_bins);
   }
 };
-
-/* Calls f.one(x) or f.vec(v) for every sample of in[0..n), spread over the grid: 16-byte vector
- * loads (VPT of them in flight per thread, warp-striped: coalesced) over the 16-byte-aligned body,
- * each handed over whole (f.vec: 16 / sizeof(T) contiguous samples, which is what lets a vector of
- * one bin be counted with one add), and single elements (f.one) for the unaligned head and the
- * tail (fewer than 16 bytes each). */
-template <class T, int VPT, class F>
-__device__ __forceinline__ void for_each_sample(const T *in, uint64_t n, F &f) {
-  constexpr int VEC = 16 / (int)sizeof(T);
-  const uint64_t threads = (uint64_t)gridDim.x * blockDim.x;
-  const uint64_t gtid = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  const uint64_t mis = ((uintptr_t)in % 16) / sizeof(T);
-  const uint64_t head = mis == 0 ? 0 : ((uint64_t)VEC - mis < n ? (uint64_t)VEC - mis : n);
-  const uint64_t nvec = (n - head) / VEC;
-  const uint64_t tail_at = head + nvec * VEC;
-  if (gtid < head)
-    f.one(in[gtid]);
-  if (gtid < n - tail_at)
-    f.one(in[tail_at + gtid]);
-
-  const uint4 *v = reinterpret_cast<const uint4 *>(in + head);
-  const uint64_t tile = (uint64_t)blockDim.x * VPT;
-  const uint64_t full_tiles = nvec / tile;
-  for (uint64_t t = blockIdx.x; t < full_tiles; t += gridDim.x) {
-    T x[VPT][VEC];
-#pragma unroll
-    for (int k = 0; k < VPT; ++k)
-      cta::load_vec16<cta::LOAD_STREAM_PF>(
-          reinterpret_cast<const T *>(v + t * tile + (uint64_t)k * blockDim.x + threadIdx.x), x[k]);
-#pragma unroll
-    for (int k = 0; k < VPT; ++k)
-      f.vec(x[k]);
-  }
-  for (uint64_t i = full_tiles * tile + gtid; i < nvec; i += threads) {
-    T x[VEC];
-    cta::load_vec16<cta::LOAD_LDG>(reinterpret_cast<const T *>(v + i), x);
-    f.vec(x);
-  }
-}
 
 } // namespace histogram
 } // namespace cuprim

@@ -28,8 +28,11 @@
 #include "common/dispatch.cuh"
 #include "common/launch_config.cuh"
 #include "cta/arch.cuh"
+#include "cta/for_each.cuh"
+#include "cta/load.cuh"
 #include "cta/warp_reduce.cuh"
 #include "histogram_bin.cuh"
+#include "histogram_fold.cuh"
 #include "histogram_internal.h"
 
 namespace cuprim {
@@ -74,19 +77,14 @@ template <class T, int KIND, int MODE> struct counter {
     else
       atomicAdd(reinterpret_cast<unsigned long long *>(base) + b, (unsigned long long)c);
   }
-  /* Adds 1 to bin b unless b is NO_BIN. In shared memory without a branch: the add is predicated
-   * (a branch around each sample's add, with its convergence barrier, cost the SM as many issue
-   * slots as the bin arithmetic). */
+  /* Adds 1 to bin b unless b is NO_BIN (in shared memory without a branch). */
   __device__ __forceinline__ void add_one(uint32_t b) const {
     if constexpr (MODE == COUNT_SMEM)
-      asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %0, %1;\n\t"
-                   "@p red.shared.add.u32 [%2], 1;\n\t}" ::"r"(b),
-                   "r"(NO_BIN), "r"(at0 + b * stride)
-                   : "memory");
+      shared_add_one_unless_no_bin(at0 + b * stride, b);
     else if (b != NO_BIN)
       add(b, 1);
   }
-  __device__ __forceinline__ void one(T x) { add_one(bin(x)); }
+  __device__ __forceinline__ void one(T x, uint64_t /* index */) { add_one(bin(x)); }
   /* 1 if the vector's samples are all the same bits: a cheap test on the raw words (for 8- and
    * 16-bit samples, cheaper than comparing their 16 or 8 bins). */
   static __device__ __forceinline__ bool same_bits(const T (&x)[VEC]) {
@@ -101,11 +99,11 @@ template <class T, int KIND, int MODE> struct counter {
       return w.x == w.z && w.y == w.w;
     return w.x == first && w.y == first && w.z == first && w.w == first;
   }
-  __device__ __forceinline__ void vec(const T (&x)[VEC]) {
+  __device__ __forceinline__ void vec(const T (&x)[VEC], uint64_t /* index */) {
     if constexpr (MODE == COUNT_GLOBAL_ONE) {
 #pragma unroll
       for (int j = 0; j < VEC; ++j)
-        one(x[j]);
+        add_one(bin(x[j]));
       return;
     }
     uint32_t b[VEC];
@@ -177,7 +175,7 @@ __global__ void __launch_bounds__(THREADS)
   const binner<T, KIND> bin(bins, smem);
   __syncthreads();
   counter<T, KIND, COUNT_SMEM> f(bin, counts, copies, (threadIdx.x % 32) % copies);
-  for_each_sample<T, VPT>(in, n, f);
+  cta::for_each_vec16<T, VPT>(in, n, f);
   f.flush();
   __syncthreads();
   const bool fold = gridDim.x > 1 && partials == nullptr;
@@ -189,11 +187,7 @@ __global__ void __launch_bounds__(THREADS)
    * lane per bin made f32/256 at 2^24 take 50 us instead of 31). */
   uint32_t *mine = partials + (size_t)blockIdx.x * bins.num_bins;
   for (uint32_t b = threadIdx.x; b < bins.num_bins; b += THREADS) {
-    const uint32_t *of_b = counts + (size_t)b * copies;
-    uint32_t c = 0;
-#pragma unroll 8
-    for (uint32_t k = 0; k < copies; ++k)
-      c += of_b[(k + b) & (copies - 1)];
+    const uint32_t c = sum_interleaved<uint32_t>(counts + (size_t)b * copies, copies, b);
     if (gridDim.x == 1)
       out[b] = c;
     else if (fold) {
@@ -217,44 +211,9 @@ __global__ void __launch_bounds__(THREADS)
   const binner<T, KIND> bin(bins, smem);
   __syncthreads();
   counter<T, KIND, MODE> f(bin, base + (size_t)(blockIdx.x % copies) * bins.num_bins, 1, 0);
-  for_each_sample<T, VPT>(in, n, f);
+  cta::for_each_vec16<T, VPT>(in, n, f);
   f.flush();
   cta::pdl_launch_dependents();
-}
-
-/* out[b] = the sum over `copies` copies of the counts (partials[k * num_bins + b]). A block
- * takes 32 bins; its 8 warps take every 8th copy (a warp reads 32 consecutive counters of a copy:
- * coalesced), then one warp adds the 8 sums. Waits for the counting kernel (programmatic
- * dependent launch) before reading. */
-template <class P>
-__global__ void __launch_bounds__(256)
-    sum_copies_kernel(const P *partials, uint32_t copies, uint32_t num_bins, uint64_t *out) {
-  __shared__ uint64_t part[8][32];
-  cta::pdl_wait();
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const uint64_t b = (uint64_t)blockIdx.x * 32 + lane;
-  uint64_t s = 0;
-  if (b < num_bins) {
-    uint32_t k = warp;
-    for (; k + 24 < copies; k += 32) { /* four loads in flight */
-      const P a0 = __ldcg(partials + (size_t)k * num_bins + b);
-      const P a1 = __ldcg(partials + (size_t)(k + 8) * num_bins + b);
-      const P a2 = __ldcg(partials + (size_t)(k + 16) * num_bins + b);
-      const P a3 = __ldcg(partials + (size_t)(k + 24) * num_bins + b);
-      s += (uint64_t)a0 + (uint64_t)a1 + (uint64_t)a2 + (uint64_t)a3;
-    }
-    for (; k < copies; k += 8)
-      s += __ldcg(partials + (size_t)k * num_bins + b);
-  }
-  part[warp][lane] = s;
-  __syncthreads();
-  if (warp == 0 && b < num_bins) {
-    uint64_t t = 0;
-#pragma unroll
-    for (int w = 0; w < 8; ++w)
-      t += part[w][lane];
-    out[b] = t;
-  }
 }
 
 /* ---------------------------------------------------------------- AUTO, 8-bit samples */
@@ -269,7 +228,7 @@ __global__ void __launch_bounds__(256)
  * memory into `out` directly. The bins are those of every other path (the formula and the search
  * are the same functions). */
 constexpr int BYTE_THREADS = 1024;
-constexpr int BYTE_VPT = 4;            /* 16-byte vectors in flight per thread */
+constexpr int BYTE_VPT = 4;              /* 16-byte vectors in flight per thread */
 constexpr uint32_t BYTE_FOLD_MAX = 8192; /* bins a one-block grid folds in shared memory */
 /* Samples up to which one block counts them all, in one launch (bins permitting), rather than a
  * grid adding into an output zeroed by a kernel before it. H100, u8/256: one block 6.66-6.72 us
@@ -284,14 +243,6 @@ __device__ __forceinline__ void count_word(uint32_t *lane_col, uint32_t w) {
   count_byte(lane_col, (w >> 8) & 255u);
   count_byte(lane_col, (w >> 16) & 255u);
   count_byte(lane_col, w >> 24);
-}
-
-/* The bin of the sample whose bits are the byte v. */
-template <class T> __device__ __forceinline__ uint32_t byte_bin(uint32_t v, const cuprim__bins &b) {
-  const uint8_t bits = (uint8_t)v;
-  T x;
-  memcpy(&x, &bits, 1);
-  return b.by_edges ? edges_bin<true>((double)x, b.d_edges, b.num_bins) : even_bin((double)x, b);
 }
 
 template <class T>
@@ -343,113 +294,22 @@ __global__ void __launch_bounds__(BYTE_THREADS, cta::sm_threads / BYTE_THREADS)
   uint64_t c = 0;
   uint32_t b = NO_BIN;
   if (threadIdx.x < 256) {
-    for (uint32_t k = 0; k < 32; ++k)
-      c += counts[threadIdx.x * 32 + (k + threadIdx.x) % 32];
+    c = sum_interleaved<uint64_t>(counts + threadIdx.x * 32, 32, threadIdx.x);
     b = byte_bin<T>(threadIdx.x, bins);
   }
-  if (gridDim.x > 1) {
-    cta::pdl_wait(); /* the zeroed output */
-    if (c != 0 && b != NO_BIN)
-      atomicAdd(reinterpret_cast<unsigned long long *>(out + b), (unsigned long long)c);
-    return;
-  }
-  /* One block (bins.num_bins <= BYTE_FOLD_MAX): fold the values into bins in shared memory,
-   * then write every bin. */
-  __syncthreads(); /* every column read before the counters are reused */
-  for (uint32_t i = threadIdx.x; i < bins.num_bins; i += BYTE_THREADS)
-    counts[i] = 0;
-  __syncthreads();
-  if (c != 0 && b != NO_BIN)
-    atomicAdd(counts + b, (uint32_t)c); /* a one-block grid counts fewer than 2^32 samples */
-  __syncthreads();
-  for (uint32_t i = threadIdx.x; i < bins.num_bins; i += BYTE_THREADS)
-    out[i] = counts[i];
-}
-
-/* Zeroes the counts, letting the counting kernel launch at once (it waits for this kernel's
- * completion, griddepcontrol.wait, only before its adds). */
-__global__ void __launch_bounds__(256) zero_counts_kernel(uint64_t *out, uint64_t num_bins) {
-  cta::pdl_launch_dependents();
-  for (uint64_t i = (uint64_t)blockIdx.x * 256 + threadIdx.x; i < num_bins;
-       i += (uint64_t)gridDim.x * 256)
-    out[i] = 0;
+  /* Into the zeroed output, or for one block (bins.num_bins <= BYTE_FOLD_MAX) through shared
+   * memory, every bin written. */
+  fold_byte_values<BYTE_THREADS>(counts, c, b, out, 0, bins.num_bins,
+                                 [out](uint32_t i, uint32_t v) { out[i] = v; });
 }
 
 /* ---------------------------------------------------------------- dispatch */
-
-/* Launches sum_copies_kernel after the counting kernel on `stream`, overlapping its launch. */
-template <class P>
-cuprim_status launch_sum(const cuprim_ctx *ctx, const P *partials, uint32_t copies,
-                         uint32_t num_bins, uint64_t *out, cudaStream_t stream) {
-  cudaLaunchAttribute attr;
-  const cudaLaunchConfig_t cfg =
-      pdl_config(ctx, (unsigned)(((uint64_t)num_bins + 31) / 32), 256, stream, &attr);
-  CUPRIM__CUDA_CHECK(
-      cudaLaunchKernelEx(&cfg, sum_copies_kernel<P>, partials, copies, num_bins, out));
-  return CUPRIM_SUCCESS;
-}
-
-/* Launches zero_counts_kernel over out[0..num_bins), for a counting kernel chained after it by
- * programmatic dependent launch. */
-cuprim_status launch_zero(const cuprim_ctx *ctx, uint64_t *out, uint32_t num_bins,
-                          cudaStream_t stream) {
-  const uint64_t blocks = ((uint64_t)num_bins + 255) / 256;
-  const uint64_t cap = 4 * (uint64_t)ctx->attrs.sm_count;
-  zero_counts_kernel<<<(unsigned)(blocks < cap ? blocks : cap), 256, 0, stream>>>(out, num_bins);
-  CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
-  return CUPRIM_SUCCESS;
-}
-
-/* Dynamic shared memory past the default 48 KB must be asked for, per kernel. */
-template <class K> cuprim_status allow_smem(K *kernel, size_t bytes) {
-  if (bytes > 48 * 1024)
-    CUPRIM__CUDA_CHECK(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
-  return CUPRIM_SUCCESS;
-}
-
-/* The blocks of `kernel` (`threads` threads, `smem` bytes of dynamic shared memory) that fit on the
- * GPU at once, by its registers as well as its shared memory (asked once per context: launch.h):
- * a grid of exactly that many runs in one wave (one more block per SM would make a second,
- * mostly idle one). */
-template <class K>
-cuprim_status resident_blocks(const cuprim_ctx *ctx, K *kernel, size_t smem, uint64_t *blocks,
-                              unsigned threads = THREADS) {
-  unsigned per_sm = 0;
-  CUPRIM__FORWARD(
-      cuprim__occupancy(ctx, reinterpret_cast<const void *>(kernel), threads, smem, &per_sm));
-  *blocks = (uint64_t)per_sm * (uint64_t)ctx->attrs.sm_count;
-  return CUPRIM_SUCCESS;
-}
-
-/* The grid of a counting kernel: enough blocks that each has at least `min_per_block` samples
- * (so that summing the copies stays small beside the counting), at most what is resident at
- * once, and at least enough that no block counts 2^31 samples (32-bit counters). */
-uint64_t count_grid(uint64_t n, uint64_t resident, uint64_t min_per_block) {
-  uint64_t g = (n + min_per_block - 1) / min_per_block;
-  if (g > resident)
-    g = resident;
-  const uint64_t floor32 = (n >> 31) + 1;
-  if (g < floor32)
-    g = floor32;
-  return g ? g : 1;
-}
-
-/* The interleaved copies of BLOCK_PRIVATE's shared-memory counters: the most (a power of two, up
- * to one per lane) that keep a block within 48 KB, so that four blocks of 512 threads still fit
- * on an SM; at least one. */
-uint32_t smem_copies(size_t table, uint32_t num_bins) {
-  uint32_t c = 32;
-  while (c > 1 && table + (size_t)num_bins * c * sizeof(uint32_t) > 48 * 1024)
-    c /= 2;
-  return c;
-}
 
 template <class T, int KIND>
 cuprim_status count_private(const cuprim_ctx *ctx, const T *in, uint64_t n, uint64_t *out,
                             const cuprim__bins &bins, size_t table, bool fold,
                             cudaStream_t stream) {
-  const uint32_t copies = smem_copies(table, bins.num_bins);
+  const uint32_t copies = smem_copies(table, bins.num_bins, sizeof(uint32_t));
   const size_t smem = table + (size_t)bins.num_bins * copies * sizeof(uint32_t);
   /* At least a vector per thread, and 8 samples per bin where the copies go through memory
    * (8 bytes a bin to write and read back), 1 where the blocks add into the output (a block adds
@@ -460,7 +320,7 @@ cuprim_status count_private(const cuprim_ctx *ctx, const T *in, uint64_t n, uint
   const uint64_t min_per_block = tile > per_bin ? tile : per_bin;
   CUPRIM__FORWARD(allow_smem(private_kernel<T, KIND>, smem));
   uint64_t resident = 0;
-  CUPRIM__FORWARD(resident_blocks(ctx, private_kernel<T, KIND>, smem, &resident));
+  CUPRIM__FORWARD(resident_blocks(ctx, private_kernel<T, KIND>, smem, &resident, THREADS));
   /* Folding blocks: at most two per SM (1024 threads), which keep the loads in flight; more
    * blocks only add more bins into the output at the end. H100, f32 (same run), two per SM
    * against four: 256 bins 13.12 against 14.37 us at 2^22, 29.22 against 29.76 at 2^24, 93.38
@@ -475,7 +335,7 @@ cuprim_status count_private(const cuprim_ctx *ctx, const T *in, uint64_t n, uint
     return CUPRIM_SUCCESS;
   }
   if (fold) { /* AUTO: the blocks add into the zeroed output; no copies in memory, no sum */
-    CUPRIM__FORWARD(launch_zero(ctx, out, bins.num_bins, stream));
+    CUPRIM__FORWARD(launch_zero(ctx, one_target(out, bins.num_bins), stream));
     cudaLaunchAttribute attr;
     cudaLaunchConfig_t cfg = pdl_config(ctx, (unsigned)grid, THREADS, stream, &attr);
     cfg.dynamicSmemBytes = smem;
@@ -491,7 +351,7 @@ cuprim_status count_private(const cuprim_ctx *ctx, const T *in, uint64_t n, uint
   private_kernel<T, KIND>
       <<<(unsigned)grid, THREADS, smem, stream>>>(in, n, bins, copies, partials, out);
   CUPRIM__LAUNCH_GOTO(st, release);
-  st = launch_sum<uint32_t>(ctx, partials, (uint32_t)grid, bins.num_bins, out, stream);
+  st = launch_sum<uint32_t, uint64_t>(ctx, partials, (uint32_t)grid, bins.num_bins, out, stream);
 release:
   cuprim__temp_free(ctx, temp, bytes, stream);
   return st;
@@ -506,7 +366,7 @@ cuprim_status count_global(const cuprim_ctx *ctx, const T *in, uint64_t n, uint6
   auto *kernel = global_kernel<T, KIND, MODE>;
   CUPRIM__FORWARD(allow_smem(kernel, smem));
   uint64_t resident = 0;
-  CUPRIM__FORWARD(resident_blocks(ctx, kernel, smem, &resident));
+  CUPRIM__FORWARD(resident_blocks(ctx, kernel, smem, &resident, THREADS));
   const uint64_t grid = count_grid(n, resident, (uint64_t)THREADS * VPT * (16 / sizeof(T)));
   if (copies > grid)
     copies = (uint32_t)grid;
@@ -522,7 +382,7 @@ cuprim_status count_global(const cuprim_ctx *ctx, const T *in, uint64_t n, uint6
   kernel<<<(unsigned)grid, THREADS, smem, stream>>>(in, n, bins, base, copies);
   CUPRIM__LAUNCH_GOTO(st, release);
   if (bytes)
-    st = launch_sum<uint64_t>(ctx, base, copies, bins.num_bins, out, stream);
+    st = launch_sum<uint64_t, uint64_t>(ctx, base, copies, bins.num_bins, out, stream);
 release:
   if (temp)
     cuprim__temp_free(ctx, temp, bytes, stream);
@@ -547,7 +407,7 @@ cuprim_status count_bytes(const cuprim_ctx *ctx, const T *in, uint64_t n, uint64
   }
   if (grid == 1)
     grid = 2; /* the fold through the zeroed output */
-  CUPRIM__FORWARD(launch_zero(ctx, out, bins.num_bins, stream));
+  CUPRIM__FORWARD(launch_zero(ctx, one_target(out, bins.num_bins), stream));
   cudaLaunchAttribute attr;
   const cudaLaunchConfig_t cfg = pdl_config(ctx, (unsigned)grid, BYTE_THREADS, stream, &attr);
   CUPRIM__CUDA_CHECK(cudaLaunchKernelEx(&cfg, bytes_kernel<T>, in, n, bins, out));

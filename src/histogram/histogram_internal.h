@@ -48,6 +48,23 @@ cuprim_status cuprim__histogram_sort(const cuprim_ctx *ctx, const void *d_sample
                                      cuprim_dtype dtype, uint64_t *d_counts,
                                      const cuprim__bins *bins, cudaStream_t stream);
 
+/* The most interleaved channels cuprim_histogram_even_multi takes. */
+#define CUPRIM__MAX_CHANNELS 4
+
+/* cuprim_histogram_even_multi (histogram_multi.cu): the active channels' counts in one pass over
+ * the interleaved samples; bins[c] (even) for c < num_active. num_pixels == 0 zeroes the counts. */
+cuprim_status cuprim__histogram_multi(const cuprim_ctx *ctx, const void *d_samples,
+                                      uint64_t num_pixels, int num_channels, int num_active,
+                                      cuprim_dtype dtype, uint64_t *const d_counts[],
+                                      const cuprim__bins bins[], cudaStream_t stream);
+
+/* cuprim_histogram_even_weighted_ex (histogram_weighted.cu), n > 0, weight_dtype F32 or F64. */
+cuprim_status cuprim__histogram_weighted(const cuprim_ctx *ctx, cuprim_histogram_weighted_alg alg,
+                                         const void *d_samples, const void *d_weights, uint64_t n,
+                                         cuprim_dtype dtype, cuprim_dtype weight_dtype,
+                                         double *d_sums, const cuprim__bins *bins,
+                                         cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -26,13 +26,14 @@ constexpr int COMBINE_THREADS = 128;
 
 /* *out = (((p[0] op p[1]) op p[2]) ... op p[count-1]), the identity for count == 0. Starting
  * from p[0] rather than from the identity keeps one partial's bits as they are (0.0 + -0.0 would
- * be +0.0). */
+ * be +0.0). Computed in Op's accumulate type (cta/ops.cuh): for 16-bit floats the partials, each
+ * already rounded to 16 bits by its rank, are combined in float and rounded once more. */
 template <class T, class Op>
 __global__ void __launch_bounds__(COMBINE_THREADS)
     combine_kernel(const T *partials, int count, T *out) {
   __shared__ T stage[COMBINE_THREADS];
   const Op op;
-  T acc = Op::identity();
+  acc_t<T> acc = Op::identity();
   for (int base = 0; base < count; base += COMBINE_THREADS) {
     const int m = count - base < COMBINE_THREADS ? count - base : COMBINE_THREADS;
     if ((int)threadIdx.x < m)
@@ -40,11 +41,11 @@ __global__ void __launch_bounds__(COMBINE_THREADS)
     __syncthreads();
     if (threadIdx.x == 0)
       for (int k = 0; k < m; ++k)
-        acc = base + k == 0 ? stage[0] : op(acc, stage[k]);
+        acc = base + k == 0 ? to_acc(stage[0]) : op(acc, to_acc(stage[k]));
     __syncthreads(); /* the stage is refilled only after the fold has read it */
   }
   if (threadIdx.x == 0)
-    *out = acc;
+    *out = from_acc<T>(acc);
 }
 
 } // namespace
@@ -67,7 +68,7 @@ extern "C" cuprim_status cuprim__nccl_combine(const cuprim_ctx *ctx, const void 
   const cuprim_status st =
       cuprim::dispatch_dtype_op<cuprim::REDUCE_SCAN_TYPES>(dtype, op, [&](auto t, auto o) {
         using T = typename decltype(t)::type;
-        cuprim::nccl::combine_kernel<T, cuprim::op<T, decltype(o)::value>>
+        cuprim::nccl::combine_kernel<T, cuprim::op<cuprim::acc_t<T>, decltype(o)::value>>
             <<<1, cuprim::nccl::COMBINE_THREADS, 0, stream>>>(static_cast<const T *>(d_partials),
                                                               count, static_cast<T *>(d_out));
         CUPRIM__CUDA_CHECK(cudaPeekAtLastError());

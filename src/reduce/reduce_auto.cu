@@ -11,7 +11,10 @@
  *    reduced (by all groups, a chunk of results each, then one more barrier, when there are more
  *    than CHUNK of them). One launch and no initialised memory: the grid barrier, whose state
  *    CUDA keeps per launch, replaces the atomic tickets (and their memset, ~3 us on an H100)
- *    of a "last block" scheme. */
+ *    of a "last block" scheme.
+ * 16-bit floats are read as 16-bit vectors and reduced in float (reduce_chunk.cuh): the chunk
+ * results and every buffer and shared array below hold the accumulate type A, and the one value
+ * written to d_out is rounded once. */
 #include <cooperative_groups.h>
 
 #include "common/check.h"
@@ -48,19 +51,20 @@ template <class T, class Op>
 __global__ void __launch_bounds__(BLOCK_THREADS)
     single_block_kernel(const T *__restrict__ in, uint64_t n, T *__restrict__ out) {
   typedef chunk_geometry<T> G;
+  typedef acc_t<T> A;
   static_assert(G::THREADS == 256, "one group is 256 threads");
-  __shared__ T warp_smem[GROUPS][G::THREADS / 32];
-  __shared__ T parts[SMALL_MAX_CHUNKS];
+  __shared__ A warp_smem[GROUPS][G::THREADS / 32];
+  __shared__ A parts[SMALL_MAX_CHUNKS];
   const int g = threadIdx.x / G::THREADS, t = threadIdx.x % G::THREADS;
   const group_sync sync{1 + g};
   const uint64_t C = chunk_elems<T>(), P = (n + C - 1) / C;
   if (P == 0) {
     if (threadIdx.x == 0)
-      *out = Op::identity();
+      *out = from_acc<T>(Op::identity());
     return;
   }
   for (uint64_t c = g; c < P; c += GROUPS) {
-    const T v =
+    const A v =
         chunk_reduce<T, Op, cta::LOAD_LDG>(in + c * C, chunk_len<T>(n, c), t, warp_smem[g], sync);
     if (t == 0)
       parts[c] = v;
@@ -68,10 +72,10 @@ __global__ void __launch_bounds__(BLOCK_THREADS)
   __syncthreads();
   if (g != 0)
     return;
-  const T v =
-      P == 1 ? parts[0] : chunk_reduce<T, Op, cta::LOAD_PLAIN>(parts, P, t, warp_smem[0], sync);
+  const A v =
+      P == 1 ? parts[0] : chunk_reduce<A, Op, cta::LOAD_PLAIN>(parts, P, t, warp_smem[0], sync);
   if (t == 0)
-    *out = v;
+    *out = from_acc<T>(v);
 }
 
 /* Mid-small inputs (up to 256 chunks): one thread-block cluster of up to 16 blocks (Hopper).
@@ -87,9 +91,10 @@ __global__ void __launch_bounds__(BLOCK_THREADS)
     cluster_kernel(const T *__restrict__ in, uint64_t n, T *__restrict__ out) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 /* clusters: compute capability 9.0 */
   typedef chunk_geometry<T> G;
+  typedef acc_t<T> A;
   asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
-  __shared__ T warp_smem[GROUPS][G::THREADS / 32];
-  __shared__ T parts[CLUSTER_MAX_CHUNKS]; /* chunk c's result: first in the block that reduced
+  __shared__ A warp_smem[GROUPS][G::THREADS / 32];
+  __shared__ A parts[CLUSTER_MAX_CHUNKS]; /* chunk c's result: first in the block that reduced
                                              it, then in block 0 */
   cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
   const int g = threadIdx.x / G::THREADS, t = threadIdx.x % G::THREADS;
@@ -97,7 +102,7 @@ __global__ void __launch_bounds__(BLOCK_THREADS)
   const uint64_t C = chunk_elems<T>(), P = (n + C - 1) / C;
   const uint64_t groups = (uint64_t)gridDim.x * GROUPS, gid = (uint64_t)blockIdx.x * GROUPS + g;
   for (uint64_t c = gid; c < P; c += groups) {
-    const T v =
+    const A v =
         chunk_reduce<T, Op, cta::LOAD_LDG>(in + c * C, chunk_len<T>(n, c), t, warp_smem[g], sync);
     if (t == 0)
       parts[c] = v;
@@ -105,7 +110,7 @@ __global__ void __launch_bounds__(BLOCK_THREADS)
   sync(); /* the group's results are in place for all its threads */
   asm volatile("barrier.cluster.wait.aligned;" ::: "memory"); /* every block has started */
   if (blockIdx.x != 0) { /* thread t of the group copies the group's t-th result to block 0 */
-    T *parts0 = cluster.map_shared_rank(parts, 0);
+    A *parts0 = cluster.map_shared_rank(parts, 0);
     const uint64_t c = gid + (uint64_t)t * groups;
     if (c < P)
       parts0[c] = parts[c];
@@ -113,9 +118,9 @@ __global__ void __launch_bounds__(BLOCK_THREADS)
   cluster.sync(); /* orders the remote stores before block 0 reads them */
   if (blockIdx.x != 0 || g != 0)
     return;
-  const T v = chunk_reduce<T, Op, cta::LOAD_PLAIN>(parts, P, t, warp_smem[0], sync);
+  const A v = chunk_reduce<A, Op, cta::LOAD_PLAIN>(parts, P, t, warp_smem[0], sync);
   if (t == 0)
-    *out = v;
+    *out = from_acc<T>(v);
 #else
   /* Never launched for code older than 9.0: the tuning table sets cluster_max_chunks to 0. */
   (void)in;
@@ -126,7 +131,8 @@ __global__ void __launch_bounds__(BLOCK_THREADS)
 }
 
 /* Reduces src[0..m) (m >= 1, written before a grid barrier) level by level within one group;
- * `scratch` holds 2 * ceil(m / CHUNK) elements. The result goes to rank 0. */
+ * `scratch` holds 2 * ceil(m / CHUNK) elements. The result goes to rank 0. T here is the
+ * accumulate type (the arrays of chunk results). */
 template <class T, class Op>
 __device__ T reduce_levels(const T *src, uint64_t m, T *scratch, int t, T *warp_smem,
                            group_sync sync) {
@@ -151,13 +157,16 @@ __device__ T reduce_levels(const T *src, uint64_t m, T *scratch, int t, T *warp_
   }
 }
 
+/* Chunk results are of the accumulate type A, whose chunks (CHUNK_A elements) may differ from
+ * the input's. */
 template <class T> struct grid_args {
+  typedef acc_t<T> A;
   const T *in;
   uint64_t n;
   T *out;
-  T *partials; /* P chunk results */
-  T *level2;   /* P2 = ceil(P / CHUNK) results of chunks of chunk results (when P > CHUNK) */
-  T *scratch;  /* for more than CHUNK level-2 results (inputs of over CHUNK^3 elements) */
+  A *partials; /* P chunk results */
+  A *level2;   /* P2 = ceil(P / CHUNK_A) results of chunks of chunk results (when P > CHUNK_A) */
+  A *scratch;  /* for more than CHUNK_A level-2 results (inputs of over CHUNK * CHUNK_A^2) */
   uint64_t P, P2;
 };
 
@@ -169,7 +178,7 @@ template <class T> struct grid_args {
  * finishes the current chunk. */
 template <class T, class Op, bool ALIGNED, cta::load_mode LM>
 __device__ __forceinline__ void level1(const grid_args<T> &a, uint64_t gid, uint64_t groups, int t,
-                                       T *warp_smem, group_sync sync) {
+                                       acc_t<T> *warp_smem, group_sync sync) {
   typedef chunk_geometry<T> G;
   const uint64_t C = chunk_elems<T>();
   uint64_t c = gid;
@@ -180,10 +189,10 @@ __device__ __forceinline__ void level1(const grid_args<T> &a, uint64_t gid, uint
       chunk_load_vec<T, LM>(a.in + c * C, t, items);
       for (;;) {
         const uint64_t next = c + groups;
-        T v = chunk_thread_tree<T, Op>(items);
+        acc_t<T> v = chunk_thread_tree<T, Op>(items);
         if (next < full)
           chunk_load_vec<T, LM>(a.in + next * C, t, items);
-        v = chunk_group_tree<T, Op>(v, t, warp_smem, sync);
+        v = chunk_group_tree<Op>(v, t, warp_smem, sync);
         if (t == 0)
           a.partials[c] = v;
         c = next;
@@ -195,7 +204,7 @@ __device__ __forceinline__ void level1(const grid_args<T> &a, uint64_t gid, uint
   for (; c < a.P; c += groups) {
     T items[G::ITEMS];
     chunk_load_scalar<T, Op, cta::LOAD_LDG>(a.in + c * C, chunk_len<T>(a.n, c), t, items);
-    const T v = chunk_group_tree<T, Op>(chunk_thread_tree<T, Op>(items), t, warp_smem, sync);
+    const acc_t<T> v = chunk_group_tree<Op>(chunk_thread_tree<T, Op>(items), t, warp_smem, sync);
     if (t == 0)
       a.partials[c] = v;
   }
@@ -204,10 +213,11 @@ __device__ __forceinline__ void level1(const grid_args<T> &a, uint64_t gid, uint
 template <class T, class Op, bool ALIGNED, cta::load_mode LM>
 __global__ void __launch_bounds__(BLOCK_THREADS, 1) grid_kernel(const grid_args<T> a) {
   typedef chunk_geometry<T> G;
-  __shared__ T warp_smem[GROUPS][G::THREADS / 32];
+  typedef acc_t<T> A;
+  __shared__ A warp_smem[GROUPS][G::THREADS / 32];
   const int g = threadIdx.x / G::THREADS, t = threadIdx.x % G::THREADS;
   const group_sync sync{1 + g};
-  const uint64_t C = chunk_elems<T>();
+  const uint64_t C = chunk_elems<A>(); /* level 2 and up reduce chunks of chunk results */
   const uint64_t groups = (uint64_t)gridDim.x * GROUPS, gid = (uint64_t)blockIdx.x * GROUPS + g;
 
   level1<T, Op, ALIGNED, LM>(a, gid, groups, t, warp_smem[g], sync);
@@ -215,23 +225,23 @@ __global__ void __launch_bounds__(BLOCK_THREADS, 1) grid_kernel(const grid_args<
 
   if (a.P2 == 1) { /* one chunk of chunk results: one group finishes */
     if (gid == 0) {
-      const T v = chunk_reduce<T, Op, cta::LOAD_CG>(a.partials, a.P, t, warp_smem[g], sync);
+      const A v = chunk_reduce<A, Op, cta::LOAD_CG>(a.partials, a.P, t, warp_smem[g], sync);
       if (t == 0)
-        *a.out = v;
+        *a.out = from_acc<T>(v);
     }
     return;
   }
   for (uint64_t j = gid; j < a.P2; j += groups) {
-    const T v = chunk_reduce<T, Op, cta::LOAD_CG>(a.partials + j * C, chunk_len<T>(a.P, j), t,
+    const A v = chunk_reduce<A, Op, cta::LOAD_CG>(a.partials + j * C, chunk_len<A>(a.P, j), t,
                                                   warp_smem[g], sync);
     if (t == 0)
       a.level2[j] = v;
   }
   cooperative_groups::this_grid().sync();
   if (gid == 0) {
-    const T v = reduce_levels<T, Op>(a.level2, a.P2, a.scratch, t, warp_smem[g], sync);
+    const A v = reduce_levels<A, Op>(a.level2, a.P2, a.scratch, t, warp_smem[g], sync);
     if (t == 0)
-      *a.out = v;
+      *a.out = from_acc<T>(v);
   }
 }
 
@@ -243,7 +253,7 @@ __global__ void __launch_bounds__(BLOCK_THREADS, 1) grid_kernel(const grid_args<
 template <class T, class Op, bool ALIGNED, cta::load_mode LM>
 __global__ void __launch_bounds__(BLOCK_THREADS, 1) chunks_kernel(const grid_args<T> a) {
   typedef chunk_geometry<T> G;
-  __shared__ T warp_smem[GROUPS][G::THREADS / 32];
+  __shared__ acc_t<T> warp_smem[GROUPS][G::THREADS / 32];
   cta::pdl_launch_dependents();
   const int g = threadIdx.x / G::THREADS, t = threadIdx.x % G::THREADS;
   const uint64_t groups = (uint64_t)gridDim.x * GROUPS, gid = (uint64_t)blockIdx.x * GROUPS + g;
@@ -253,14 +263,15 @@ __global__ void __launch_bounds__(BLOCK_THREADS, 1) chunks_kernel(const grid_arg
 template <class T, class Op>
 __global__ void __launch_bounds__(BLOCK_THREADS, 1) finish_kernel(const grid_args<T> a) {
   typedef chunk_geometry<T> G;
-  __shared__ T warp_smem[GROUPS][G::THREADS / 32];
+  typedef acc_t<T> A;
+  __shared__ A warp_smem[GROUPS][G::THREADS / 32];
   cta::pdl_wait();
   const int g = threadIdx.x / G::THREADS, t = threadIdx.x % G::THREADS;
   const group_sync sync{1 + g};
-  const uint64_t C = chunk_elems<T>();
+  const uint64_t C = chunk_elems<A>();
   if (a.P2 > 1) { /* level 2 by the four groups, then level 3 and up by group 0 */
     for (uint64_t j = g; j < a.P2; j += GROUPS) {
-      const T v = chunk_reduce<T, Op, cta::LOAD_CG>(a.partials + j * C, chunk_len<T>(a.P, j), t,
+      const A v = chunk_reduce<A, Op, cta::LOAD_CG>(a.partials + j * C, chunk_len<A>(a.P, j), t,
                                                     warp_smem[g], sync);
       if (t == 0)
         a.level2[j] = v;
@@ -269,10 +280,10 @@ __global__ void __launch_bounds__(BLOCK_THREADS, 1) finish_kernel(const grid_arg
   }
   if (g != 0)
     return;
-  const T v = a.P2 > 1 ? reduce_levels<T, Op>(a.level2, a.P2, a.scratch, t, warp_smem[0], sync)
-                       : chunk_reduce<T, Op, cta::LOAD_CG>(a.partials, a.P, t, warp_smem[0], sync);
+  const A v = a.P2 > 1 ? reduce_levels<A, Op>(a.level2, a.P2, a.scratch, t, warp_smem[0], sync)
+                       : chunk_reduce<A, Op, cta::LOAD_CG>(a.partials, a.P, t, warp_smem[0], sync);
   if (t == 0)
-    *a.out = v;
+    *a.out = from_acc<T>(v);
 }
 
 /* Clusters of more than 8 blocks need cudaFuncAttributeNonPortableClusterSizeAllowed on the
@@ -313,11 +324,12 @@ cuprim_status auto_impl(const cuprim_ctx *ctx, const void *d_in, void *d_out, ui
     return CUPRIM_SUCCESS;
   }
 
-  const uint64_t P2 = (P + C - 1) / C;
-  const uint64_t scratch_elems = P2 > C ? 2 * ((P2 + C - 1) / C) : 0; /* past CHUNK^3 elements */
-  const size_t partials_bytes = round16((size_t)P * sizeof(T));
-  const size_t level2_bytes = P2 > 1 ? round16((size_t)P2 * sizeof(T)) : 0;
-  const size_t bytes = partials_bytes + level2_bytes + (size_t)scratch_elems * sizeof(T);
+  typedef acc_t<T> A;
+  const uint64_t CA = chunk_elems<A>(), P2 = (P + CA - 1) / CA;
+  const uint64_t scratch_elems = P2 > CA ? 2 * ((P2 + CA - 1) / CA) : 0; /* past C * CA^2 */
+  const size_t partials_bytes = round16((size_t)P * sizeof(A));
+  const size_t level2_bytes = P2 > 1 ? round16((size_t)P2 * sizeof(A)) : 0;
+  const size_t bytes = partials_bytes + level2_bytes + (size_t)scratch_elems * sizeof(A);
   void *temp = NULL;
   CUPRIM__FORWARD(cuprim__temp_alloc(ctx, bytes, stream, &temp));
   char *base = static_cast<char *>(temp);
@@ -325,9 +337,9 @@ cuprim_status auto_impl(const cuprim_ctx *ctx, const void *d_in, void *d_out, ui
   a.in = in;
   a.n = n;
   a.out = out;
-  a.partials = reinterpret_cast<T *>(base);
-  a.level2 = reinterpret_cast<T *>(base + partials_bytes);
-  a.scratch = reinterpret_cast<T *>(base + partials_bytes + level2_bytes);
+  a.partials = reinterpret_cast<A *>(base);
+  a.level2 = reinterpret_cast<A *>(base + partials_bytes);
+  a.scratch = reinterpret_cast<A *>(base + partials_bytes + level2_bytes);
   a.P = P;
   a.P2 = P2;
   /* One block per SM (the kernel's launch bounds guarantee that one fits), never more groups
@@ -372,8 +384,8 @@ extern "C" cuprim_status cuprim__reduce_auto_tuned(const cuprim_ctx *ctx, const 
                                                    const cuprim__reduce_tuning *tune) {
   return cuprim::dispatch_dtype_op<cuprim::REDUCE_SCAN_TYPES>(dtype, op, [&](auto t, auto o) {
     using T = typename decltype(t)::type;
-    return cuprim::reduce::auto_impl<T, cuprim::op<T, decltype(o)::value>>(ctx, d_in, d_out, n,
-                                                                           stream, tune);
+    return cuprim::reduce::auto_impl<T, cuprim::op<cuprim::acc_t<T>, decltype(o)::value>>(
+        ctx, d_in, d_out, n, stream, tune);
   });
 }
 

@@ -11,7 +11,12 @@
  * Order inside a chunk of m <= CHUNK valid elements (missing ones are the identity, which every
  * operator leaves exact): thread t holds items i = k*VEC + j, the element at
  * (k*THREADS + t)*VEC + j, for k < LOADS, j < VEC; it reduces them pairwise (a balanced tree over
- * i); then a shuffle tree over the warp's lanes, then one over the warps (cta::block_reduce). */
+ * i); then a shuffle tree over the warp's lanes, then one over the warps (cta::block_reduce).
+ *
+ * 16-bit floats: the chunk geometry is that of the element (eight per 16-byte vector, 8192 per
+ * chunk); the items are widened to float (exactly) in the thread tree and everything after it is
+ * float, so the chunk results, and every level above them, are float arrays reduced with float's
+ * geometry. Only the final value is rounded, once. The tree is still a function of the dtype. */
 #ifndef CUPRIM_REDUCE_CHUNK_CUH
 #define CUPRIM_REDUCE_CHUNK_CUH
 
@@ -48,17 +53,19 @@ __device__ __forceinline__ void chunk_load_vec(const T *base, int t,
 }
 
 /* The same elements as chunk_load_vec, with scalar loads, for any alignment and `m` <= CHUNK valid
- * elements (missing ones are the identity): same values in the same positions. */
+ * elements (missing ones are the identity, which is exact in every element type): same values in
+ * the same positions. */
 template <class T, class Op, cta::load_mode M>
 __device__ __forceinline__ void chunk_load_scalar(const T *base, uint64_t m, int t,
                                                   T (&items)[chunk_geometry<T>::ITEMS]) {
   typedef chunk_geometry<T> G;
+  const T identity = from_acc<T>(Op::identity());
 #pragma unroll
   for (int k = 0; k < G::LOADS; ++k)
 #pragma unroll
     for (int j = 0; j < G::VEC; ++j) {
       const uint64_t i = ((uint64_t)k * G::THREADS + t) * G::VEC + j;
-      items[k * G::VEC + j] = i < m ? cta::load<M>(base + i) : Op::identity();
+      items[k * G::VEC + j] = i < m ? cta::load<M>(base + i) : identity;
     }
 }
 
@@ -73,15 +80,15 @@ __device__ __forceinline__ void chunk_load(const T *base, uint64_t m, int t,
     chunk_load_scalar<T, Op, M>(base, m, t, items);
 }
 
-/* The thread's part of the canonical order: its items pairwise, in index order. */
+/* The thread's part of the canonical order: its items pairwise, in index order, in the
+ * accumulate type (the items stay as loaded until here, so that the loads of the next chunk can
+ * be in flight while the previous one is reduced, whatever their type). */
 template <class T, class Op>
-__device__ __forceinline__ T chunk_thread_tree(const T (&items)[chunk_geometry<T>::ITEMS]) {
+__device__ __forceinline__ acc_t<T> chunk_thread_tree(const T (&items)[chunk_geometry<T>::ITEMS]) {
   typedef chunk_geometry<T> G;
   const Op op;
-  T v[G::ITEMS];
-#pragma unroll
-  for (int i = 0; i < G::ITEMS; ++i)
-    v[i] = items[i];
+  acc_t<T> v[G::ITEMS];
+  to_acc_n<T, G::ITEMS>(items, v);
 #pragma unroll
   for (int s = 1; s < G::ITEMS; s *= 2)
 #pragma unroll
@@ -92,19 +99,19 @@ __device__ __forceinline__ T chunk_thread_tree(const T (&items)[chunk_geometry<T
 
 /* The group's part: the shuffle tree over the threads' values (cta::block_reduce with the group's
  * barrier `sync`). Rank 0 gets the result; `warp_smem` holds THREADS/32 elements private to the
- * group. */
-template <class T, class Op, class Sync>
-__device__ __forceinline__ T chunk_group_tree(T v, int t, T *warp_smem, Sync sync) {
-  return cta::block_reduce<chunk_geometry<T>::THREADS>(v, Op(), warp_smem, t, sync);
+ * group. A is the accumulate type. */
+template <class Op, class A, class Sync>
+__device__ __forceinline__ A chunk_group_tree(A v, int t, A *warp_smem, Sync sync) {
+  return cta::block_reduce<chunk_geometry<A>::THREADS>(v, Op(), warp_smem, t, sync);
 }
 
 /* The whole canonical reduction of one chunk: load, thread tree, group tree. */
 template <class T, class Op, cta::load_mode M, class Sync>
-__device__ __forceinline__ T chunk_reduce(const T *base, uint64_t m, int t, T *warp_smem,
-                                          Sync sync) {
+__device__ __forceinline__ acc_t<T> chunk_reduce(const T *base, uint64_t m, int t,
+                                                 acc_t<T> *warp_smem, Sync sync) {
   T items[chunk_geometry<T>::ITEMS];
   chunk_load<T, Op, M>(base, m, t, items);
-  return chunk_group_tree<T, Op>(chunk_thread_tree<T, Op>(items), t, warp_smem, sync);
+  return chunk_group_tree<Op>(chunk_thread_tree<T, Op>(items), t, warp_smem, sync);
 }
 
 } // namespace reduce

@@ -28,6 +28,17 @@ cuprim_status cuprim__reduce_auto_tuned(const cuprim_ctx *ctx, const void *d_in,
                                         uint64_t n, cuprim_dtype dtype, cuprim_op op,
                                         cudaStream_t stream, const cuprim__reduce_tuning *tune);
 
+/* cuprim_reduce_arg after validation (reduce_arg.cu); n may be 0. Every dtype. */
+cuprim_status cuprim__reduce_arg(const cuprim_ctx *ctx, const void *d_in, void *d_value,
+                                 uint64_t *d_index, uint64_t n, cuprim_dtype dtype,
+                                 cuprim_arg_op op, cudaStream_t stream);
+
+/* cuprim__reduce_arg with the tuning given (tests force the one-block and the grid paths). */
+cuprim_status cuprim__reduce_arg_tuned(const cuprim_ctx *ctx, const void *d_in, void *d_value,
+                                       uint64_t *d_index, uint64_t n, cuprim_dtype dtype,
+                                       cuprim_arg_op op, cudaStream_t stream,
+                                       const cuprim__reduce_tuning *tune);
+
 /* The ladder kernels (reduce_ladder.cu). alg != AUTO; n > 0. */
 cuprim_status cuprim__reduce_ladder(const cuprim_ctx *ctx, cuprim_reduce_alg alg, const void *d_in,
                                     void *d_out, uint64_t n, cuprim_dtype dtype, cuprim_op op,

@@ -6,7 +6,12 @@
  * the ladder shows the textbook steps at the size they were written for; it is not tuned.
  *
  * Every kernel below says in two lines what it improves over the previous rung and what it still
- * wastes; docs/ladder.md has the measured numbers. */
+ * wastes; docs/ladder.md has the measured numbers.
+ *
+ * Types: a kernel reads TIn and writes TOut and computes in Op's accumulate type A (float for the
+ * 16-bit floats, else the element type): the first pass reads the input's T, the block results
+ * between passes are A, and only the last pass rounds its one value to T. For the other dtypes
+ * TIn = TOut = A = T. */
 #include "common/check.h"
 #include "common/dispatch.cuh"
 #include "common/launch.h"
@@ -22,15 +27,15 @@ namespace {
 constexpr int BLOCK = 256;
 
 template <class T, class Op>
-__device__ __forceinline__ T load_or_identity(const T *p, uint64_t i, uint64_t m) {
-  return i < m ? p[i] : Op::identity();
+__device__ __forceinline__ acc_t<T> load_or_identity(const T *p, uint64_t i, uint64_t m) {
+  return i < m ? to_acc(p[i]) : Op::identity();
 }
 
 /* GLOBAL_TREE: stride-halving tree directly in global memory, on a scratch copy of the input.
  * Improves: nothing yet (the baseline). Wastes: every step reads and writes global memory,
  * log2(256) round trips to DRAM/L2 per element, plus the copy. */
-template <class T, class Op>
-__global__ void __launch_bounds__(BLOCK) global_tree_kernel(T *buf, uint64_t m, T *out) {
+template <class T, class TOut, class Op>
+__global__ void __launch_bounds__(BLOCK) global_tree_kernel(T *buf, uint64_t m, TOut *out) {
   const Op op;
   const uint64_t base = (uint64_t)blockIdx.x * BLOCK;
   const unsigned len = m - base < (uint64_t)BLOCK ? (unsigned)(m - base) : BLOCK;
@@ -41,18 +46,19 @@ __global__ void __launch_bounds__(BLOCK) global_tree_kernel(T *buf, uint64_t m, 
     __syncthreads(); /* orders the block's global writes before the next step's reads */
   }
   if (threadIdx.x == 0)
-    out[blockIdx.x] = seg[0];
+    out[blockIdx.x] = from_acc<TOut>(seg[0]);
 }
 
 /* NEIGHBORED_DIVERGENT: the tree in shared memory, neighbours paired by tid % (2*s) == 0.
  * Improves: one global read per element; the tree runs in shared memory. Wastes: the modulo and
  * the branch pick scattered threads, so every warp stays busy with few active lanes (divergence).
  */
-template <class T, class Op>
+template <class T, class TOut, class Op>
 __global__ void __launch_bounds__(BLOCK)
-    neighbored_divergent_kernel(const T *__restrict__ in, uint64_t m, T *out) {
+    neighbored_divergent_kernel(const T *__restrict__ in, uint64_t m, TOut *out) {
+  typedef acc_t<T> A;
   const Op op;
-  __shared__ T sdata[BLOCK];
+  __shared__ A sdata[BLOCK];
   const unsigned tid = threadIdx.x;
   sdata[tid] = load_or_identity<T, Op>(in, (uint64_t)blockIdx.x * BLOCK + tid, m);
   __syncthreads();
@@ -62,17 +68,18 @@ __global__ void __launch_bounds__(BLOCK)
     __syncthreads();
   }
   if (tid == 0)
-    out[blockIdx.x] = sdata[0];
+    out[blockIdx.x] = from_acc<TOut>(sdata[0]);
 }
 
 /* NEIGHBORED_STRIDED: the same pairs, computed by the first threads: index = 2*s*tid.
  * Improves: active threads are contiguous, so whole warps retire (no divergence). Wastes: the
  * strided index makes lanes of a warp hit the same shared-memory bank (2-way and worse). */
-template <class T, class Op>
+template <class T, class TOut, class Op>
 __global__ void __launch_bounds__(BLOCK)
-    neighbored_strided_kernel(const T *__restrict__ in, uint64_t m, T *out) {
+    neighbored_strided_kernel(const T *__restrict__ in, uint64_t m, TOut *out) {
+  typedef acc_t<T> A;
   const Op op;
-  __shared__ T sdata[BLOCK];
+  __shared__ A sdata[BLOCK];
   const unsigned tid = threadIdx.x;
   sdata[tid] = load_or_identity<T, Op>(in, (uint64_t)blockIdx.x * BLOCK + tid, m);
   __syncthreads();
@@ -83,17 +90,18 @@ __global__ void __launch_bounds__(BLOCK)
     __syncthreads();
   }
   if (tid == 0)
-    out[blockIdx.x] = sdata[0];
+    out[blockIdx.x] = from_acc<TOut>(sdata[0]);
 }
 
 /* SEQUENTIAL: stride halving, thread tid combines tid and tid + s.
  * Improves: contiguous threads read contiguous words: convergent and bank-conflict free. Wastes:
  * half the threads are idle from the first step on, and each thread loads only one element. */
-template <class T, class Op>
+template <class T, class TOut, class Op>
 __global__ void __launch_bounds__(BLOCK)
-    sequential_kernel(const T *__restrict__ in, uint64_t m, T *out) {
+    sequential_kernel(const T *__restrict__ in, uint64_t m, TOut *out) {
+  typedef acc_t<T> A;
   const Op op;
-  __shared__ T sdata[BLOCK];
+  __shared__ A sdata[BLOCK];
   const unsigned tid = threadIdx.x;
   sdata[tid] = load_or_identity<T, Op>(in, (uint64_t)blockIdx.x * BLOCK + tid, m);
   __syncthreads();
@@ -103,17 +111,18 @@ __global__ void __launch_bounds__(BLOCK)
     __syncthreads();
   }
   if (tid == 0)
-    out[blockIdx.x] = sdata[0];
+    out[blockIdx.x] = from_acc<TOut>(sdata[0]);
 }
 
 /* FIRST_ADD_ON_LOAD: each block covers 2*BLOCK elements; each thread combines two while loading.
  * Improves: no idle half at the first step; half the blocks. Wastes: a barrier per step even when
  * only one warp is left working, and loop overhead. */
-template <class T, class Op>
+template <class T, class TOut, class Op>
 __global__ void __launch_bounds__(BLOCK)
-    first_add_kernel(const T *__restrict__ in, uint64_t m, T *out) {
+    first_add_kernel(const T *__restrict__ in, uint64_t m, TOut *out) {
+  typedef acc_t<T> A;
   const Op op;
-  __shared__ T sdata[BLOCK];
+  __shared__ A sdata[BLOCK];
   const unsigned tid = threadIdx.x;
   const uint64_t i = (uint64_t)blockIdx.x * (2 * BLOCK) + tid;
   sdata[tid] = op(load_or_identity<T, Op>(in, i, m), load_or_identity<T, Op>(in, i + BLOCK, m));
@@ -124,7 +133,7 @@ __global__ void __launch_bounds__(BLOCK)
     __syncthreads();
   }
   if (tid == 0)
-    out[blockIdx.x] = sdata[0];
+    out[blockIdx.x] = from_acc<TOut>(sdata[0]);
 }
 
 /* UNROLLED: the block size is a template parameter, the loop is unrolled, and the last warp
@@ -132,11 +141,12 @@ __global__ void __launch_bounds__(BLOCK)
  * __syncwarp between a step's reads and writes instead of Harris's bare volatile.
  * Improves: no loop counter and no block barrier for the last six steps. Wastes: the last warp
  * still goes through shared memory, with a warp barrier per step. */
-template <int THREADS, class T, class Op>
+template <int THREADS, class T, class TOut, class Op>
 __global__ void __launch_bounds__(THREADS)
-    unrolled_kernel(const T *__restrict__ in, uint64_t m, T *out) {
+    unrolled_kernel(const T *__restrict__ in, uint64_t m, TOut *out) {
+  typedef acc_t<T> A;
   const Op op;
-  __shared__ T sdata[THREADS];
+  __shared__ A sdata[THREADS];
   const unsigned tid = threadIdx.x;
   const uint64_t i = (uint64_t)blockIdx.x * (2 * THREADS) + tid;
   sdata[tid] = op(load_or_identity<T, Op>(in, i, m), load_or_identity<T, Op>(in, i + THREADS, m));
@@ -148,7 +158,7 @@ __global__ void __launch_bounds__(THREADS)
     __syncthreads();
   }
   if (tid < 32) {
-    T v = sdata[tid];
+    A v = sdata[tid];
 #pragma unroll
     for (unsigned s = 32; s > 0; s >>= 1) {
       if (THREADS >= 2 * s) {
@@ -159,7 +169,7 @@ __global__ void __launch_bounds__(THREADS)
       }
     }
     if (tid == 0)
-      out[blockIdx.x] = v;
+      out[blockIdx.x] = from_acc<TOut>(v);
   }
 }
 
@@ -167,34 +177,36 @@ __global__ void __launch_bounds__(THREADS)
  * warp results go through shared memory.
  * Improves: no shared-memory round trips or warp barriers within a warp. Wastes: each thread
  * still loads only two elements, so blocks are short-lived and the launch is huge. */
-template <class T, class Op>
+template <class T, class TOut, class Op>
 __global__ void __launch_bounds__(BLOCK)
-    warp_shuffle_kernel(const T *__restrict__ in, uint64_t m, T *out) {
+    warp_shuffle_kernel(const T *__restrict__ in, uint64_t m, TOut *out) {
+  typedef acc_t<T> A;
   const Op op;
-  __shared__ T warp_smem[BLOCK / 32];
+  __shared__ A warp_smem[BLOCK / 32];
   const uint64_t i = (uint64_t)blockIdx.x * (2 * BLOCK) + threadIdx.x;
-  T v = op(load_or_identity<T, Op>(in, i, m), load_or_identity<T, Op>(in, i + BLOCK, m));
+  A v = op(load_or_identity<T, Op>(in, i, m), load_or_identity<T, Op>(in, i + BLOCK, m));
   v = cta::block_reduce<BLOCK>(v, op, warp_smem);
   if (threadIdx.x == 0)
-    out[blockIdx.x] = v;
+    out[blockIdx.x] = from_acc<TOut>(v);
 }
 
 /* COARSENED: a grid sized to fill the GPU once; each thread walks the input with a grid-wide
  * stride, combining many elements in registers before the block shuffle reduction.
  * Improves: far fewer blocks and block results; the per-block overhead is paid once per SM slot.
  * Wastes: scalar loads (4 or 8 bytes) and a second launch for the block results. */
-template <class T, class Op>
+template <class T, class TOut, class Op>
 __global__ void __launch_bounds__(BLOCK)
-    coarsened_kernel(const T *__restrict__ in, uint64_t m, T *out) {
+    coarsened_kernel(const T *__restrict__ in, uint64_t m, TOut *out) {
+  typedef acc_t<T> A;
   const Op op;
-  __shared__ T warp_smem[BLOCK / 32];
+  __shared__ A warp_smem[BLOCK / 32];
   const uint64_t stride = (uint64_t)gridDim.x * (2 * BLOCK);
-  T v = Op::identity();
+  A v = Op::identity();
   for (uint64_t i = (uint64_t)blockIdx.x * (2 * BLOCK) + threadIdx.x; i < m; i += stride)
-    v = op(v, op(in[i], load_or_identity<T, Op>(in, i + BLOCK, m)));
+    v = op(v, op(to_acc(in[i]), load_or_identity<T, Op>(in, i + BLOCK, m)));
   v = cta::block_reduce<BLOCK>(v, op, warp_smem);
   if (threadIdx.x == 0)
-    out[blockIdx.x] = v;
+    out[blockIdx.x] = from_acc<TOut>(v);
 }
 
 /* ATOMIC: the coarsened kernel, with block results combined into d_out by one atomic per block
@@ -203,51 +215,65 @@ __global__ void __launch_bounds__(BLOCK)
  * the order blocks finish (not deterministic), and PROD and float MIN/MAX need CAS loops. */
 template <class T, class Op>
 __global__ void __launch_bounds__(BLOCK)
-    atomic_kernel(const T *__restrict__ in, uint64_t m, T *out) {
+    atomic_kernel(const T *__restrict__ in, uint64_t m, acc_t<T> *out) {
+  typedef acc_t<T> A;
   const Op op;
-  __shared__ T warp_smem[BLOCK / 32];
+  __shared__ A warp_smem[BLOCK / 32];
   const uint64_t stride = (uint64_t)gridDim.x * (2 * BLOCK);
-  T v = Op::identity();
+  A v = Op::identity();
   for (uint64_t i = (uint64_t)blockIdx.x * (2 * BLOCK) + threadIdx.x; i < m; i += stride)
-    v = op(v, op(in[i], load_or_identity<T, Op>(in, i + BLOCK, m)));
+    v = op(v, op(to_acc(in[i]), load_or_identity<T, Op>(in, i + BLOCK, m)));
   v = cta::block_reduce<BLOCK>(v, op, warp_smem);
   if (threadIdx.x == 0)
-    cta::atomic_combine<T, Op>(out, v);
+    cta::atomic_combine<A, Op>(out, v);
 }
 
 /* The start value that ATOMIC's blocks combine into. */
-template <class T, class Op> __global__ void identity_kernel(T *out) { *out = Op::identity(); }
+template <class A, class Op> __global__ void identity_kernel(A *out) { *out = Op::identity(); }
+
+/* 16-bit floats: ATOMIC's blocks combine into a float cell (an atomic on the 16-bit output would
+ * round at every block), which this rounds once into the output; it also widens the input into
+ * the float scratch copy that GLOBAL_TREE works on. */
+template <class TIn, class TOut>
+__global__ void __launch_bounds__(BLOCK) convert_kernel(const TIn *in, uint64_t m, TOut *out) {
+  const uint64_t stride = (uint64_t)gridDim.x * BLOCK;
+  for (uint64_t i = (uint64_t)blockIdx.x * BLOCK + threadIdx.x; i < m; i += stride)
+    out[i] = from_acc<TOut>(to_acc(in[i]));
+}
 
 /* ---------------------------------------------------------------- dispatch */
 
-template <class T, class Op>
-cuprim_status launch_pass(cuprim_reduce_alg alg, unsigned grid, const T *src, uint64_t m, T *dst,
-                          cudaStream_t stream) {
+template <class TIn, class TOut, class Op>
+cuprim_status launch_pass(cuprim_reduce_alg alg, unsigned grid, const TIn *src, uint64_t m,
+                          TOut *dst, cudaStream_t stream) {
   switch (alg) {
   case CUPRIM_REDUCE_GLOBAL_TREE:
-    /* src is a writable scratch buffer for this rung (see per_block_passes). */
-    global_tree_kernel<T, Op><<<grid, BLOCK, 0, stream>>>(const_cast<T *>(src), m, dst);
+    /* src is a writable scratch buffer of the accumulate type for this rung (per_block_passes). */
+    if constexpr (std::is_same<TIn, acc_t<TIn>>::value)
+      global_tree_kernel<TIn, TOut, Op><<<grid, BLOCK, 0, stream>>>(const_cast<TIn *>(src), m, dst);
+    else
+      return CUPRIM_ERROR_INTERNAL;
     break;
   case CUPRIM_REDUCE_NEIGHBORED_DIVERGENT:
-    neighbored_divergent_kernel<T, Op><<<grid, BLOCK, 0, stream>>>(src, m, dst);
+    neighbored_divergent_kernel<TIn, TOut, Op><<<grid, BLOCK, 0, stream>>>(src, m, dst);
     break;
   case CUPRIM_REDUCE_NEIGHBORED_STRIDED:
-    neighbored_strided_kernel<T, Op><<<grid, BLOCK, 0, stream>>>(src, m, dst);
+    neighbored_strided_kernel<TIn, TOut, Op><<<grid, BLOCK, 0, stream>>>(src, m, dst);
     break;
   case CUPRIM_REDUCE_SEQUENTIAL:
-    sequential_kernel<T, Op><<<grid, BLOCK, 0, stream>>>(src, m, dst);
+    sequential_kernel<TIn, TOut, Op><<<grid, BLOCK, 0, stream>>>(src, m, dst);
     break;
   case CUPRIM_REDUCE_FIRST_ADD_ON_LOAD:
-    first_add_kernel<T, Op><<<grid, BLOCK, 0, stream>>>(src, m, dst);
+    first_add_kernel<TIn, TOut, Op><<<grid, BLOCK, 0, stream>>>(src, m, dst);
     break;
   case CUPRIM_REDUCE_UNROLLED:
-    unrolled_kernel<BLOCK, T, Op><<<grid, BLOCK, 0, stream>>>(src, m, dst);
+    unrolled_kernel<BLOCK, TIn, TOut, Op><<<grid, BLOCK, 0, stream>>>(src, m, dst);
     break;
   case CUPRIM_REDUCE_WARP_SHUFFLE:
-    warp_shuffle_kernel<T, Op><<<grid, BLOCK, 0, stream>>>(src, m, dst);
+    warp_shuffle_kernel<TIn, TOut, Op><<<grid, BLOCK, 0, stream>>>(src, m, dst);
     break;
   case CUPRIM_REDUCE_COARSENED:
-    coarsened_kernel<T, Op><<<grid, BLOCK, 0, stream>>>(src, m, dst);
+    coarsened_kernel<TIn, TOut, Op><<<grid, BLOCK, 0, stream>>>(src, m, dst);
     break;
   default:
     return CUPRIM_ERROR_INTERNAL;
@@ -255,22 +281,40 @@ cuprim_status launch_pass(cuprim_reduce_alg alg, unsigned grid, const T *src, ui
   return cuprim__cuda_status(cudaPeekAtLastError());
 }
 
+/* One pass over src[0..m) into `blocks` results: into `out` (rounded to T) when one is left, else
+ * into the buffer `buf` of the accumulate type. */
+template <class TIn, class T, class Op>
+cuprim_status pass_to(cuprim_reduce_alg alg, uint64_t blocks, const TIn *src, uint64_t m,
+                      acc_t<T> *buf, T *out, cudaStream_t stream) {
+  if (blocks == 1)
+    return launch_pass<TIn, T, Op>(alg, 1, src, m, out, stream);
+  return launch_pass<TIn, acc_t<T>, Op>(alg, (unsigned)blocks, src, m, buf, stream);
+}
+
+/* A grid for convert_kernel over m elements. */
+unsigned convert_grid(uint64_t m) {
+  const uint64_t blocks = (m + BLOCK - 1) / BLOCK;
+  return blocks < 65535 ? (unsigned)(blocks ? blocks : 1) : 65535u;
+}
+
 uint64_t per_block_elems(cuprim_reduce_alg alg) {
   return alg >= CUPRIM_REDUCE_FIRST_ADD_ON_LOAD ? 2 * BLOCK : BLOCK;
 }
 
 /* The per-block rungs: passes over block results until one value is left. Temporary memory: two
- * ping-pong buffers of block results (and, for GLOBAL_TREE, the scratch copy of the input). */
+ * ping-pong buffers of block results (and, for GLOBAL_TREE, the scratch copy of the input, in the
+ * accumulate type). */
 template <class T, class Op>
 cuprim_status per_block_passes(const cuprim_ctx *ctx, cuprim_reduce_alg alg, const T *in, T *out,
                                uint64_t n, cudaStream_t stream) {
+  typedef acc_t<T> A;
   const uint64_t pb = per_block_elems(alg);
   const uint64_t p1 = (n + pb - 1) / pb, p2 = (p1 + pb - 1) / pb;
   if (p1 > (uint64_t)ctx->attrs.max_grid_x)
     return CUPRIM_ERROR_UNSUPPORTED; /* past 2^31 blocks: beyond any current GPU's memory */
-  const size_t copy_bytes = alg == CUPRIM_REDUCE_GLOBAL_TREE ? (size_t)n * sizeof(T) : 0;
-  const size_t ping_bytes = p1 > 1 ? (size_t)p1 * sizeof(T) : 0;
-  const size_t pong_bytes = p2 > 1 ? (size_t)p2 * sizeof(T) : 0;
+  const size_t copy_bytes = alg == CUPRIM_REDUCE_GLOBAL_TREE ? (size_t)n * sizeof(A) : 0;
+  const size_t ping_bytes = p1 > 1 ? (size_t)p1 * sizeof(A) : 0;
+  const size_t pong_bytes = p2 > 1 ? (size_t)p2 * sizeof(A) : 0;
   void *copy = NULL, *ping = NULL, *pong = NULL;
   cuprim_status st = cuprim__temp_alloc(ctx, copy_bytes, stream, &copy);
   if (st == CUPRIM_SUCCESS)
@@ -280,22 +324,26 @@ cuprim_status per_block_passes(const cuprim_ctx *ctx, cuprim_reduce_alg alg, con
   if (st != CUPRIM_SUCCESS)
     goto release;
   {
-    const T *src = in;
+    A *bufs[2] = {static_cast<A *>(ping), static_cast<A *>(pong)};
+    uint64_t m = n, blocks = p1;
     if (copy) {
-      CUPRIM__CUDA_GOTO(cudaMemcpyAsync(copy, in, copy_bytes, cudaMemcpyDeviceToDevice, stream), st,
-                        release);
-      src = static_cast<const T *>(copy);
+      A *scratch = static_cast<A *>(copy);
+      if constexpr (std::is_same<T, A>::value) {
+        CUPRIM__CUDA_GOTO(
+            cudaMemcpyAsync(scratch, in, copy_bytes, cudaMemcpyDeviceToDevice, stream), st,
+            release);
+      } else {
+        convert_kernel<T, A><<<convert_grid(n), BLOCK, 0, stream>>>(in, n, scratch);
+        CUPRIM__LAUNCH_GOTO(st, release);
+      }
+      st = pass_to<A, T, Op>(alg, blocks, scratch, m, bufs[0], out, stream);
+    } else {
+      st = pass_to<T, T, Op>(alg, blocks, in, m, bufs[0], out, stream);
     }
-    T *bufs[2] = {static_cast<T *>(ping), static_cast<T *>(pong)};
-    uint64_t m = n;
-    for (int pass = 0;; ++pass) {
-      const uint64_t blocks = (m + pb - 1) / pb;
-      T *dst = blocks == 1 ? out : bufs[pass % 2];
-      st = launch_pass<T, Op>(alg, (unsigned)blocks, src, m, dst, stream);
-      if (st != CUPRIM_SUCCESS || blocks == 1)
-        break;
-      src = dst;
+    for (int pass = 1; st == CUPRIM_SUCCESS && blocks > 1; ++pass) {
       m = blocks;
+      blocks = (m + pb - 1) / pb;
+      st = pass_to<A, T, Op>(alg, blocks, bufs[(pass - 1) % 2], m, bufs[pass % 2], out, stream);
     }
   }
 release:
@@ -308,6 +356,7 @@ release:
 template <class T, class Op>
 cuprim_status ladder_impl(const cuprim_ctx *ctx, cuprim_reduce_alg alg, const void *d_in,
                           void *d_out, uint64_t n, cudaStream_t stream) {
+  typedef acc_t<T> A;
   const T *in = static_cast<const T *>(d_in);
   T *out = static_cast<T *>(d_out);
   if (alg != CUPRIM_REDUCE_COARSENED && alg != CUPRIM_REDUCE_ATOMIC)
@@ -319,20 +368,35 @@ cuprim_status ladder_impl(const cuprim_ctx *ctx, cuprim_reduce_alg alg, const vo
   const unsigned grid = (unsigned)cuprim__grid_persistent(ctx, tiles, BLOCK, 0);
   cuprim_status st = CUPRIM_SUCCESS;
   if (alg == CUPRIM_REDUCE_ATOMIC) {
-    identity_kernel<T, Op><<<1, 1, 0, stream>>>(out);
-    CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
-    atomic_kernel<T, Op><<<grid, BLOCK, 0, stream>>>(in, n, out);
-    CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
-    return CUPRIM_SUCCESS;
+    if constexpr (std::is_same<T, A>::value) {
+      identity_kernel<A, Op><<<1, 1, 0, stream>>>(out);
+      CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
+      atomic_kernel<T, Op><<<grid, BLOCK, 0, stream>>>(in, n, out);
+      CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
+      return CUPRIM_SUCCESS;
+    } else { /* the blocks combine into a float cell, rounded once into d_out */
+      void *cell = NULL;
+      CUPRIM__FORWARD(cuprim__temp_alloc(ctx, sizeof(A), stream, &cell));
+      A *acc = static_cast<A *>(cell);
+      identity_kernel<A, Op><<<1, 1, 0, stream>>>(acc);
+      CUPRIM__LAUNCH_GOTO(st, release_cell);
+      atomic_kernel<T, Op><<<grid, BLOCK, 0, stream>>>(in, n, acc);
+      CUPRIM__LAUNCH_GOTO(st, release_cell);
+      convert_kernel<A, T><<<1, BLOCK, 0, stream>>>(acc, 1, out);
+      CUPRIM__LAUNCH_GOTO(st, release_cell);
+    release_cell:
+      cuprim__temp_free(ctx, cell, sizeof(A), stream);
+      return st;
+    }
   }
   if (grid == 1)
-    return launch_pass<T, Op>(alg, 1, in, n, out, stream);
+    return launch_pass<T, T, Op>(alg, 1, in, n, out, stream);
   void *partials = NULL;
-  CUPRIM__FORWARD(cuprim__temp_alloc(ctx, (size_t)grid * sizeof(T), stream, &partials));
-  st = launch_pass<T, Op>(alg, grid, in, n, static_cast<T *>(partials), stream);
+  CUPRIM__FORWARD(cuprim__temp_alloc(ctx, (size_t)grid * sizeof(A), stream, &partials));
+  st = launch_pass<T, A, Op>(alg, grid, in, n, static_cast<A *>(partials), stream);
   if (st == CUPRIM_SUCCESS)
-    st = launch_pass<T, Op>(alg, 1, static_cast<const T *>(partials), grid, out, stream);
-  cuprim__temp_free(ctx, partials, (size_t)grid * sizeof(T), stream);
+    st = launch_pass<A, T, Op>(alg, 1, static_cast<const A *>(partials), grid, out, stream);
+  cuprim__temp_free(ctx, partials, (size_t)grid * sizeof(A), stream);
   return st;
 }
 
@@ -346,7 +410,7 @@ extern "C" cuprim_status cuprim__reduce_ladder(const cuprim_ctx *ctx, cuprim_red
                                                cudaStream_t stream) {
   return cuprim::dispatch_dtype_op<cuprim::REDUCE_SCAN_TYPES>(dtype, op, [&](auto t, auto o) {
     using T = typename decltype(t)::type;
-    return cuprim::reduce::ladder_impl<T, cuprim::op<T, decltype(o)::value>>(ctx, alg, d_in, d_out,
-                                                                             n, stream);
+    return cuprim::reduce::ladder_impl<T, cuprim::op<cuprim::acc_t<T>, decltype(o)::value>>(
+        ctx, alg, d_in, d_out, n, stream);
   });
 }

@@ -19,6 +19,9 @@ typedef struct cuprim__reduce_tuning {
   unsigned grid_sync_min_chunks;
   /* Non-zero: the streaming loads of aligned inputs carry an L2::256B prefetch hint. */
   unsigned l2_prefetch;
+  /* cuprim_reduce_arg: inputs of at most this many bytes are done by one block of 1024 threads in
+   * one launch; larger ones by a grid and a finishing block. */
+  unsigned arg_single_block_max_bytes;
 } cuprim__reduce_tuning;
 
 /* `arch` is the architecture of the code the device runs (cuprim__device_attrs.code_arch,
@@ -42,6 +45,9 @@ static inline cuprim__reduce_tuning cuprim__reduce_tuning_for(int arch) {
     /* H100: the L2::256B hint on the streaming loads: 348.3 vs 350.6 us (cooperative, f32 2^28),
      * 93.0 vs 93.4 us (two launches, 2^26); no change below. */
     t.l2_prefetch = 1;
+    /* Provisional (the arg-reduce not measured yet): AUTO's one block of 1024 threads beat its
+     * two launches up to 2^15 f32 (128 KB) on the H100, 6.46 against 7.33 us, and lost at 2^16. */
+    t.arg_single_block_max_bytes = 128 * 1024;
   } else {
     /* Provisional, from the 9.0 class without its clusters and PDL: one block up to 8 chunks
      * (H100, 2026-11-21: one block 6.40 us at 2^15 against 7.33 us for two PDL launches, which
@@ -51,6 +57,7 @@ static inline cuprim__reduce_tuning cuprim__reduce_tuning_for(int arch) {
     t.cluster_max_blocks = 8;
     t.grid_sync_min_chunks = 32768;
     t.l2_prefetch = 1; /* the hint exists from 8.0 (cta/arch.cuh; 7.5 loads without it) */
+    t.arg_single_block_max_bytes = 128 * 1024; /* provisional, as for 9.0 */
   }
   return t;
 }

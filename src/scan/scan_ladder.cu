@@ -6,7 +6,9 @@
  *   3. each block scans its tile again, seeded with its tile's exclusive prefix.
  * Two reads and one write of the data, plus the totals. In place (d_out == d_in) works: each block
  * reads its whole tile before writing it. For floats every rung here is deterministic: the tree
- * depends only on n. */
+ * depends only on n.
+ * 16-bit floats are computed in float (Op's accumulate type A): a kernel reads TIn and writes TOut,
+ * the tile totals and prefixes of every level are A, and each output element is rounded once. */
 #include "common/check.h"
 #include "common/dispatch.cuh"
 #include "cta/ops.cuh"
@@ -21,28 +23,29 @@ namespace {
 constexpr int BLOCK = 256;
 
 template <class T, class Op>
-__device__ __forceinline__ T at_or_identity(const T *p, uint64_t i, uint64_t m) {
-  return i < m ? p[i] : Op::identity();
+__device__ __forceinline__ acc_t<T> at_or_identity(const T *p, uint64_t i, uint64_t m) {
+  return i < m ? to_acc(p[i]) : Op::identity();
 }
 
 /* Writes a tile's results: `incl` is the inclusive scan of element i within the whole input;
  * exclusive results are the inclusive ones shifted by one, computed by the caller as `excl`. */
-template <class T>
-__device__ __forceinline__ void put(T *out, uint64_t i, uint64_t m, T incl, T excl,
+template <class TOut, class A>
+__device__ __forceinline__ void put(TOut *out, uint64_t i, uint64_t m, A incl, A excl,
                                     cuprim_scan_kind kind) {
   if (i < m)
-    out[i] = kind == CUPRIM_INCLUSIVE ? incl : excl;
+    out[i] = from_acc<TOut>(kind == CUPRIM_INCLUSIVE ? incl : excl);
 }
 
 /* Pass 1: tile totals. TILE elements per block, TILE/BLOCK per thread, combined in registers,
  * then cta::block_reduce. */
 template <int TILE, class T, class Op>
 __global__ void __launch_bounds__(BLOCK)
-    tile_reduce_kernel(const T *__restrict__ in, uint64_t m, T *totals) {
+    tile_reduce_kernel(const T *__restrict__ in, uint64_t m, acc_t<T> *totals) {
+  typedef acc_t<T> A;
   const Op op;
-  __shared__ T warp_smem[BLOCK / 32];
+  __shared__ A warp_smem[BLOCK / 32];
   const uint64_t base = (uint64_t)blockIdx.x * TILE;
-  T v = Op::identity();
+  A v = Op::identity();
 #pragma unroll
   for (int k = 0; k < TILE / BLOCK; ++k)
     v = op(v, at_or_identity<T, Op>(in, base + k * BLOCK + threadIdx.x, m));
@@ -54,11 +57,13 @@ __global__ void __launch_bounds__(BLOCK)
 /* HILLIS_STEELE: log2(256) steps over a double buffer; at step d every element adds the one
  * 2^d to its left. Improves: the fewest steps (step-efficient). Wastes: n log n work, a barrier
  * per step, and one element per thread. */
-template <class T, class Op>
+template <class T, class TOut, class Op>
 __global__ void __launch_bounds__(BLOCK)
-    hillis_steele_kernel(const T *in, T *out, uint64_t m, const T *prefix, cuprim_scan_kind kind) {
+    hillis_steele_kernel(const T *in, TOut *out, uint64_t m, const acc_t<T> *prefix,
+                         cuprim_scan_kind kind) {
+  typedef acc_t<T> A;
   const Op op;
-  __shared__ T buf[2][BLOCK];
+  __shared__ A buf[2][BLOCK];
   const int t = threadIdx.x;
   const uint64_t i = (uint64_t)blockIdx.x * BLOCK + t;
   int cur = 0;
@@ -70,9 +75,9 @@ __global__ void __launch_bounds__(BLOCK)
     cur = nxt;
     __syncthreads();
   }
-  const T p = prefix ? prefix[blockIdx.x] : Op::identity();
-  const T incl = op(p, buf[cur][t]);
-  const T excl = t == 0 ? p : op(p, buf[cur][t - 1]);
+  const A p = prefix ? prefix[blockIdx.x] : Op::identity();
+  const A incl = op(p, buf[cur][t]);
+  const A excl = t == 0 ? p : op(p, buf[cur][t - 1]);
   put(out, i, m, incl, excl, kind);
 }
 
@@ -83,16 +88,18 @@ __global__ void __launch_bounds__(BLOCK)
 constexpr int LOG_BANKS = 5;
 __device__ __forceinline__ int padded(int i) { return i + (i >> LOG_BANKS); }
 
-template <class T, class Op>
+template <class T, class TOut, class Op>
 __global__ void __launch_bounds__(BLOCK)
-    blelloch_kernel(const T *in, T *out, uint64_t m, const T *prefix, cuprim_scan_kind kind) {
+    blelloch_kernel(const T *in, TOut *out, uint64_t m, const acc_t<T> *prefix,
+                    cuprim_scan_kind kind) {
+  typedef acc_t<T> A;
   const Op op;
   constexpr int N = 2 * BLOCK;
-  __shared__ T temp[N + N / 32];
+  __shared__ A temp[N + N / 32];
   const int t = threadIdx.x;
   const uint64_t base = (uint64_t)blockIdx.x * N;
   const int a = t, b = t + BLOCK;
-  const T xa = at_or_identity<T, Op>(in, base + a, m), xb = at_or_identity<T, Op>(in, base + b, m);
+  const A xa = at_or_identity<T, Op>(in, base + a, m), xb = at_or_identity<T, Op>(in, base + b, m);
   temp[padded(a)] = xa;
   temp[padded(b)] = xb;
   int offset = 1;
@@ -111,14 +118,14 @@ __global__ void __launch_bounds__(BLOCK)
     __syncthreads();
     if (t < d) {
       const int ai = padded(offset * (2 * t + 1) - 1), bi = padded(offset * (2 * t + 2) - 1);
-      const T left = temp[ai];
+      const A left = temp[ai];
       temp[ai] = temp[bi];
       temp[bi] = op(temp[bi], left);
     }
   }
   __syncthreads();
-  const T p = prefix ? prefix[blockIdx.x] : Op::identity();
-  const T ea = op(p, temp[padded(a)]), eb = op(p, temp[padded(b)]);
+  const A p = prefix ? prefix[blockIdx.x] : Op::identity();
+  const A ea = op(p, temp[padded(a)]), eb = op(p, temp[padded(b)]);
   put(out, base + a, m, op(ea, xa), ea, kind);
   put(out, base + b, m, op(eb, xb), eb, kind);
 }
@@ -126,18 +133,20 @@ __global__ void __launch_bounds__(BLOCK)
 /* WARP_SHUFFLE: each warp scans its 32 elements with __shfl_up_sync in registers; one warp scans
  * the eight warp totals. Improves: no shared-memory tree and two barriers instead of 2 log n.
  * Wastes: still one element per thread and two passes over the data (reduce-then-scan). */
-template <class T, class Op>
+template <class T, class TOut, class Op>
 __global__ void __launch_bounds__(BLOCK)
-    warp_shuffle_kernel(const T *in, T *out, uint64_t m, const T *prefix, cuprim_scan_kind kind) {
+    warp_shuffle_kernel(const T *in, TOut *out, uint64_t m, const acc_t<T> *prefix,
+                        cuprim_scan_kind kind) {
+  typedef acc_t<T> A;
   const Op op;
-  __shared__ T warp_smem[BLOCK / 32 + 1];
+  __shared__ A warp_smem[BLOCK / 32 + 1];
   const uint64_t i = (uint64_t)blockIdx.x * BLOCK + threadIdx.x;
-  const T x = at_or_identity<T, Op>(in, i, m);
-  T aggregate;
-  const T e = cta::block_exclusive_scan<BLOCK>(x, op, warp_smem, (int)threadIdx.x,
+  const A x = at_or_identity<T, Op>(in, i, m);
+  A aggregate;
+  const A e = cta::block_exclusive_scan<BLOCK>(x, op, warp_smem, (int)threadIdx.x,
                                                cta::block_barrier(), aggregate);
-  const T p = prefix ? prefix[blockIdx.x] : Op::identity();
-  const T excl = op(p, e);
+  const A p = prefix ? prefix[blockIdx.x] : Op::identity();
+  const A excl = op(p, e);
   put(out, i, m, op(excl, x), excl, kind);
 }
 
@@ -145,19 +154,19 @@ __global__ void __launch_bounds__(BLOCK)
 
 uint64_t tile_of(cuprim_scan_alg alg) { return alg == CUPRIM_SCAN_BLELLOCH ? 2 * BLOCK : BLOCK; }
 
-template <class T, class Op>
-cuprim_status launch_scan(cuprim_scan_alg alg, const T *in, T *out, uint64_t m, const T *prefix,
-                          cuprim_scan_kind kind, cudaStream_t stream) {
+template <class T, class TOut, class Op>
+cuprim_status launch_scan(cuprim_scan_alg alg, const T *in, TOut *out, uint64_t m,
+                          const acc_t<T> *prefix, cuprim_scan_kind kind, cudaStream_t stream) {
   const unsigned grid = (unsigned)((m + tile_of(alg) - 1) / tile_of(alg));
   switch (alg) {
   case CUPRIM_SCAN_HILLIS_STEELE:
-    hillis_steele_kernel<T, Op><<<grid, BLOCK, 0, stream>>>(in, out, m, prefix, kind);
+    hillis_steele_kernel<T, TOut, Op><<<grid, BLOCK, 0, stream>>>(in, out, m, prefix, kind);
     break;
   case CUPRIM_SCAN_BLELLOCH:
-    blelloch_kernel<T, Op><<<grid, BLOCK, 0, stream>>>(in, out, m, prefix, kind);
+    blelloch_kernel<T, TOut, Op><<<grid, BLOCK, 0, stream>>>(in, out, m, prefix, kind);
     break;
   case CUPRIM_SCAN_WARP_SHUFFLE:
-    warp_shuffle_kernel<T, Op><<<grid, BLOCK, 0, stream>>>(in, out, m, prefix, kind);
+    warp_shuffle_kernel<T, TOut, Op><<<grid, BLOCK, 0, stream>>>(in, out, m, prefix, kind);
     break;
   default:
     return CUPRIM_ERROR_INTERNAL;
@@ -166,7 +175,7 @@ cuprim_status launch_scan(cuprim_scan_alg alg, const T *in, T *out, uint64_t m, 
 }
 
 template <class T, class Op>
-cuprim_status launch_reduce(cuprim_scan_alg alg, const T *in, uint64_t m, T *totals,
+cuprim_status launch_reduce(cuprim_scan_alg alg, const T *in, uint64_t m, acc_t<T> *totals,
                             cudaStream_t stream) {
   const uint64_t tile = tile_of(alg);
   const unsigned grid = (unsigned)((m + tile - 1) / tile);
@@ -177,19 +186,21 @@ cuprim_status launch_reduce(cuprim_scan_alg alg, const T *in, uint64_t m, T *tot
   return cuprim__cuda_status(cudaPeekAtLastError());
 }
 
-/* Reduce-then-scan of in[0..m) into out, with `levels` holding the totals of every level below. */
-template <class T, class Op>
-cuprim_status reduce_then_scan(cuprim_scan_alg alg, const T *in, T *out, uint64_t m,
-                               cuprim_scan_kind kind, T *levels, cudaStream_t stream) {
+/* Reduce-then-scan of in[0..m) into out, with `levels` holding the totals of every level below
+ * (in the accumulate type: the levels below the input's are scanned A to A, in place). */
+template <class T, class TOut, class Op>
+cuprim_status reduce_then_scan(cuprim_scan_alg alg, const T *in, TOut *out, uint64_t m,
+                               cuprim_scan_kind kind, acc_t<T> *levels, cudaStream_t stream) {
+  typedef acc_t<T> A;
   const uint64_t tile = tile_of(alg);
   if (m <= tile)
-    return launch_scan<T, Op>(alg, in, out, m, nullptr, kind, stream);
+    return launch_scan<T, TOut, Op>(alg, in, out, m, nullptr, kind, stream);
   const uint64_t tiles = (m + tile - 1) / tile;
-  T *totals = levels;
+  A *totals = levels;
   CUPRIM__FORWARD((launch_reduce<T, Op>(alg, in, m, totals, stream)));
-  CUPRIM__FORWARD((reduce_then_scan<T, Op>(alg, totals, totals, tiles, CUPRIM_EXCLUSIVE,
-                                           levels + tiles, stream)));
-  return launch_scan<T, Op>(alg, in, out, m, totals, kind, stream);
+  CUPRIM__FORWARD((reduce_then_scan<A, A, Op>(alg, totals, totals, tiles, CUPRIM_EXCLUSIVE,
+                                              levels + tiles, stream)));
+  return launch_scan<T, TOut, Op>(alg, in, out, m, totals, kind, stream);
 }
 
 template <class T, class Op>
@@ -201,12 +212,12 @@ cuprim_status ladder_impl(const cuprim_ctx *ctx, cuprim_scan_alg alg, const void
   uint64_t level_elems = 0;          /* the totals of every level, summed */
   for (uint64_t m = n; m > tile; m = (m + tile - 1) / tile)
     level_elems += (m + tile - 1) / tile;
-  const size_t bytes = (size_t)level_elems * sizeof(T);
+  const size_t bytes = (size_t)level_elems * sizeof(acc_t<T>);
   void *levels = NULL;
   CUPRIM__FORWARD(cuprim__temp_alloc(ctx, bytes, stream, &levels));
   const cuprim_status st =
-      reduce_then_scan<T, Op>(alg, static_cast<const T *>(d_in), static_cast<T *>(d_out), n, kind,
-                              static_cast<T *>(levels), stream);
+      reduce_then_scan<T, T, Op>(alg, static_cast<const T *>(d_in), static_cast<T *>(d_out), n,
+                                 kind, static_cast<acc_t<T> *>(levels), stream);
   cuprim__temp_free(ctx, levels, bytes, stream);
   return st;
 }
@@ -221,7 +232,7 @@ extern "C" cuprim_status cuprim__scan_ladder(const cuprim_ctx *ctx, cuprim_scan_
                                              cuprim_scan_kind kind, cudaStream_t stream) {
   return cuprim::dispatch_dtype_op<cuprim::REDUCE_SCAN_TYPES>(dtype, op, [&](auto t, auto o) {
     using T = typename decltype(t)::type;
-    return cuprim::scan::ladder_impl<T, cuprim::op<T, decltype(o)::value>>(ctx, alg, d_in, d_out,
-                                                                           n, kind, stream);
+    return cuprim::scan::ladder_impl<T, cuprim::op<cuprim::acc_t<T>, decltype(o)::value>>(
+        ctx, alg, d_in, d_out, n, kind, stream);
   });
 }

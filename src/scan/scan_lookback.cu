@@ -31,7 +31,15 @@
  * both kernels do what they did, at the cost of a test of the pointer.
  * (One thread-block cluster of 8 or 16 such blocks, measured for mid sizes, was slower than the
  * look-back kernel at every size from 2^10 to 2^20 on the H100: 7.2 us at 2^10, 9.4 at 2^16.)
- * The choices are in scan_tuning.h; cuprim-bench's kernel-choice table measures each. */
+ * The choices are in scan_tuning.h; cuprim-bench's kernel-choice table measures each.
+ *
+ * 16-bit floats (API.md: arithmetic in float, each d_out[i] rounded once) run the same kernels
+ * with float tile aggregates and prefixes (so packed status words), but a thread keeps its
+ * elements as loaded, two to a register: 64 per thread, 32 KB tiles as for 4-byte types, in the
+ * 64 registers of four blocks per SM (as floats, 64 would need twice the registers, and half-size
+ * tiles pay the per-tile costs twice as often). The segment is then scanned in two passes over
+ * the registers: each vector's total in float before the look-back (warp_segment_totals), and
+ * the scan itself, seeded with the prefix, once the prefix is known (warp_segment_finish). */
 #include "common/check.h"
 #include "common/dispatch.cuh"
 #include "common/launch.h"
@@ -54,9 +62,9 @@ using cta::tile_status;
 
 /* A thread holds VECS 16-byte vectors of VEC elements; a warp's 32*ITEMS elements are contiguous
  * (a warp segment); a tile is THREADS/32 warp segments. The look-back kernel's threads hold 128
- * bytes (8 vectors) for 4-byte types; 8-byte types hold 6 (every value takes two registers, and
- * 8 vectors would not fit in the 64 registers that 4 blocks per SM allow). The single-block
- * kernel (1024 threads) holds 4. */
+ * bytes (8 vectors) for 4- and 2-byte types; 8-byte types hold 6 (every value takes two
+ * registers, and 8 vectors would not fit in the 64 registers that 4 blocks per SM allow). The
+ * single-block kernel (1024 threads) holds 4. */
 template <class T, int VECS_> struct geometry {
   static constexpr int VEC = 16 / (int)sizeof(T);
   static constexpr int VECS = VECS_;
@@ -64,7 +72,7 @@ template <class T, int VECS_> struct geometry {
   static constexpr int WARP_ITEMS = 32 * ITEMS;
 };
 template <class T, bool SMALL = false>
-struct tile_geometry : geometry<T, (sizeof(T) == 4 ? 8 : 6) / (SMALL ? 2 : 1)> {
+struct tile_geometry : geometry<T, (sizeof(T) == 8 ? 6 : 8) / (SMALL ? 2 : 1)> {
   typedef T value_type;
   static constexpr int THREADS = 256;
   static constexpr int TILE = THREADS * tile_geometry::ITEMS;
@@ -87,6 +95,7 @@ template <class G> __device__ __forceinline__ uint64_t item_offset(int k, int j,
 template <class G, class T, class Op>
 __device__ __forceinline__ void load_items(const T *seg, uint64_t m, bool vec, int lane,
                                            T (&x)[G::VECS][G::VEC]) {
+  const T identity = from_acc<T>(Op::identity()); /* exact in every element type */
   if (vec) {
 #pragma unroll
     for (int k = 0; k < G::VECS; ++k)
@@ -97,7 +106,7 @@ __device__ __forceinline__ void load_items(const T *seg, uint64_t m, bool vec, i
 #pragma unroll
       for (int j = 0; j < G::VEC; ++j) {
         const uint64_t i = item_offset<G>(k, j, lane);
-        x[k][j] = i < m ? seg[i] : Op::identity();
+        x[k][j] = i < m ? seg[i] : identity;
       }
   }
 }
@@ -181,6 +190,62 @@ __device__ __forceinline__ void add_prefix(T (&x)[G::VECS][G::VEC], T p) {
       x[k][j] = op(p, x[k][j]);
 }
 
+/* 16-bit floats, pass 1: the items stay as loaded. Each vector's total in float, the vector totals
+ * scanned across the lanes; pre[k] = the combination of everything in the warp's segment before
+ * this thread's vector k. Returns the segment's total. */
+template <class G, class T, class Op>
+__device__ __forceinline__ acc_t<T> warp_segment_totals(const T (&x)[G::VECS][G::VEC], int lane,
+                                                        acc_t<T> (&pre)[G::VECS]) {
+  typedef acc_t<T> A;
+  const Op op;
+  A run = Op::identity();
+#pragma unroll
+  for (int k = 0; k < G::VECS; ++k) {
+    A v[G::VEC];
+    to_acc_n<T, G::VEC>(x[k], v);
+#pragma unroll
+    for (int s = 1; s < G::VEC; s *= 2) /* pairwise: a short dependency chain */
+#pragma unroll
+      for (int j = 0; j + s < G::VEC; j += 2 * s)
+        v[j] = op(v[j], v[j + s]);
+    const A incl = cta::warp_inclusive_scan(v[0], op, lane);
+    const A excl = __shfl_up_sync(cta::full_mask, incl, 1);
+    const A total = __shfl_sync(cta::full_mask, incl, 31);
+    pre[k] = lane == 0 ? run : op(run, excl);
+    run = op(run, total);
+  }
+  return run;
+}
+
+/* 16-bit floats, pass 2: the scan (kind) of the thread's items, vector k started from pre[k]
+ * preceded by the segment's exclusive prefix `p` (if has_p), each result rounded once, into x. */
+template <class G, class T, class Op, class Kind>
+__device__ __forceinline__ void warp_segment_finish(T (&x)[G::VECS][G::VEC],
+                                                    const acc_t<T> (&pre)[G::VECS], acc_t<T> p,
+                                                    bool has_p, Kind kind) {
+  typedef acc_t<T> A;
+  const Op op;
+#pragma unroll
+  for (int k = 0; k < G::VECS; ++k) {
+    A v[G::VEC];
+    to_acc_n<T, G::VEC>(x[k], v);
+    A r = has_p ? op(p, pre[k]) : pre[k];
+    if ((int)kind == (int)CUPRIM_INCLUSIVE) {
+#pragma unroll
+      for (int j = 0; j < G::VEC; ++j)
+        v[j] = r = op(r, v[j]);
+    } else {
+#pragma unroll
+      for (int j = 0; j < G::VEC; ++j) {
+        const A e = r;
+        r = op(r, v[j]);
+        v[j] = e;
+      }
+    }
+    from_acc_n<T, G::VEC>(v, x[k]);
+  }
+}
+
 /* Every thread: the exclusive prefix of warp `warp` among the block's warps (the identity for
  * warp 0), and the block's total, from the warp totals in shared memory (read in warp order). */
 template <class T, class Op, int WARPS>
@@ -205,7 +270,7 @@ template <class T> struct lookback_args {
   T *out;
   uint64_t n;
   const T *init; /* cuprim_scan_init's initial value (device); NULL: start from the identity */
-  tile_status<T> ts;
+  tile_status<acc_t<T>> ts;
   unsigned *tile_counter;
 };
 
@@ -214,11 +279,12 @@ template <class T> struct lookback_args {
 template <class T, class Op, cuprim_scan_kind KIND, bool SMALL>
 __global__ void __launch_bounds__(256, 4) lookback_kernel(const lookback_args<T> a) {
   typedef tile_geometry<T, SMALL> G;
+  typedef acc_t<T> A;
   constexpr int WARPS = G::THREADS / 32;
   const Op op;
-  __shared__ T warp_totals[WARPS];
+  __shared__ A warp_totals[WARPS];
   __shared__ unsigned s_tile;
-  __shared__ T s_prefix;
+  __shared__ A s_prefix;
   const int t = threadIdx.x, lane = t % 32, warp = t / 32;
   const bool in_aligned = cta::aligned16(a.in);
   if (t == 0) {
@@ -245,13 +311,18 @@ __global__ void __launch_bounds__(256, 4) lookback_kernel(const lookback_args<T>
 
   T x[G::VECS][G::VEC];
   load_items<G, T, Op>(a.in + seg_base, sm, full && in_aligned, lane, x);
-  const T wtotal = warp_segment_scan<G, T, Op>(x, lane, fixed_kind<KIND>());
+  A pre[is_narrow_float<T> ? G::VECS : 1];
+  A wtotal;
+  if constexpr (is_narrow_float<T>)
+    wtotal = warp_segment_totals<G, T, Op>(x, lane, pre);
+  else
+    wtotal = warp_segment_scan<G, T, Op>(x, lane, fixed_kind<KIND>());
   if (lane == 0)
     warp_totals[warp] = wtotal;
   __syncthreads();
-  T aggregate;
-  const T wprefix = warp_prefix<T, Op, WARPS>(warp_totals, warp, aggregate);
-  T p = wprefix; /* the exclusive prefix of this warp's segment */
+  A aggregate;
+  const A wprefix = warp_prefix<A, Op, WARPS>(warp_totals, warp, aggregate);
+  A p = wprefix; /* the exclusive prefix of this warp's segment */
   if (tile == 0 && a.init == NULL) {
     if (t == 0)
       a.ts.publish(0, STATUS_P, aggregate);
@@ -260,7 +331,7 @@ __global__ void __launch_bounds__(256, 4) lookback_kernel(const lookback_args<T>
     if (t == 0 && tile > 0)
       a.ts.publish(tile, STATUS_A, aggregate);
     if (warp == 0) {
-      const T tp = tile > 0 ? look_back<T, Op>(a.ts, tile, lane) : *a.init;
+      const A tp = tile > 0 ? look_back<A, Op>(a.ts, tile, lane) : to_acc(*a.init);
       if (lane == 0) {
         a.ts.publish(tile, STATUS_P, op(tp, aggregate));
         s_prefix = tp;
@@ -269,7 +340,10 @@ __global__ void __launch_bounds__(256, 4) lookback_kernel(const lookback_args<T>
     __syncthreads();
     p = warp == 0 ? s_prefix : op(s_prefix, wprefix);
   }
-  if (tile > 0 || warp > 0 || a.init != NULL) /* the first segment has nothing before it */
+  const bool has_p = tile > 0 || warp > 0 || a.init != NULL; /* the first segment: nothing before */
+  if constexpr (is_narrow_float<T>)
+    warp_segment_finish<G, T, Op>(x, pre, p, has_p, fixed_kind<KIND>());
+  else if (has_p)
     add_prefix<G, T, Op>(x, p);
   store_items<G, T>(a.out + seg_base, sm, full && cta::aligned16(a.out), lane, x);
 }
@@ -281,12 +355,13 @@ template <class T, class Op>
 __global__ void __launch_bounds__(1024)
     single_block_kernel(const T *in, T *out, uint64_t n, cuprim_scan_kind kind, const T *init) {
   typedef single_geometry<T> G;
+  typedef acc_t<T> A;
   const Op op;
   constexpr int WARPS = G::THREADS / 32;
-  __shared__ T warp_totals[2][WARPS]; /* alternate steps: one barrier per step */
+  __shared__ A warp_totals[2][WARPS]; /* alternate steps: one barrier per step */
   const int t = threadIdx.x, lane = t % 32, warp = t / 32;
   const bool in_aligned = cta::aligned16(in), out_aligned = cta::aligned16(out);
-  T carry = init != NULL ? *init : Op::identity();
+  A carry = init != NULL ? to_acc(*init) : Op::identity();
   int parity = 0;
   for (uint64_t base = 0; base < n; base += G::STEP, parity ^= 1) {
     const bool carried = base > 0 || init != NULL; /* something comes before this step */
@@ -296,15 +371,23 @@ __global__ void __launch_bounds__(1024)
     const bool full = sm == (uint64_t)G::WARP_ITEMS;
     T x[G::VECS][G::VEC];
     load_items<G, T, Op>(in + seg_base, sm, full && in_aligned, lane, x);
-    const T wtotal = warp_segment_scan<G, T, Op>(x, lane, (int)kind);
+    A pre[is_narrow_float<T> ? G::VECS : 1];
+    A wtotal;
+    if constexpr (is_narrow_float<T>)
+      wtotal = warp_segment_totals<G, T, Op>(x, lane, pre);
+    else
+      wtotal = warp_segment_scan<G, T, Op>(x, lane, (int)kind);
     if (lane == 0)
       warp_totals[parity][warp] = wtotal;
     __syncthreads();
-    T aggregate;
-    const T wprefix = warp_prefix<T, Op, WARPS>(warp_totals[parity], warp, aggregate);
+    A aggregate;
+    const A wprefix = warp_prefix<A, Op, WARPS>(warp_totals[parity], warp, aggregate);
     if (sm) {
-      if (carried || warp > 0)
-        add_prefix<G, T, Op>(x, !carried ? wprefix : (warp == 0 ? carry : op(carry, wprefix)));
+      const A p = !carried ? wprefix : (warp == 0 ? carry : op(carry, wprefix));
+      if constexpr (is_narrow_float<T>)
+        warp_segment_finish<G, T, Op>(x, pre, p, carried || warp > 0, (int)kind);
+      else if (carried || warp > 0)
+        add_prefix<G, T, Op>(x, p);
       store_items<G, T>(out + seg_base, sm, full && out_aligned, lane, x);
     }
     carry = !carried ? aggregate : op(carry, aggregate);
@@ -345,11 +428,13 @@ cuprim_status lookback_impl(const cuprim_ctx *ctx, const void *d_in, void *d_out
     return CUPRIM_ERROR_UNSUPPORTED; /* past 2^31 tiles: beyond any current GPU's memory */
 
   /* [tile counter | status words | (8-byte types) aggregates | inclusive prefixes]; the counter
-   * and status words are zeroed, the value arrays need no initialisation. */
-  const bool packed = sizeof(T) == 4;
+   * and status words are zeroed, the value arrays need no initialisation. The status holds the
+   * accumulate type A (float for 16-bit floats: packed). */
+  typedef acc_t<T> A;
+  const bool packed = sizeof(A) == 4;
   const size_t counter_bytes = 16;
   const size_t status_bytes = round16((size_t)tiles * (packed ? 8 : 4));
-  const size_t values_bytes = packed ? 0 : 2 * round16((size_t)tiles * sizeof(T));
+  const size_t values_bytes = packed ? 0 : 2 * round16((size_t)tiles * sizeof(A));
   const size_t bytes = counter_bytes + status_bytes + values_bytes;
   void *temp = NULL;
   CUPRIM__FORWARD(cuprim__temp_alloc(ctx, bytes, stream, &temp));
@@ -360,12 +445,12 @@ cuprim_status lookback_impl(const cuprim_ctx *ctx, const void *d_in, void *d_out
   a.n = n;
   a.init = init;
   a.tile_counter = reinterpret_cast<unsigned *>(b);
-  if constexpr (sizeof(T) == 4) {
+  if constexpr (sizeof(A) == 4) {
     a.ts.words = reinterpret_cast<unsigned long long *>(b + counter_bytes);
   } else {
     a.ts.status = reinterpret_cast<unsigned *>(b + counter_bytes);
-    a.ts.aggregate = reinterpret_cast<T *>(b + counter_bytes + status_bytes);
-    a.ts.inclusive = reinterpret_cast<T *>(b + counter_bytes + status_bytes + values_bytes / 2);
+    a.ts.aggregate = reinterpret_cast<A *>(b + counter_bytes + status_bytes);
+    a.ts.inclusive = reinterpret_cast<A *>(b + counter_bytes + status_bytes + values_bytes / 2);
   }
   cuprim_status st = CUPRIM_SUCCESS;
   void (*kernel)(const lookback_args<T>) =
@@ -407,7 +492,7 @@ extern "C" cuprim_status cuprim__scan_lookback_init(const cuprim_ctx *ctx, const
                                                     const cuprim__scan_tuning *tune) {
   return cuprim::dispatch_dtype_op<cuprim::REDUCE_SCAN_TYPES>(dtype, op, [&](auto t, auto o) {
     using T = typename decltype(t)::type;
-    return cuprim::scan::lookback_impl<T, cuprim::op<T, decltype(o)::value>>(
+    return cuprim::scan::lookback_impl<T, cuprim::op<cuprim::acc_t<T>, decltype(o)::value>>(
         ctx, d_in, d_out, n, kind, d_init, stream, tune);
   });
 }

@@ -1,0 +1,459 @@
+/* cuprim_histogram_even_multi: the histograms of 1 to 4 interleaved channels (RGBA pixels, say) in
+ * one pass over the samples, each active channel with its own even bins.
+ *
+ * The samples are read in *pixel groups*: the fewest whole pixels whose bytes are a multiple of 16
+ * (4 RGBA u8 pixels in one 16-byte vector, 16 RGB u8 pixels in three, 1 RGBA f64 pixel in two),
+ * so that element e of a group is always channel e % C, known when the kernel is compiled: no
+ * per-sample channel arithmetic, and each channel's bins come straight from the kernel's
+ * parameters. Groups start at the first pixel that lies on a 16-byte boundary; the pixels before
+ * it and after the last whole group are loaded one by one. Where no pixel lies on a boundary
+ * (RGBA u8 at d_samples + 1) every pixel is loaded element by element: correct, slower.
+ *
+ *   8-bit samples (u8, i8): multi_bytes_kernel counts the 256 byte values of each active channel
+ *     in lane-private columns of shared counters (channel c, value v, lane l: counter
+ *     (c * 256 + v) * COLS + l % COLS), one shared atomic per sample whatever the bins, then folds
+ *     each channel's 256 values into its bins: the single-channel AUTO path of histogram_count.cu
+ *     (bytes_kernel), with a column block per channel. Channels past num_active are not counted
+ *     and take no counters.
+ *   Wider samples: multi_private_kernel counts each sample into its channel's bins in shared
+ *     memory (interleaved copies, as BLOCK_PRIVATE's), and each block adds its non-zero bins into
+ *     the output; past shared memory, one global atomic per sample into the zeroed output.
+ * Blocks that add into the output are chained by programmatic dependent launch to one kernel that
+ * zeroes every channel's counts; a one-block grid writes the counts itself (one launch). */
+#include "common/check.h"
+#include "common/dispatch.cuh"
+#include "common/launch_config.cuh"
+#include "cta/arch.cuh"
+#include "cta/load.cuh"
+#include "histogram_bin.cuh"
+#include "histogram_fold.cuh"
+#include "histogram_internal.h"
+
+namespace cuprim {
+namespace histogram {
+namespace {
+
+constexpr int MAXC = CUPRIM__MAX_CHANNELS;
+
+/* The kernels' view of a call, passed by value (__grid_constant__: read from the parameter bank,
+ * also where a channel is picked at run time, never copied per thread): channel c < active has bins
+ * bins[c], counts out[c], and, in the shared counters of the wider samples' kernel, the bins from
+ * first[c] (the channels' bins laid end to end). `head` is the first pixel that starts a group,
+ * or NO_HEAD. */
+constexpr uint64_t NO_HEAD = ~(uint64_t)0;
+struct multi_args {
+  cuprim__bins bins[MAXC];
+  uint64_t *out[MAXC];
+  uint32_t first[MAXC];
+  uint32_t total_bins; /* of the active channels */
+  int active;
+  uint64_t head;
+};
+
+/* The channel of bin i of the active channels' bins laid end to end. */
+__device__ __forceinline__ int channel_of(const multi_args &a, uint32_t i) {
+  int ch = 0;
+  while (ch + 1 < a.active && a.first[ch + 1] <= i)
+    ++ch;
+  return ch;
+}
+
+/* The pixel groups of C channels of T. */
+constexpr int gcd16(int x) {
+  return x % 16 == 0 ? 16 : x % 8 == 0 ? 8 : x % 4 == 0 ? 4 : x % 2 == 0 ? 2 : 1;
+}
+template <class T, int C> struct pixel_group {
+  static constexpr int PIXEL_BYTES = C * (int)sizeof(T);
+  static constexpr int PIXELS = 16 / gcd16(PIXEL_BYTES); /* whole pixels in a multiple of 16 B */
+  static constexpr int ELEMS = PIXELS * C;
+  static constexpr int WORDS = ELEMS * (int)sizeof(T) / 4;
+  static constexpr int VECS = WORDS / 4; /* 16-byte loads per group: 1, 2 or 3 */
+  /* Groups in flight per thread: about four 16-byte loads. */
+  static constexpr int IN_FLIGHT = VECS == 1 ? 4 : VECS == 2 ? 2 : 1;
+};
+
+/* The first pixel of in[] that starts on a 16-byte boundary (its alignment repeats every
+ * PIXELS pixels), or NO_HEAD if none does. */
+template <class T, int C> uint64_t first_group_pixel(const T *in) {
+  for (int h = 0; h < pixel_group<T, C>::PIXELS; ++h)
+    if (((uintptr_t)in + (uintptr_t)h * C * sizeof(T)) % 16 == 0)
+      return (uint64_t)h;
+  return NO_HEAD;
+}
+
+/* Calls f.group(w) for each pixel group from `head` on (w: its WORDS 32-bit words, the raw bytes
+ * of its elements; VECS loads each, IN_FLIGHT groups in flight per thread, groups warp-striped),
+ * and f.pixel(in, p) for each pixel p before `head` and after the last whole group; with
+ * head == NO_HEAD, f.pixel for every pixel. Spread over the whole grid. */
+template <class T, int C, class F>
+__device__ __forceinline__ void for_each_pixel(const T *in, uint64_t num_pixels, uint64_t head,
+                                               F &f) {
+  using G = pixel_group<T, C>;
+  const uint64_t threads = (uint64_t)gridDim.x * blockDim.x;
+  const uint64_t gtid = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (head == NO_HEAD) {
+    for (uint64_t p = gtid; p < num_pixels; p += threads)
+      f.pixel(in, p);
+    return;
+  }
+  head = head < num_pixels ? head : num_pixels;
+  const uint64_t groups = (num_pixels - head) / G::PIXELS;
+  const uint64_t tail_at = head + groups * G::PIXELS;
+  if (gtid < head)
+    f.pixel(in, gtid);
+  if (gtid < num_pixels - tail_at)
+    f.pixel(in, tail_at + gtid);
+
+  const uint4 *v = reinterpret_cast<const uint4 *>(in + head * C);
+  const uint64_t tile = (uint64_t)blockDim.x * G::IN_FLIGHT;
+  const uint64_t full_tiles = groups / tile;
+  for (uint64_t t = blockIdx.x; t < full_tiles; t += gridDim.x) {
+    uint32_t w[G::IN_FLIGHT][G::WORDS];
+#pragma unroll
+    for (int k = 0; k < G::IN_FLIGHT; ++k) {
+      const uint4 *at = v + (t * tile + (uint64_t)k * blockDim.x + threadIdx.x) * G::VECS;
+#pragma unroll
+      for (int j = 0; j < G::VECS; ++j) {
+        uint32_t q[4];
+        cta::load_vec16<cta::LOAD_STREAM_PF>(reinterpret_cast<const uint32_t *>(at + j), q);
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+          w[k][4 * j + i] = q[i];
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < G::IN_FLIGHT; ++k)
+      f.group(w[k]);
+  }
+  for (uint64_t g = full_tiles * tile + gtid; g < groups; g += threads) {
+    uint32_t w[G::WORDS];
+#pragma unroll
+    for (int j = 0; j < G::VECS; ++j) {
+      uint32_t q[4];
+      cta::load_vec16<cta::LOAD_LDG>(reinterpret_cast<const uint32_t *>(v + g * G::VECS + j), q);
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+        w[4 * j + i] = q[i];
+    }
+    f.group(w);
+  }
+}
+
+/* Element e (of type T) of a group's words. */
+template <class T, int WORDS>
+__device__ __forceinline__ T element(const uint32_t (&w)[WORDS], int e) {
+  T x;
+  memcpy(&x, reinterpret_cast<const unsigned char *>(w) + (size_t)e * sizeof(T), sizeof(T));
+  return x;
+}
+
+/* ---------------------------------------------------------------- 8-bit samples */
+
+constexpr int BYTE_THREADS = 1024;
+/* Byte values a one-block grid counts (one launch, no zeroing kernel); as single-channel AUTO's
+ * BYTE_ONE_BLOCK_MAX_N (histogram_count.cu): provisional for several channels. */
+constexpr uint64_t BYTE_ONE_BLOCK_MAX_BYTES = 65536;
+
+/* Counts channel c's byte v in this lane's column: counts[(c * 256 + v) * COLS + lane % COLS].
+ * With COLS == 32 no two lanes of a warp share a counter or a bank; with 16 (GPUs whose blocks
+ * cannot hold 32 columns for every channel) lanes l and l + 16 share one. */
+template <class T, int C, int COLS> struct byte_counter {
+  uint32_t *col; /* this lane's column of channel 0, value 0 */
+  int active;
+
+  /* ch is a constant wherever the loops below are unrolled. */
+  __device__ __forceinline__ void add(int ch, uint32_t v) const {
+    if (ch < active)
+      atomicAdd(col + ((uint32_t)ch * 256 + v) * COLS, 1u);
+  }
+  template <int WORDS> __device__ __forceinline__ void group(const uint32_t (&w)[WORDS]) const {
+#pragma unroll
+    for (int e = 0; e < WORDS * 4; ++e)
+      add(e % C, (w[e / 4] >> (8 * (e % 4))) & 255u);
+  }
+  __device__ __forceinline__ void pixel(const T *in, uint64_t p) const {
+    const uint8_t *px = reinterpret_cast<const uint8_t *>(in) + p * C;
+#pragma unroll
+    for (int ch = 0; ch < C; ++ch)
+      add(ch, px[ch]);
+  }
+};
+
+/* 8-bit samples of C channels, `active` of them counted into active * 256 * COLS shared counters
+ * (dynamic shared memory), then folded into each channel's bins: added into the zeroed outputs
+ * (programmatic dependent launch), or for a one-block grid written directly. */
+template <class T, int C, int COLS>
+__global__ void __launch_bounds__(BYTE_THREADS, cta::sm_threads / BYTE_THREADS)
+    multi_bytes_kernel(const T *in, uint64_t num_pixels, const __grid_constant__ multi_args a) {
+  static_assert(sizeof(T) == 1, "8-bit samples");
+  extern __shared__ __align__(16) unsigned char smem[];
+  uint32_t *counts = reinterpret_cast<uint32_t *>(smem);
+  const uint32_t slots = (uint32_t)a.active * 256 * COLS;
+  for (uint32_t i = threadIdx.x; i < slots; i += BYTE_THREADS)
+    counts[i] = 0;
+  __syncthreads();
+  const byte_counter<T, C, COLS> f{counts + threadIdx.x % COLS, a.active};
+  for_each_pixel<T, C>(in, num_pixels, a.head, f);
+  __syncthreads();
+  /* Thread (r, v) = (threadIdx.x / 256, threadIdx.x % 256): channel r's count of value v in this
+   * block, its columns summed (rotated: consecutive values read different banks). */
+  const int r = (int)(threadIdx.x / 256);
+  const uint32_t v = threadIdx.x % 256;
+  uint64_t c = 0;
+  uint32_t b = NO_BIN;
+  if (r < a.active) {
+    c = sum_interleaved<uint64_t>(counts + ((uint32_t)r * 256 + v) * COLS, COLS, v);
+    b = byte_bin<T>(v, a.bins[r]);
+  }
+  /* Into the zeroed outputs, or for one block (a.total_bins <= slots) through the channels' bins
+   * laid end to end in shared memory, every bin written. */
+  fold_byte_values<BYTE_THREADS>(counts, c, b, a.out[r], a.first[r], a.total_bins,
+                                 [&a](uint32_t i, uint32_t v) {
+                                   const int ch = channel_of(a, i);
+                                   a.out[ch][i - a.first[ch]] = v;
+                                 });
+}
+
+/* ---------------------------------------------------------------- wider samples */
+
+constexpr int THREADS = 512;
+
+/* Adds each sample of channel CH < active to its bin: in shared memory, bin i (of the channels'
+ * bins laid end to end) has `copies` interleaved counters, this lane adding into copy
+ * lane % copies (at0: its counter of bin 0); or (SMEM false) one atomic into a.out[CH]. */
+template <class T, int KIND, int C, bool SMEM> struct wide_counter {
+  const multi_args &a;
+  uint32_t at0, stride;
+
+  /* ch is a constant wherever the loops below are unrolled: its bins are read from the
+   * parameter bank at a fixed offset. */
+  __device__ __forceinline__ void add(int ch, T x) const {
+    if (ch >= a.active)
+      return;
+    const uint32_t b = binner<T, KIND>(a.bins[ch], nullptr)(x);
+    if constexpr (SMEM)
+      shared_add_one_unless_no_bin(at0 + (a.first[ch] + b) * stride, b);
+    else if (b != NO_BIN)
+      atomicAdd(reinterpret_cast<unsigned long long *>(a.out[ch] + b), 1ull);
+  }
+  template <int WORDS> __device__ __forceinline__ void group(const uint32_t (&w)[WORDS]) const {
+#pragma unroll
+    for (int e = 0; e < WORDS * 4 / (int)sizeof(T); ++e)
+      add(e % C, element<T>(w, e));
+  }
+  __device__ __forceinline__ void pixel(const T *in, uint64_t p) const {
+    const T *px = in + p * C;
+#pragma unroll
+    for (int ch = 0; ch < C; ++ch)
+      add(ch, px[ch]);
+  }
+};
+
+/* Samples wider than 8 bits. SMEM: counts into `copies` interleaved copies of every active
+ * channel's bins in shared memory, then each block adds its non-zero bins into the zeroed outputs
+ * (programmatic dependent launch), or a one-block grid writes them. Else: atomics straight into
+ * the zeroed outputs. */
+template <class T, int KIND, int C, bool SMEM>
+__global__ void __launch_bounds__(THREADS)
+    multi_private_kernel(const T *in, uint64_t num_pixels, const __grid_constant__ multi_args a,
+                         uint32_t copies) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  uint32_t *counts = reinterpret_cast<uint32_t *>(smem);
+  if constexpr (SMEM) {
+    const uint32_t slots = a.total_bins * copies;
+    for (uint32_t i = threadIdx.x; i < slots; i += THREADS)
+      counts[i] = 0;
+    __syncthreads();
+  } else {
+    cta::pdl_wait(); /* every add goes to the zeroed outputs */
+  }
+  const wide_counter<T, KIND, C, SMEM> f{
+      a, (uint32_t)__cvta_generic_to_shared(counts + (threadIdx.x % 32) % copies), 4 * copies};
+  for_each_pixel<T, C>(in, num_pixels, a.head, f);
+  if constexpr (SMEM) {
+    __syncthreads();
+    if (gridDim.x > 1)
+      cta::pdl_wait(); /* the zeroed outputs */
+    /* Thread i sums bin i's copies from copy i % copies on (different banks across a warp);
+     * consecutive threads add into consecutive bins of a channel. */
+    for (uint32_t i = threadIdx.x; i < a.total_bins; i += THREADS) {
+      const uint32_t c = sum_interleaved<uint32_t>(counts + (size_t)i * copies, copies, i);
+      const int ch = channel_of(a, i);
+      uint64_t *const out = a.out[ch] + (i - a.first[ch]);
+      if (gridDim.x == 1)
+        *out = c;
+      else if (c != 0)
+        atomicAdd(reinterpret_cast<unsigned long long *>(out), (unsigned long long)c);
+    }
+  }
+}
+
+/* ---------------------------------------------------------------- dispatch */
+
+/* Zeroes every active channel's counts (one launch). */
+cuprim_status zero_all(const cuprim_ctx *ctx, const multi_args &a, cudaStream_t stream) {
+  zero_targets z = {};
+  for (int c = 0; c < a.active; ++c) {
+    z.ptr[c] = a.out[c];
+    z.words[c] = a.bins[c].num_bins;
+  }
+  z.count = a.active;
+  return launch_zero(ctx, z, stream);
+}
+
+/* Launches `kernel` on `grid` blocks after zero_all, chained by programmatic dependent launch. */
+template <class K, class... Args>
+cuprim_status launch_after_zero(const cuprim_ctx *ctx, const multi_args &a, K *kernel,
+                                uint64_t grid, unsigned threads, size_t smem, cudaStream_t stream,
+                                Args... args) {
+  CUPRIM__FORWARD(zero_all(ctx, a, stream));
+  cudaLaunchAttribute attr;
+  cudaLaunchConfig_t cfg = pdl_config(ctx, (unsigned)grid, threads, stream, &attr);
+  cfg.dynamicSmemBytes = smem;
+  CUPRIM__CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, args...));
+  return CUPRIM_SUCCESS;
+}
+
+template <class T, int C, int COLS>
+cuprim_status count_bytes(const cuprim_ctx *ctx, const T *in, uint64_t num_pixels,
+                          const multi_args &a, cudaStream_t stream) {
+  auto *kernel = multi_bytes_kernel<T, C, COLS>;
+  const size_t smem = (size_t)a.active * 256 * COLS * sizeof(uint32_t);
+  CUPRIM__FORWARD(allow_smem(kernel, smem));
+  uint64_t resident = 0;
+  CUPRIM__FORWARD(resident_blocks(ctx, kernel, smem, &resident, BYTE_THREADS));
+  const uint64_t bytes = num_pixels * C;
+  /* A vector per thread at least: each block's fold stays small beside its counting. */
+  uint64_t grid = count_grid(bytes, resident, (uint64_t)BYTE_THREADS * 16);
+  if (bytes <= BYTE_ONE_BLOCK_MAX_BYTES)
+    grid = 1;
+  if (grid == 1 && (size_t)a.total_bins * sizeof(uint32_t) <= smem) {
+    kernel<<<1, BYTE_THREADS, smem, stream>>>(in, num_pixels, a);
+    CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
+    return CUPRIM_SUCCESS;
+  }
+  if (grid == 1)
+    grid = 2; /* the fold through the zeroed outputs */
+  return launch_after_zero(ctx, a, kernel, grid, BYTE_THREADS, smem, stream, in, num_pixels, a);
+}
+
+template <class T, int C>
+cuprim_status count_bytes_cols(const cuprim_ctx *ctx, const T *in, uint64_t num_pixels,
+                               const multi_args &a, cudaStream_t stream) {
+  /* Lane-private columns (32) where a block can hold them for every active channel: 32 KB a
+   * channel, 128 KB for RGBA (one block of 1024 threads per SM on an H100; provisional), else 16
+   * (64 KB for RGBA: every GPU from 7.5 on). */
+  const size_t col32 = (size_t)a.active * 256 * 32 * sizeof(uint32_t);
+  if (col32 <= (size_t)ctx->attrs.smem_per_block_optin)
+    return count_bytes<T, C, 32>(ctx, in, num_pixels, a, stream);
+  return count_bytes<T, C, 16>(ctx, in, num_pixels, a, stream);
+}
+
+template <class T, int KIND, int C>
+cuprim_status count_wide(const cuprim_ctx *ctx, const T *in, uint64_t num_pixels,
+                         const multi_args &a, cudaStream_t stream) {
+  const uint64_t elems = num_pixels * C;
+  if ((size_t)a.total_bins * sizeof(uint32_t) > (size_t)ctx->attrs.smem_per_block_optin) {
+    /* Past shared memory: an atomic per sample into the zeroed outputs. */
+    auto *kernel = multi_private_kernel<T, KIND, C, false>;
+    uint64_t resident = 0;
+    CUPRIM__FORWARD(resident_blocks(ctx, kernel, 0, &resident, THREADS));
+    const uint64_t grid = count_grid(elems, resident, (uint64_t)THREADS * 16);
+    return launch_after_zero(ctx, a, kernel, grid, THREADS, 0, stream, in, num_pixels, a, 1u);
+  }
+  auto *kernel = multi_private_kernel<T, KIND, C, true>;
+  const uint32_t copies = smem_copies(0, a.total_bins, sizeof(uint32_t));
+  const size_t smem = (size_t)a.total_bins * copies * sizeof(uint32_t);
+  CUPRIM__FORWARD(allow_smem(kernel, smem));
+  uint64_t resident = 0;
+  CUPRIM__FORWARD(resident_blocks(ctx, kernel, smem, &resident, THREADS));
+  /* As AUTO's folding blocks in histogram_count.cu: at most two per SM, each with at least a
+   * vector per thread and a sample per bin. */
+  if (resident > 2 * (uint64_t)ctx->attrs.sm_count)
+    resident = 2 * (uint64_t)ctx->attrs.sm_count;
+  const uint64_t tile = (uint64_t)THREADS * (16 / sizeof(T));
+  const uint64_t grid = count_grid(elems, resident, tile > a.total_bins ? tile : a.total_bins);
+  if (grid == 1) {
+    kernel<<<1, THREADS, smem, stream>>>(in, num_pixels, a, copies);
+    CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
+    return CUPRIM_SUCCESS;
+  }
+  return launch_after_zero(ctx, a, kernel, grid, THREADS, smem, stream, in, num_pixels, a, copies);
+}
+
+/* BIN_SHIFT where every active channel's bins allow it (histogram_count.cu's rule), else the
+ * formula. */
+template <class T, int C>
+cuprim_status count_wide_kind(const cuprim_ctx *ctx, const T *in, uint64_t num_pixels,
+                              const multi_args &a, cudaStream_t stream) {
+  if constexpr (traits_int_upto32<T>::value) {
+    bool shift = true;
+    for (int c = 0; c < a.active; ++c) {
+      const cuprim__bins &b = a.bins[c];
+      shift = shift && b.shift >= 0 &&
+              (sizeof(T) == 4 ||
+               (b.lower_int >= -(INT64_C(1) << 30) && b.upper_ceil <= (INT64_C(1) << 30)));
+    }
+    if (shift)
+      return count_wide<T, BIN_SHIFT, C>(ctx, in, num_pixels, a, stream);
+  }
+  return count_wide<T, BIN_EVEN, C>(ctx, in, num_pixels, a, stream);
+}
+
+template <class T, int C>
+cuprim_status count_channels(const cuprim_ctx *ctx, const void *d_in, uint64_t num_pixels,
+                             multi_args &a, cudaStream_t stream) {
+  const T *in = static_cast<const T *>(d_in);
+  a.head = first_group_pixel<T, C>(in);
+  if constexpr (sizeof(T) == 1)
+    return count_bytes_cols<T, C>(ctx, in, num_pixels, a, stream);
+  else
+    return count_wide_kind<T, C>(ctx, in, num_pixels, a, stream);
+}
+
+template <class T>
+cuprim_status count_for_type(const cuprim_ctx *ctx, const void *d_in, uint64_t num_pixels,
+                             int num_channels, multi_args &a, cudaStream_t stream) {
+  switch (num_channels) {
+  case 1:
+    return count_channels<T, 1>(ctx, d_in, num_pixels, a, stream);
+  case 2:
+    return count_channels<T, 2>(ctx, d_in, num_pixels, a, stream);
+  case 3:
+    return count_channels<T, 3>(ctx, d_in, num_pixels, a, stream);
+  case 4:
+    return count_channels<T, 4>(ctx, d_in, num_pixels, a, stream);
+  default:
+    return CUPRIM_ERROR_INTERNAL;
+  }
+}
+
+} // namespace
+} // namespace histogram
+} // namespace cuprim
+
+extern "C" cuprim_status cuprim__histogram_multi(const cuprim_ctx *ctx, const void *d_samples,
+                                                 uint64_t num_pixels, int num_channels,
+                                                 int num_active, cuprim_dtype dtype,
+                                                 uint64_t *const d_counts[],
+                                                 const cuprim__bins bins[], cudaStream_t stream) {
+  using namespace cuprim::histogram;
+  multi_args a = {};
+  a.active = num_active;
+  uint64_t first = 0;
+  for (int c = 0; c < num_active; ++c) {
+    a.bins[c] = bins[c];
+    a.out[c] = d_counts[c];
+    a.first[c] = (uint32_t)(first < UINT32_MAX ? first : UINT32_MAX);
+    first += bins[c].num_bins;
+  }
+  /* Past 2^32 - 1 bins in all the counters cannot be in shared memory anyway: the kernels then
+   * never read first[] or total_bins. */
+  a.total_bins = (uint32_t)(first < UINT32_MAX ? first : UINT32_MAX);
+  if (num_pixels == 0) /* the counts are overwritten: all zero */
+    return zero_all(ctx, a, stream);
+  return cuprim::dispatch_dtype<cuprim::HISTOGRAM_TYPES>(dtype, [&](auto t) {
+    using T = typename decltype(t)::type;
+    return count_for_type<T>(ctx, d_samples, num_pixels, num_channels, a, stream);
+  });
+}

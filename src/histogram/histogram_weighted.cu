@@ -1,0 +1,424 @@
+/* cuprim_histogram_even_weighted(_ex): each counted sample adds its weight (F32 or F64, summed in
+ * double) to its bin.
+ *
+ * Samples and weights are read in *groups*: group g is elements [g * VEC, g * VEC + VEC) of both
+ * arrays, VEC = 16 / sizeof(sample) (one 16-byte vector of samples, and as many bytes of weights
+ * as that takes), counted from the first element whatever the alignment: a 16-byte aligned array
+ * is read with vector loads, any other one element by element, the same elements in the same
+ * groups. Every sample's bin is the formula of cuprim_histogram_even (histogram_bin.cuh's binners:
+ * a 256-entry table for 8-bit samples, the formula itself for the others).
+ *
+ *   AUTO (weighted_private_kernel) each block adds the weights into its own copy of the sums in
+ *        shared memory (doubles; up to 16 interleaved copies, lane l adding into copy l % copies,
+ *        so that a half-warp's 64-bit adds fall in different banks), with runs of groups whose
+ *        samples all fall in one bin summed in registers first; then it adds its sums into the
+ *        output, zeroed by a kernel it is chained to by programmatic dependent launch, or, as a
+ *        one-block grid, writes them. Past shared memory: one double atomic per sample into the
+ *        zeroed output. The order of the atomics varies, so the last bits of a sum can vary
+ *        between runs.
+ *   FIXED_ORDER (weighted_ordered_kernel) each warp adds into a copy of the sums that only it
+ *        touches (in shared memory, or in temporary global memory when even one warp's copy does
+ *        not fit), one sample per lane at a time: the lanes whose samples share a bin are found
+ *        (__match_any_sync), the lowest of them adds their weights in lane order and then adds
+ *        that into the warp's copy (a plain load, add and store: no other lane or warp writes it
+ *        meanwhile). A block then sums its warps' copies in warp order into its partial sums, and
+ *        sum_copies_kernel sums the blocks' partials in a fixed order. Which samples a warp sees,
+ *        and in which order, depends on the grid, which follows the GPU's SM count and the
+ *        kernel's occupancy: the same bits on every run on one GPU (docs/determinism.md). */
+#include "common/check.h"
+#include "common/dispatch.cuh"
+#include "common/launch_config.cuh"
+#include "cta/arch.cuh"
+#include "cta/load.cuh"
+#include "cta/warp_reduce.cuh"
+#include "histogram_bin.cuh"
+#include "histogram_fold.cuh"
+#include "histogram_internal.h"
+
+namespace cuprim {
+namespace histogram {
+namespace {
+
+constexpr int THREADS = 512;         /* AUTO's blocks */
+constexpr int ORDERED_MAX_WARPS = 8; /* FIXED_ORDER's blocks: up to 8 warps, one copy each */
+/* FIXED_ORDER's warp copies in global memory (sums too many for one copy in shared memory): at
+ * most this many bytes of them, so at most this / (8 * num_bins) warps. */
+constexpr uint64_t ORDERED_GLOBAL_BYTES = (uint64_t)256 << 20;
+
+template <class T, class W> struct weighted_group {
+  static constexpr int VEC = 16 / (int)sizeof(T);
+  static constexpr int WEIGHT_BYTES = VEC * (int)sizeof(W); /* 8 to 128 */
+  /* Groups in flight per thread: about 128 bytes of samples and weights. */
+  static constexpr int BY_BYTES = 128 / (16 + WEIGHT_BYTES);
+  static constexpr int IN_FLIGHT = BY_BYTES < 1 ? 1 : BY_BYTES > 4 ? 4 : BY_BYTES;
+};
+
+/* Group g of the samples and weights into x and w: `count` valid elements (VEC for a whole
+ * group, fewer for the last one, 0 past it; the others are left as zeros). Vector loads where the
+ * array is 16-byte aligned (vx, vw), else one element at a time. */
+template <cta::load_mode M, class T, class W, int VEC>
+__device__ __forceinline__ int load_group(const T *in, const W *wt, uint64_t n, uint64_t g, bool vx,
+                                          bool vw, T (&x)[VEC], W (&w)[VEC]) {
+  const uint64_t at = g * VEC;
+  if (at >= n)
+    return 0;
+  if (n - at < (uint64_t)VEC) {
+    const int count = (int)(n - at);
+#pragma unroll
+    for (int j = 0; j < VEC; ++j)
+      if (j < count) {
+        x[j] = in[at + j];
+        w[j] = wt[at + j];
+      }
+    return count;
+  }
+  if (vx) {
+    cta::load_vec16<M>(in + at, x);
+  } else {
+#pragma unroll
+    for (int j = 0; j < VEC; ++j)
+      x[j] = in[at + j];
+  }
+  constexpr int WV = VEC * (int)sizeof(W) / 16; /* 16-byte vectors of weights (0: 8 bytes) */
+  if (WV > 0 && vw) {
+#pragma unroll
+    for (int k = 0; k < (WV > 0 ? WV : 1); ++k) {
+      W part[16 / sizeof(W)];
+      cta::load_vec16<M>(wt + at + (uint64_t)k * (16 / sizeof(W)), part);
+#pragma unroll
+      for (int j = 0; j < (int)(16 / sizeof(W)); ++j)
+        w[k * (16 / sizeof(W)) + j] = part[j];
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < VEC; ++j)
+      w[j] = wt[at + j];
+  }
+  return VEC;
+}
+
+/* Calls f.group(x, w, count) for every group of the samples and weights, IN_FLIGHT groups in
+ * flight per thread (warp-striped: coalesced). Every thread of a block makes the same number of
+ * calls (count 0 for groups past the end), so the warps are converged in f.group. */
+template <class T, class W, class F>
+__device__ __forceinline__ void for_each_weighted(const T *in, const W *wt, uint64_t n, F &f) {
+  using G = weighted_group<T, W>;
+  const bool vx = cta::aligned16(in);
+  const bool vw = G::WEIGHT_BYTES % 16 == 0 && cta::aligned16(wt);
+  const uint64_t groups = (n + G::VEC - 1) / G::VEC;
+  const uint64_t tile = (uint64_t)blockDim.x * G::IN_FLIGHT;
+  for (uint64_t base = (uint64_t)blockIdx.x * tile; base < groups;
+       base += (uint64_t)gridDim.x * tile) {
+    T x[G::IN_FLIGHT][G::VEC] = {};
+    W w[G::IN_FLIGHT][G::VEC] = {};
+    int count[G::IN_FLIGHT];
+#pragma unroll
+    for (int k = 0; k < G::IN_FLIGHT; ++k)
+      count[k] = load_group<cta::LOAD_STREAM_PF>(
+          in, wt, n, base + (uint64_t)k * blockDim.x + threadIdx.x, vx, vw, x[k], w[k]);
+#pragma unroll
+    for (int k = 0; k < G::IN_FLIGHT; ++k)
+      f.group(x[k], w[k], count[k]);
+  }
+}
+
+/* ---------------------------------------------------------------- AUTO */
+
+/* Adds weights into the block's shared copies (SMEM: sums[b * copies + slot], at0 the shared
+ * address of this lane's sum of bin 0) or into the output (else). A group whose samples all fall
+ * in one bin extends the thread's pending run instead, added when the run's bin changes and at
+ * the end. */
+template <class T, class W, int KIND, bool SMEM> struct atomic_adder {
+  static constexpr int VEC = weighted_group<T, W>::VEC;
+  const binner<T, KIND> &bin;
+  double *out;
+  uint32_t at0, stride;
+  uint32_t run_bin = NO_BIN;
+  double run_sum = 0.0;
+
+  __device__ __forceinline__ void add(uint32_t b, double s) const {
+    if constexpr (SMEM)
+      asm volatile("red.shared.add.f64 [%0], %1;" ::"r"(at0 + b * stride), "d"(s) : "memory");
+    else
+      atomicAdd(out + b, s);
+  }
+  /* Predicated in shared memory, as histogram_bin.cuh's counting add, for the same reason. */
+  __device__ __forceinline__ void add_unless_no_bin(uint32_t b, double s) const {
+    if constexpr (SMEM)
+      asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %0, %1;\n\t"
+                   "@p red.shared.add.f64 [%2], %3;\n\t}" ::"r"(b),
+                   "r"(NO_BIN), "r"(at0 + b * stride), "d"(s)
+                   : "memory");
+    else if (b != NO_BIN)
+      atomicAdd(out + b, s);
+  }
+  __device__ __forceinline__ void group(const T (&x)[VEC], const W (&w)[VEC], int count) {
+    uint32_t b[VEC];
+    bool same = true;
+#pragma unroll
+    for (int j = 0; j < VEC; ++j) {
+      b[j] = j < count ? bin(x[j]) : NO_BIN;
+      same = same && b[j] == b[0];
+    }
+    if (same) {
+      if (b[0] == NO_BIN)
+        return;
+      double s = (double)w[0];
+#pragma unroll
+      for (int j = 1; j < VEC; ++j)
+        s += (double)w[j];
+      if (b[0] == run_bin) {
+        run_sum += s;
+      } else {
+        if (run_bin != NO_BIN)
+          add(run_bin, run_sum);
+        run_bin = b[0];
+        run_sum = s;
+      }
+      return;
+    }
+#pragma unroll
+    for (int j = 0; j < VEC; ++j)
+      add_unless_no_bin(b[j], (double)w[j]);
+  }
+  __device__ __forceinline__ void flush() const {
+    if (run_bin != NO_BIN)
+      add(run_bin, run_sum);
+  }
+};
+
+/* AUTO. SMEM: sums into `copies` interleaved copies in shared memory, then each block adds its
+ * non-zero sums into `out` (zeroed by the kernel this one is chained to), or a one-block grid
+ * writes them. Else: double atomics straight into the zeroed output. */
+template <class T, class W, int KIND, bool SMEM>
+__global__ void __launch_bounds__(THREADS)
+    weighted_private_kernel(const T *in, const W *wt, uint64_t n, const cuprim__bins bins,
+                            uint32_t copies, double *out) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  const size_t table = round16(binner<T, KIND>::smem_bytes(bins));
+  double *sums = reinterpret_cast<double *>(smem + table);
+  if constexpr (SMEM) {
+    const uint32_t slots = bins.num_bins * copies;
+    for (uint32_t i = threadIdx.x; i < slots; i += THREADS)
+      sums[i] = 0.0;
+  }
+  const binner<T, KIND> bin(bins, smem);
+  __syncthreads();
+  if constexpr (!SMEM)
+    cta::pdl_wait(); /* every add goes to the zeroed output */
+  atomic_adder<T, W, KIND, SMEM> f{
+      bin, out, (uint32_t)__cvta_generic_to_shared(sums + (threadIdx.x % 32) % copies),
+      (uint32_t)(sizeof(double) * copies)};
+  for_each_weighted(in, wt, n, f);
+  f.flush();
+  if constexpr (SMEM) {
+    __syncthreads();
+    if (gridDim.x > 1)
+      cta::pdl_wait(); /* the zeroed output */
+    /* Thread b sums bin b's copies from copy b % copies on; a sum of +0.0 (no weight, or weights
+     * that cancel) adds nothing, a NaN is added. */
+    for (uint32_t b = threadIdx.x; b < bins.num_bins; b += THREADS) {
+      const double s = sum_interleaved<double>(sums + (size_t)b * copies, copies, b);
+      if (gridDim.x == 1)
+        out[b] = s;
+      else if (s != 0.0 || s != s)
+        atomicAdd(out + b, s);
+    }
+  }
+}
+
+/* ---------------------------------------------------------------- FIXED_ORDER */
+
+/* Adds weights into this warp's own copy of the sums, `mine`, one sample per lane at a time and
+ * in a fixed order: for each step, the lanes whose samples share a bin are found, the lowest of
+ * them sums their weights in lane order, and adds the sum into mine[bin] with a plain load, add
+ * and store. Every lane of the warp must call group() together. */
+template <class T, class W, int KIND> struct ordered_adder {
+  static constexpr int VEC = weighted_group<T, W>::VEC;
+  const binner<T, KIND> &bin;
+  double *mine;
+
+  __device__ __forceinline__ void add(uint32_t b, double v) const {
+    const unsigned lane = threadIdx.x % 32;
+    const unsigned peers = __match_any_sync(cta::full_mask, b);
+    const bool leader = (peers & ((1u << lane) - 1u)) == 0u;
+    /* The leader of a group of counted samples takes its peers' weights, lowest lane first. */
+    unsigned rest = leader && b != NO_BIN ? peers & (peers - 1u) : 0u;
+    double s = v;
+    while (__any_sync(cta::full_mask, rest != 0u)) {
+      const int src = rest != 0u ? __ffs(rest) - 1 : (int)lane;
+      const double o = __shfl_sync(cta::full_mask, v, src);
+      if (rest != 0u) {
+        s += o;
+        rest &= rest - 1u;
+      }
+    }
+    if (leader && b != NO_BIN)
+      mine[b] += s; /* the leaders' bins differ: no two lanes touch one sum */
+    __syncwarp();   /* this step's sums written before the next step's lanes read them */
+  }
+  __device__ __forceinline__ void group(const T (&x)[VEC], const W (&w)[VEC], int count) const {
+#pragma unroll
+    for (int j = 0; j < VEC; ++j)
+      add(j < count ? bin(x[j]) : NO_BIN, (double)w[j]);
+  }
+};
+
+/* FIXED_ORDER. Each warp sums into its own copy: in shared memory after the binner's table
+ * (global_copies == nullptr), or global_copies + warp * num_bins (one warp a block). Then the
+ * block sums its warps' copies in warp order: into out for a one-block grid, else into
+ * partials[blockIdx.x * num_bins + b] (which may be the block's own global copy). */
+template <class T, class W, int KIND>
+__global__ void __launch_bounds__(ORDERED_MAX_WARPS * 32)
+    weighted_ordered_kernel(const T *in, const W *wt, uint64_t n, const cuprim__bins bins,
+                            double *global_copies, double *partials, double *out) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  const size_t table = round16(binner<T, KIND>::smem_bytes(bins));
+  const uint32_t warps = blockDim.x / 32, warp = threadIdx.x / 32;
+  const uint32_t nb = bins.num_bins;
+  double *const copies = global_copies ? global_copies + (size_t)blockIdx.x * warps * nb
+                                       : reinterpret_cast<double *>(smem + table);
+  double *const mine = copies + (size_t)warp * nb;
+  for (uint32_t b = threadIdx.x % 32; b < nb; b += 32)
+    mine[b] = 0.0;
+  const binner<T, KIND> bin(bins, smem);
+  __syncthreads();
+  const ordered_adder<T, W, KIND> f{bin, mine};
+  for_each_weighted(in, wt, n, f);
+  __syncthreads();
+  for (uint32_t b = threadIdx.x; b < nb; b += blockDim.x) {
+    double s = copies[b];
+    for (uint32_t k = 1; k < warps; ++k)
+      s += copies[(size_t)k * nb + b];
+    if (gridDim.x == 1)
+      out[b] = s;
+    else
+      partials[(size_t)blockIdx.x * nb + b] = s;
+  }
+}
+
+/* ---------------------------------------------------------------- dispatch */
+
+template <class T, class W, int KIND>
+cuprim_status weighted_auto(const cuprim_ctx *ctx, const T *in, const W *wt, uint64_t n,
+                            double *out, const cuprim__bins &bins, cudaStream_t stream) {
+  using G = weighted_group<T, W>;
+  const size_t table = round16(binner<T, KIND>::smem_bytes(bins));
+  const size_t optin = (size_t)ctx->attrs.smem_per_block_optin;
+  const uint64_t tile = (uint64_t)THREADS * G::VEC;
+  if (table + (size_t)bins.num_bins * sizeof(double) > optin) {
+    /* Past shared memory: a double atomic per sample into the zeroed output. */
+    auto *kernel = weighted_private_kernel<T, W, KIND, false>;
+    CUPRIM__FORWARD(allow_smem(kernel, table));
+    uint64_t resident = 0;
+    CUPRIM__FORWARD(resident_blocks(ctx, kernel, table, &resident, THREADS));
+    const uint64_t grid = count_grid(n, resident, tile);
+    CUPRIM__FORWARD(launch_zero(ctx, one_target(out, bins.num_bins), stream));
+    cudaLaunchAttribute attr;
+    cudaLaunchConfig_t cfg = pdl_config(ctx, (unsigned)grid, THREADS, stream, &attr);
+    cfg.dynamicSmemBytes = table;
+    CUPRIM__CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, in, wt, n, bins, 1u, out));
+    return CUPRIM_SUCCESS;
+  }
+  /* Up to 16 copies: a 64-bit shared access is served a half-warp at a time, and 16 copies keep
+   * each half-warp's adds in different banks (more would only take more memory). */
+  uint32_t copies = smem_copies(table, bins.num_bins, sizeof(double));
+  copies = copies > 16 ? 16 : copies;
+  const size_t smem = table + (size_t)bins.num_bins * copies * sizeof(double);
+  auto *kernel = weighted_private_kernel<T, W, KIND, true>;
+  CUPRIM__FORWARD(allow_smem(kernel, smem));
+  uint64_t resident = 0;
+  CUPRIM__FORWARD(resident_blocks(ctx, kernel, smem, &resident, THREADS));
+  /* As the counting kernels' folding blocks (histogram_count.cu): at most two per SM, each with a
+   * vector of samples per thread and a sample per bin at least. Provisional for weights. */
+  if (resident > 2 * (uint64_t)ctx->attrs.sm_count)
+    resident = 2 * (uint64_t)ctx->attrs.sm_count;
+  const uint64_t grid = count_grid(n, resident, tile > bins.num_bins ? tile : bins.num_bins);
+  if (grid == 1) {
+    kernel<<<1, THREADS, smem, stream>>>(in, wt, n, bins, copies, out);
+    CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
+    return CUPRIM_SUCCESS;
+  }
+  CUPRIM__FORWARD(launch_zero(ctx, one_target(out, bins.num_bins), stream));
+  cudaLaunchAttribute attr;
+  cudaLaunchConfig_t cfg = pdl_config(ctx, (unsigned)grid, THREADS, stream, &attr);
+  cfg.dynamicSmemBytes = smem;
+  CUPRIM__CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, in, wt, n, bins, copies, out));
+  return CUPRIM_SUCCESS;
+}
+
+template <class T, class W, int KIND>
+cuprim_status weighted_fixed_order(const cuprim_ctx *ctx, const T *in, const W *wt, uint64_t n,
+                                   double *out, const cuprim__bins &bins, cudaStream_t stream) {
+  using G = weighted_group<T, W>;
+  auto *kernel = weighted_ordered_kernel<T, W, KIND>;
+  const size_t table = round16(binner<T, KIND>::smem_bytes(bins));
+  const size_t optin = (size_t)ctx->attrs.smem_per_block_optin;
+  const size_t copy_bytes = (size_t)bins.num_bins * sizeof(double);
+  /* As many warps a block as copies fit in shared memory (up to 8); none: one warp a block, its
+   * copy in global memory. */
+  const uint64_t fit = table + copy_bytes <= optin ? (optin - table) / copy_bytes : 0;
+  const bool in_smem = fit > 0;
+  const unsigned warps =
+      in_smem ? (unsigned)(fit < ORDERED_MAX_WARPS ? fit : ORDERED_MAX_WARPS) : 1;
+  const unsigned threads = 32 * warps;
+  const size_t smem = table + (in_smem ? copy_bytes * warps : 0);
+  CUPRIM__FORWARD(allow_smem(kernel, smem));
+  uint64_t resident = 0;
+  CUPRIM__FORWARD(resident_blocks(ctx, kernel, smem, &resident, threads));
+  const uint64_t per_bin = bins.num_bins, tile = (uint64_t)threads * G::VEC;
+  uint64_t grid = count_grid(n, resident, tile > per_bin ? tile : per_bin);
+  if (!in_smem) {
+    const uint64_t most = ORDERED_GLOBAL_BYTES / copy_bytes;
+    grid = grid < most ? grid : most > 0 ? most : 1;
+  }
+  const size_t partial_bytes = grid > 1 || !in_smem ? (size_t)grid * copy_bytes : 0;
+  void *temp = NULL;
+  CUPRIM__FORWARD(cuprim__temp_alloc(ctx, partial_bytes, stream, &temp));
+  double *partials = static_cast<double *>(temp);
+  cuprim_status st = CUPRIM_SUCCESS;
+  kernel<<<(unsigned)grid, threads, smem, stream>>>(in, wt, n, bins, in_smem ? nullptr : partials,
+                                                    partials, out);
+  CUPRIM__LAUNCH_GOTO(st, release);
+  if (grid > 1)
+    st = launch_sum<double, double>(ctx, partials, (uint32_t)grid, bins.num_bins, out, stream);
+release:
+  if (temp)
+    cuprim__temp_free(ctx, temp, partial_bytes, stream);
+  return st;
+}
+
+template <class T, class W>
+cuprim_status weighted_for_types(const cuprim_ctx *ctx, cuprim_histogram_weighted_alg alg,
+                                 const void *d_in, const void *d_weights, uint64_t n, double *out,
+                                 const cuprim__bins &bins, cudaStream_t stream) {
+  const T *in = static_cast<const T *>(d_in);
+  const W *wt = static_cast<const W *>(d_weights);
+  /* 8-bit samples look their bin up in a 256-entry table; the others compute the formula (the
+   * integer shift of the counting kernels is left out: fewer kernels, and weights are mostly
+   * given with float samples). */
+  constexpr int KIND = sizeof(T) == 1 ? BIN_LUT8 : BIN_EVEN;
+  if (alg == CUPRIM_HISTOGRAM_WEIGHTED_FIXED_ORDER)
+    return weighted_fixed_order<T, W, KIND>(ctx, in, wt, n, out, bins, stream);
+  return weighted_auto<T, W, KIND>(ctx, in, wt, n, out, bins, stream);
+}
+
+} // namespace
+} // namespace histogram
+} // namespace cuprim
+
+extern "C" cuprim_status cuprim__histogram_weighted(const cuprim_ctx *ctx,
+                                                    cuprim_histogram_weighted_alg alg,
+                                                    const void *d_samples, const void *d_weights,
+                                                    uint64_t n, cuprim_dtype dtype,
+                                                    cuprim_dtype weight_dtype, double *d_sums,
+                                                    const cuprim__bins *bins, cudaStream_t stream) {
+  return cuprim::dispatch_dtype<cuprim::HISTOGRAM_TYPES>(dtype, [&](auto t) {
+    using T = typename decltype(t)::type;
+    if (weight_dtype == CUPRIM_F64)
+      return cuprim::histogram::weighted_for_types<T, double>(ctx, alg, d_samples, d_weights, n,
+                                                              d_sums, *bins, stream);
+    return cuprim::histogram::weighted_for_types<T, float>(ctx, alg, d_samples, d_weights, n,
+                                                           d_sums, *bins, stream);
+  });
+}
