@@ -107,7 +107,8 @@ void hr_seg_reduce_ref_free(hr_seg_reduce_ref *r) {
 static int float_segment_exact(cuprim_dtype t, cuprim_op op, const void *h, uint64_t b, uint64_t e,
                                long double abs_sum) {
   if (op == CUPRIM_SUM) {
-    const long double limit = t == CUPRIM_F32 ? 16777216.0L : 9007199254740992.0L;
+    /* F16 and BF16 are summed in float */
+    const long double limit = t == CUPRIM_F64 ? 9007199254740992.0L : 16777216.0L;
     if (!(8.0L * abs_sum < limit))
       return 0;
     for (uint64_t i = b; i < e; ++i) {
@@ -183,14 +184,23 @@ int hr_seg_reduce_check_one(const hr_seg_reduce_ref *r, uint64_t s, const void *
     snprintf(why, len, "expected %s, got %s", want_s, got_s);
     return 0;
   }
-  const long double eps = t == CUPRIM_F32 ? FLT_EPSILON : DBL_EPSILON;
-  const long double tiny = t == CUPRIM_F32 ? FLT_MIN : DBL_MIN;
+  /* F16 and BF16 are combined in float and rounded once at the end. */
+  const long double eps = t == CUPRIM_F64 ? DBL_EPSILON : FLT_EPSILON;
+  const long double tiny = t == CUPRIM_F64 ? DBL_MIN : FLT_MIN;
   const long double m = (long double)ref->n;
   const long double tol = r->op == CUPRIM_SUM ? 2.0L * m * eps * ref->abs_sum + tiny
                                               : m * eps * fabsl(ref->value) + tiny;
   const long double diff = fabsl((long double)g - ref->value);
-  if (isfinite(g) && diff <= tol)
+  if (t == CUPRIM_F16 || t == CUPRIM_BF16) {
+    /* a float within tol of the reference, rounded once: between the roundings of the ends */
+    uint16_t lo, hi;
+    hr_store_float(t, &lo, 0, (double)(ref->value - tol));
+    hr_store_float(t, &hi, 0, (double)(ref->value + tol));
+    if (g >= hr_to_double(t, &lo, 0) && g <= hr_to_double(t, &hi, 0))
+      return 1;
+  } else if (isfinite(g) && diff <= tol) {
     return 1;
+  }
   snprintf(why, len, "expected %.21Lg (as %s: %s), got %s: |diff| %.3Lg > tolerance %.3Lg",
            ref->value, hr_dtype_name(t), want_s, got_s, diff, tol);
   return 0;

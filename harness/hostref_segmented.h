@@ -67,14 +67,15 @@ void hr_seg_reduce_ref_free(hr_seg_reduce_ref *r);
  * segment_size). Float SUM and PROD segments whose data makes every order exact (SUM: every
  * element a multiple of 1/8 with 8 * sum|x| below 2^24 (F32) or 2^53 (F64); PROD: every element
  * +-1, +-2 or +-1/2, at most 120 of them not +-1) are marked exact. Returns 0, or -1 if memory ran
- * out. */
+ * out. F16 and BF16 follow hostref_reduce.h (computed in float, rounded once). */
 int hr_seg_reduce_reference(hr_seg_reduce_ref *r, cuprim_dtype t, cuprim_op op, const void *h_in,
                             uint64_t n, cuprim_dtype offset_dtype, const void *h_off,
                             uint64_t num_segments, uint64_t segment_size);
 
 /* 1 if `got` (one element) is acceptable for segment s: its bits where exact, a NaN where a NaN
  * is due, else (float SUM and PROD) within a bound that holds for any order: 2 * m * eps * sum|x|
- * for SUM over m elements (gamma_{m-1} with margin, Higham 4.2), m * eps * |product| for PROD.
+ * for SUM over m elements (gamma_{m-1} with margin, Higham 4.2), m * eps * |product| for PROD
+ * (F16 and BF16: float's eps, and the output may be either rounding of the ends of that range).
  * Otherwise 0 with "expected ..., got ..." in why[0..len). */
 int hr_seg_reduce_check_one(const hr_seg_reduce_ref *r, uint64_t s, const void *got, char *why,
                             size_t len);

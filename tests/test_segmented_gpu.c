@@ -5,13 +5,13 @@
  * power law with one giant segment among many tiny ones, one segment of everything, offsets past
  * n (clamped), decreasing offsets (the reduce is still defined per segment; the scan must only
  * stay inside d_out), negative signed offsets, and offsets that leave elements uncovered at both
- * ends (the scan must leave them alone). Every algorithm x dtype x op, offsets of all four
- * dtypes, inclusive and exclusive, in place and out of place, the batched forms; num_segments 0,
- * n 0, rows of 0; misaligned pointers; the legacy, per-thread and non-blocking streams; CUDA graph
- * capture; determinism (AUTO's bits on every run, equal to MERGE_PATH's, to the batched call's,
- * and to a misaligned copy's); more tiles than the joining block takes in one step; a stress of
- * the scan's look-back; user allocators; argument errors with a real context; and (full mode,
- * enough memory) n and num_segments past 2^32.
+ * ends (the scan must leave them alone). Every algorithm x dtype (F16 and BF16 too) x op, offsets
+ * of all four dtypes, inclusive and exclusive, in place and out of place, the batched forms;
+ * num_segments 0, n 0, rows of 0; misaligned pointers; the legacy, per-thread and non-blocking
+ * streams; CUDA graph capture; determinism (AUTO's bits on every run, equal to MERGE_PATH's, to the
+ * batched call's, and to a misaligned copy's); more tiles than the joining block takes in one step;
+ * a stress of the scan's look-back; user allocators; argument errors with a real context; and (full
+ * mode, enough memory) n and num_segments past 2^32.
  *
  * Each output lies in a guarded slot (test_fixture_gpu.h); a failure names the call, the layout,
  * the dtypes, the op, the seed and the first wrong segment or element. Environment:
@@ -44,31 +44,22 @@
 static uint64_t *g_off; /* a layout's offsets, as uint64 */
 static hr_seg_reduce_ref g_rref;
 
-/* What a scan must leave: inside [lo, hi) (the covered elements, for non-decreasing offsets) each
- * segment's scan, exact or within a bound; elsewhere what was there before. `valid` 0: decreasing
- * offsets, where only the guards around d_out are checked. */
-enum { EL_EXACT = 0, EL_NAN = 1, EL_BOUND = 2 };
+/* What a scan must leave: each segment's scan (hostref_scan.h's reference of the segment alone, and
+ * its comparison, which knows the rules of every dtype); elsewhere, outside [lo, hi) (the covered
+ * elements, for non-decreasing offsets), what was there before. `valid` 0: decreasing offsets,
+ * where only the guards around d_out are checked. The reference of a segment is made when a call
+ * is checked, from the case's host input and offsets (which stay put until the next case). */
 typedef struct seg_scan_ref {
-  cuprim_dtype dtype;
+  cuprim_dtype dtype, odtype;
   cuprim_op op;
   cuprim_scan_kind kind;
-  uint64_t n, lo, hi;
+  uint64_t n, lo, hi, segs, len;
+  const void *h_in, *h_off; /* h_off NULL: rows of len */
   int valid;
-  unsigned char *bits, *mode;
-  double *value, *tol;   /* EL_BOUND elements only: allocated when the first one is met */
-  size_t cap, bound_cap; /* elements allocated for bits and mode, and for value and tol */
 } seg_scan_ref;
 
 static seg_scan_ref g_sref[2]; /* inclusive, exclusive */
 static hr_scan_ref g_tmp;      /* one segment's reference */
-
-static void free_scan_ref(seg_scan_ref *r) {
-  free(r->bits);
-  free(r->mode);
-  free(r->value);
-  free(r->tol);
-  memset(r, 0, sizeof *r);
-}
 
 static void setup(void) {
   g_off = (uint64_t *)malloc((OFF_CAP + 1) * sizeof *g_off);
@@ -79,8 +70,6 @@ static void setup(void) {
 static void teardown(void) {
   free(g_off);
   hr_seg_reduce_ref_free(&g_rref);
-  free_scan_ref(&g_sref[0]);
-  free_scan_ref(&g_sref[1]);
   hr_scan_ref_free(&g_tmp);
 }
 
@@ -92,129 +81,85 @@ static const tf_config config = {.in_bytes = IN_CAP_BYTES,
                                  .setup = setup,
                                  .teardown = teardown};
 
-static const cuprim_dtype dtypes[] = {CUPRIM_I32, CUPRIM_U32, CUPRIM_I64,
-                                      CUPRIM_U64, CUPRIM_F32, CUPRIM_F64};
+static const cuprim_dtype dtypes[] = {CUPRIM_I32, CUPRIM_U32, CUPRIM_I64, CUPRIM_U64,
+                                      CUPRIM_F32, CUPRIM_F64, CUPRIM_F16, CUPRIM_BF16};
 static const cuprim_dtype offset_dtypes[] = {CUPRIM_I32, CUPRIM_U32, CUPRIM_I64, CUPRIM_U64};
 static const cuprim_scan_kind kinds[] = {CUPRIM_INCLUSIVE, CUPRIM_EXCLUSIVE};
-
-static int is_float(cuprim_dtype t) { return t == CUPRIM_F32 || t == CUPRIM_F64; }
 
 /* ---------------------------------------------------------------- the scan's reference */
 
 /* Segment s of the offsets (h_off of ot, clamped to [0, n]) or of rows of `len` (h_off NULL). */
-static void bounds(const void *h_off, cuprim_dtype ot, uint64_t n, uint64_t len, uint64_t s,
-                   uint64_t *b, uint64_t *e) {
-  if (h_off) {
-    *b = hr_seg_offset(ot, h_off, s, n);
-    *e = hr_seg_offset(ot, h_off, s + 1, n);
+static void bounds(const seg_scan_ref *r, uint64_t s, uint64_t *b, uint64_t *e) {
+  if (r->h_off) {
+    *b = hr_seg_offset(r->odtype, r->h_off, s, r->n);
+    *e = hr_seg_offset(r->odtype, r->h_off, s + 1, r->n);
   } else {
-    *b = s * len;
-    *e = *b + len;
+    *b = s * r->len;
+    *e = *b + r->len;
   }
 }
 
-static void *grow(void *p, size_t bytes) {
-  void *q = realloc(p, bytes ? bytes : 1);
-  if (!q)
-    fail_msg("out of host memory (%zu bytes) for a reference", bytes);
-  return q;
-}
-
-static void build_scan_ref(seg_scan_ref *r, cuprim_dtype t, cuprim_op op, cuprim_scan_kind kind,
-                           const void *h_in, uint64_t n, cuprim_dtype ot, const void *h_off,
-                           uint64_t segs, uint64_t len) {
-  const size_t size = cuprim_dtype_size(t);
-  if (n > r->cap) {
-    r->bits = (unsigned char *)grow(r->bits, n * size);
-    r->mode = (unsigned char *)grow(r->mode, n);
-    r->cap = n;
-  }
+static void describe_scan(seg_scan_ref *r, cuprim_dtype t, cuprim_op op, cuprim_scan_kind kind,
+                          const void *h_in, uint64_t n, cuprim_dtype ot, const void *h_off,
+                          uint64_t segs, uint64_t len) {
   r->dtype = t;
+  r->odtype = ot;
   r->op = op;
   r->kind = kind;
   r->n = n;
+  r->segs = segs;
+  r->len = len;
+  r->h_in = h_in;
+  r->h_off = h_off;
   r->valid = 1;
-  for (uint64_t s = 0; s + 1 <= segs && r->valid; ++s) {
+  for (uint64_t s = 0; s < segs && r->valid; ++s) {
     uint64_t b, e;
-    bounds(h_off, ot, n, len, s, &b, &e);
-    r->valid = b <= e;
+    bounds(r, s, &b, &e);
+    r->valid = b <= e; /* every offset not below the one before it */
   }
+  uint64_t b0, e0, bl, el;
   r->lo = r->hi = 0;
   if (!r->valid || segs == 0)
     return;
-  uint64_t b0, e0, bl, el;
-  bounds(h_off, ot, n, len, 0, &b0, &e0);
-  bounds(h_off, ot, n, len, segs - 1, &bl, &el);
+  bounds(r, 0, &b0, &e0);
+  bounds(r, segs - 1, &bl, &el);
   r->lo = b0;
   r->hi = el;
-  for (uint64_t s = 0; s < segs; ++s) {
-    uint64_t b, e;
-    bounds(h_off, ot, n, len, s, &b, &e);
-    if (e == b)
-      continue;
-    if (hr_scan_reference(&g_tmp, t, op, kind, (const unsigned char *)h_in + b * size, e - b) != 0)
-      fail_msg("out of host memory for a scan reference");
-    memcpy(r->bits + b * size, g_tmp.bits, (e - b) * size);
-    if (!g_tmp.exact && n > r->bound_cap) {
-      r->value = (double *)grow(r->value, n * sizeof(double));
-      r->tol = (double *)grow(r->tol, n * sizeof(double));
-      r->bound_cap = n;
-    }
-    for (uint64_t i = b; i < e; ++i) {
-      const uint64_t k = i - b;
-      r->mode[i] = k >= g_tmp.nan_from ? EL_NAN : g_tmp.exact ? EL_EXACT : EL_BOUND;
-      if (r->mode[i] == EL_BOUND) {
-        r->value[i] = g_tmp.value[k];
-        r->tol[i] = g_tmp.tol[k];
-      }
-    }
-  }
 }
 
-/* The number of wrong elements of got[0..n); elements outside [lo, hi) must equal `untouched`
- * (the input, in place) or hold the poison (NULL). */
+/* The number of wrong elements of got[0..n), the first described in why: each segment against its
+ * own reference; elements outside [lo, hi) must equal `untouched` (the input, in place) or hold
+ * the poison (NULL). */
 static uint64_t check_scan(const seg_scan_ref *r, const unsigned char *got,
                            const unsigned char *untouched, char *why, size_t len) {
   if (!r->valid)
     return 0; /* decreasing offsets: values unspecified */
   const size_t size = cuprim_dtype_size(r->dtype);
   uint64_t wrong = 0;
-  for (uint64_t i = 0; i < r->n; ++i) {
+  for (uint64_t i = 0; i < r->n; i = i + 1 == r->lo ? r->hi : i + 1) {
+    if (i >= r->lo && i < r->hi)
+      continue; /* covered: checked below (reached only when lo == 0) */
     const unsigned char *g = got + i * size;
-    int ok;
-    const char *expect = "";
-    if (i < r->lo || i >= r->hi) {
-      if (untouched) {
-        ok = memcmp(g, untouched + i * size, size) == 0;
-        expect = "unchanged (no segment covers it)";
-      } else {
-        ok = tu_pattern_mismatch(g, size, TF_POISON) == size;
-        expect = "never written (no segment covers it)";
-      }
-    } else if (r->mode[i] == EL_NAN) {
-      ok = isnan(hr_to_double(r->dtype, g, 0));
-      expect = "NaN";
-    } else if (r->mode[i] == EL_EXACT) {
-      ok = is_float(r->dtype) ? hr_to_double(r->dtype, g, 0) == hr_to_double(r->dtype, r->bits, i)
-                              : memcmp(g, r->bits + i * size, size) == 0;
-    } else {
-      const double v = hr_to_double(r->dtype, g, 0);
-      ok = isfinite(v) && fabs(v - r->value[i]) <= r->tol[i];
-    }
-    if (ok)
+    const int ok = untouched ? memcmp(g, untouched + i * size, size) == 0
+                             : tu_pattern_mismatch(g, size, TF_POISON) == size;
+    if (!ok && wrong++ == 0)
+      snprintf(why, len, "at index %" PRIu64 ": no segment covers it, yet it was %s", i,
+               untouched ? "changed" : "written");
+  }
+  for (uint64_t s = 0; s < r->segs; ++s) {
+    uint64_t b, e, first = 0, last = 0;
+    bounds(r, s, &b, &e);
+    if (e == b)
       continue;
-    if (wrong++ == 0) {
-      char want_s[96], got_s[96];
-      hr_format_value_bits(r->dtype, g, got_s, sizeof got_s);
-      hr_format_value_bits(r->dtype, r->bits + i * size, want_s, sizeof want_s);
-      if (*expect)
-        snprintf(why, len, "at index %" PRIu64 ": expected %s, got %s", i, expect, got_s);
-      else if (r->mode[i] == EL_BOUND)
-        snprintf(why, len, "at index %" PRIu64 ": expected %.17g +- %.3g, got %s", i, r->value[i],
-                 r->tol[i], got_s);
-      else
-        snprintf(why, len, "at index %" PRIu64 ": expected %s, got %s", i, want_s, got_s);
-    }
+    if (hr_scan_reference(&g_tmp, r->dtype, r->op, r->kind,
+                          (const unsigned char *)r->h_in + b * size, e - b) != 0)
+      fail_msg("out of host memory for a scan reference");
+    char one[384];
+    const uint64_t w =
+        hr_scan_check(&g_tmp, got + b * size, TF_POISON, &first, &last, one, sizeof one);
+    if (w && wrong == 0)
+      snprintf(why, len, "in segment %" PRIu64 " [%" PRIu64 ", %" PRIu64 "), %s", s, b, e, one);
+    wrong += w;
   }
   return wrong;
 }
@@ -478,7 +423,7 @@ static void make_references(cuprim_dtype t, cuprim_op op, uint64_t n, cuprim_dty
   if (hr_seg_reduce_reference(&g_rref, t, op, tf.h_in, n, ot, tf.h_in2, segs, 0) != 0)
     fail_msg("out of host memory for the reduce reference");
   for (int ki = 0; scans && ki < 2; ++ki)
-    build_scan_ref(&g_sref[ki], t, op, kinds[ki], tf.h_in, n, ot, tf.h_in2, segs, 0);
+    describe_scan(&g_sref[ki], t, op, kinds[ki], tf.h_in, n, ot, tf.h_in2, segs, 0);
 }
 
 /* ---------------------------------------------------------------- the sweep */
@@ -569,6 +514,8 @@ static void sweep(cuprim_dtype t) {
 }
 
 TF_SWEEP_TESTS_32_64(sweep)
+TF_SWEEP_TEST(sweep, f16, CUPRIM_F16) /* 0.2: combined in float, each output rounded once */
+TF_SWEEP_TEST(sweep, bf16, CUPRIM_BF16)
 
 /* Every offset dtype on the layouts where the offsets matter most, for an integer and a float. */
 static void test_offset_dtypes(void **state) {
@@ -674,8 +621,8 @@ static void test_misaligned(void **state) {
       if (tf.quick && (d + k) % 2)
         continue;
       const cuprim_dtype t = dtypes[d];
-      const cuprim_op op = is_float(t) ? CUPRIM_SUM : CUPRIM_XOR;
-      const hr_scan_data data = is_float(t) ? HR_SCAN_EXACT : HR_SCAN_RANDOM;
+      const cuprim_op op = hr_is_float(t) ? CUPRIM_SUM : CUPRIM_XOR;
+      const hr_scan_data data = hr_is_float(t) ? HR_SCAN_EXACT : HR_SCAN_RANDOM;
       const layout *L = &layouts[picks[k]];
       const uint64_t n = tf.quick ? L->quick_n : L->n;
       const size_t size = cuprim_dtype_size(t);
@@ -1164,6 +1111,7 @@ int main(void) {
       cmocka_unit_test(test_sweep_i32),          cmocka_unit_test(test_sweep_u32),
       cmocka_unit_test(test_sweep_i64),          cmocka_unit_test(test_sweep_u64),
       cmocka_unit_test(test_sweep_f32),          cmocka_unit_test(test_sweep_f64),
+      cmocka_unit_test(test_sweep_f16),          cmocka_unit_test(test_sweep_bf16),
       cmocka_unit_test(test_offset_dtypes),      cmocka_unit_test(test_misaligned),
       cmocka_unit_test(test_default_streams),    cmocka_unit_test(test_graph_capture),
       cmocka_unit_test(test_determinism),        cmocka_unit_test(test_many_tiles),
