@@ -66,7 +66,9 @@ typedef enum cuprim_segmented_alg {
  *                     dtype: ::CUPRIM_ERROR_UNSUPPORTED).
  * @param num_segments the number of segments; 0 writes nothing and succeeds; UINT64_MAX:
  *                     ::CUPRIM_ERROR_INVALID_ARGUMENT (num_segments + 1 offsets could not exist).
- * @param dtype        as cuprim_reduce(): I32, U32, I64, U64, F32 or F64.
+ * @param dtype        as cuprim_reduce(): I32, U32, I64, U64, F32, F64, F16 or BF16 (others:
+ *                     ::CUPRIM_ERROR_UNSUPPORTED). F16 and BF16 are computed in float and each
+ *                     d_out[s] rounded once, to nearest even; their MIN and MAX are exact.
  * @param op           any ::cuprim_op; AND/OR/XOR on floats: ::CUPRIM_ERROR_UNSUPPORTED.
  * @param stream       the CUDA stream the work is enqueued on.
  *
@@ -145,7 +147,8 @@ cuprim_status cuprim_batched_reduce(cuprim_ctx *ctx, const void *d_in, void *d_o
  *                     dtype: ::CUPRIM_ERROR_UNSUPPORTED).
  * @param num_segments the number of segments; 0 writes nothing and succeeds (then d_in, d_out and
  *                     d_offsets may be NULL); UINT64_MAX: ::CUPRIM_ERROR_INVALID_ARGUMENT.
- * @param dtype,op,kind as cuprim_scan().
+ * @param dtype,op,kind as cuprim_scan() (F16 and BF16: a running value in float, each d_out[i]
+ *                     rounded once).
  * @param stream       the CUDA stream the work is enqueued on.
  *
  * One pass over the data. Asynchronous; temporary memory from the context's allocator on
