@@ -272,24 +272,22 @@ cuprim_status merge_reduce(const cuprim_ctx *ctx, bool tuned, const T *in, T *ou
   const size_t head_at = lay.take((size_t)tiles * sizeof(A));
   const size_t flags_at = lay.take((size_t)tiles);
   const size_t bad_at = offsets ? lay.take(16) : 0;
-  void *temp = NULL;
-  CUPRIM__FORWARD(cuprim__temp_alloc(ctx, lay.bytes, stream, &temp));
-  char *base = static_cast<char *>(temp);
+  CUPRIM__FORWARD(lay.alloc(ctx, stream));
   reduce_args<T> a;
   a.in = in;
   a.out = out;
-  a.part = offsets ? reinterpret_cast<const merge_point *>(base + part_at) : NULL;
-  a.carry = reinterpret_cast<A *>(base + carry_at);
-  a.head = reinterpret_cast<A *>(base + head_at);
-  a.has_end = reinterpret_cast<unsigned char *>(base + flags_at);
-  a.bad = offsets ? reinterpret_cast<unsigned *>(base + bad_at) : NULL;
+  a.part = offsets ? lay.at<const merge_point>(part_at) : NULL;
+  a.carry = lay.at<A>(carry_at);
+  a.head = lay.at<A>(head_at);
+  a.has_end = lay.at<unsigned char>(flags_at);
+  a.bad = offsets ? lay.at<unsigned>(bad_at) : NULL;
   a.tiles = tiles;
   cuprim_status st = CUPRIM_SUCCESS;
   /* Programmatic dependent launch only after a kernel of this call (never after the caller's). */
   const bool chain = tuned && offsets;
   if (offsets) { /* the partitions, and the flag for decreasing offsets zeroed */
-    st = prepare(ctx, src, reinterpret_cast<merge_point *>(base + part_at), tiles, G::TILE,
-                 base + bad_at, 2, stream);
+    st = prepare(ctx, src, lay.at<merge_point>(part_at), tiles, G::TILE, lay.at<void>(bad_at), 2,
+                 stream);
     if (st != CUPRIM_SUCCESS)
       goto release;
   }
@@ -312,7 +310,7 @@ cuprim_status merge_reduce(const cuprim_ctx *ctx, bool tuned, const T *in, T *ou
                       release);
   }
 release:
-  cuprim__temp_free(ctx, temp, lay.bytes, stream);
+  lay.release(ctx, stream);
   return st;
 }
 

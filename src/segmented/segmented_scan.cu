@@ -150,30 +150,28 @@ cuprim_status merge_scan(const cuprim_ctx *ctx, const T *in, T *out, const Src &
   const size_t aggregate_at = packed ? 0 : lay.take((size_t)tiles * sizeof(A));
   const size_t inclusive_at = packed ? 0 : lay.take((size_t)tiles * sizeof(A));
   const size_t part_at = offsets ? lay.take((size_t)(tiles + 1) * sizeof(merge_point)) : 0;
-  void *temp = NULL;
-  CUPRIM__FORWARD(cuprim__temp_alloc(ctx, lay.bytes, stream, &temp));
-  char *base = static_cast<char *>(temp);
+  CUPRIM__FORWARD(lay.alloc(ctx, stream));
   scan_args<T> a;
   a.in = in;
   a.out = out;
-  a.part = offsets ? reinterpret_cast<const merge_point *>(base + part_at) : NULL;
-  a.tile_counter = reinterpret_cast<unsigned *>(base + counter_at);
+  a.part = offsets ? lay.at<const merge_point>(part_at) : NULL;
+  a.tile_counter = lay.at<unsigned>(counter_at);
   a.exclusive = kind == CUPRIM_EXCLUSIVE;
   if constexpr (sizeof(A) == 4) {
-    a.ts.words = reinterpret_cast<unsigned long long *>(base + status_at);
+    a.ts.words = lay.at<unsigned long long>(status_at);
   } else {
-    a.ts.status = reinterpret_cast<unsigned *>(base + status_at);
-    a.ts.aggregate = reinterpret_cast<A *>(base + aggregate_at);
-    a.ts.inclusive = reinterpret_cast<A *>(base + inclusive_at);
+    a.ts.status = lay.at<unsigned>(status_at);
+    a.ts.aggregate = lay.at<A>(aggregate_at);
+    a.ts.inclusive = lay.at<A>(inclusive_at);
   }
-  cuprim_status st = prepare(ctx, src, reinterpret_cast<merge_point *>(base + part_at), tiles,
-                             G::TILE, base + counter_at, zero_bytes / 8, stream);
+  cuprim_status st = prepare(ctx, src, lay.at<merge_point>(part_at), tiles, G::TILE,
+                             lay.at<void>(counter_at), zero_bytes / 8, stream);
   if (st == CUPRIM_SUCCESS) {
     cudaLaunchAttribute attr;
     const cudaLaunchConfig_t cfg = pdl_config(ctx, (unsigned)tiles, G::THREADS, stream, &attr);
     st = cuprim__cuda_status(cudaLaunchKernelEx(&cfg, merge_scan_kernel<T, Op, Src>, src, a));
   }
-  cuprim__temp_free(ctx, temp, lay.bytes, stream);
+  lay.release(ctx, stream);
   return st;
 }
 

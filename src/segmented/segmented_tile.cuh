@@ -239,14 +239,27 @@ inline uint64_t merge_tiles(const cuprim_ctx *ctx, uint64_t num_segments, uint64
   return tiles <= (uint64_t)ctx->attrs.max_grid_x && tiles < UINT32_MAX ? tiles : 0;
 }
 
-/* Temporary memory carved into 16-byte aligned pieces. */
+/* Temporary memory carved into 16-byte aligned pieces (take), then taken from the context's
+ * allocator at once (alloc) and given back stream-ordered (release). */
 struct temp_layout {
   size_t bytes = 0;
+  char *base = nullptr;
   size_t take(size_t b) {
     const size_t at = bytes;
     bytes += (b + 15) / 16 * 16;
     return at;
   }
+  cuprim_status alloc(const cuprim_ctx *ctx, cudaStream_t stream) {
+    void *p = nullptr;
+    const cuprim_status st = cuprim__temp_alloc(ctx, bytes, stream, &p);
+    base = static_cast<char *>(p);
+    return st;
+  }
+  void release(const cuprim_ctx *ctx, cudaStream_t stream) {
+    cuprim__temp_free(ctx, base, bytes, stream);
+  }
+  /* The piece at `offset` (a value take returned), as P. */
+  template <class P> P *at(size_t offset) const { return reinterpret_cast<P *>(base + offset); }
 };
 
 /* ---------------------------------------------------------------- a tile in shared memory */
