@@ -321,3 +321,40 @@ int hr_reduce_check(const hr_reduce_ref *ref, cuprim_reduce_alg alg, const hr_gp
            ref->value, hr_dtype_name(ref->dtype), want_s, got_s, diff, tol);
   return 0;
 }
+
+/* ---------------------------------------------------------------- arg-reduce */
+
+int hr_arg_later_wins(cuprim_dtype t, cuprim_arg_op op, const void *x, const void *cur) {
+  int order; /* x < cur: -1, equal: 0, x > cur: 1 */
+  if (hr_is_float(t)) {
+    const double vx = hr_to_double(t, x, 0), vc = hr_to_double(t, cur, 0); /* exact */
+    if (isnan(vc) || isnan(vx))
+      return !isnan(vc);
+    order = vx < vc ? -1 : vx > vc;
+  } else {
+    /* 64-bit integers do not fit a double: compared as integers of their own width. */
+    const size_t size = cuprim_dtype_size(t);
+    uint64_t ux = 0, uc = 0;
+    memcpy(&ux, x, size);
+    memcpy(&uc, cur, size);
+    const unsigned shift = (unsigned)(64 - 8 * size);
+    if (hr_is_signed(t)) {
+      /* Sign-extended by moving the sign bit to bit 63: the order of the shifted values. */
+      const int64_t sx = (int64_t)(ux << shift), sc = (int64_t)(uc << shift);
+      order = sx < sc ? -1 : sx > sc;
+    } else {
+      order = ux < uc ? -1 : ux > uc;
+    }
+  }
+  return op == CUPRIM_ARGMIN ? order < 0 : order > 0;
+}
+
+uint64_t hr_reduce_arg_reference(cuprim_dtype t, cuprim_arg_op op, const void *h, uint64_t n) {
+  const size_t size = cuprim_dtype_size(t);
+  const unsigned char *p = (const unsigned char *)h;
+  uint64_t best = n ? 0 : UINT64_MAX;
+  for (uint64_t i = 1; i < n; ++i)
+    if (hr_arg_later_wins(t, op, p + i * size, p + best * size))
+      best = i;
+  return best;
+}

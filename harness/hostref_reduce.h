@@ -68,6 +68,17 @@ long double hr_reduce_sum_tolerance(const hr_reduce_ref *ref, cuprim_reduce_alg 
 int hr_reduce_check(const hr_reduce_ref *ref, cuprim_reduce_alg alg, const hr_gpu_shape *shape,
                     const void *got, char *why, size_t len);
 
+/* ---------------------------------------------------------------- arg-reduce */
+
+/* cuprim_reduce_arg's order (reduce.h) on two elements of t (any dtype; unaligned is fine): 1 if
+ * x, at a later index than cur, is chosen over cur. Integers compare exactly; floats: a NaN cur
+ * stays (the first NaN wins), a NaN x replaces a number, -0.0 equals +0.0, and a tie stays with
+ * cur (the first index wins). Combining results of consecutive parts in index order with it
+ * gives the answer of one call over the whole. */
+int hr_arg_later_wins(cuprim_dtype t, cuprim_arg_op op, const void *x, const void *cur);
+/* The index cuprim_reduce_arg gives for h[0..n) (UINT64_MAX for n == 0). */
+uint64_t hr_reduce_arg_reference(cuprim_dtype t, cuprim_arg_op op, const void *h, uint64_t n);
+
 #ifdef __cplusplus
 }
 #endif

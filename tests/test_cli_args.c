@@ -493,12 +493,77 @@ static void test_supported(void **state) {
   assert_non_null(strstr(err, "not a cuprim dtype"));
 }
 
+/* reduce --op argmin|argmax (reduce only, no --alg); histogram --channels/--active with
+ * per-channel lists, and --weights with its two algorithms; what excludes what. */
+static void test_arg_channels_weights(void **state) {
+  (void)state;
+  cli_args a;
+  ok("reduce --op argmin f", &a);
+  assert_true(a.arg && a.arg_op == CUPRIM_ARGMIN);
+  ok("reduce --op=ArgMax --chunk 7 --devices 0,1 f", &a);
+  assert_true(a.arg && a.arg_op == CUPRIM_ARGMAX);
+  ok("reduce --op max f", &a);
+  assert_false(a.arg);
+  bad("scan --op argmin -o o.npy f", "only reduce takes it");
+  bad("ladder reduce --op argmax", "only reduce takes it");
+  bad("reduce --op argmin --alg warp_shuffle f", "no --alg");
+  bad("reduce --op argmean f", "argmin argmax");
+
+  ok("histogram --channels 4 --bins 256 --range 0 256 f", &a);
+  assert_int_equal(a.channels, 4);
+  assert_int_equal(a.active, 4);
+  for (int c = 0; c < 4; ++c)
+    assert_true(a.chan_bins[c] == 256 && a.chan_lower[c] == 0 && a.chan_upper[c] == 256);
+  ok("histogram --channels 4 --active 3 --bins 256,256,64 --range 0,0,-1 256,256,1 f", &a);
+  assert_int_equal(a.active, 3);
+  assert_true(a.chan_bins[0] == 256 && a.chan_bins[1] == 256 && a.chan_bins[2] == 64);
+  assert_true(a.chan_lower[2] == -1 && a.chan_upper[2] == 1 && a.chan_upper[0] == 256);
+  ok("histogram --channels 2 --bins 8 --range 0,-5 1 f", &a); /* lists of one and of A */
+  assert_true(a.chan_lower[1] == -5 && a.chan_upper[1] == 1 && a.chan_bins[1] == 8);
+  ok("histogram --bins 8 --range 0 1 f", &a); /* no channels: the one-channel arrays */
+  assert_true(a.channels == 0 && a.chan_bins[0] == 8 && a.chan_upper[0] == 1);
+  bad("histogram --active 2 --bins 4 --range 0 1 f", "--active needs --channels");
+  bad("histogram --channels 5 --bins 4 --range 0 1 f", "too large (at most 4)");
+  bad("histogram --channels 0 --bins 4 --range 0 1 f", "too small");
+  bad("histogram --channels 2 --active 3 --bins 4 --range 0 1 f", "more than --channels 2");
+  bad("histogram --channels 4 --active 3 --bins 4,4 --range 0 1 f", "or 3 (one per active");
+  bad("histogram --channels 2 --bins 4 --range 0,0,0 1 f", "--range LO");
+  bad("histogram --bins 4,4 --range 0 1 f", "lists need --channels");
+  bad("histogram --channels 2 --bins 4,4,4,4,4 --range 0 1 f", "at most 4 values");
+  bad("histogram --channels 2 --bins 4,,4 --range 0 1 f", "separated by commas");
+  bad("histogram --channels 2 --bins 4,0 --range 0 1 f", "at least 1");
+  bad("histogram --channels 2 --bins 4 --range 0,1 1,1 f", "LO must be less than HI");
+  bad("histogram --channels 2 --bins 4 --range 0,x 1 f", "finite");
+  bad("histogram --channels 2 --bins 4,4294967295 --range 0,0 1,1e-320 f", "too narrow");
+  bad("histogram --channels 2 --edges e f", "--channels excludes --edges");
+  bad("ladder histogram --bins 4,4", "--bins takes one number here");
+
+  ok("histogram --bins 4 --range 0 1 --weights w.npy f", &a);
+  assert_string_equal(a.weights, "w.npy");
+  assert_int_equal(a.alg, CUPRIM_HISTOGRAM_WEIGHTED_AUTO);
+  ok("histogram --alg fixed-order --bins 4 --range 0 1 --weights w.npy f", &a);
+  assert_int_equal(a.alg, CUPRIM_HISTOGRAM_WEIGHTED_FIXED_ORDER);
+  bad("histogram --bins 4 --range 0 1 --alg fixed_order f", "not an algorithm of histogram");
+  bad("histogram --bins 4 --range 0 1 --weights w.npy --alg block_private f",
+      "not an algorithm of a weighted histogram");
+  bad("histogram --edges e --weights w.npy f", "not --edges");
+  bad("histogram --channels 2 --bins 4 --range 0 1 --weights w.npy f",
+      "--channels excludes --weights");
+  bad("histogram --bins 4 --range 0 1 --weights= f", "empty file name");
+  bad("reduce --weights w.npy f", "reduce does not take --weights");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_commands_and_help), cmocka_unit_test(test_demo_and_info),
-      cmocka_unit_test(test_devices),           cmocka_unit_test(test_reduce_and_scan),
-      cmocka_unit_test(test_histogram),         cmocka_unit_test(test_ladder),
-      cmocka_unit_test(test_value_parsers),     cmocka_unit_test(test_supported),
+      cmocka_unit_test(test_commands_and_help),
+      cmocka_unit_test(test_demo_and_info),
+      cmocka_unit_test(test_devices),
+      cmocka_unit_test(test_reduce_and_scan),
+      cmocka_unit_test(test_histogram),
+      cmocka_unit_test(test_ladder),
+      cmocka_unit_test(test_value_parsers),
+      cmocka_unit_test(test_supported),
+      cmocka_unit_test(test_arg_channels_weights),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,6 +19,8 @@
 
 #include "cli_args.h"
 #include "hostref_histogram.h"
+#include "hostref_reduce.h"
+#include "hostref_scan.h"
 #include "test_cli_common.h"
 
 enum {
@@ -820,6 +822,381 @@ static void test_demo(void **state) {
   free(r);
 }
 
+/* ---------------------------------------------------------------- argmin, argmax */
+
+/* Writes h[0..n) of t: a .npy, or raw bytes for BF16 (NumPy has none); the options that read it. */
+static const char *write_input(const char *name, cuprim_dtype t, const void *h, uint64_t n,
+                               char *opts, size_t len) {
+  const char *file = tc_path(name);
+  const uint64_t shape[1] = {n};
+  if (t == CUPRIM_BF16) {
+    tc_write_file(file, h, (size_t)n * 2);
+    snprintf(opts, len, "--dtype bf16");
+  } else {
+    tc_write_npy(file, t, 1, shape, h, (size_t)n * cuprim_dtype_size(t));
+    opts[0] = '\0';
+  }
+  return file;
+}
+
+/* Runs `reduce --op argmin|argmax [extra] FILE` and checks "INDEX VALUE" against the host. */
+static void check_arg(tc_run *r, const char *file, const char *opts, cuprim_dtype t,
+                      cuprim_arg_op op, const void *h, uint64_t n, const char *extra) {
+  const uint64_t want = hr_reduce_arg_reference(t, op, h, n);
+  unsigned char ident[8];
+  hr_identity(t, op == CUPRIM_ARGMIN ? CUPRIM_MIN : CUPRIM_MAX, ident);
+  char value[64], text[96];
+  hr_format_value(t, n ? (const char *)h + want * cuprim_dtype_size(t) : (const char *)ident, value,
+                  sizeof value);
+  snprintf(text, sizeof text, "%llu %s\n", (unsigned long long)want, value);
+  const char *name = op == CUPRIM_ARGMIN ? "argmin" : "argmax";
+  tc_cli(r, "reduce --op %s %s %s %s", name, opts, extra, file);
+  if (r->status != 0 || strcmp(r->out, text) != 0)
+    fail_msg("reduce --op %s %s %s n=%llu: status %d, printed \"%s\", expected \"%s\"", name,
+             hr_dtype_name(t), extra, (unsigned long long)n, r->status, r->out, text);
+}
+
+/* Every dtype, in one pass and in passes: values in a narrow band with the extremes at 1999,
+ * 2000 (a tie across a pass boundary of --chunk 1000 and 2000: the first wins) and 77777;
+ * floats also a NaN case (the first NaN, in a later pass than the extremes, wins both ways) and
+ * signed zeros (all values >= 1 but -0.0 at 1100 and +0.0 at 1200: equal, so argmin is 1100). */
+static void test_arg_reduce(void **state) {
+  (void)state;
+  TU_SKIP_WITHOUT_DEVICE();
+  tc_run *r = malloc(sizeof *r);
+  assert_non_null(r);
+  for (int ti = 0; ti <= CUPRIM_BF16; ++ti) {
+    const cuprim_dtype t = (cuprim_dtype)ti;
+    const size_t size = cuprim_dtype_size(t);
+    unsigned char *h = malloc((size_t)N * size);
+    assert_non_null(h);
+    const int cases = hr_is_float(t) ? 3 : 1;
+    for (int c = 0; c < cases; ++c) {
+      uint64_t s = hr_mix(tu_seed(), (uint64_t)(ti * 8 + c));
+      for (uint64_t i = 0; i < N; ++i) {
+        const int v = (int)(hr_splitmix64(&s) % 21) + (c == 2 ? 1 : -10); /* case 2: >= 1 */
+        if (hr_is_float(t))
+          hr_store_float(t, h, i, v);
+        else
+          hr_store_bits(t, h, i, (uint64_t)(int64_t)(hr_is_signed(t) ? v : v + 10));
+      }
+      const uint64_t at[3] = {1999, 2000, 77777};
+      for (int k = 0; k < 3; ++k) {
+        if (hr_is_float(t)) {
+          hr_store_float(t, h, at[k] + 0, -50); /* the argmin ties */
+          hr_store_float(t, h, at[k] + 5, 50);  /* the argmax ties */
+        } else {
+          hr_store_bits(t, h, at[k] + 0, hr_is_signed(t) ? (uint64_t)(int64_t)-50 : 0);
+          hr_store_bits(t, h, at[k] + 5, hr_is_signed(t) ? 50 : 100);
+        }
+      }
+      if (c == 1) { /* NaN at 3000 and 5000: 3000 wins both ways */
+        hr_store_float(t, h, 3000, NAN);
+        hr_store_float(t, h, 5000, NAN);
+      }
+      if (c == 2) { /* every value >= 1 but two zeros, -0.0 first: it is the argmin */
+        for (int k = 0; k < 3; ++k)
+          hr_store_float(t, h, at[k], 7);
+        hr_store_float(t, h, 1100, -0.0);
+        hr_store_float(t, h, 1200, 0.0);
+      }
+      char opts[32];
+      const char *file = write_input("arg.in", t, h, N, opts, sizeof opts);
+      for (int op = 0; op < 2; ++op) {
+        check_arg(r, file, opts, t, (cuprim_arg_op)op, h, N, "");
+        check_arg(r, file, opts, t, (cuprim_arg_op)op, h, N, "--chunk 1000");
+        check_arg(r, file, opts, t, (cuprim_arg_op)op, h, N, "--chunk 2000"); /* 1999 | 2000 */
+      }
+    }
+    /* Empty: UINT64_MAX and the identity. */
+    char opts[32];
+    const char *file = write_input("arg_empty.in", t, h, 0, opts, sizeof opts);
+    check_arg(r, file, opts, t, CUPRIM_ARGMIN, h, 0, "");
+    check_arg(r, file, opts, t, CUPRIM_ARGMAX, h, 0, "--chunk 3");
+    free(h);
+  }
+  /* -o: the same line as text; a .npy holds the index as a 0-d u8. */
+  float f[5] = {3, 1, 4, 1, 5};
+  const uint64_t shape[1] = {5};
+  tc_write_npy(tc_path("five.npy"), CUPRIM_F32, 1, shape, f, sizeof f);
+  tc_cli(r, "reduce --op argmin -o %s %s", tc_path("idx.npy"), tc_path("five.npy"));
+  assert_int_equal(r->status, 0);
+  assert_string_equal(r->out, "1 1\n");
+  cuprim_dtype t;
+  uint64_t count;
+  uint64_t *idx = tc_read_npy(tc_path("idx.npy"), &t, &count);
+  assert_true(t == CUPRIM_U64 && count == 1 && *idx == 1);
+  free(idx);
+  tc_cli(r, "reduce --op argmax -o - %s", tc_path("five.npy"));
+  assert_string_equal(r->out, "4 5\n");
+  free(r);
+}
+
+/* ---------------------------------------------------------------- 16-bit floats */
+
+/* Parses the printed 16-bit value back to its bits (the text reads back to the same value). */
+static void half_bits(cuprim_dtype t, const char *text, uint16_t *bits) {
+  *bits = hr_half_from_double(t, strtod(text, NULL));
+}
+
+/* F16 and BF16 through reduce (every float op, one pass and passes, the passes then in f32 and
+ * rounded once), scan (SUM of data whose partial sums are exact, and MAX; .npy for f16, raw bits
+ * for bf16, CSV for both) and histogram, against the host references (computed in float or
+ * double, rounded once). */
+static void test_half(void **state) {
+  (void)state;
+  TU_SKIP_WITHOUT_DEVICE();
+  tc_run *r = malloc(sizeof *r);
+  assert_non_null(r);
+  const hr_gpu_shape shape = {1, 1}; /* AUTO's bound does not depend on it */
+  uint16_t *h = malloc((size_t)N * 2), *got16 = malloc((size_t)N * 2);
+  assert_true(h && got16);
+  const cuprim_dtype halves[2] = {CUPRIM_F16, CUPRIM_BF16};
+  for (int k = 0; k < 2; ++k) {
+    const cuprim_dtype t = halves[k];
+    char opts[32], why[256];
+    for (int op = CUPRIM_SUM; op <= CUPRIM_MAX; ++op) {
+      hr_reduce_fill(t, (cuprim_op)op, HR_DATA_RANDOM, hr_mix(tu_seed(), (uint64_t)(k * 8 + op)), h,
+                     N);
+      const char *file = write_input("half.in", t, h, N, opts, sizeof opts);
+      hr_reduce_ref ref;
+      hr_reduce_reference(t, (cuprim_op)op, h, N, &ref);
+      for (int chunked = 0; chunked < 2; ++chunked) {
+        tc_cli(r, "reduce --op %s %s %s %s", hr_op_name((cuprim_op)op), opts,
+               chunked ? "--chunk 1000" : "", file);
+        assert_int_equal(r->status, 0);
+        uint16_t bits;
+        half_bits(t, r->out, &bits);
+        if (!hr_reduce_check(&ref, CUPRIM_REDUCE_AUTO, &shape, &bits, why, sizeof why))
+          fail_msg("reduce %s %s%s: %s", hr_op_name((cuprim_op)op), hr_dtype_name(t),
+                   chunked ? " --chunk 1000" : "", why);
+      }
+    }
+    /* Scan: inclusive and exclusive SUM of exact data, MAX; one pass and passes. */
+    hr_scan_ref sref;
+    hr_scan_ref_init(&sref);
+    for (int op = CUPRIM_SUM; op <= CUPRIM_MAX; op += CUPRIM_MAX - CUPRIM_SUM) {
+      hr_scan_fill(t, (cuprim_op)op, HR_SCAN_EXACT, hr_mix(tu_seed(), (uint64_t)(k * 8 + op + 4)),
+                   h, N);
+      const char *file = write_input("half.in", t, h, N, opts, sizeof opts);
+      for (int kind = 0; kind < 2; ++kind) {
+        assert_int_equal(hr_scan_reference(&sref, t, (cuprim_op)op, (cuprim_scan_kind)kind, h, N),
+                         0);
+        for (int chunked = 0; chunked < 2; ++chunked) {
+          const char *out = tc_path(t == CUPRIM_F16 ? "half_out.npy" : "half_out.bin");
+          tc_cli(r, "scan --op %s %s %s %s -o %s %s", hr_op_name((cuprim_op)op), opts,
+                 kind == CUPRIM_EXCLUSIVE ? "--exclusive" : "", chunked ? "--chunk 1000" : "", out,
+                 file);
+          assert_int_equal(r->status, 0);
+          if (t == CUPRIM_F16) {
+            cuprim_dtype ot;
+            uint64_t count;
+            void *got = tc_read_npy(out, &ot, &count);
+            assert_true(ot == CUPRIM_F16 && count == N);
+            memcpy(got16, got, (size_t)N * 2);
+            free(got);
+          } else {
+            FILE *f = fopen(out, "rb");
+            assert_non_null(f);
+            assert_int_equal(fread(got16, 2, N + 1, f), N); /* no header, nothing more */
+            fclose(f);
+          }
+          uint64_t first, last;
+          if (hr_scan_check(&sref, got16, -1, &first, &last, why, sizeof why))
+            fail_msg("scan %s %s %s%s: %s", hr_op_name((cuprim_op)op), hr_dtype_name(t),
+                     hr_scan_kind_name((cuprim_scan_kind)kind), chunked ? " --chunk 1000" : "",
+                     why);
+        }
+      }
+    }
+    hr_scan_ref_free(&sref);
+    /* Histogram: the even bins of hr_hist_fill's data, one pass and passes. */
+    const hr_hist_bins b = hr_hist_bins_even(BINS, -3.0, 5.0);
+    hr_hist_fill(&b, t, HR_HIST_NAN, hr_mix(tu_seed(), (uint64_t)k + 90), h, N);
+    const char *file = write_input("half.in", t, h, N, opts, sizeof opts);
+    uint64_t want[BINS], got[BINS];
+    hr_hist_reference(&b, t, h, N, want);
+    for (int chunked = 0; chunked < 2; ++chunked) {
+      tc_cli(r, "histogram --bins %d --range -3 5 %s %s %s", BINS, opts,
+             chunked ? "--chunk 1000" : "", file);
+      assert_int_equal(r->status, 0);
+      table_counts(r->out, got, BINS);
+      check_counts(got, want, BINS, hr_dtype_name(t));
+    }
+  }
+  free(got16);
+  free(h);
+  free(r);
+}
+
+/* ---------------------------------------------------------------- channels and weights */
+
+/* The counts of channel c of pixels of C channels in h[0..pixels * C). */
+static void channel_reference(const hr_hist_bins *b, cuprim_dtype t, const void *h, uint64_t pixels,
+                              int channels, int c, uint64_t *counts) {
+  const size_t size = cuprim_dtype_size(t);
+  unsigned char *plane = malloc(pixels ? (size_t)pixels * size : 1);
+  assert_non_null(plane);
+  for (uint64_t p = 0; p < pixels; ++p)
+    memcpy(plane + p * size, (const char *)h + (p * (uint64_t)channels + (uint64_t)c) * size, size);
+  hr_hist_reference(b, t, plane, pixels, counts);
+  free(plane);
+}
+
+/* RGBA u8 pixels (and f32 ones): all four channels into a 2-d .npy (4 x bins), three of four
+ * with bins and ranges of their own into a CSV, one pass and passes cut on whole pixels. */
+static void test_channels(void **state) {
+  (void)state;
+  TU_SKIP_WITHOUT_DEVICE();
+  tc_run *r = malloc(sizeof *r);
+  assert_non_null(r);
+  enum { PIXELS = 25013 };
+  const cuprim_dtype types[2] = {CUPRIM_U8, CUPRIM_F32};
+  for (int k = 0; k < 2; ++k) {
+    const cuprim_dtype t = types[k];
+    const size_t size = cuprim_dtype_size(t);
+    unsigned char *h = malloc((size_t)PIXELS * 4 * size);
+    assert_non_null(h);
+    uint64_t s = hr_mix(tu_seed(), (uint64_t)k + 300);
+    for (uint64_t i = 0; i < (uint64_t)PIXELS * 4; ++i) {
+      const uint64_t v = hr_below(&s, 256);
+      if (t == CUPRIM_U8)
+        h[i] = (unsigned char)v;
+      else
+        hr_store_float(t, h, i, (double)v / 64.0 - 1.0); /* [-1, 3) */
+    }
+    const uint64_t shape[1] = {(uint64_t)PIXELS * 4};
+    tc_write_npy(tc_path("px.npy"), t, 1, shape, h, (size_t)PIXELS * 4 * size);
+    const double lo = t == CUPRIM_U8 ? 0 : -1, hi = t == CUPRIM_U8 ? 256 : 3;
+    /* 4 of 4, 16 bins each, over one range. */
+    for (int chunked = 0; chunked < 2; ++chunked) {
+      tc_cli(r, "histogram --channels 4 --bins 16 --range %g %g %s -o %s %s", lo, hi,
+             chunked ? "--chunk 999" : "", tc_path("ch.npy"), tc_path("px.npy"));
+      assert_int_equal(r->status, 0);
+      cuprim_dtype ot;
+      uint64_t count;
+      uint64_t *got = tc_read_npy(tc_path("ch.npy"), &ot, &count);
+      assert_true(ot == CUPRIM_U64 && count == 4 * 16);
+      const hr_hist_bins b = hr_hist_bins_even(16, lo, hi);
+      for (int c = 0; c < 4; ++c) {
+        uint64_t want[16];
+        channel_reference(&b, t, h, PIXELS, 4, c, want);
+        check_counts(got + c * 16, want, 16, "--channels 4");
+      }
+      free(got);
+    }
+    /* 3 of 4: bins 8, 5, 3 over ranges of their own (parts of the values out of range). */
+    const uint32_t bins[3] = {8, 5, 3};
+    const double los[3] = {lo, lo + (hi - lo) / 4, lo}, his[3] = {hi, hi, lo + (hi - lo) / 2};
+    for (int chunked = 0; chunked < 2; ++chunked) {
+      tc_cli(r,
+             "histogram --channels 4 --active 3 --bins 8,5,3 --range %g,%g,%g %g,%g,%g %s -o %s %s",
+             los[0], los[1], los[2], his[0], his[1], his[2], chunked ? "--chunk 1001" : "",
+             tc_path("ch.csv"), tc_path("px.npy"));
+      assert_int_equal(r->status, 0);
+      FILE *f = fopen(tc_path("ch.csv"), "r");
+      assert_non_null(f);
+      char line[256];
+      assert_non_null(fgets(line, sizeof line, f));
+      assert_string_equal(line, "channel,lower,upper,count\n");
+      for (int c = 0; c < 3; ++c) {
+        uint64_t want[8], got[8];
+        const hr_hist_bins b = hr_hist_bins_even(bins[c], los[c], his[c]);
+        channel_reference(&b, t, h, PIXELS, 4, c, want);
+        for (uint32_t i = 0; i < bins[c]; ++i) {
+          int ch = -1;
+          unsigned long long v = 0;
+          assert_non_null(fgets(line, sizeof line, f));
+          assert_int_equal(sscanf(line, "%d,%*[^,],%*[^,],%llu", &ch, &v), 2);
+          assert_int_equal(ch, c);
+          got[i] = v;
+        }
+        check_counts(got, want, bins[c], "--channels 4 --active 3");
+      }
+      assert_null(fgets(line, sizeof line, f));
+      fclose(f);
+    }
+    free(h);
+  }
+  free(r);
+}
+
+/* Weighted sums of f32 samples with f32 and f64 weights, AUTO and FIXED_ORDER, one pass and
+ * passes, against a long double reference: each bin within (m + passes) * 2^-53 * sum|w| (the
+ * API's bound for m weights, plus one rounding per pass added on the host). FIXED_ORDER twice
+ * gives the same bits. */
+static void test_weights(void **state) {
+  (void)state;
+  TU_SKIP_WITHOUT_DEVICE();
+  tc_run *r = malloc(sizeof *r);
+  assert_non_null(r);
+  const hr_hist_bins b = hr_hist_bins_even(BINS, -1.0, 1.0);
+  float *x = malloc((size_t)N * sizeof *x);
+  double *w = malloc((size_t)N * sizeof *w);
+  assert_true(x && w);
+  hr_hist_fill(&b, CUPRIM_F32, HR_HIST_OUT_OF_RANGE, hr_mix(tu_seed(), 400), x, N);
+  const uint64_t shape[1] = {N};
+  tc_write_npy(tc_path("x.npy"), CUPRIM_F32, 1, shape, x, (size_t)N * sizeof *x);
+  for (int wk = 0; wk < 2; ++wk) {
+    const cuprim_dtype wt = wk ? CUPRIM_F64 : CUPRIM_F32;
+    uint64_t s = hr_mix(tu_seed(), 401 + (uint64_t)wk);
+    float *wf = malloc((size_t)N * sizeof *wf);
+    assert_non_null(wf);
+    for (uint64_t i = 0; i < N; ++i) {
+      w[i] = (hr_unit(&s) - 0.25) * 1e3;
+      wf[i] = (float)w[i];
+      if (!wk)
+        w[i] = wf[i]; /* the f32 weights' exact values */
+    }
+    tc_write_npy(tc_path("w.npy"), wt, 1, shape, wk ? (const void *)w : (const void *)wf,
+                 (size_t)N * cuprim_dtype_size(wt));
+    free(wf);
+    long double want[BINS] = {0}, abs_sum[BINS] = {0};
+    uint64_t m[BINS] = {0};
+    for (uint64_t i = 0; i < N; ++i) {
+      const uint32_t bin = hr_hist_bin(&b, x[i]);
+      if (bin != HR_HIST_NO_BIN) {
+        want[bin] += w[i];
+        abs_sum[bin] += fabsl((long double)w[i]);
+        ++m[bin];
+      }
+    }
+    for (int alg = 0; alg < 2; ++alg)
+      for (int chunked = 0; chunked < 2; ++chunked) {
+        double first[BINS];
+        for (int run = 0; run < (alg ? 2 : 1); ++run) {
+          tc_cli(r, "histogram --bins %d --range -1 1 --weights %s --alg %s %s -o %s %s", BINS,
+                 tc_path("w.npy"), alg ? "fixed_order" : "auto", chunked ? "--chunk 1000" : "",
+                 tc_path("sums.npy"), tc_path("x.npy"));
+          assert_int_equal(r->status, 0);
+          cuprim_dtype ot;
+          uint64_t count;
+          double *got = tc_read_npy(tc_path("sums.npy"), &ot, &count);
+          assert_true(ot == CUPRIM_F64 && count == BINS);
+          const uint64_t passes = chunked ? (N + 999) / 1000 : 1;
+          for (int i = 0; i < BINS; ++i) {
+            const long double bound = (long double)(m[i] + passes) * 0x1p-53L * abs_sum[i];
+            if (fabsl((long double)got[i] - want[i]) > bound)
+              fail_msg("weights %s %s%s bin %d: %.17g, expected %.17Lg (bound %.3Lg)",
+                       hr_dtype_name(wt), alg ? "fixed_order" : "auto",
+                       chunked ? " --chunk 1000" : "", i, got[i], want[i], bound);
+            if (run == 1 && memcmp(&got[i], &first[i], sizeof first[i]) != 0)
+              fail_msg("fixed_order bin %d: %.17g, then %.17g", i, first[i], got[i]);
+            first[i] = got[i];
+          }
+          free(got);
+        }
+      }
+  }
+  /* The table's last column is the sum. */
+  tc_cli(r, "histogram --bins 2 --range -1 1 --weights %s %s", tc_path("w.npy"), tc_path("x.npy"));
+  assert_int_equal(r->status, 0);
+  assert_non_null(strstr(r->out, " sum\n"));
+  free(w);
+  free(x);
+  free(r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_reduce),
@@ -834,6 +1211,10 @@ int main(void) {
       cmocka_unit_test(test_ladder),
       cmocka_unit_test(test_info),
       cmocka_unit_test(test_demo),
+      cmocka_unit_test(test_arg_reduce),
+      cmocka_unit_test(test_half),
+      cmocka_unit_test(test_channels),
+      cmocka_unit_test(test_weights),
   };
   const int failed = cmocka_run_group_tests(tests, setup, teardown);
   if (failed == 0 && !tu_device_available(NULL, 0))

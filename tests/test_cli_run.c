@@ -431,6 +431,49 @@ static void test_info_build_lines(void **state) {
   free(r);
 }
 
+/* The outputs and inputs of 16-bit floats, arg-reduce, channels and weights that are refused
+ * before any device: a bf16 .npy (NumPy has no bfloat16), a file that is not whole pixels, a 2-d
+ * .npy of channels with differing bin counts, weights of another dtype or length. */
+static void test_half_channels_weights(void **state) {
+  (void)state;
+  make_inputs();
+  tc_run *r = malloc(sizeof *r);
+  assert_non_null(r);
+  const uint16_t bf[4] = {0x3F80, 0x4000, 0x4040, 0x4080};
+  tc_write_file(tc_path("bf16.bin"), bf, sizeof bf);
+  tc_cli(r, "scan --dtype bf16 -o %s %s", tc_path("x.npy"), tc_path("bf16.bin"));
+  expect(r, CLI_EXIT_USAGE, "NumPy has no bfloat16");
+  assert_false(tc_exists(tc_path("x.npy")));
+  tc_cli(r, "reduce --dtype bf16 -o %s %s", tc_path("x.npy"), tc_path("bf16.bin"));
+  expect(r, CLI_EXIT_USAGE, "NumPy has no bfloat16");
+  tc_cli(r, "histogram --channels 3 --bins 4 --range 0 1 %s", tc_path("f32.npy"));
+  expect(r, CLI_EXIT_FORMAT, "not a whole number of 3-channel pixels");
+  tc_cli(r, "histogram --channels 2 --bins 4,8 --range 0 1 -o %s %s", tc_path("x.npy"),
+         tc_path("f32.npy"));
+  expect(r, CLI_EXIT_USAGE, "bin counts differ");
+  assert_false(tc_exists(tc_path("x.npy")));
+  tc_cli(r, "histogram --bins 4 --range 0 1 --weights %s %s", tc_path("i32.npy"),
+         tc_path("f32.npy"));
+  expect(r, CLI_EXIT_UNSUPPORTED, "takes f32 and f64");
+  tc_cli(r, "histogram --bins 4 --range 0 1 --weights %s %s", tc_path("f64.npy"),
+         tc_path("f32.npy"));
+  expect(r, CLI_EXIT_FORMAT, "2 weights for 4 samples");
+  tc_cli(r, "histogram --bins 4 --range 0 1 --weights %s %s", tc_path("none.npy"),
+         tc_path("f32.npy"));
+  expect(r, CLI_EXIT_INPUT, "none.npy");
+  tc_cli(r, "histogram --bins 4 --range 0 1 --weights %s -o %s %s", tc_path("data.bin"),
+         tc_path("x.csv"), tc_path("f32.npy"));
+  expect(r, CLI_EXIT_FORMAT, "data.bin");
+  /* Valid: 77 without a device, else success (the GPU test checks the values). */
+  const char *const valid[] = {"reduce --op argmin --dtype bf16", "reduce --dtype bf16 --chunk 3",
+                               "histogram --bins 4 --range 0 8 --dtype bf16"};
+  for (size_t k = 0; k < sizeof valid / sizeof valid[0]; ++k) {
+    tc_cli(r, "%s %s", valid[k], tc_path("bf16.bin"));
+    assert_true(r->status == CLI_EXIT_NO_DEVICE || r->status == 0);
+  }
+  free(r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_input_files),
@@ -442,6 +485,7 @@ int main(void) {
       cmocka_unit_test(test_valid_input_device_or_skip),
       cmocka_unit_test(test_devices),
       cmocka_unit_test(test_info_build_lines),
+      cmocka_unit_test(test_half_channels_weights),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

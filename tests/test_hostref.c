@@ -9,6 +9,7 @@
 #include "test_util.h"
 
 #include "hostref_histogram.h"
+#include "hostref_reduce.h"
 
 static void test_combine_and_identity(void **state) {
   (void)state;
@@ -307,12 +308,35 @@ static void test_names_and_counts(void **state) {
     assert_true(hr_element_bits(42, i) == hr_splitmix64(&state_));
 }
 
+/* cuprim_reduce_arg's order, which the program uses to join the passes of `reduce --op argmin`:
+ * integers exactly (64-bit values a double cannot tell apart, sign by width), ties to the first,
+ * the first NaN, -0.0 equal to +0.0. */
+static void test_arg_order(void **state) {
+  (void)state;
+  const int64_t big[3] = {INT64_MAX - 1, INT64_MAX, INT64_MAX - 1};
+  assert_int_equal(hr_reduce_arg_reference(CUPRIM_I64, CUPRIM_ARGMAX, big, 3), 1);
+  assert_int_equal(hr_reduce_arg_reference(CUPRIM_I64, CUPRIM_ARGMIN, big, 3), 0);
+  const int8_t i8[4] = {5, -128, 127, -128};
+  assert_int_equal(hr_reduce_arg_reference(CUPRIM_I8, CUPRIM_ARGMIN, i8, 4), 1);
+  assert_int_equal(hr_reduce_arg_reference(CUPRIM_I8, CUPRIM_ARGMAX, i8, 4), 2);
+  const uint8_t u8[3] = {5, 255, 0};
+  assert_int_equal(hr_reduce_arg_reference(CUPRIM_U8, CUPRIM_ARGMAX, u8, 3), 1);
+  const float f[6] = {1.0f, -0.0f, 0.0f, NAN, -INFINITY, NAN};
+  assert_int_equal(hr_reduce_arg_reference(CUPRIM_F32, CUPRIM_ARGMIN, f, 3), 1);
+  assert_int_equal(hr_reduce_arg_reference(CUPRIM_F32, CUPRIM_ARGMAX, f + 1, 2), 0);
+  assert_int_equal(hr_reduce_arg_reference(CUPRIM_F32, CUPRIM_ARGMIN, f, 6), 3);
+  assert_int_equal(hr_reduce_arg_reference(CUPRIM_F32, CUPRIM_ARGMAX, f, 6), 3);
+  assert_int_equal(hr_reduce_arg_reference(CUPRIM_F32, CUPRIM_ARGMIN, f, 0), UINT64_MAX);
+  const uint16_t h[3] = {0x3C00, 0xBC00, 0xBC00}; /* f16: 1, -1, -1 */
+  assert_int_equal(hr_reduce_arg_reference(CUPRIM_F16, CUPRIM_ARGMIN, h, 3), 1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_combine_and_identity), cmocka_unit_test(test_chunked_reduce_join),
       cmocka_unit_test(test_scan_carry_scheme),    cmocka_unit_test(test_histogram_reference),
       cmocka_unit_test(test_format_value),         cmocka_unit_test(test_half_floats),
-      cmocka_unit_test(test_names_and_counts),
+      cmocka_unit_test(test_names_and_counts),     cmocka_unit_test(test_arg_order),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -163,6 +163,16 @@ int cli_parse_op(const char *s, cuprim_op *out) {
   return 1;
 }
 
+int cli_parse_arg_op(const char *s, cuprim_arg_op *out) {
+  if (s && name_equal(s, "argmin"))
+    *out = CUPRIM_ARGMIN;
+  else if (s && name_equal(s, "argmax"))
+    *out = CUPRIM_ARGMAX;
+  else
+    return 1;
+  return 0;
+}
+
 int cli_parse_alg(cli_primitive p, const char *s, int *out) {
   for (int a = 0; s && a < hr_alg_count((hr_primitive)p); ++a)
     if (name_equal(s, hr_alg_name((hr_primitive)p, a))) {
@@ -179,7 +189,8 @@ int cli_parse_alg(cli_primitive p, const char *s, int *out) {
   "option,\n"                                                                                      \
   "  number, range or bin count); 3 input file cannot be read; 4 invalid input file (malformed,\n" \
   "  big-endian or Fortran-order .npy, unsupported dtype, truncated, bad edges); 5 dtype and op\n" \
-  "  not supported by the primitive; 6 output cannot be written; 77 no CUDA device or driver.\n"
+  "  (or weights) not supported by the primitive; 6 output cannot be written; 77 no CUDA device\n" \
+  "  or driver.\n"
 
 static const char usage_main[] =
     "usage: cuprim <command> [options]\n"
@@ -190,9 +201,11 @@ static const char usage_main[] =
     "table\n"
     "  info       version, build (architectures, NCCL), every device and the code it runs, copy\n"
     "             bandwidth\n"
-    "  reduce     reduce a .npy or raw file with an op (sum prod min max and or xor)\n"
+    "  reduce     reduce a .npy or raw file with an op (sum prod min max and or xor), or find\n"
+    "             its smallest or largest element (argmin argmax)\n"
     "  scan       prefix-scan a .npy or raw file into a .npy file\n"
-    "  histogram  histogram of a .npy or raw file: equal-width bins, or bins given by edges\n"
+    "  histogram  histogram of a .npy or raw file: equal-width bins, or bins given by edges;\n"
+    "             of interleaved channels (--channels), or of weights (--weights)\n"
     "  ladder     time every algorithm of reduce, scan or histogram on this GPU (Harris table)\n"
     "\n"
     "'cuprim <command> --help' describes a command's options.\n" EXIT_CODES_TEXT;
@@ -201,8 +214,7 @@ static const char usage_main[] =
   "  FILE           a NumPy .npy file (format 1.0/2.0/3.0, little-endian, C order, any shape,\n"   \
   "                 flattened; dtype i1 u1 i2 u2 i4 u4 i8 u8 f2 f4 f8), or raw little-endian\n"    \
   "                 binary when --dtype is given\n"                                                \
-  "  --dtype T      raw input of type T: i8 u8 i16 u16 i32 u32 i64 u64 f32 f64 (f16 and bf16\n"    \
-  "                 are read too, but no primitive takes them yet: exit status 5)\n"               \
+  "  --dtype T      raw input of type T: i8 u8 i16 u16 i32 u32 i64 u64 f32 f64 f16 bf16\n"         \
   "  --chunk N      elements per pass through the device (default: from the free device\n"         \
   "                 memory); files larger than that are processed in several passes\n"             \
   "  --device D     CUDA device ordinal (default 0)\n"                                             \
@@ -215,38 +227,59 @@ static const char usage_reduce[] =
     "usage: cuprim reduce [--op OP] [--alg ALG] [--dtype T] [--chunk N]\n"
     "                     [--device D | --devices D0,D1,...] [-o FILE] FILE\n"
     "  Reduces every element of FILE with OP and prints the result (integers exactly, f32 with\n"
-    "  9 and f64 with 17 significant digits). Passes are combined on the device with the same op.\n"
-    "  --op OP        sum (default), prod, min, max, and, or, xor (and/or/xor: integers only)\n"
+    "  9, f64 with 17, f16 with 5 and bf16 with 4 significant digits). Passes are combined on\n"
+    "  the device with the same op; f16/bf16 sum and prod in more than one pass run in f32 (each\n"
+    "  pass widened on the host) and are rounded to 16 bits once, at the end.\n"
+    "  --op OP        sum (default), prod, min, max, and, or, xor (and/or/xor: integers only);\n"
+    "                 argmin, argmax (every dtype): prints \"INDEX VALUE\", the first index among\n"
+    "                 ties, the first NaN if there is one, -0.0 == +0.0; an empty file gives\n"
+    "                 18446744073709551615 and the identity (inf, -inf, the type's limit)\n"
     "  --alg ALG      auto (default), global_tree, neighbored_divergent, neighbored_strided,\n"
     "                 sequential, first_add_on_load, unrolled, warp_shuffle, coarsened, atomic\n"
-    "  -o, --output F also write the result to F: a 0-d .npy if F ends in .npy, else a text\n"
+    "  -o, --output F also write the result to F: a 0-d .npy if F ends in .npy (argmin/argmax:\n"
+    "                 the index, as u8; bf16: refused, NumPy has no bfloat16), else a text\n"
     "                 line; -o - (or /dev/stdout) prints it once, on standard output\n" INPUT_TEXT
-    "  reduce takes i32 u32 i64 u64 f32 f64.\n" EXIT_CODES_TEXT;
+    "  reduce takes i32 u32 i64 u64 f32 f64 f16 bf16 (argmin/argmax: every "
+    "dtype).\n" EXIT_CODES_TEXT;
 
 static const char usage_scan[] =
     "usage: cuprim scan [--op OP] [--exclusive] [--alg ALG] [--dtype T] [--chunk N]\n"
     "                   [--device D | --devices D0,D1,...] -o OUT FILE\n"
     "  Prefix-scans the elements of FILE (flattened) with OP and writes them to OUT as a 1-d .npy\n"
-    "  of the input's dtype, or as text, one value a line, if OUT ends in .csv. Passes after the\n"
+    "  of the input's dtype, or as text, one value a line, if OUT ends in .csv; bf16, which\n"
+    "  NumPy lacks, as raw little-endian bits to any name but .csv (.npy refused). Passes after "
+    "the\n"
     "  first start from the running total of the passes before them, kept on the device\n"
     "  (cuprim_scan_init; a ladder --alg scans it as an extra element before the pass), so\n"
-    "  integer results are exact.\n"
+    "  integer results are exact. f16/bf16 sum and prod in more than one pass run in f32 (widened\n"
+    "  on the host) and each output is rounded to 16 bits once, on the host.\n"
     "  --op OP        sum (default), prod, min, max, and, or, xor (and/or/xor: integers only)\n"
     "  --exclusive    exclusive scan (out[0] = the op's identity); --inclusive is the default\n"
     "  --alg ALG      auto (default), hillis_steele, blelloch, warp_shuffle, decoupled_lookback\n"
     "  -o, --output F the file to write (required): .npy, or .csv; written under a temporary\n"
     "                 name beside it and renamed when complete (through a symbolic link to its\n"
     "                 target); - is standard output (.npy, unless it is a terminal)\n" INPUT_TEXT
-    "  scan takes i32 u32 i64 u64 f32 f64.\n" EXIT_CODES_TEXT;
+    "  scan takes i32 u32 i64 u64 f32 f64 f16 bf16.\n" EXIT_CODES_TEXT;
 
 static const char usage_histogram[] =
     "usage: cuprim histogram (--bins N --range LO HI | --edges EDGES) [--alg ALG] [--dtype T]\n"
+    "                        [--channels C [--active A] | --weights W.npy]\n"
     "                        [--chunk N] [--device D | --devices D0,D1,...]\n"
     "                        [-o OUT.npy|OUT.csv|-] FILE\n"
     "  Counts the elements of FILE in bins and prints a table (lower, upper, count), or writes "
     "the\n"
     "  counts to OUT: .npy (u64 counts) or .csv (lower,upper,count); -o - writes the CSV to\n"
     "  standard output. Samples outside the bins and NaN are not counted.\n"
+    "  --channels C   FILE holds pixels of C interleaved channels (1..4; element p*C+c is channel\n"
+    "                 c of pixel p); one table per channel, a CSV with a channel column, or a\n"
+    "                 2-d .npy (channels x bins) when every channel has the same bin count\n"
+    "  --active A     count the first A channels (default C)\n"
+    "                 --bins and --range take one value for every channel or one per active\n"
+    "                 channel: --bins 256,256,64 --range 0,0,-1 256,256,1\n"
+    "  --weights W    a .npy of f4 or f8 weights, one per sample: each bin holds the sum of its\n"
+    "                 samples' weights, in f8 (table and CSV column sum, .npy <f8); passes and\n"
+    "                 devices are added in double on the host, so a run in several passes may\n"
+    "                 differ in the last bits from one pass\n"
     "  --bins N       N equal-width bins (1 .. 4294967295) over [LO, HI)\n"
     "  --range LO HI  finite, LO < HI, HI - LO and N / (HI - LO) finite (also --range=LO,HI)\n"
     "  --edges EDGES  bins [e[i], e[i+1]) from N+1 strictly increasing, finite edges: a .npy file\n"
@@ -254,8 +287,9 @@ static const char usage_histogram[] =
     "                 newlines; '#' starts a comment)\n"
     "  --alg ALG      auto (default), global_atomic, block_private, sort_reduce_by_key "
     "(equal-width\n"
-    "                 bins only)\n" INPUT_TEXT
-    "  histogram takes i8 u8 i16 u16 i32 u32 i64 u64 f32 f64.\n" EXIT_CODES_TEXT;
+    "                 bins only); with --weights: auto (default) or fixed_order (the same bits\n"
+    "                 on every run)\n" INPUT_TEXT
+    "  histogram takes i8 u8 i16 u16 i32 u32 i64 u64 f32 f64 f16 bf16.\n" EXIT_CODES_TEXT;
 
 static const char usage_demo[] =
     "usage: cuprim demo [--n N] [--seed S] [--runs R] [--device D]\n"
@@ -345,7 +379,10 @@ typedef enum opt_id {
   OPT_RUNS,
   OPT_SEED,
   OPT_DEVICE,
-  OPT_DEVICES
+  OPT_DEVICES,
+  OPT_CHANNELS,
+  OPT_ACTIVE,
+  OPT_WEIGHTS
 } opt_id;
 
 static const struct option_def {
@@ -364,6 +401,9 @@ static const struct option_def {
     {OPT_EXCLUSIVE, "--exclusive", NULL, 0, CMD(CLI_CMD_SCAN) | CMD(CLI_CMD_LADDER), 0, 0},
     {OPT_INCLUSIVE, "--inclusive", NULL, 0, CMD(CLI_CMD_SCAN) | CMD(CLI_CMD_LADDER), 0, 0},
     {OPT_BINS, "--bins", NULL, 1, CMD(CLI_CMD_HISTOGRAM) | CMD(CLI_CMD_LADDER), 1, UINT32_MAX},
+    {OPT_CHANNELS, "--channels", NULL, 1, CMD(CLI_CMD_HISTOGRAM), 1, CLI_MAX_CHANNELS},
+    {OPT_ACTIVE, "--active", NULL, 1, CMD(CLI_CMD_HISTOGRAM), 1, CLI_MAX_CHANNELS},
+    {OPT_WEIGHTS, "--weights", NULL, 1, CMD(CLI_CMD_HISTOGRAM), 0, 0},
     {OPT_RANGE, "--range", NULL, 2, CMD(CLI_CMD_HISTOGRAM), 0, 0},
     {OPT_EDGES, "--edges", NULL, 1, CMD(CLI_CMD_HISTOGRAM), 0, 0},
     {OPT_CHUNK, "--chunk", NULL, 1, ON_FILE, 1, UINT64_MAX},
@@ -438,10 +478,37 @@ static int parse_devices(cli_args *a, const char *v, char *err, size_t len) {
   return CLI_EXIT_OK;
 }
 
+/* A per-channel list, "V" or "V0,V1,...", split at the commas into items[0..CLI_MAX_CHANNELS).
+ * Returns the number of items, or 0 with a usage error for an empty item or too many. */
+enum { ITEM_LEN = 64 };
+static int split_list(const struct option_def *o, const char *v, char items[][ITEM_LEN], char *err,
+                      size_t len) {
+  int k = 0;
+  for (const char *p = v;; ++k) {
+    const char *comma = strchr(p, ',');
+    const size_t item_len = comma ? (size_t)(comma - p) : strlen(p);
+    if (k == CLI_MAX_CHANNELS)
+      return usage_error(err, len, "%s %s: at most %d values, one per channel", o->name, v,
+                         CLI_MAX_CHANNELS),
+             0;
+    if (item_len == 0 || item_len >= ITEM_LEN)
+      return usage_error(err, len,
+                         "%s %s: expected a value, or one per channel separated by "
+                         "commas",
+                         o->name, v),
+             0;
+    memcpy(items[k], p, item_len);
+    items[k][item_len] = '\0';
+    if (!comma)
+      return k + 1;
+    p = comma + 1;
+  }
+}
+
 /* Applies one option with its values v[0..values). */
 static int apply(cli_args *a, const struct option_def *o, char **v, char *err, size_t len) {
   uint64_t u = 0;
-  if (o->hi && u64_value(o, v[0], &u, err, len))
+  if (o->hi && o->id != OPT_BINS && u64_value(o, v[0], &u, err, len))
     return CLI_EXIT_USAGE;
   switch (o->id) {
   case OPT_HELP: /* found by the scan in cli_parse before any option is applied */
@@ -464,41 +531,64 @@ static int apply(cli_args *a, const struct option_def *o, char **v, char *err, s
     a->have_dtype = 1;
     return 0;
   case OPT_OP:
-    if (cli_parse_op(v[0], &a->op))
-      return usage_error(err, len, "--op %s: not an op (sum prod min max and or xor)", v[0]);
+    a->arg = cli_parse_arg_op(v[0], &a->arg_op) == 0;
+    if (!a->arg && cli_parse_op(v[0], &a->op))
+      return usage_error(err, len, "--op %s: not an op (sum prod min max and or xor%s)", v[0],
+                         a->command == CLI_CMD_REDUCE ? " argmin argmax" : "");
     a->have_op = 1;
     return 0;
-  case OPT_ALG: {
-    const cli_primitive p = a->command == CLI_CMD_REDUCE ? CLI_PRIM_REDUCE
-                            : a->command == CLI_CMD_SCAN ? CLI_PRIM_SCAN
-                                                         : CLI_PRIM_HISTOGRAM;
-    if (cli_parse_alg(p, v[0], &a->alg)) {
-      char names[256] = "";
-      for (int i = 0; i < hr_alg_count((hr_primitive)p); ++i) {
-        strncat(names, " ", sizeof names - strlen(names) - 1);
-        strncat(names, hr_alg_name((hr_primitive)p, i), sizeof names - strlen(names) - 1);
-      }
-      return usage_error(err, len, "--alg %s: not an algorithm of %s (%s )", v[0],
-                         cli_command_name(a->command), names);
-    }
+  case OPT_ALG: /* resolved by check_combination: --weights changes the names it takes */
+    a->alg_name = v[0];
     a->have_alg = 1;
     return 0;
-  }
   case OPT_EXCLUSIVE:
   case OPT_INCLUSIVE:
     a->kind = o->id == OPT_EXCLUSIVE ? CUPRIM_EXCLUSIVE : CUPRIM_INCLUSIVE;
     a->have_kind = 1;
     return 0;
-  case OPT_BINS:
-    a->bins = (uint32_t)u;
+  case OPT_BINS: {
+    char items[CLI_MAX_CHANNELS][ITEM_LEN];
+    const int k = split_list(o, v[0], items, err, len);
+    for (int c = 0; c < k; ++c) {
+      if (u64_value(o, items[c], &u, err, len))
+        return CLI_EXIT_USAGE;
+      a->chan_bins[c] = (uint32_t)u;
+    }
+    a->bins = a->chan_bins[0];
+    a->num_bins_given = k;
     a->have_bins = 1;
-    return 0;
-  case OPT_RANGE:
-    if (cli_parse_double(v[0], &a->lower) || cli_parse_double(v[1], &a->upper))
-      return usage_error(err, len, "--range %s %s: LO and HI must be finite numbers", v[0], v[1]);
-    if (!(a->lower < a->upper))
-      return usage_error(err, len, "--range %s %s: LO must be less than HI", v[0], v[1]);
+    return k > 0 ? 0 : CLI_EXIT_USAGE;
+  }
+  case OPT_RANGE: {
+    char lo[CLI_MAX_CHANNELS][ITEM_LEN], hi[CLI_MAX_CHANNELS][ITEM_LEN];
+    const int nlo = split_list(o, v[0], lo, err, len);
+    const int nhi = nlo > 0 ? split_list(o, v[1], hi, err, len) : 0;
+    if (nlo <= 0 || nhi <= 0)
+      return CLI_EXIT_USAGE;
+    for (int c = 0; c < nlo || c < nhi; ++c) {
+      if ((c < nlo && cli_parse_double(lo[c], &a->chan_lower[c])) ||
+          (c < nhi && cli_parse_double(hi[c], &a->chan_upper[c])))
+        return usage_error(err, len, "--range %s %s: LO and HI must be finite numbers", v[0], v[1]);
+      if (c < nlo && c < nhi && !(a->chan_lower[c] < a->chan_upper[c]))
+        return usage_error(err, len, "--range %s %s: LO must be less than HI", v[0], v[1]);
+    }
+    a->lower = a->chan_lower[0];
+    a->upper = a->chan_upper[0];
+    a->num_lower_given = nlo;
+    a->num_upper_given = nhi;
     a->have_range = 1;
+    return 0;
+  }
+  case OPT_CHANNELS:
+    a->channels = (int)u;
+    return 0;
+  case OPT_ACTIVE:
+    a->active = (int)u;
+    return 0;
+  case OPT_WEIGHTS:
+    if (!*v[0])
+      return usage_error(err, len, "--weights: empty file name");
+    a->weights = v[0];
     return 0;
   case OPT_EDGES:
     if (!*v[0])
@@ -526,6 +616,86 @@ static int apply(cli_args *a, const struct option_def *o, char **v, char *err, s
     return parse_devices(a, v[0], err, len);
   }
   return usage_error(err, len, "internal error: unhandled option %s", o->name);
+}
+
+/* --alg's name, once the whole line is read: with --weights the weighted histogram's algorithms
+ * (auto, fixed_order), else the primitive's. */
+static int resolve_alg(cli_args *a, char *err, size_t len) {
+  if (!a->alg_name)
+    return CLI_EXIT_OK;
+  if (a->weights) {
+    if (name_equal(a->alg_name, "auto") || name_equal(a->alg_name, "fixed_order")) {
+      a->alg = name_equal(a->alg_name, "auto") ? CUPRIM_HISTOGRAM_WEIGHTED_AUTO
+                                               : CUPRIM_HISTOGRAM_WEIGHTED_FIXED_ORDER;
+      return CLI_EXIT_OK;
+    }
+    return usage_error(err, len,
+                       "--alg %s: not an algorithm of a weighted histogram (auto "
+                       "fixed_order)",
+                       a->alg_name);
+  }
+  const cli_primitive p = a->command == CLI_CMD_REDUCE ? CLI_PRIM_REDUCE
+                          : a->command == CLI_CMD_SCAN ? CLI_PRIM_SCAN
+                                                       : CLI_PRIM_HISTOGRAM;
+  if (cli_parse_alg(p, a->alg_name, &a->alg) == 0)
+    return CLI_EXIT_OK;
+  char names[256] = "";
+  for (int i = 0; i < hr_alg_count((hr_primitive)p); ++i) {
+    strncat(names, " ", sizeof names - strlen(names) - 1);
+    strncat(names, hr_alg_name((hr_primitive)p, i), sizeof names - strlen(names) - 1);
+  }
+  return usage_error(err, len, "--alg %s: not an algorithm of %s (%s )", a->alg_name,
+                     cli_command_name(a->command), names);
+}
+
+/* Equal-width bins (histogram): every channel's bins and range (one channel without --channels),
+ * each list one value for all channels or one per active channel, checked as
+ * cuprim_histogram_even checks them (hr_hist_even_valid is histogram.h's rule as the tests state
+ * it): HI - LO may overflow (-1e308 1e308), and the scale N / (HI - LO) may overflow (a range
+ * narrower than N times the smallest double). --channels excludes --edges and --weights (the
+ * library has no multi-channel form of either). */
+static int check_channels(cli_args *a, char *err, size_t len) {
+  if (a->active && !a->channels)
+    return usage_error(err, len, "--active needs --channels");
+  if (a->channels && (a->edges || a->weights))
+    return usage_error(err, len, "--channels excludes %s (equal-width bins, counts only)",
+                       a->edges ? "--edges" : "--weights");
+  if (a->weights && a->edges)
+    return usage_error(err, len, "--weights takes equal-width bins (--bins/--range), not --edges");
+  if (a->edges)
+    return CLI_EXIT_OK;
+  if (!a->active)
+    a->active = a->channels;
+  if (a->active > a->channels && a->channels)
+    return usage_error(err, len, "--active %d: more than --channels %d", a->active, a->channels);
+  const int want = a->channels ? a->active : 1;
+  const int given[3] = {a->num_bins_given, a->num_lower_given, a->num_upper_given};
+  const char *what[3] = {"--bins", "--range LO", "--range HI"};
+  for (int k = 0; k < 3; ++k)
+    if (given[k] != 1 && given[k] != want)
+      return usage_error(err, len,
+                         a->channels ? "%s: one value for all channels, or %d (one per active "
+                                       "channel), not %d"
+                                     : "%s: one value (%d), not a list of %d; lists need "
+                                       "--channels",
+                         what[k], want, given[k]);
+  for (int c = 0; c < want; ++c) {
+    /* A list of one stands for every channel. */
+    a->chan_bins[c] = a->chan_bins[given[0] == 1 ? 0 : c];
+    a->chan_lower[c] = a->chan_lower[given[1] == 1 ? 0 : c];
+    a->chan_upper[c] = a->chan_upper[given[2] == 1 ? 0 : c];
+    const double lo = a->chan_lower[c], hi = a->chan_upper[c];
+    if (!(lo < hi))
+      return usage_error(err, len, "--range: channel %d: LO must be less than HI", c);
+    if (!hr_hist_even_valid(a->chan_bins[c], lo, hi)) {
+      if (!isfinite(hi - lo))
+        return usage_error(err, len, "--range %.17g %.17g: too wide (HI - LO overflows a double)",
+                           lo, hi);
+      return usage_error(err, len, "--range %.17g %.17g: too narrow for %lu bins", lo, hi,
+                         (unsigned long)a->chan_bins[c]);
+    }
+  }
+  return CLI_EXIT_OK;
 }
 
 /* The checks that need the whole command line. */
@@ -565,6 +735,16 @@ static int check_combination(cli_args *a, int positionals, char **positional, ch
     break;
   }
 
+  int rc = resolve_alg(a, err, len);
+  if (rc)
+    return rc;
+  if (a->arg && a->command != CLI_CMD_REDUCE)
+    return usage_error(err, len, "--op %s: only reduce takes it",
+                       a->arg_op == CUPRIM_ARGMIN ? "argmin" : "argmax");
+  if (a->arg && a->alg != 0)
+    return usage_error(err, len,
+                       "--op argmin/argmax has one algorithm (cuprim_reduce_arg): no --alg");
+
   /* One device (--device D, or --devices with one ordinal) or several (--devices D0,D1,...),
    * which share the work through NCCL with the library's default algorithms: a ladder algorithm
    * is a one-device study (cuprim_scan_init, which carries a scan across devices, and the NCCL
@@ -599,16 +779,11 @@ static int check_combination(cli_args *a, int positionals, char **positional, ch
       return usage_error(err, len,
                          "--alg applies to equal-width bins only (cuprim_histogram_range has one "
                          "algorithm)");
-    /* What cuprim_histogram_even checks, before any device (hr_hist_even_valid is histogram.h's
-     * rule as the tests state it): HI - LO may overflow (-1e308 1e308), and the scale
-     * N / (HI - LO) may overflow (a range narrower than N times the smallest double). */
-    if (!a->edges && !hr_hist_even_valid(a->bins, a->lower, a->upper)) {
-      if (!isfinite(a->upper - a->lower))
-        return usage_error(err, len, "--range %.17g %.17g: too wide (HI - LO overflows a double)",
-                           a->lower, a->upper);
-      return usage_error(err, len, "--range %.17g %.17g: too narrow for %lu bins", a->lower,
-                         a->upper, (unsigned long)a->bins);
-    }
+    rc = check_channels(a, err, len);
+    if (rc)
+      return rc;
+  } else if (a->num_bins_given > 1) {
+    return usage_error(err, len, "--bins takes one number here (a list is for --channels)");
   }
 
   if (a->command == CLI_CMD_LADDER) {

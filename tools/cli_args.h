@@ -30,7 +30,7 @@ enum cli_exit {
   CLI_EXIT_FORMAT = 4,      /* an input file is invalid: malformed, big-endian or Fortran-order
                                .npy, unsupported dtype, truncated, size not matching, bad edges */
   CLI_EXIT_UNSUPPORTED = 5, /* the primitive does not take this dtype and op (AND on floats,
-                               8- and 16-bit reduce or scan) */
+                               8- and 16-bit integer reduce or scan, weights not F32/F64) */
   CLI_EXIT_OUTPUT = 6,      /* the output file cannot be written */
   CLI_EXIT_NO_DEVICE = 77   /* no CUDA device or driver (the usual "skipped" of test harnesses) */
 };
@@ -52,8 +52,9 @@ typedef enum cli_primitive {
   CLI_PRIM_HISTOGRAM = HR_HISTOGRAM
 } cli_primitive;
 
-/* Devices --devices takes at most: more than one host holds. */
-enum { CLI_MAX_DEVICES = 64 };
+/* Devices --devices takes at most: more than one host holds. Channels of --channels: as
+ * cuprim_histogram_even_multi takes them. */
+enum { CLI_MAX_DEVICES = 64, CLI_MAX_CHANNELS = 4 };
 
 typedef struct cli_args {
   cli_command command;
@@ -67,14 +68,28 @@ typedef struct cli_args {
   cuprim_dtype dtype; /* default F32 */
   cuprim_op op;       /* --op, default SUM */
   int have_op;
-  int alg; /* --alg, as the primitive's enum value; default 0 (AUTO) */
+  int arg; /* reduce --op argmin|argmax: 1, with arg_op (op is left SUM) */
+  cuprim_arg_op arg_op;
+  int alg; /* --alg, as the primitive's enum value (with --weights:
+              cuprim_histogram_weighted_alg's); default 0 (AUTO) */
   int have_alg;
+  const char *alg_name;  /* the --alg value, resolved once the whole line is read */
   cuprim_scan_kind kind; /* --exclusive / --inclusive, default inclusive */
   int have_kind;
-  uint32_t bins; /* --bins N, 1..2^32-1 */
+  uint32_t bins; /* --bins N, 1..2^32-1 (the first of a list) */
   int have_bins;
   double lower, upper; /* --range LO HI: finite, lower < upper, bins / (upper - lower) finite */
   int have_range;
+  /* histogram --channels C [--active A]: interleaved pixels of C channels (1..4), the first A
+   * counted (default all). --bins and --range take one value for every channel or a comma list
+   * of A (--bins 256,256,64 --range 0,0,-1 256,256,1); after parsing, channel c's bins are
+   * [chan_lower[c], chan_upper[c]) in chan_bins[c] bins. Without --channels, one value each. */
+  int channels; /* 0: plain samples */
+  int active;
+  uint32_t chan_bins[CLI_MAX_CHANNELS];
+  double chan_lower[CLI_MAX_CHANNELS], chan_upper[CLI_MAX_CHANNELS];
+  int num_bins_given, num_lower_given, num_upper_given; /* list lengths as given (1..4) */
+  const char *weights; /* histogram --weights W.npy: F32 or F64, one weight per sample */
   const char *edges; /* --edges FILE: .npy, or text (numbers separated by space, comma, newline) */
   uint64_t chunk;    /* --chunk N elements per device pass; 0: sized from cudaMemGetInfo */
 
@@ -130,6 +145,7 @@ int cli_parse_u64(const char *s, uint64_t *out);       /* decimal or 2^K, no sig
 int cli_parse_double(const char *s, double *out);      /* strtod, the whole string, finite */
 int cli_parse_dtype(const char *s, cuprim_dtype *out); /* f32, float32, i8, int8, bf16, ... */
 int cli_parse_op(const char *s, cuprim_op *out);
+int cli_parse_arg_op(const char *s, cuprim_arg_op *out);     /* argmin, argmax */
 int cli_parse_alg(cli_primitive p, const char *s, int *out); /* case and - vs _ ignored */
 
 #ifdef __cplusplus

@@ -264,22 +264,39 @@ static int stage_copy(cli_gpu *g, int k, void *dst, const void *src, size_t byte
   return rc;
 }
 
-int cli_gpu_upload(cli_gpu *g, cli_input *in, void *d_dst, size_t bytes, cli_progress *p) {
+/* Staging buffer bytes that hold whole floats: a widened or narrowed block. */
+static size_t stage_floats_bytes(const cli_gpu *g) {
+  return g->stage_bytes >= sizeof(float) ? g->stage_bytes / sizeof(float) * sizeof(float)
+                                         : sizeof(float);
+}
+
+/* `bytes` of the file to d_dst; widen: the file's 16-bit floats (in->dtype) go to the device as
+ * floats, twice the bytes. A widened block is read into the upper half of its floats' room and
+ * converted forward in place: float i ends at byte 4i + 4, at or before where 16-bit value i + 1
+ * starts (2m + 2i + 2 for m values), so no value is overwritten before it is read. */
+static int upload(cli_gpu *g, cli_input *in, void *d_dst, size_t bytes, int widen,
+                  cli_progress *p) {
   char err[512];
   size_t off = 0;
+  const size_t room = widen ? stage_floats_bytes(g) / 2 : g->stage_bytes;
   for (int k = 0; off < bytes; k ^= 1) {
-    const size_t blk = bytes - off < g->stage_bytes ? bytes - off : g->stage_bytes;
+    const size_t blk = bytes - off < room ? bytes - off : room;
     /* The buffer's previous copy must be done before it is refilled. */
     int rc = stage_wait(g, k);
     if (rc)
       return rc;
-    rc = cli_input_read(in, g->h_stage[k], blk, err, sizeof err);
+    unsigned char *h = (unsigned char *)g->h_stage[k];
+    rc = cli_input_read(in, widen ? h + blk : h, blk, err, sizeof err);
     if (rc) {
       fprintf(stderr, "cuprim %s: %s\n", g->command, err);
       return rc;
     }
-    rc = stage_copy(g, k, (char *)d_dst + off, g->h_stage[k], blk, cudaMemcpyHostToDevice,
-                    "cudaMemcpyAsync (upload)");
+    for (size_t i = 0; widen && i < blk / 2; ++i) {
+      const float f = (float)hr_to_double(in->dtype, h + blk, i); /* exact */
+      memcpy(h + i * sizeof f, &f, sizeof f);
+    }
+    rc = stage_copy(g, k, (char *)d_dst + (widen ? 2 * off : off), h, widen ? 2 * blk : blk,
+                    cudaMemcpyHostToDevice, "cudaMemcpyAsync (upload)");
     if (rc)
       return rc;
     off += blk;
@@ -289,16 +306,28 @@ int cli_gpu_upload(cli_gpu *g, cli_input *in, void *d_dst, size_t bytes, cli_pro
   return CLI_EXIT_OK;
 }
 
-int cli_gpu_download(cli_gpu *g, const void *d_src, size_t bytes, cli_output *out) {
+int cli_gpu_upload(cli_gpu *g, cli_input *in, void *d_dst, size_t bytes, cli_progress *p) {
+  return upload(g, in, d_dst, bytes, 0, p);
+}
+
+int cli_gpu_upload_widened(cli_gpu *g, cli_input *in, void *d_dst, uint64_t count,
+                           cli_progress *p) {
+  return upload(g, in, d_dst, (size_t)count * 2, 1, p);
+}
+
+/* `bytes` from d_src to out; narrow >= 0: d_src holds floats, written as that 16-bit dtype,
+ * each rounded once (converted forward in place: value i's two bytes lie below float i + 1). */
+static int download(cli_gpu *g, const void *d_src, size_t bytes, int narrow, cli_output *out) {
   char err[512];
   size_t off = 0, pending = 0;
   int pending_k = -1;
+  const size_t room = narrow >= 0 ? stage_floats_bytes(g) : g->stage_bytes;
   for (int k = 0; off < bytes || pending_k >= 0; k ^= 1) {
     int rc = CLI_EXIT_OK;
     /* Enqueue the next block into buffer k, then write the previous one while it copies. */
     size_t blk = 0;
     if (off < bytes) {
-      blk = bytes - off < g->stage_bytes ? bytes - off : g->stage_bytes;
+      blk = bytes - off < room ? bytes - off : room;
       rc = stage_wait(g, k);
       if (!rc)
         rc = stage_copy(g, k, g->h_stage[k], (const char *)d_src + off, blk, cudaMemcpyDeviceToHost,
@@ -309,8 +338,16 @@ int cli_gpu_download(cli_gpu *g, const void *d_src, size_t bytes, cli_output *ou
     }
     if (pending_k >= 0) {
       rc = stage_wait(g, pending_k);
+      unsigned char *h = (unsigned char *)g->h_stage[pending_k];
+      for (size_t i = 0; !rc && narrow >= 0 && i < pending / sizeof(float); ++i) {
+        float f;
+        memcpy(&f, h + i * sizeof f, sizeof f);
+        const uint16_t v = hr_half_from_double((cuprim_dtype)narrow, (double)f);
+        memcpy(h + i * sizeof v, &v, sizeof v);
+      }
       if (!rc)
-        rc = cli_output_write_elements(out, g->h_stage[pending_k], pending, err, sizeof err);
+        rc =
+            cli_output_write_elements(out, h, narrow >= 0 ? pending / 2 : pending, err, sizeof err);
       if (rc) {
         if (rc == CLI_EXIT_OUTPUT)
           fprintf(stderr, "cuprim %s: %s\n", g->command, err);
@@ -321,4 +358,13 @@ int cli_gpu_download(cli_gpu *g, const void *d_src, size_t bytes, cli_output *ou
     pending = blk;
   }
   return CLI_EXIT_OK;
+}
+
+int cli_gpu_download(cli_gpu *g, const void *d_src, size_t bytes, cli_output *out) {
+  return download(g, d_src, bytes, -1, out);
+}
+
+int cli_gpu_download_narrowed(cli_gpu *g, const float *d_src, uint64_t count, cuprim_dtype t,
+                              cli_output *out) {
+  return download(g, d_src, (size_t)count * sizeof(float), (int)t, out);
 }

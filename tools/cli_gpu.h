@@ -94,9 +94,16 @@ void cli_progress_end(cli_progress *p);
  * (reading the next block while the last one is copied). The copies may still be running on
  * return; work enqueued after them on g->stream sees the data. */
 int cli_gpu_upload(cli_gpu *g, cli_input *in, void *d_dst, size_t bytes, cli_progress *p);
+/* The same for `count` F16 or BF16 elements of `in`, widened on the host to floats (exactly):
+ * d_dst receives count floats. For runs that keep 16-bit data in float across passes. */
+int cli_gpu_upload_widened(cli_gpu *g, cli_input *in, void *d_dst, uint64_t count, cli_progress *p);
 /* Copies `bytes` bytes from d_src (after the work enqueued on g->stream) and writes them to out
  * (cli_output_write_elements: the bytes, or CSV). */
 int cli_gpu_download(cli_gpu *g, const void *d_src, size_t bytes, cli_output *out);
+/* The same for `count` floats at d_src, written as elements of t (F16 or BF16), each rounded
+ * once to nearest even (hr_half_from_double: the library's rounding). */
+int cli_gpu_download_narrowed(cli_gpu *g, const float *d_src, uint64_t count, cuprim_dtype t,
+                              cli_output *out);
 
 #ifdef __cplusplus
 }

@@ -29,6 +29,18 @@ inline cudaLaunchConfig_t pdl_config(const cuprim_ctx *ctx, unsigned grid, unsig
   return cfg;
 }
 
+/* Launches kernel<<<grid, threads, smem, stream>>>(args...) chained to the previous kernel on the
+ * stream by programmatic dependent launch where the device's code takes it (pdl_config), else in
+ * plain stream order. Returns the launch's error. */
+template <class... Params, class... Args>
+cudaError_t launch_chained(const cuprim_ctx *ctx, unsigned grid, unsigned threads, size_t smem,
+                           cudaStream_t stream, void (*kernel)(Params...), Args... args) {
+  cudaLaunchAttribute attr;
+  cudaLaunchConfig_t cfg = pdl_config(ctx, grid, threads, stream, &attr);
+  cfg.dynamicSmemBytes = smem;
+  return cudaLaunchKernelEx(&cfg, kernel, args...);
+}
+
 /* A launch configuration of one cluster of `blocks` blocks of `threads` threads on `stream`.
  * `attr` is the caller's storage for the attribute (it must outlive the launch call). */
 inline cudaLaunchConfig_t one_cluster_config(unsigned blocks, unsigned threads, cudaStream_t stream,

@@ -181,6 +181,13 @@ template <class T> struct op<T, CUPRIM_XOR> {
   __host__ __device__ T operator()(T a, T b) const { return a ^ b; }
 };
 
+/* p[i] widened to the accumulate type, or Op's identity past the end (i >= m): the load of the
+ * textbook kernels, which pad the last block with the identity. */
+template <class T, class Op>
+__device__ __forceinline__ acc_t<T> load_or_identity(const T *p, uint64_t i, uint64_t m) {
+  return i < m ? to_acc(p[i]) : Op::identity();
+}
+
 } // namespace cuprim
 
 #endif

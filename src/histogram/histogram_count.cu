@@ -336,11 +336,9 @@ cuprim_status count_private(const cuprim_ctx *ctx, const T *in, uint64_t n, uint
   }
   if (fold) { /* AUTO: the blocks add into the zeroed output; no copies in memory, no sum */
     CUPRIM__FORWARD(launch_zero(ctx, one_target(out, bins.num_bins), stream));
-    cudaLaunchAttribute attr;
-    cudaLaunchConfig_t cfg = pdl_config(ctx, (unsigned)grid, THREADS, stream, &attr);
-    cfg.dynamicSmemBytes = smem;
-    CUPRIM__CUDA_CHECK(cudaLaunchKernelEx(&cfg, private_kernel<T, KIND>, in, n, bins, copies,
-                                          (uint32_t *)nullptr, out));
+    CUPRIM__CUDA_CHECK(launch_chained(ctx, (unsigned)grid, THREADS, smem, stream,
+                                      private_kernel<T, KIND>, in, n, bins, copies,
+                                      (uint32_t *)nullptr, out));
     return CUPRIM_SUCCESS;
   }
   const size_t bytes = (size_t)grid * bins.num_bins * sizeof(uint32_t);
@@ -408,9 +406,8 @@ cuprim_status count_bytes(const cuprim_ctx *ctx, const T *in, uint64_t n, uint64
   if (grid == 1)
     grid = 2; /* the fold through the zeroed output */
   CUPRIM__FORWARD(launch_zero(ctx, one_target(out, bins.num_bins), stream));
-  cudaLaunchAttribute attr;
-  const cudaLaunchConfig_t cfg = pdl_config(ctx, (unsigned)grid, BYTE_THREADS, stream, &attr);
-  CUPRIM__CUDA_CHECK(cudaLaunchKernelEx(&cfg, bytes_kernel<T>, in, n, bins, out));
+  CUPRIM__CUDA_CHECK(launch_chained(ctx, (unsigned)grid, BYTE_THREADS, 0, stream, bytes_kernel<T>,
+                                    in, n, bins, out));
   return CUPRIM_SUCCESS;
 }
 

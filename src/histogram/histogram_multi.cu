@@ -307,10 +307,7 @@ cuprim_status launch_after_zero(const cuprim_ctx *ctx, const multi_args &a, K *k
                                 uint64_t grid, unsigned threads, size_t smem, cudaStream_t stream,
                                 Args... args) {
   CUPRIM__FORWARD(zero_all(ctx, a, stream));
-  cudaLaunchAttribute attr;
-  cudaLaunchConfig_t cfg = pdl_config(ctx, (unsigned)grid, threads, stream, &attr);
-  cfg.dynamicSmemBytes = smem;
-  CUPRIM__CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, args...));
+  CUPRIM__CUDA_CHECK(launch_chained(ctx, (unsigned)grid, threads, smem, stream, kernel, args...));
   return CUPRIM_SUCCESS;
 }
 

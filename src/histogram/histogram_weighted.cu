@@ -314,10 +314,8 @@ cuprim_status weighted_auto(const cuprim_ctx *ctx, const T *in, const W *wt, uin
     CUPRIM__FORWARD(resident_blocks(ctx, kernel, table, &resident, THREADS));
     const uint64_t grid = count_grid(n, resident, tile);
     CUPRIM__FORWARD(launch_zero(ctx, one_target(out, bins.num_bins), stream));
-    cudaLaunchAttribute attr;
-    cudaLaunchConfig_t cfg = pdl_config(ctx, (unsigned)grid, THREADS, stream, &attr);
-    cfg.dynamicSmemBytes = table;
-    CUPRIM__CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, in, wt, n, bins, 1u, out));
+    CUPRIM__CUDA_CHECK(launch_chained(ctx, (unsigned)grid, THREADS, table, stream, kernel, in, wt,
+                                      n, bins, 1u, out));
     return CUPRIM_SUCCESS;
   }
   /* Up to 16 copies: a 64-bit shared access is served a half-warp at a time, and 16 copies keep
@@ -340,10 +338,8 @@ cuprim_status weighted_auto(const cuprim_ctx *ctx, const T *in, const W *wt, uin
     return CUPRIM_SUCCESS;
   }
   CUPRIM__FORWARD(launch_zero(ctx, one_target(out, bins.num_bins), stream));
-  cudaLaunchAttribute attr;
-  cudaLaunchConfig_t cfg = pdl_config(ctx, (unsigned)grid, THREADS, stream, &attr);
-  cfg.dynamicSmemBytes = smem;
-  CUPRIM__CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, in, wt, n, bins, copies, out));
+  CUPRIM__CUDA_CHECK(launch_chained(ctx, (unsigned)grid, THREADS, smem, stream, kernel, in, wt, n,
+                                    bins, copies, out));
   return CUPRIM_SUCCESS;
 }
 

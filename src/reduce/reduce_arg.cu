@@ -260,11 +260,10 @@ cuprim_status arg_impl(const cuprim_ctx *ctx, const void *d_in, void *d_value, u
   cuprim_status st = CUPRIM_SUCCESS;
   arg_kernel<T, OP, GRID_THREADS><<<blocks, GRID_THREADS, 0, stream>>>(a);
   CUPRIM__LAUNCH_GOTO(st, release);
-  { /* chained by programmatic dependent launch where the device's code has it */
-    cudaLaunchAttribute attr;
-    const cudaLaunchConfig_t cfg = pdl_config(ctx, 1, GRID_THREADS, stream, &attr);
-    CUPRIM__CUDA_GOTO(cudaLaunchKernelEx(&cfg, finish_kernel<T, OP>, a, blocks), st, release);
-  }
+  /* chained by programmatic dependent launch where the device's code has it */
+  CUPRIM__CUDA_GOTO(
+      launch_chained(ctx, 1, GRID_THREADS, 0, stream, finish_kernel<T, OP>, a, blocks), st,
+      release);
 release:
   cuprim__temp_free(ctx, temp, bytes, stream);
   return st;

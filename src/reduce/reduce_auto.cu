@@ -365,9 +365,8 @@ cuprim_status auto_impl(const cuprim_ctx *ctx, const void *d_in, void *d_out, ui
     else
       chunks_kernel<T, Op, true, cta::LOAD_LDG><<<gr, BLOCK_THREADS, 0, stream>>>(a);
     CUPRIM__CUDA_GOTO(cudaPeekAtLastError(), st, release);
-    cudaLaunchAttribute attr;
-    const cudaLaunchConfig_t cfg = pdl_config(ctx, 1, BLOCK_THREADS, stream, &attr);
-    CUPRIM__CUDA_GOTO(cudaLaunchKernelEx(&cfg, finish_kernel<T, Op>, a), st, release);
+    CUPRIM__CUDA_GOTO(launch_chained(ctx, 1, BLOCK_THREADS, 0, stream, finish_kernel<T, Op>, a), st,
+                      release);
   }
 release:
   cuprim__temp_free(ctx, temp, bytes, stream);

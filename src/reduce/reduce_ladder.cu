@@ -26,9 +26,39 @@ namespace {
 
 constexpr int BLOCK = 256;
 
+/* The pieces every rung shares, so that each kernel below shows only what its step changes. */
+
+/* One element per thread into sdata[tid] (the identity past m), then a barrier. */
 template <class T, class Op>
-__device__ __forceinline__ acc_t<T> load_or_identity(const T *p, uint64_t i, uint64_t m) {
-  return i < m ? to_acc(p[i]) : Op::identity();
+__device__ __forceinline__ void load_one(acc_t<T> *sdata, const T *in, uint64_t m) {
+  sdata[threadIdx.x] = load_or_identity<T, Op>(in, (uint64_t)blockIdx.x * BLOCK + threadIdx.x, m);
+  __syncthreads();
+}
+
+/* Two elements per thread, THREADS apart, combined while loading: a block covers 2*THREADS. */
+template <int THREADS, class T, class Op>
+__device__ __forceinline__ acc_t<T> load_two(const T *in, uint64_t m) {
+  const Op op;
+  const uint64_t i = (uint64_t)blockIdx.x * (2 * THREADS) + threadIdx.x;
+  return op(load_or_identity<T, Op>(in, i, m), load_or_identity<T, Op>(in, i + THREADS, m));
+}
+
+/* Stride halving in shared memory down to stride LAST (exclusive): thread tid combines tid and
+ * tid + s, a block barrier after each step. */
+template <int THREADS, int LAST, class A, class Op>
+__device__ __forceinline__ void halving_tree(A *sdata, Op op) {
+#pragma unroll
+  for (unsigned s = THREADS / 2; s > LAST; s >>= 1) {
+    if (threadIdx.x < s)
+      sdata[threadIdx.x] = op(sdata[threadIdx.x], sdata[threadIdx.x + s]);
+    __syncthreads();
+  }
+}
+
+/* Thread 0 writes the block's result, rounded once to the output type. */
+template <class TOut, class A> __device__ __forceinline__ void store_block(TOut *out, A v) {
+  if (threadIdx.x == 0)
+    out[blockIdx.x] = from_acc<TOut>(v);
 }
 
 /* GLOBAL_TREE: stride-halving tree directly in global memory, on a scratch copy of the input.
@@ -45,52 +75,35 @@ __global__ void __launch_bounds__(BLOCK) global_tree_kernel(T *buf, uint64_t m, 
       seg[threadIdx.x] = op(seg[threadIdx.x], seg[threadIdx.x + s]);
     __syncthreads(); /* orders the block's global writes before the next step's reads */
   }
-  if (threadIdx.x == 0)
-    out[blockIdx.x] = from_acc<TOut>(seg[0]);
+  store_block(out, seg[0]);
 }
 
 /* NEIGHBORED_DIVERGENT: the tree in shared memory, neighbours paired by tid % (2*s) == 0.
  * Improves: one global read per element; the tree runs in shared memory. Wastes: the modulo and
  * the branch pick scattered threads, so every warp stays busy with few active lanes (divergence).
- */
-template <class T, class TOut, class Op>
-__global__ void __launch_bounds__(BLOCK)
-    neighbored_divergent_kernel(const T *__restrict__ in, uint64_t m, TOut *out) {
-  typedef acc_t<T> A;
-  const Op op;
-  __shared__ A sdata[BLOCK];
-  const unsigned tid = threadIdx.x;
-  sdata[tid] = load_or_identity<T, Op>(in, (uint64_t)blockIdx.x * BLOCK + tid, m);
-  __syncthreads();
-  for (unsigned s = 1; s < BLOCK; s *= 2) {
-    if (tid % (2 * s) == 0)
-      sdata[tid] = op(sdata[tid], sdata[tid + s]);
-    __syncthreads();
-  }
-  if (tid == 0)
-    out[blockIdx.x] = from_acc<TOut>(sdata[0]);
-}
-
-/* NEIGHBORED_STRIDED: the same pairs, computed by the first threads: index = 2*s*tid.
+ *
+ * NEIGHBORED_STRIDED (STRIDED): the same pairs, computed by the first threads: index = 2*s*tid.
  * Improves: active threads are contiguous, so whole warps retire (no divergence). Wastes: the
  * strided index makes lanes of a warp hit the same shared-memory bank (2-way and worse). */
-template <class T, class TOut, class Op>
+template <bool STRIDED, class T, class TOut, class Op>
 __global__ void __launch_bounds__(BLOCK)
-    neighbored_strided_kernel(const T *__restrict__ in, uint64_t m, TOut *out) {
+    neighbored_kernel(const T *__restrict__ in, uint64_t m, TOut *out) {
   typedef acc_t<T> A;
   const Op op;
   __shared__ A sdata[BLOCK];
   const unsigned tid = threadIdx.x;
-  sdata[tid] = load_or_identity<T, Op>(in, (uint64_t)blockIdx.x * BLOCK + tid, m);
-  __syncthreads();
+  load_one<T, Op>(sdata, in, m);
   for (unsigned s = 1; s < BLOCK; s *= 2) {
-    const unsigned index = 2 * s * tid;
-    if (index < BLOCK)
-      sdata[index] = op(sdata[index], sdata[index + s]);
+    if constexpr (STRIDED) {
+      const unsigned index = 2 * s * tid;
+      if (index < BLOCK)
+        sdata[index] = op(sdata[index], sdata[index + s]);
+    } else if (tid % (2 * s) == 0) {
+      sdata[tid] = op(sdata[tid], sdata[tid + s]);
+    }
     __syncthreads();
   }
-  if (tid == 0)
-    out[blockIdx.x] = from_acc<TOut>(sdata[0]);
+  store_block(out, sdata[0]);
 }
 
 /* SEQUENTIAL: stride halving, thread tid combines tid and tid + s.
@@ -102,16 +115,9 @@ __global__ void __launch_bounds__(BLOCK)
   typedef acc_t<T> A;
   const Op op;
   __shared__ A sdata[BLOCK];
-  const unsigned tid = threadIdx.x;
-  sdata[tid] = load_or_identity<T, Op>(in, (uint64_t)blockIdx.x * BLOCK + tid, m);
-  __syncthreads();
-  for (unsigned s = BLOCK / 2; s > 0; s >>= 1) {
-    if (tid < s)
-      sdata[tid] = op(sdata[tid], sdata[tid + s]);
-    __syncthreads();
-  }
-  if (tid == 0)
-    out[blockIdx.x] = from_acc<TOut>(sdata[0]);
+  load_one<T, Op>(sdata, in, m);
+  halving_tree<BLOCK, 0>(sdata, op);
+  store_block(out, sdata[0]);
 }
 
 /* FIRST_ADD_ON_LOAD: each block covers 2*BLOCK elements; each thread combines two while loading.
@@ -123,17 +129,10 @@ __global__ void __launch_bounds__(BLOCK)
   typedef acc_t<T> A;
   const Op op;
   __shared__ A sdata[BLOCK];
-  const unsigned tid = threadIdx.x;
-  const uint64_t i = (uint64_t)blockIdx.x * (2 * BLOCK) + tid;
-  sdata[tid] = op(load_or_identity<T, Op>(in, i, m), load_or_identity<T, Op>(in, i + BLOCK, m));
+  sdata[threadIdx.x] = load_two<BLOCK, T, Op>(in, m);
   __syncthreads();
-  for (unsigned s = BLOCK / 2; s > 0; s >>= 1) {
-    if (tid < s)
-      sdata[tid] = op(sdata[tid], sdata[tid + s]);
-    __syncthreads();
-  }
-  if (tid == 0)
-    out[blockIdx.x] = from_acc<TOut>(sdata[0]);
+  halving_tree<BLOCK, 0>(sdata, op);
+  store_block(out, sdata[0]);
 }
 
 /* UNROLLED: the block size is a template parameter, the loop is unrolled, and the last warp
@@ -148,15 +147,9 @@ __global__ void __launch_bounds__(THREADS)
   const Op op;
   __shared__ A sdata[THREADS];
   const unsigned tid = threadIdx.x;
-  const uint64_t i = (uint64_t)blockIdx.x * (2 * THREADS) + tid;
-  sdata[tid] = op(load_or_identity<T, Op>(in, i, m), load_or_identity<T, Op>(in, i + THREADS, m));
+  sdata[tid] = load_two<THREADS, T, Op>(in, m);
   __syncthreads();
-#pragma unroll
-  for (unsigned s = THREADS / 2; s > 32; s >>= 1) {
-    if (tid < s)
-      sdata[tid] = op(sdata[tid], sdata[tid + s]);
-    __syncthreads();
-  }
+  halving_tree<THREADS, 32>(sdata, op);
   if (tid < 32) {
     A v = sdata[tid];
 #pragma unroll
@@ -168,8 +161,7 @@ __global__ void __launch_bounds__(THREADS)
         __syncwarp();
       }
     }
-    if (tid == 0)
-      out[blockIdx.x] = from_acc<TOut>(v);
+    store_block(out, v);
   }
 }
 
@@ -183,20 +175,15 @@ __global__ void __launch_bounds__(BLOCK)
   typedef acc_t<T> A;
   const Op op;
   __shared__ A warp_smem[BLOCK / 32];
-  const uint64_t i = (uint64_t)blockIdx.x * (2 * BLOCK) + threadIdx.x;
-  A v = op(load_or_identity<T, Op>(in, i, m), load_or_identity<T, Op>(in, i + BLOCK, m));
-  v = cta::block_reduce<BLOCK>(v, op, warp_smem);
-  if (threadIdx.x == 0)
-    out[blockIdx.x] = from_acc<TOut>(v);
+  store_block(out, cta::block_reduce<BLOCK>(load_two<BLOCK, T, Op>(in, m), op, warp_smem));
 }
 
 /* COARSENED: a grid sized to fill the GPU once; each thread walks the input with a grid-wide
  * stride, combining many elements in registers before the block shuffle reduction.
  * Improves: far fewer blocks and block results; the per-block overhead is paid once per SM slot.
  * Wastes: scalar loads (4 or 8 bytes) and a second launch for the block results. */
-template <class T, class TOut, class Op>
-__global__ void __launch_bounds__(BLOCK)
-    coarsened_kernel(const T *__restrict__ in, uint64_t m, TOut *out) {
+template <class T, class Op>
+__device__ __forceinline__ acc_t<T> coarsened_block(const T *__restrict__ in, uint64_t m) {
   typedef acc_t<T> A;
   const Op op;
   __shared__ A warp_smem[BLOCK / 32];
@@ -204,28 +191,25 @@ __global__ void __launch_bounds__(BLOCK)
   A v = Op::identity();
   for (uint64_t i = (uint64_t)blockIdx.x * (2 * BLOCK) + threadIdx.x; i < m; i += stride)
     v = op(v, op(to_acc(in[i]), load_or_identity<T, Op>(in, i + BLOCK, m)));
-  v = cta::block_reduce<BLOCK>(v, op, warp_smem);
-  if (threadIdx.x == 0)
-    out[blockIdx.x] = from_acc<TOut>(v);
+  return cta::block_reduce<BLOCK>(v, op, warp_smem);
+}
+
+template <class T, class TOut, class Op>
+__global__ void __launch_bounds__(BLOCK)
+    coarsened_kernel(const T *__restrict__ in, uint64_t m, TOut *out) {
+  store_block(out, coarsened_block<T, Op>(in, m));
 }
 
 /* ATOMIC: the coarsened kernel, with block results combined into d_out by one atomic per block
- * (d_out starts as the identity, copied from the context's table). One launch.
+ * (d_out starts as the identity, written by identity_kernel). One launch.
  * Improves: no second pass and no temporary memory. Wastes: float SUM and PROD results depend on
  * the order blocks finish (not deterministic), and PROD and float MIN/MAX need CAS loops. */
 template <class T, class Op>
 __global__ void __launch_bounds__(BLOCK)
     atomic_kernel(const T *__restrict__ in, uint64_t m, acc_t<T> *out) {
-  typedef acc_t<T> A;
-  const Op op;
-  __shared__ A warp_smem[BLOCK / 32];
-  const uint64_t stride = (uint64_t)gridDim.x * (2 * BLOCK);
-  A v = Op::identity();
-  for (uint64_t i = (uint64_t)blockIdx.x * (2 * BLOCK) + threadIdx.x; i < m; i += stride)
-    v = op(v, op(to_acc(in[i]), load_or_identity<T, Op>(in, i + BLOCK, m)));
-  v = cta::block_reduce<BLOCK>(v, op, warp_smem);
+  const acc_t<T> v = coarsened_block<T, Op>(in, m);
   if (threadIdx.x == 0)
-    cta::atomic_combine<A, Op>(out, v);
+    cta::atomic_combine<acc_t<T>, Op>(out, v);
 }
 
 /* The start value that ATOMIC's blocks combine into. */
@@ -255,10 +239,10 @@ cuprim_status launch_pass(cuprim_reduce_alg alg, unsigned grid, const TIn *src, 
       return CUPRIM_ERROR_INTERNAL;
     break;
   case CUPRIM_REDUCE_NEIGHBORED_DIVERGENT:
-    neighbored_divergent_kernel<TIn, TOut, Op><<<grid, BLOCK, 0, stream>>>(src, m, dst);
+    neighbored_kernel<false, TIn, TOut, Op><<<grid, BLOCK, 0, stream>>>(src, m, dst);
     break;
   case CUPRIM_REDUCE_NEIGHBORED_STRIDED:
-    neighbored_strided_kernel<TIn, TOut, Op><<<grid, BLOCK, 0, stream>>>(src, m, dst);
+    neighbored_kernel<true, TIn, TOut, Op><<<grid, BLOCK, 0, stream>>>(src, m, dst);
     break;
   case CUPRIM_REDUCE_SEQUENTIAL:
     sequential_kernel<TIn, TOut, Op><<<grid, BLOCK, 0, stream>>>(src, m, dst);

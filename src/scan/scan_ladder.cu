@@ -22,11 +22,6 @@ namespace {
 
 constexpr int BLOCK = 256;
 
-template <class T, class Op>
-__device__ __forceinline__ acc_t<T> at_or_identity(const T *p, uint64_t i, uint64_t m) {
-  return i < m ? to_acc(p[i]) : Op::identity();
-}
-
 /* Writes a tile's results: `incl` is the inclusive scan of element i within the whole input;
  * exclusive results are the inclusive ones shifted by one, computed by the caller as `excl`. */
 template <class TOut, class A>
@@ -48,7 +43,7 @@ __global__ void __launch_bounds__(BLOCK)
   A v = Op::identity();
 #pragma unroll
   for (int k = 0; k < TILE / BLOCK; ++k)
-    v = op(v, at_or_identity<T, Op>(in, base + k * BLOCK + threadIdx.x, m));
+    v = op(v, load_or_identity<T, Op>(in, base + k * BLOCK + threadIdx.x, m));
   v = cta::block_reduce<BLOCK>(v, op, warp_smem);
   if (threadIdx.x == 0)
     totals[blockIdx.x] = v;
@@ -67,7 +62,7 @@ __global__ void __launch_bounds__(BLOCK)
   const int t = threadIdx.x;
   const uint64_t i = (uint64_t)blockIdx.x * BLOCK + t;
   int cur = 0;
-  buf[cur][t] = at_or_identity<T, Op>(in, i, m);
+  buf[cur][t] = load_or_identity<T, Op>(in, i, m);
   __syncthreads();
   for (int offset = 1; offset < BLOCK; offset <<= 1) {
     const int nxt = cur ^ 1;
@@ -99,7 +94,7 @@ __global__ void __launch_bounds__(BLOCK)
   const int t = threadIdx.x;
   const uint64_t base = (uint64_t)blockIdx.x * N;
   const int a = t, b = t + BLOCK;
-  const A xa = at_or_identity<T, Op>(in, base + a, m), xb = at_or_identity<T, Op>(in, base + b, m);
+  const A xa = load_or_identity<T, Op>(in, base + a, m), xb = load_or_identity<T, Op>(in, base + b, m);
   temp[padded(a)] = xa;
   temp[padded(b)] = xb;
   int offset = 1;
@@ -141,7 +136,7 @@ __global__ void __launch_bounds__(BLOCK)
   const Op op;
   __shared__ A warp_smem[BLOCK / 32 + 1];
   const uint64_t i = (uint64_t)blockIdx.x * BLOCK + threadIdx.x;
-  const A x = at_or_identity<T, Op>(in, i, m);
+  const A x = load_or_identity<T, Op>(in, i, m);
   A aggregate;
   const A e = cta::block_exclusive_scan<BLOCK>(x, op, warp_smem, (int)threadIdx.x,
                                                cta::block_barrier(), aggregate);
