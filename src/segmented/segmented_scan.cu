@@ -167,9 +167,8 @@ cuprim_status merge_scan(const cuprim_ctx *ctx, const T *in, T *out, const Src &
   cuprim_status st = prepare(ctx, src, lay.at<merge_point>(part_at), tiles, G::TILE,
                              lay.at<void>(counter_at), zero_bytes / 8, stream);
   if (st == CUPRIM_SUCCESS) {
-    cudaLaunchAttribute attr;
-    const cudaLaunchConfig_t cfg = pdl_config(ctx, (unsigned)tiles, G::THREADS, stream, &attr);
-    st = cuprim__cuda_status(cudaLaunchKernelEx(&cfg, merge_scan_kernel<T, Op, Src>, src, a));
+    st = cuprim__cuda_status(launch_chained(ctx, (unsigned)tiles, G::THREADS, 0, stream,
+                                            merge_scan_kernel<T, Op, Src>, src, a));
   }
   lay.release(ctx, stream);
   return st;
