@@ -85,12 +85,10 @@ __global__ void __launch_bounds__(merge_geometry<acc_t<T>>::THREADS)
    * before it reads anything); the partitions and the zeroed flag come from prepare_kernel. */
   cta::pdl_launch_dependents();
   cta::pdl_wait();
-  const tile_share s = share_of(src, a.part, b, (uint64_t)G::TILE);
-  const bool vec = VECTOR && cta::aligned16(a.in);
+  tile_share s;
   Smem sm;
-  sm.init(smem_raw, s.n_ends, vec ? (uint32_t)(s.lo % VEC) : 0u);
-  const bool bad = load_ends<G::THREADS>(src, s, sm, t);
-  load_tile<G::THREADS, cta::LOAD_LDG>(a.in, s.lo, s.n_elems, sm.shift, vec, sm.elems(), t);
+  const bool bad = stage_tile<G::THREADS, cta::LOAD_LDG>(
+      src, a.part, b, (uint64_t)G::TILE, a.in, VECTOR && cta::aligned16(a.in), smem_raw, sm, s, t);
   if (__syncthreads_or(bad || !s.valid)) {
     if constexpr (!Src::rows) { /* rows never decrease */
       if (t == 0)

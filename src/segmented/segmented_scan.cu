@@ -64,13 +64,12 @@ __global__ void __launch_bounds__(merge_geometry<acc_t<T>>::THREADS)
     s_tile = atomicAdd(a.tile_counter, 1u);
   __syncthreads();
   const uint64_t b = s_tile;
-  const tile_share s = share_of(src, a.part, b, (uint64_t)G::TILE);
   const bool vec = cta::aligned16(a.in);
+  tile_share s;
   Smem sm;
-  sm.init(smem_raw, s.n_ends, vec ? (uint32_t)(s.lo % VEC) : 0u);
-  const bool bad = load_ends<G::THREADS>(src, s, sm, t);
   /* Plain loads: in place, other tiles write the same buffer (never this tile's elements). */
-  load_tile<G::THREADS, cta::LOAD_PLAIN>(a.in, s.lo, s.n_elems, sm.shift, vec, sm.elems(), t);
+  const bool bad = stage_tile<G::THREADS, cta::LOAD_PLAIN>(src, a.part, b, (uint64_t)G::TILE, a.in,
+                                                           vec, smem_raw, sm, s, t);
   if (__syncthreads_or(bad || !s.valid || s.n_ends + s.n_elems == 0)) {
     /* Decreasing offsets, or a tile past the end of the merge: nothing to write, and nothing for
      * the tiles after it to add. */

@@ -454,6 +454,21 @@ __device__ __forceinline__ bool load_ends(const Src &src, const tile_share &s,
   return bad;
 }
 
+/* Tile b into shared memory: its share of the merge (s), its ends and its elements (16-byte
+ * loads where `vec`, the 16-byte boundary below the first element at sm.shift). Returns true where
+ * this thread found the offsets decreasing; the caller joins the answer with a barrier. */
+template <int THREADS, cta::load_mode M, int SLOT, class S, class Src, class T>
+__device__ __forceinline__ bool stage_tile(const Src &src, const merge_point *part, uint64_t b,
+                                           uint64_t tile, const T *in, bool vec, unsigned char *raw,
+                                           tile_smem<SLOT, S> &sm, tile_share &s, int t) {
+  constexpr int VEC = 16 / (int)sizeof(T);
+  s = share_of(src, part, b, tile);
+  sm.init(raw, s.n_ends, vec ? (uint32_t)(s.lo % VEC) : 0u);
+  const bool bad = load_ends<THREADS>(src, s, sm, t);
+  load_tile<THREADS, M>(in, s.lo, s.n_elems, sm.shift, vec, sm.elems(), t);
+  return bad;
+}
+
 /* A thread's items of a valid tile: the ends [it, it_end) and the elements [jt, jt_end) of the
  * tile's merge (tile-relative), from its diagonals t * ITEMS and the next thread's. */
 struct thread_share {
