@@ -111,6 +111,7 @@ void run_half_suite(Bench &b); /* bench_half.cu: 0.2's 16-bit floats */
 void run_arg_suite(Bench &b);  /* bench_half.cu: 0.2's arg-reduce */
 void run_histogram_multi_suite(Bench &b);    /* bench_histogram_multi.cu */
 void run_histogram_weighted_suite(Bench &b); /* bench_histogram_multi.cu */
+void run_segmented_suite(Bench &b);
 #if CUPRIM_BENCH_NCCL
 void run_nccl_suite(Bench &b); /* bench_nccl.cu, where the NCCL component is built */
 #endif

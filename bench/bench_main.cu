@@ -46,6 +46,12 @@ const Suite kSuites[] = {
      "cuprim_histogram_even_weighted_ex AUTO and FIXED_ORDER (f32 samples and weights, 256 and "
      "4096 bins, 2^24 and 2^28) against the read-only kernel over samples and weights",
      run_histogram_weighted_suite},
+    {"segmented",
+     "cuprim_segmented_reduce (every algorithm) vs cub::DeviceSegmentedReduce::Sum, "
+     "cuprim_batched_reduce, cuprim_segmented_scan and _batched_scan vs "
+     "cub::DeviceScan::InclusiveSumByKey, 2^28 f32 in segments of 1 to 2^20, random and "
+     "power-law sizes",
+     run_segmented_suite},
 #if CUPRIM_BENCH_NCCL
     {"nccl",
      "cuprim_nccl_reduce, _scan, _histogram_even of 2^30 f32 over 1..P GPUs: strong scaling "

@@ -156,10 +156,12 @@ static cuprim_status call_once(const job *j, cuprim_ctx *ctx, const void *d_in, 
     return cuprim_scan_ex(ctx, (cuprim_scan_alg)j->alg, d_in, d_out, j->n, j->dtype, CUPRIM_SUM,
                           CUPRIM_INCLUSIVE, stream);
   case HR_HISTOGRAM:
+    return cuprim_histogram_even_ex(ctx, (cuprim_histogram_alg)j->alg, d_in, j->n, j->dtype,
+                                    (uint64_t *)d_out, j->bins, j->lower, j->upper, stream);
+  case HR_SEGMENTED: /* not one of this program's primitives (primitive_of never names it) */
     break;
   }
-  return cuprim_histogram_even_ex(ctx, (cuprim_histogram_alg)j->alg, d_in, j->n, j->dtype,
-                                  (uint64_t *)d_out, j->bins, j->lower, j->upper, stream);
+  return CUPRIM_ERROR_INTERNAL;
 }
 
 /* Call 0 is the warm-up; calls 1..K are profiled. Returns 0, or prints what failed. */

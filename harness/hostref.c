@@ -150,6 +150,8 @@ static const char *const scan_algs[] = {"auto", "hillis_steele", "blelloch", "wa
                                         "decoupled_lookback"};
 static const char *const histogram_algs[] = {"auto", "global_atomic", "block_private",
                                              "sort_reduce_by_key"};
+static const char *const segmented_algs[] = {"auto", "thread_per_segment", "warp_per_segment",
+                                             "block_per_segment", "merge_path"};
 #define HR_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 _Static_assert(HR_COUNT(reduce_algs) == CUPRIM_REDUCE_ATOMIC + 1,
                "reduce_algs must name every cuprim_reduce_alg");
@@ -157,6 +159,8 @@ _Static_assert(HR_COUNT(scan_algs) == CUPRIM_SCAN_DECOUPLED_LOOKBACK + 1,
                "scan_algs must name every cuprim_scan_alg");
 _Static_assert(HR_COUNT(histogram_algs) == CUPRIM_HISTOGRAM_SORT_REDUCE_BY_KEY + 1,
                "histogram_algs must name every cuprim_histogram_alg");
+_Static_assert(HR_COUNT(segmented_algs) == CUPRIM_SEGMENTED_MERGE_PATH + 1,
+               "segmented_algs must name every cuprim_segmented_alg");
 
 static const struct {
   const char *const *names;
@@ -165,9 +169,10 @@ static const struct {
     [HR_REDUCE] = {reduce_algs, HR_COUNT(reduce_algs)},
     [HR_SCAN] = {scan_algs, HR_COUNT(scan_algs)},
     [HR_HISTOGRAM] = {histogram_algs, HR_COUNT(histogram_algs)},
+    [HR_SEGMENTED] = {segmented_algs, HR_COUNT(segmented_algs)},
 };
 
-int hr_alg_count(hr_primitive p) { return (unsigned)p <= HR_HISTOGRAM ? alg_tables[p].count : 0; }
+int hr_alg_count(hr_primitive p) { return (unsigned)p <= HR_SEGMENTED ? alg_tables[p].count : 0; }
 
 const char *hr_alg_name(hr_primitive p, int alg) {
   if (alg < 0 || alg >= hr_alg_count(p))
@@ -191,6 +196,11 @@ const char *hr_reduce_alg_name(cuprim_reduce_alg alg) {
 const char *hr_scan_alg_name(cuprim_scan_alg alg) {
   static char other[32];
   return alg_or_number(HR_SCAN, (int)alg, other, sizeof other);
+}
+
+const char *hr_segmented_alg_name(cuprim_segmented_alg alg) {
+  static char other[32];
+  return alg_or_number(HR_SEGMENTED, (int)alg, other, sizeof other);
 }
 
 const char *hr_scan_kind_name(cuprim_scan_kind kind) {

@@ -111,7 +111,12 @@ const char *hr_dtype_name(cuprim_dtype t);
 const char *hr_op_name(cuprim_op op);
 
 /* The primitives, for the algorithm names. */
-typedef enum hr_primitive { HR_REDUCE = 0, HR_SCAN = 1, HR_HISTOGRAM = 2 } hr_primitive;
+typedef enum hr_primitive {
+  HR_REDUCE = 0,
+  HR_SCAN = 1,
+  HR_HISTOGRAM = 2,
+  HR_SEGMENTED = 3 /* the segmented reduce's algorithms (cuprim_segmented_alg) */
+} hr_primitive;
 /* The name of algorithm `alg` (a cuprim_*_alg value) of p, lower case as the cuprim program and
  * cuprim-bench spell it ("auto", "global_tree", "decoupled_lookback"); NULL if out of range. */
 const char *hr_alg_name(hr_primitive p, int alg);
@@ -121,6 +126,7 @@ int hr_alg_count(hr_primitive p);
 const char *hr_reduce_alg_name(cuprim_reduce_alg alg);
 const char *hr_scan_alg_name(cuprim_scan_alg alg);
 const char *hr_scan_kind_name(cuprim_scan_kind kind); /* "inclusive", "exclusive" */
+const char *hr_segmented_alg_name(cuprim_segmented_alg alg);
 
 /* ---------------------------------------------------------------- values as text */
 

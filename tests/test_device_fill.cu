@@ -50,6 +50,56 @@ __global__ void check_scan_sum_u32_kernel(const uint32_t *out, uint64_t n, int e
   }
 }
 
+__device__ void segment_of(const tu_segments &seg, uint64_t s, uint64_t &b, uint64_t &e) {
+  b = seg.d_off ? seg.d_off[s] : s * seg.len;
+  e = seg.d_off ? seg.d_off[s + 1] : b + seg.len;
+}
+
+__device__ void count_wrong(unsigned long long wrong, unsigned long long first,
+                            unsigned long long *counters) {
+  if (wrong) {
+    atomicAdd(&counters[0], wrong);
+    atomicMin(&counters[1], first);
+  }
+}
+
+__global__ void check_segmented_sum_u32_kernel(const uint32_t *out, tu_segments seg,
+                                               unsigned long long *counters) {
+  const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+  unsigned long long wrong = 0, first = ~0ull;
+  for (uint64_t s = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; s < seg.rows; s += stride) {
+    uint64_t b, e;
+    segment_of(seg, s, b, e);
+    uint32_t sum = 0;
+    for (uint64_t i = b; i < e; ++i)
+      sum += tu_fill_u32_formula(i);
+    if (out[s] != sum) {
+      ++wrong;
+      first = first < s ? first : s;
+    }
+  }
+  count_wrong(wrong, first, counters);
+}
+
+__global__ void check_segmented_scan_sum_u32_kernel(const uint32_t *out, tu_segments seg,
+                                                    int exclusive, unsigned long long *counters) {
+  const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+  unsigned long long wrong = 0, first = ~0ull;
+  for (uint64_t s = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; s < seg.rows; s += stride) {
+    uint64_t b, e;
+    segment_of(seg, s, b, e);
+    for (uint64_t i = b; i < e; ++i) {
+      const bool ok = i == b ? out[i] == (exclusive ? 0u : tu_fill_u32_formula(i))
+                             : out[i] - out[i - 1] == tu_fill_u32_formula(exclusive ? i - 1 : i);
+      if (!ok) {
+        ++wrong;
+        first = first < i ? first : i;
+      }
+    }
+  }
+  count_wrong(wrong, first, counters);
+}
+
 unsigned grid_for(uint64_t n) {
   const uint64_t blocks = (n + 255) / 256;
   return blocks < 65536 ? (unsigned)(blocks ? blocks : 1) : 65536u; /* grid-stride past that */
@@ -72,9 +122,11 @@ extern "C" cudaError_t tu_device_fill_u8(uint8_t *d, uint64_t n, cudaStream_t st
   return cudaPeekAtLastError();
 }
 
-extern "C" cudaError_t tu_device_check_scan_sum_u32(const uint32_t *d_out, uint64_t n,
-                                                    int exclusive, uint64_t *wrong,
-                                                    uint64_t *first, cudaStream_t stream) {
+/* Runs a check kernel, launch(d_counters), over counters {wrong = 0, first = ~0}, and reads them
+ * back (first: `none` if nothing was wrong). */
+template <class Launch>
+cudaError_t run_check(Launch launch, uint64_t none, uint64_t *wrong, uint64_t *first,
+                      cudaStream_t stream) {
   unsigned long long *d_counters = nullptr, h_counters[2] = {0, 0};
   cudaError_t e = cudaMallocAsync(&d_counters, sizeof h_counters, stream);
   if (e != cudaSuccess)
@@ -83,7 +135,7 @@ extern "C" cudaError_t tu_device_check_scan_sum_u32(const uint32_t *d_out, uint6
   if (e == cudaSuccess)
     e = cudaMemsetAsync(d_counters + 1, 0xff, sizeof *d_counters, stream); /* first = ~0 */
   if (e == cudaSuccess) {
-    check_scan_sum_u32_kernel<<<grid_for(n), 256, 0, stream>>>(d_out, n, exclusive, d_counters);
+    launch(d_counters);
     e = cudaPeekAtLastError();
   }
   if (e == cudaSuccess)
@@ -93,6 +145,38 @@ extern "C" cudaError_t tu_device_check_scan_sum_u32(const uint32_t *d_out, uint6
   if (e == cudaSuccess)
     e = f != cudaSuccess ? f : s;
   *wrong = h_counters[0];
-  *first = h_counters[1] == ~0ull ? n : h_counters[1];
+  *first = h_counters[1] == ~0ull ? none : h_counters[1];
   return e;
+}
+
+extern "C" cudaError_t tu_device_check_scan_sum_u32(const uint32_t *d_out, uint64_t n,
+                                                    int exclusive, uint64_t *wrong, uint64_t *first,
+                                                    cudaStream_t stream) {
+  return run_check(
+      [&](unsigned long long *c) {
+        check_scan_sum_u32_kernel<<<grid_for(n), 256, 0, stream>>>(d_out, n, exclusive, c);
+      },
+      n, wrong, first, stream);
+}
+
+extern "C" cudaError_t tu_device_check_segmented_sum_u32(const uint32_t *d_out, tu_segments seg,
+                                                         uint64_t *wrong, uint64_t *first,
+                                                         cudaStream_t stream) {
+  return run_check(
+      [&](unsigned long long *c) {
+        check_segmented_sum_u32_kernel<<<grid_for(seg.rows), 256, 0, stream>>>(d_out, seg, c);
+      },
+      seg.rows, wrong, first, stream);
+}
+
+extern "C" cudaError_t tu_device_check_segmented_scan_sum_u32(const uint32_t *d_out,
+                                                              tu_segments seg, int exclusive,
+                                                              uint64_t *wrong, uint64_t *first,
+                                                              cudaStream_t stream) {
+  return run_check(
+      [&](unsigned long long *c) {
+        check_segmented_scan_sum_u32_kernel<<<grid_for(seg.rows), 256, 0, stream>>>(d_out, seg,
+                                                                                    exclusive, c);
+      },
+      UINT64_MAX, wrong, first, stream);
 }

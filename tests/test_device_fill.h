@@ -51,6 +51,30 @@ cudaError_t tu_device_fill_u8(uint8_t *d, uint64_t n, cudaStream_t stream);
 cudaError_t tu_device_check_scan_sum_u32(const uint32_t *d_out, uint64_t n, int exclusive,
                                          uint64_t *wrong, uint64_t *first, cudaStream_t stream);
 
+/* The segments of the two checks below: sorted offsets d_off[0..rows] (device, u64), or, with
+ * d_off NULL, rows of `len` elements. */
+typedef struct tu_segments {
+  const uint64_t *d_off;
+  uint64_t rows, len;
+} tu_segments;
+
+/* Checks d_out[0..rows) as the wrapping SUM of tu_fill_u32_formula over each segment (computed
+ * from the formula: the input is not read). *wrong = the number of wrong segments, *first = the
+ * lowest (rows if none). One thread per segment. Enqueued on `stream` and waited for; returns the
+ * first CUDA error. */
+cudaError_t tu_device_check_segmented_sum_u32(const uint32_t *d_out, tu_segments seg,
+                                              uint64_t *wrong, uint64_t *first,
+                                              cudaStream_t stream);
+
+/* Checks the elements of d_out that the segments cover as the SUM scan of tu_fill_u32_formula
+ * restarted at every segment (inclusive, or exclusive if `exclusive`): at a segment's first element
+ * the formula's element (inclusive) or 0 (exclusive), and after it d_out[i] - d_out[i-1] the
+ * formula's element i (inclusive) or i - 1 (exclusive). *wrong = the number of wrong elements,
+ * *first = the lowest (UINT64_MAX if none). One thread per segment. Waited for as above. */
+cudaError_t tu_device_check_segmented_scan_sum_u32(const uint32_t *d_out, tu_segments seg,
+                                                   int exclusive, uint64_t *wrong, uint64_t *first,
+                                                   cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

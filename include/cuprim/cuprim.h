@@ -12,5 +12,6 @@
 #include "histogram.h"
 #include "reduce.h"
 #include "scan.h"
+#include "segmented.h"
 
 #endif /* CUPRIM_CUPRIM_H */

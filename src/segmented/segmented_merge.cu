@@ -1,0 +1,346 @@
+/* CUPRIM_SEGMENTED_AUTO, CUPRIM_SEGMENTED_MERGE_PATH and cuprim_batched_reduce: the segmented
+ * reduction over the merge of segment ends and elements (segmented_tile.cuh), and the kernel that
+ * runs before the tiles of it and of the segmented scan.
+ *
+ * Three launches:
+ *  1. prepare (offsets only): the merge's partition at every tile boundary, one binary search over
+ *     the offsets each, and the flag for decreasing offsets zeroed;
+ *  2. one block per tile of 23 four-byte (15 eight-byte) merge items per thread: the tile's ends
+ *     and elements staged in shared memory, each thread combining its items in order and writing
+ *     a segment's value into the slot of its end, the threads' open segments joined by a block
+ *     scan of (segment-start, value) pairs, the tile's segments written out coalesced. A tile
+ *     leaves three things for the segments that cross its edges: its trailing value C (what
+ *     follows its last end), its head value H (what precedes its first end, whose segment may
+ *     have started in earlier tiles), and whether it holds an end at all;
+ *  3. one block that scans the tiles' (has-end, C) pairs in a fixed tree and writes each tile's
+ *     first segment: op(the C's since the last tile with an end, H). Where a tile found the
+ *     offsets decreasing, this launch instead recomputes every segment, one warp each.
+ *
+ * Determinism (AUTO's promise, docs/determinism.md): which items a thread combines and in which
+ * order follows from the tile size, the thread's rank and the offsets alone; threads are joined by
+ * a fixed shuffle tree, tiles by a fixed tree over tile indices. Nothing depends on the grid, the
+ * GPU, the input's alignment (vector loads only fill shared memory), or timing (no atomics): the
+ * same input gives the same bits everywhere. cuprim_batched_reduce is the same merge with the
+ * ends computed instead of read (no partition launch: the partition of rows has a closed form).
+ *
+ * MERGE_PATH is the same decomposition done the classic way (moderngpu's segreduce): elements
+ * loaded one by one, launches in plain stream order. AUTO adds 16-byte loads of the input, and
+ * launches chained by programmatic dependent launch, so that each kernel's launch overlaps the
+ * previous kernel's tail. */
+#include "common/check.h"
+#include "common/dispatch.cuh"
+#include "common/launch.h"
+#include "common/launch_config.cuh"
+#include "cta/arch.cuh"
+#include "segmented_tile.cuh"
+
+namespace cuprim {
+namespace segmented {
+namespace {
+
+constexpr int PREPARE_THREADS = 256, FIXUP_THREADS = 1024;
+
+__global__ void __launch_bounds__(PREPARE_THREADS) prepare_kernel(const prepare_args a) {
+  cta::pdl_launch_dependents(); /* the tiles' kernel waits for this grid in pdl_wait */
+  const uint64_t stride = (uint64_t)gridDim.x * PREPARE_THREADS;
+  const uint64_t gid = (uint64_t)blockIdx.x * PREPARE_THREADS + threadIdx.x;
+  for (uint64_t w = gid; w < a.zero_words; w += stride)
+    a.zero[w] = 0;
+  if (a.part == NULL)
+    return;
+  const merge_span m = span_of(a.src);
+  for (uint64_t b = gid; b <= a.tiles; b += stride)
+    a.part[b] = point_at(a.src, m, b, a.tile);
+}
+
+template <class T> struct reduce_args {
+  const T *in;
+  T *out;
+  const merge_point *part; /* offsets: the partitions (prepare_kernel); rows: NULL */
+  acc_t<T> *carry, *head;  /* per tile: C and H (see the file comment) */
+  unsigned char *has_end;  /* per tile: 1 if it holds a segment end */
+  unsigned *bad;           /* offsets: set by a tile that finds them decreasing; rows: NULL */
+  uint64_t tiles;
+};
+
+/* MERGE_PATH and AUTO (VECTOR: 16-byte loads): one tile of the merge.
+ * Improves on BLOCK_PER_SEGMENT: every thread has ITEMS items, elements and segment ends alike,
+ * whatever the sizes: no idle threads on tiny segments, no lone block on a huge one; offsets and
+ * results go through shared memory, so they are read and written coalesced. Wastes: the binary
+ * searches of the partitions (a launch, and about log2(num_segments) scattered reads per tile),
+ * a shared-memory round trip of every element, and a launch to join the tiles. */
+template <class T, class Op, class Src, bool VECTOR>
+__global__ void __launch_bounds__(merge_geometry<acc_t<T>>::THREADS)
+    merge_reduce_kernel(const Src src, const reduce_args<T> a) {
+  typedef acc_t<T> A;
+  typedef merge_geometry<A> G;
+  typedef tile_smem<sizeof(A), T> Smem;
+  constexpr int VEC = 16 / (int)sizeof(T);
+  __shared__ alignas(16) unsigned char smem_raw[Smem::bytes(G::TILE, VEC)];
+  __shared__ flagged<A> scan_smem[G::THREADS / 32 + 1];
+  const Op op;
+  const int t = threadIdx.x;
+  const uint64_t b = blockIdx.x;
+  /* The joining kernel may launch once every tile has started (it waits for this grid to finish
+   * before it reads anything); the partitions and the zeroed flag come from prepare_kernel. */
+  cta::pdl_launch_dependents();
+  cta::pdl_wait();
+  tile_share s;
+  Smem sm;
+  const bool bad = stage_tile<G::THREADS, cta::LOAD_LDG>(
+      src, a.part, b, (uint64_t)G::TILE, a.in, VECTOR && cta::aligned16(a.in), smem_raw, sm, s, t);
+  if (__syncthreads_or(bad || !s.valid)) {
+    if constexpr (!Src::rows) { /* rows never decrease */
+      if (t == 0)
+        *a.bad = 1; /* the joining kernel recomputes every segment */
+    }
+    return;
+  }
+  const thread_share r = thread_share_of<G::ITEMS>(s, sm, t);
+  __syncthreads(); /* every search has read the ends before their slots take values */
+
+  /* The thread's items in merge order: an element joins the open segment; an end closes it. The
+   * first end's segment may have begun in earlier threads: its value waits for the block scan.
+   * Every other closes a segment that began in this thread: its value goes into the end's slot
+   * (only this thread reads that slot from here on). */
+  const T *el = sm.elems();
+  A acc = Op::identity(), head = acc;
+  bool has_end = false;
+  uint32_t first = 0;
+  thread_share c = r;
+  while (c.it < c.it_end || c.jt < c.jt_end) {
+    if (next_is_end(c, sm)) {
+      if (has_end) {
+        sm.template set_value<A>(c.it, acc);
+      } else {
+        head = acc;
+        first = c.it;
+        has_end = true;
+      }
+      acc = Op::identity();
+      ++c.it;
+    } else {
+      acc = op(acc, to_acc(el[c.jt]));
+      ++c.jt;
+    }
+  }
+  flagged<A> mine, agg;
+  mine.v = acc;
+  mine.f = has_end;
+  const flagged<A> ex = block_seg_exclusive<G::THREADS, Op>(mine, scan_smem, agg);
+  if (has_end) {
+    const A v = t == 0 ? head : op(ex.v, head);
+    if (ex.f)
+      sm.template set_value<A>(first, v);
+    else
+      a.head[b] = v; /* the tile's first end (slot 0): joined with earlier tiles by the fixup */
+  }
+  if (t == 0) {
+    a.carry[b] = agg.v;
+    a.has_end[b] = s.n_ends > 0 ? 1 : 0;
+  }
+  __syncthreads();
+  for (uint32_t x = t + 1; x < s.n_ends; x += G::THREADS)
+    a.out[s.i0 + x] = from_acc<T>(sm.template value<A>(x));
+}
+
+/* The end of tile e's first segment: the ends before its first diagonal. */
+template <class Src>
+__device__ __forceinline__ uint64_t first_end(const Src &src, const merge_span &m,
+                                              const merge_point *part, uint64_t e, uint64_t tile) {
+  if constexpr (Src::rows)
+    return point_at(src, m, e, tile).ends;
+  else
+    return part[e].ends;
+}
+
+/* The records of the joining block: RECORDS consecutive tiles a thread, so that its loads are
+ * 16-byte vectors (the values, 64 bytes a thread; the flags, 16 or 8 bytes) and a step of the
+ * block covers 1024 * RECORDS tiles (16384 for 4-byte values, 8192 for 8-byte ones). */
+template <class A> struct fixup_geometry {
+  static constexpr int RECORDS = 64 / (int)sizeof(A);
+  static constexpr int STEP = FIXUP_THREADS * RECORDS;
+};
+
+/* Tile records e0 .. e0 + RECORDS - 1 (those below `tiles`; the rest the identity, no end). */
+template <class A, class Op>
+__device__ __forceinline__ void load_records(const A *carry, const unsigned char *has_end,
+                                             uint64_t e0, uint64_t tiles,
+                                             flagged<A> (&rec)[fixup_geometry<A>::RECORDS]) {
+  constexpr int R = fixup_geometry<A>::RECORDS, VEC = 16 / (int)sizeof(A);
+  if (e0 + R <= tiles) {
+    A v[R];
+    unsigned char f[R];
+#pragma unroll
+    for (int k = 0; k < R; k += VEC) {
+      A x[VEC];
+      cta::load_vec16<cta::LOAD_PLAIN>(carry + e0 + k, x);
+#pragma unroll
+      for (int j = 0; j < VEC; ++j)
+        v[k + j] = x[j];
+    }
+    if constexpr (R == 16) { /* R bytes at a multiple of R: one vector load */
+      const uint4 w = *reinterpret_cast<const uint4 *>(has_end + e0);
+      memcpy(f, &w, 16);
+    } else {
+      static_assert(R == 8, "16 or 8 records a thread");
+      const uint2 w = *reinterpret_cast<const uint2 *>(has_end + e0);
+      memcpy(f, &w, 8);
+    }
+#pragma unroll
+    for (int k = 0; k < R; ++k) {
+      rec[k].v = v[k];
+      rec[k].f = f[k];
+    }
+  } else {
+#pragma unroll
+    for (int k = 0; k < R; ++k) {
+      rec[k] = seg_identity<Op, A>();
+      if (e0 + k < tiles) {
+        rec[k].v = carry[e0 + k];
+        rec[k].f = has_end[e0 + k];
+      }
+    }
+  }
+}
+
+/* Joins the tiles: one block scans the tiles' (has-end, C) pairs, RECORDS consecutive tiles a
+ * thread, in a fixed tree, and writes each tile's first segment, op(the C's of the tiles since
+ * the last one with an end, H). With offsets that a tile found decreasing, every block instead
+ * recomputes every segment, one warp each (grid-stride). */
+template <class T, class Op, class Src>
+__global__ void __launch_bounds__(FIXUP_THREADS)
+    merge_fixup_kernel(const Src src, const reduce_args<T> a) {
+  typedef acc_t<T> A;
+  typedef merge_geometry<A> G;
+  typedef fixup_geometry<A> F;
+  __shared__ flagged<A> scan_smem[FIXUP_THREADS / 32 + 1];
+  const Op op;
+  cta::pdl_wait(); /* the tiles have finished and their writes are visible */
+  if constexpr (!Src::rows) {
+    if (*a.bad) {
+      const uint64_t warps = (uint64_t)gridDim.x * (FIXUP_THREADS / 32);
+      warp_per_segment<T, Op>(
+          a.in, a.out, src, (uint64_t)blockIdx.x * (FIXUP_THREADS / 32) + threadIdx.x / 32, warps);
+      return;
+    }
+  }
+  if (blockIdx.x != 0)
+    return;
+  const merge_span m = span_of(src);
+  flagged<A> run = seg_identity<Op, A>(); /* everything before this step */
+  for (uint64_t step = 0; step < a.tiles; step += (uint64_t)F::STEP) {
+    const uint64_t e0 = step + (uint64_t)threadIdx.x * F::RECORDS;
+    flagged<A> rec[F::RECORDS];
+    load_records<A, Op>(a.carry, a.has_end, e0, a.tiles, rec);
+    flagged<A> mine = rec[0];
+#pragma unroll
+    for (int k = 1; k < F::RECORDS; ++k)
+      mine = seg_combine<Op>(mine, rec[k]);
+    flagged<A> agg;
+    const flagged<A> ex = block_seg_exclusive<FIXUP_THREADS, Op>(mine, scan_smem, agg);
+    flagged<A> pre = seg_combine<Op>(run, ex); /* everything before tile e0 */
+#pragma unroll
+    for (int k = 0; k < F::RECORDS; ++k) {
+      const uint64_t e = e0 + k;
+      if (e < a.tiles && rec[k].f) {
+        const A h = a.head[e];
+        a.out[first_end(src, m, a.part, e, (uint64_t)G::TILE)] =
+            from_acc<T>(e == 0 ? h : op(pre.v, h));
+      }
+      pre = seg_combine<Op>(pre, rec[k]);
+    }
+    run = seg_combine<Op>(run, agg);
+  }
+}
+
+template <class T, class Op, class Src>
+cuprim_status merge_reduce(const cuprim_ctx *ctx, bool tuned, const T *in, T *out, const Src &src,
+                           uint64_t n, cudaStream_t stream) {
+  typedef acc_t<T> A;
+  typedef merge_geometry<A> G;
+  /* n: the elements any offset can reach (for offsets the merge may have fewer). */
+  const uint64_t tiles = merge_tiles(ctx, src.num_segments, n, G::TILE);
+  if (tiles == 0)
+    return CUPRIM_ERROR_UNSUPPORTED;
+  const bool offsets = !Src::rows;
+  temp_layout lay;
+  const size_t part_at = offsets ? lay.take((size_t)(tiles + 1) * sizeof(merge_point)) : 0;
+  const size_t carry_at = lay.take((size_t)tiles * sizeof(A));
+  const size_t head_at = lay.take((size_t)tiles * sizeof(A));
+  const size_t flags_at = lay.take((size_t)tiles);
+  const size_t bad_at = offsets ? lay.take(16) : 0;
+  CUPRIM__FORWARD(lay.alloc(ctx, stream));
+  reduce_args<T> a;
+  a.in = in;
+  a.out = out;
+  a.part = offsets ? lay.at<const merge_point>(part_at) : NULL;
+  a.carry = lay.at<A>(carry_at);
+  a.head = lay.at<A>(head_at);
+  a.has_end = lay.at<unsigned char>(flags_at);
+  a.bad = offsets ? lay.at<unsigned>(bad_at) : NULL;
+  a.tiles = tiles;
+  cuprim_status st = CUPRIM_SUCCESS;
+  /* Programmatic dependent launch only after a kernel of this call (never after the caller's). */
+  const bool chain = tuned && offsets;
+  if (offsets) { /* the partitions, and the flag for decreasing offsets zeroed */
+    st = prepare(ctx, src, lay.at<merge_point>(part_at), tiles, G::TILE, lay.at<void>(bad_at), 2,
+                 stream);
+    if (st != CUPRIM_SUCCESS)
+      goto release;
+  }
+  {
+    void (*tile_kernel)(const Src, const reduce_args<T>) =
+        tuned ? merge_reduce_kernel<T, Op, Src, true> : merge_reduce_kernel<T, Op, Src, false>;
+    cudaLaunchAttribute attr;
+    cudaLaunchConfig_t cfg = pdl_config(ctx, (unsigned)tiles, G::THREADS, stream, &attr);
+    if (!chain)
+      cfg.numAttrs = 0;
+    CUPRIM__CUDA_GOTO(cudaLaunchKernelEx(&cfg, tile_kernel, src, a), st, release);
+    /* The fallback for decreasing offsets wants the whole GPU; the join alone, one block. */
+    const unsigned fixup_grid =
+        offsets && ctx->attrs.sm_count > 1 ? (unsigned)ctx->attrs.sm_count : 1u;
+    cudaLaunchAttribute attr2;
+    cudaLaunchConfig_t cfg2 = pdl_config(ctx, fixup_grid, FIXUP_THREADS, stream, &attr2);
+    if (!tuned)
+      cfg2.numAttrs = 0;
+    CUPRIM__CUDA_GOTO(cudaLaunchKernelEx(&cfg2, merge_fixup_kernel<T, Op, Src>, src, a), st,
+                      release);
+  }
+release:
+  lay.release(ctx, stream);
+  return st;
+}
+
+} // namespace
+
+cuprim_status launch_prepare(const cuprim_ctx *ctx, const prepare_args &a, cudaStream_t stream) {
+  const uint64_t work =
+      a.part ? (a.tiles + 1 > a.zero_words ? a.tiles + 1 : a.zero_words) : a.zero_words;
+  const uint64_t blocks = (work + PREPARE_THREADS - 1) / PREPARE_THREADS;
+  const unsigned grid = (unsigned)cuprim__grid_persistent(ctx, blocks, PREPARE_THREADS, 0);
+  prepare_kernel<<<grid, PREPARE_THREADS, 0, stream>>>(a);
+  return cuprim__cuda_status(cudaPeekAtLastError());
+}
+
+} // namespace segmented
+} // namespace cuprim
+
+extern "C" cuprim_status cuprim__segmented_reduce(const cuprim_ctx *ctx, cuprim_segmented_alg alg,
+                                                  const void *d_in, void *d_out,
+                                                  const cuprim__segments *seg, cuprim_dtype dtype,
+                                                  cuprim_op op, cudaStream_t stream) {
+  using namespace cuprim::segmented;
+  if (alg != CUPRIM_SEGMENTED_AUTO && alg != CUPRIM_SEGMENTED_MERGE_PATH)
+    return cuprim__segmented_reduce_ladder(ctx, alg, d_in, d_out, seg, dtype, op, stream);
+  const bool tuned = alg == CUPRIM_SEGMENTED_AUTO;
+  return cuprim::dispatch_dtype_op<cuprim::REDUCE_SCAN_TYPES>(dtype, op, [&](auto t, auto o) {
+    using T = typename decltype(t)::type;
+    using Op = cuprim::op<cuprim::acc_t<T>, decltype(o)::value>;
+    const T *in = static_cast<const T *>(d_in);
+    T *out = static_cast<T *>(d_out);
+    if (seg->d_offsets == NULL)
+      return merge_reduce<T, Op>(ctx, tuned, in, out, make_rows_source(*seg), seg->n, stream);
+    return merge_reduce<T, Op>(ctx, tuned, in, out, make_offsets_source(*seg), seg->n, stream);
+  });
+}

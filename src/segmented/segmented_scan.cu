@@ -1,0 +1,194 @@
+/* cuprim_segmented_scan and cuprim_batched_scan: a single-pass scan of (segment-start, value)
+ * pairs over the merge of segment ends and elements (segmented_tile.cuh), tiles chained by
+ * decoupled look-back (cta/lookback.cuh). Two launches: prepare (the partitions of the merge for
+ * offsets, and the tile status zeroed), then one block per tile:
+ *
+ *  - the tile's ends and elements are staged in shared memory (16-byte loads), as for the reduce;
+ *  - each thread scans its ITEMS merge items in order: an element gets the scan (inclusive or
+ *    exclusive) of its segment so far, an end starts the next segment from the identity;
+ *  - a block scan of the threads' (has-end, running value) pairs gives each thread what precedes
+ *    its first end in the tile (the carry), and the tile's own pair;
+ *  - a tile with an end publishes its running value as its inclusive prefix (status P) at once:
+ *    the segment it leaves open started inside it, so nothing before it matters to its
+ *    successors, and their look-back stops there. A tile without an end publishes its total as
+ *    an aggregate (A), looks back, then publishes P. The look-back is only needed by a tile whose
+ *    first elements continue a segment from earlier tiles;
+ *  - the carry (and the tile's prefix) is added to each thread's elements before its first end,
+ *    and the tile's elements are stored, 16 bytes at a time: the data is read once and written
+ *    once, the offsets read once.
+ *
+ * Elements no segment covers are outside the merge and never touched. Decreasing offsets make a
+ * tile find its share invalid (segmented_tile.cuh); it then publishes P with nothing and writes
+ * nothing, so every write stays inside [0, n) and the look-back always ends. Float SUM and PROD
+ * results can vary in their last bits between runs, as cuprim_scan's look-back does: a tile
+ * combines whichever predecessors have published when it looks. */
+#include "common/check.h"
+#include "common/dispatch.cuh"
+#include "common/launch.h"
+#include "common/launch_config.cuh"
+#include "cta/arch.cuh"
+#include "cta/lookback.cuh"
+#include "segmented_tile.cuh"
+
+namespace cuprim {
+namespace segmented {
+namespace {
+
+template <class T> struct scan_args {
+  const T *in;
+  T *out;
+  const merge_point *part; /* offsets: the partitions (prepare); rows: NULL */
+  cta::tile_status<acc_t<T>> ts;
+  unsigned *tile_counter;
+  int exclusive;
+};
+
+template <class T, class Op, class Src>
+__global__ void __launch_bounds__(merge_geometry<acc_t<T>>::THREADS)
+    merge_scan_kernel(const Src src, const scan_args<T> a) {
+  typedef acc_t<T> A;
+  typedef merge_geometry<A> G;
+  typedef tile_smem<4, A> Smem;
+  constexpr int VEC = 16 / (int)sizeof(T);
+  __shared__ alignas(16) unsigned char smem_raw[Smem::bytes(G::TILE, VEC)];
+  __shared__ flagged<A> scan_smem[G::THREADS / 32 + 1];
+  __shared__ unsigned s_tile;
+  __shared__ A s_prefix;
+  const Op op;
+  const int t = threadIdx.x, lane = t % 32, warp = t / 32;
+  /* The partitions, the zeroed status and counter come from the prepare kernel. Tiles are taken
+   * from a counter, in the order blocks run: a tile's predecessors always belong to blocks that
+   * run or have run, so the look-back cannot wait forever. */
+  cta::pdl_wait();
+  if (t == 0)
+    s_tile = atomicAdd(a.tile_counter, 1u);
+  __syncthreads();
+  const uint64_t b = s_tile;
+  const bool vec = cta::aligned16(a.in);
+  tile_share s;
+  Smem sm;
+  /* Plain loads: in place, other tiles write the same buffer (never this tile's elements). */
+  const bool bad = stage_tile<G::THREADS, cta::LOAD_PLAIN>(src, a.part, b, (uint64_t)G::TILE, a.in,
+                                                           vec, smem_raw, sm, s, t);
+  if (__syncthreads_or(bad || !s.valid || s.n_ends + s.n_elems == 0)) {
+    /* Decreasing offsets, or a tile past the end of the merge: nothing to write, and nothing for
+     * the tiles after it to add. */
+    if (t == 0)
+      a.ts.publish(b, cta::STATUS_P, Op::identity());
+    return;
+  }
+  const thread_share r = thread_share_of<G::ITEMS>(s, sm, t);
+  /* The thread's items in merge order (the ends are only read, and each thread touches only its
+   * own elements: no barrier needed after the searches). `lead` counts the elements before its
+   * first end: they continue a segment that may have begun in earlier threads or tiles. */
+  A *el = sm.elems();
+  A acc = Op::identity();
+  bool has_end = false;
+  uint32_t lead = 0;
+  thread_share c = r;
+  while (c.it < c.it_end || c.jt < c.jt_end) {
+    if (next_is_end(c, sm)) {
+      has_end = true;
+      acc = Op::identity();
+      ++c.it;
+    } else {
+      const A x = el[c.jt];
+      if (a.exclusive) {
+        el[c.jt] = acc;
+        acc = op(acc, x);
+      } else {
+        acc = op(acc, x);
+        el[c.jt] = acc;
+      }
+      lead += !has_end;
+      ++c.jt;
+    }
+  }
+  flagged<A> mine, agg;
+  mine.v = acc;
+  mine.f = has_end;
+  const flagged<A> ex = block_seg_exclusive<G::THREADS, Op>(mine, scan_smem, agg);
+  /* A tile with an end (or tile 0) knows its inclusive prefix now. */
+  if (t == 0)
+    a.ts.publish(b, b == 0 || agg.f ? cta::STATUS_P : cta::STATUS_A, agg.v);
+  const bool open = !ex.f && lead > 0; /* this thread's first elements continue an earlier tile */
+  if (__syncthreads_or(open) && b > 0 && warp == 0) {
+    const A prefix = cta::look_back<A, Op>(a.ts, b, lane);
+    if (lane == 0) {
+      if (!agg.f)
+        a.ts.publish(b, cta::STATUS_P, op(prefix, agg.v));
+      s_prefix = prefix;
+    }
+  }
+  __syncthreads();
+  if (lead > 0 && (b > 0 || ex.f || t > 0)) { /* something precedes these elements */
+    const A carry = ex.f || b == 0 ? ex.v : (t == 0 ? s_prefix : op(s_prefix, ex.v));
+    for (uint32_t k = 0; k < lead; ++k)
+      el[r.jt + k] = op(carry, el[r.jt + k]);
+  }
+  __syncthreads();
+  store_tile<G::THREADS, T>(a.out, s.lo, s.n_elems, sm.shift, vec && cta::aligned16(a.out),
+                            sm.elems(), t);
+}
+
+template <class T, class Op, class Src>
+cuprim_status merge_scan(const cuprim_ctx *ctx, const T *in, T *out, const Src &src, uint64_t n,
+                         cuprim_scan_kind kind, cudaStream_t stream) {
+  typedef acc_t<T> A;
+  typedef merge_geometry<A> G;
+  const uint64_t tiles = merge_tiles(ctx, src.num_segments, n, G::TILE);
+  if (tiles == 0)
+    return CUPRIM_ERROR_UNSUPPORTED;
+  /* [tile counter | status words | (8-byte values) aggregates | inclusive prefixes |
+   *  (offsets) partitions]; the counter and the status words are zeroed by the prepare kernel. */
+  const bool packed = sizeof(A) == 4, offsets = !Src::rows;
+  temp_layout lay;
+  const size_t counter_at = lay.take(16);
+  const size_t status_at = lay.take((size_t)tiles * (packed ? 8 : 4));
+  const size_t zero_bytes = lay.bytes;
+  const size_t aggregate_at = packed ? 0 : lay.take((size_t)tiles * sizeof(A));
+  const size_t inclusive_at = packed ? 0 : lay.take((size_t)tiles * sizeof(A));
+  const size_t part_at = offsets ? lay.take((size_t)(tiles + 1) * sizeof(merge_point)) : 0;
+  CUPRIM__FORWARD(lay.alloc(ctx, stream));
+  scan_args<T> a;
+  a.in = in;
+  a.out = out;
+  a.part = offsets ? lay.at<const merge_point>(part_at) : NULL;
+  a.tile_counter = lay.at<unsigned>(counter_at);
+  a.exclusive = kind == CUPRIM_EXCLUSIVE;
+  if constexpr (sizeof(A) == 4) {
+    a.ts.words = lay.at<unsigned long long>(status_at);
+  } else {
+    a.ts.status = lay.at<unsigned>(status_at);
+    a.ts.aggregate = lay.at<A>(aggregate_at);
+    a.ts.inclusive = lay.at<A>(inclusive_at);
+  }
+  cuprim_status st = prepare(ctx, src, lay.at<merge_point>(part_at), tiles, G::TILE,
+                             lay.at<void>(counter_at), zero_bytes / 8, stream);
+  if (st == CUPRIM_SUCCESS) {
+    st = cuprim__cuda_status(launch_chained(ctx, (unsigned)tiles, G::THREADS, 0, stream,
+                                            merge_scan_kernel<T, Op, Src>, src, a));
+  }
+  lay.release(ctx, stream);
+  return st;
+}
+
+} // namespace
+} // namespace segmented
+} // namespace cuprim
+
+extern "C" cuprim_status cuprim__segmented_scan(const cuprim_ctx *ctx, const void *d_in,
+                                                void *d_out, const cuprim__segments *seg,
+                                                cuprim_dtype dtype, cuprim_op op,
+                                                cuprim_scan_kind kind, cudaStream_t stream) {
+  using namespace cuprim::segmented;
+  return cuprim::dispatch_dtype_op<cuprim::REDUCE_SCAN_TYPES>(dtype, op, [&](auto t, auto o) {
+    using T = typename decltype(t)::type;
+    using Op = cuprim::op<cuprim::acc_t<T>, decltype(o)::value>;
+    const T *in = static_cast<const T *>(d_in);
+    T *out = static_cast<T *>(d_out);
+    if (seg->d_offsets == NULL)
+      return merge_scan<T, Op>(ctx, in, out, make_rows_source(*seg), seg->n, kind, stream);
+    return merge_scan<T, Op>(ctx, in, out, make_offsets_source(*seg), seg->n, kind, stream);
+  });
+}

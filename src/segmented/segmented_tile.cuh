@@ -1,0 +1,633 @@
+/* The device pieces of the segmented and batched calls: where segments come from (offsets in
+ * memory, clamped, or rows of one length), the merge-path decomposition that gives every tile and
+ * every thread an equal share of elements plus segment ends (Merrill and Garland, "Merge-based
+ * Parallel Sparse Matrix-Vector Multiplication", SC 2016; moderngpu's segreduce), a tile's
+ * elements staged in shared memory with 16-byte loads, the block-wide scan of (segment-start
+ * flag, value) pairs, and a group's reduction of one segment (the per-segment rungs).
+ *
+ * The merge. Segment s is [A(s-1), A(s)) with A(x) = off[x + 1] clamped and A(-1) = off[0]
+ * clamped (the base); the list of segment ends A(0..rows) is merged with the element indices
+ * base .. base + nnz - 1 (nnz = A(rows - 1) - base, or 0), an end x coming before element j
+ * when A(x) <= j. The merged list has total = rows + nnz items; tile b takes items
+ * [b * TILE, (b + 1) * TILE), thread t of it ITEMS of those. Where the offsets do not increase,
+ * the merge does not exist: a tile that meets a decreasing pair, or a partition that is not
+ * where a merge would put it, says so (segmented_merge.cu then recomputes every segment another
+ * way; segmented_scan.cu writes nothing there). Every index below stays in bounds whatever the
+ * offsets: the elements a tile touches lie in [base, base + nnz), inside [0, n). */
+#ifndef CUPRIM_SEGMENTED_TILE_CUH
+#define CUPRIM_SEGMENTED_TILE_CUH
+
+#include <stdint.h>
+#include <string.h>
+
+#include <type_traits>
+
+#include "cta/load.cuh"
+#include "cta/ops.cuh"
+#include "cta/warp_reduce.cuh"
+#include "segmented_internal.h"
+
+namespace cuprim {
+namespace segmented {
+
+/* ---------------------------------------------------------------- where segments come from */
+
+/* Offsets in device memory, num_segments + 1 integers of 4 or 8 bytes, signed or not. Width and
+ * signedness are read at run time rather than instantiated: a uniform branch per offset costs
+ * nothing next to the load, and the kernels are instantiated once instead of four times per
+ * (dtype, op). at(k) is offset k clamped to [0, n], a negative one to 0. */
+struct offsets_source {
+  static constexpr bool rows = false;
+  const void *offsets;
+  uint64_t n, num_segments;
+  int wide, is_signed;
+  __device__ __forceinline__ uint64_t at(uint64_t k) const {
+    uint64_t v;
+    if (wide) {
+      v = __ldg(static_cast<const unsigned long long *>(offsets) + k);
+      if (is_signed && (int64_t)v < 0)
+        v = 0;
+    } else {
+      const uint32_t w = __ldg(static_cast<const unsigned *>(offsets) + k);
+      v = is_signed && (int32_t)w < 0 ? 0 : w;
+    }
+    return v < n ? v : n;
+  }
+};
+
+/* Rows of one length: offset k is k * len (never past n = num_segments * len). */
+struct rows_source {
+  static constexpr bool rows = true;
+  uint64_t len, num_segments;
+  __device__ __forceinline__ uint64_t at(uint64_t k) const { return k * len; }
+};
+
+inline offsets_source make_offsets_source(const cuprim__segments &s) {
+  offsets_source o;
+  o.offsets = s.d_offsets;
+  o.n = s.n;
+  o.num_segments = s.num_segments;
+  o.wide = s.offset_bytes == 8;
+  o.is_signed = s.offset_signed;
+  return o;
+}
+
+inline rows_source make_rows_source(const cuprim__segments &s) {
+  rows_source r;
+  r.len = s.segment_size;
+  r.num_segments = s.num_segments;
+  return r;
+}
+
+/* ---------------------------------------------------------------- the merge */
+
+/* The merged list: elements [base, base + nnz), rows segment ends, total items. */
+struct merge_span {
+  uint64_t base, nnz, total;
+};
+
+template <class Src> __device__ __forceinline__ merge_span span_of(const Src &src) {
+  merge_span m;
+  const uint64_t rows = src.num_segments;
+  if constexpr (Src::rows) {
+    m.base = 0;
+    m.nnz = rows * src.len;
+  } else {
+    const uint64_t last = src.at(rows);
+    m.base = src.at(0);
+    m.nnz = last > m.base ? last - m.base : 0;
+  }
+  m.total = rows + m.nnz;
+  return m;
+}
+
+/* The number of ends among the first `diag` items of the merge of `ends` ends with `elems`
+ * elements, where end_le(x, j) says whether end x comes before element j (a merge-path binary
+ * search along the diagonal). With sorted ends the answer is the merge's; with unsorted ones it
+ * is still in [diag - elems, diag] and [0, ends]. */
+template <class EndLE>
+__device__ __forceinline__ uint64_t merge_search(uint64_t diag, uint64_t ends, uint64_t elems,
+                                                 EndLE end_le) {
+  uint64_t lo = diag > elems ? diag - elems : 0, hi = diag < ends ? diag : ends;
+  while (lo < hi) {
+    const uint64_t mid = (lo + hi) / 2;
+    if (end_le(mid, diag - 1 - mid))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* The ends among the first `diag` items of the whole merge. Rows of length L have a closed form
+ * (every row is L elements and then its end: L + 1 items); offsets take the search. */
+template <class Src>
+__device__ __forceinline__ uint64_t ends_before(const Src &src, const merge_span &m,
+                                                uint64_t diag) {
+  if constexpr (Src::rows) {
+    return diag / (src.len + 1);
+  } else {
+    return merge_search(diag, src.num_segments, m.nnz,
+                        [&](uint64_t x, uint64_t j) { return src.at(x + 1) <= m.base + j; });
+  }
+}
+
+/* Tiles of the merge: 256 threads of ITEMS items each. ITEMS is odd, so that threads reading
+ * their items from shared memory at a stride of about ITEMS words fall into different banks; it
+ * is fixed per accumulate size, and with it which items each thread combines in which order, so
+ * that float results do not depend on the GPU (docs/determinism.md). Provisional: 23 four-byte
+ * items (a 23 KB tile) or 15 eight-byte ones (30 KB), not yet measured against other sizes. */
+template <class A> struct merge_geometry {
+  static constexpr int THREADS = 256;
+  static constexpr int ITEMS = sizeof(A) <= 4 ? 23 : 15;
+  static constexpr int TILE = THREADS * ITEMS;
+};
+
+/* A point of the merge at a tile boundary: the ends before it, and the (absolute) index of the
+ * first element after it. */
+struct merge_point {
+  uint64_t ends, lo;
+};
+
+/* The point at tile boundary b, b * tile clamped to the merge's end. */
+template <class Src>
+__device__ __forceinline__ merge_point point_at(const Src &src, const merge_span &m, uint64_t b,
+                                                uint64_t tile) {
+  const uint64_t d = b * tile < m.total ? b * tile : m.total;
+  merge_point p;
+  p.ends = ends_before(src, m, d);
+  p.lo = m.base + (d - p.ends);
+  return p;
+}
+
+/* A tile's share of the merge: the ends [i0, i0 + n_ends) and the elements [lo, lo + n_elems).
+ * `valid` is false when the partition is not one a merge of sorted ends could give (decreasing
+ * offsets); the tile then has nothing. */
+struct tile_share {
+  uint64_t i0, lo;
+  uint32_t n_ends, n_elems;
+  bool valid;
+};
+
+/* Tile b's share, between the points at its boundaries: part[b] and part[b + 1] (offsets: written
+ * by the prepare kernel, one 32-byte read), or the closed form (rows: no read at all). */
+template <class Src>
+__device__ __forceinline__ tile_share share_of(const Src &src, const merge_point *part, uint64_t b,
+                                               uint64_t tile) {
+  merge_point p0, p1;
+  if constexpr (Src::rows) {
+    const merge_span m = span_of(src);
+    p0 = point_at(src, m, b, tile);
+    p1 = point_at(src, m, b + 1, tile);
+  } else {
+    p0 = part[b];
+    p1 = part[b + 1];
+  }
+  tile_share s;
+  /* Both coordinates advance, by at most a tile together (the sums cannot wrap: each is below
+   * 2^63). */
+  s.valid = p1.ends >= p0.ends && p1.lo >= p0.lo && (p1.ends - p0.ends) + (p1.lo - p0.lo) <= tile;
+  s.i0 = p0.ends;
+  s.lo = p0.lo;
+  s.n_ends = s.valid ? (uint32_t)(p1.ends - p0.ends) : 0;
+  s.n_elems = s.valid ? (uint32_t)(p1.lo - p0.lo) : 0;
+  return s;
+}
+
+/* ---------------------------------------------------------------- before the tiles */
+
+/* What runs before a merge's tiles (segmented_merge.cu): a kernel that zeroes `zero_words` 8-byte
+ * words at `zero` (the scan's tile status, the reduce's flag for decreasing offsets) and, for
+ * offsets (`part` not NULL), writes part[b] = the merge's point at tile boundary b for
+ * b = 0..tiles, one binary search over the offsets each. It lets the tiles' kernel launch at once
+ * (programmatic dependent launch); that kernel waits for it in cta::pdl_wait. */
+struct prepare_args {
+  offsets_source src;
+  merge_point *part;
+  uint64_t tiles, tile;
+  unsigned long long *zero;
+  uint64_t zero_words;
+};
+cuprim_status launch_prepare(const cuprim_ctx *ctx, const prepare_args &a, cudaStream_t stream);
+
+/* The prepare kernel for a merge of `src` in `tiles` tiles of `tile` items: the partitions into
+ * `part` (offsets; rows have their closed form and need none), `zero_words` words zeroed at
+ * `zero`. */
+template <class Src>
+cuprim_status prepare(const cuprim_ctx *ctx, const Src &src, merge_point *part, uint64_t tiles,
+                      int tile, void *zero, uint64_t zero_words, cudaStream_t stream) {
+  prepare_args p;
+  p.src = offsets_source();
+  p.part = NULL;
+  if constexpr (!Src::rows) {
+    p.src = src;
+    p.part = part;
+  }
+  p.tiles = tiles;
+  p.tile = (uint64_t)tile;
+  p.zero = static_cast<unsigned long long *>(zero);
+  p.zero_words = zero_words;
+  return launch_prepare(ctx, p, stream);
+}
+
+/* The tiles of `tile` items that a merge of num_segments ends with at most n elements needs, or 0
+ * when a grid could not launch them (past 2^31 - 1 tiles: beyond any current GPU's memory; the
+ * call then returns UNSUPPORTED). */
+inline uint64_t merge_tiles(const cuprim_ctx *ctx, uint64_t num_segments, uint64_t n, int tile) {
+  const uint64_t items = num_segments + n;
+  const uint64_t tiles = items / (uint64_t)tile + (items % (uint64_t)tile != 0);
+  return tiles <= (uint64_t)ctx->attrs.max_grid_x && tiles < UINT32_MAX ? tiles : 0;
+}
+
+/* Temporary memory carved into 16-byte aligned pieces (take), then taken from the context's
+ * allocator at once (alloc) and given back stream-ordered (release). */
+struct temp_layout {
+  size_t bytes = 0;
+  char *base = nullptr;
+  size_t take(size_t b) {
+    const size_t at = bytes;
+    bytes += (b + 15) / 16 * 16;
+    return at;
+  }
+  cuprim_status alloc(const cuprim_ctx *ctx, cudaStream_t stream) {
+    void *p = nullptr;
+    const cuprim_status st = cuprim__temp_alloc(ctx, bytes, stream, &p);
+    base = static_cast<char *>(p);
+    return st;
+  }
+  void release(const cuprim_ctx *ctx, cudaStream_t stream) {
+    cuprim__temp_free(ctx, base, bytes, stream);
+  }
+  /* The piece at `offset` (a value take returned), as P. */
+  template <class P> P *at(size_t offset) const { return reinterpret_cast<P *>(base + offset); }
+};
+
+/* ---------------------------------------------------------------- a tile in shared memory */
+
+/* A tile's ends and elements in shared memory: first the ends, one SLOT-byte slot each (their
+ * positions relative to the tile's first element, as uint32; the reduce overwrites a slot with the
+ * value of its segment once the end is consumed), then, 16-byte aligned, the elements as S. With
+ * 16-byte loads, element lo + k sits at elems()[k + shift], shift = lo mod VEC, so that aligned
+ * vectors of the input land on aligned vectors of shared memory. */
+template <int SLOT, class S> struct tile_smem {
+  unsigned char *base;
+  uint32_t elem_off, shift;
+  __device__ __forceinline__ void init(unsigned char *b, uint32_t n_ends, uint32_t sh) {
+    base = b;
+    elem_off = (n_ends * SLOT + 15) / 16 * 16;
+    shift = sh;
+  }
+  __device__ __forceinline__ uint32_t end(uint32_t x) const {
+    return *reinterpret_cast<const uint32_t *>(base + (size_t)x * SLOT);
+  }
+  __device__ __forceinline__ void set_end(uint32_t x, uint32_t v) const {
+    *reinterpret_cast<uint32_t *>(base + (size_t)x * SLOT) = v;
+  }
+  template <class A> __device__ __forceinline__ A value(uint32_t x) const {
+    static_assert(sizeof(A) == SLOT, "a value fills its slot");
+    return *reinterpret_cast<const A *>(base + (size_t)x * SLOT);
+  }
+  template <class A> __device__ __forceinline__ void set_value(uint32_t x, A v) const {
+    static_assert(sizeof(A) == SLOT, "a value fills its slot");
+    *reinterpret_cast<A *>(base + (size_t)x * SLOT) = v;
+  }
+  /* Element lo + k is elems()[k]. */
+  __device__ __forceinline__ S *elems() const {
+    return reinterpret_cast<S *>(base + elem_off) + shift;
+  }
+  /* The bytes a tile of `tile` items needs, with VEC elements of slack for the shift. */
+  __host__ __device__ static constexpr size_t bytes(int tile, int vec) {
+    return (size_t)tile * ((size_t)SLOT > sizeof(S) ? (size_t)SLOT : sizeof(S)) + 16 +
+           (size_t)vec * sizeof(S);
+  }
+};
+
+/* S from an element: the element itself, or its accumulate value (to_acc) when S is wider. */
+template <class S, class T> __device__ __forceinline__ S stage(T x) {
+  if constexpr (std::is_same<S, T>::value)
+    return x;
+  else
+    return to_acc(x);
+}
+
+template <class T, class S> __device__ __forceinline__ T unstage(S v) {
+  if constexpr (std::is_same<S, T>::value)
+    return v;
+  else
+    return from_acc<T>(v);
+}
+
+/* Element lo + k of `in` into dst[k] (dst = tile_smem::elems()), k < n_elems, by THREADS threads.
+ * `vec` (the input 16-byte aligned, and shift = lo mod VEC): 16-byte loads of the vectors wholly
+ * inside the range, and 16-byte stores of them into shared memory; the vectors at either end
+ * element by element (nothing outside the range is read: it may be another tile's, being
+ * written). Otherwise element by element, coalesced. Four vectors (eight elements) in flight per
+ * thread. */
+template <int THREADS, cta::load_mode M, class T, class S>
+__device__ __forceinline__ void load_tile(const T *in, uint64_t lo, uint32_t n_elems,
+                                          uint32_t shift, bool vec, S *dst, int t) {
+  constexpr int VEC = 16 / (int)sizeof(T), BATCH = 4;
+  if (vec) {
+    const T *src = in + (lo - shift);
+    S *d = dst - shift; /* 16-byte aligned */
+    const uint32_t end = shift + n_elems, nv = (end + VEC - 1) / VEC;
+    for (uint32_t v0 = 0; v0 < nv; v0 += THREADS * BATCH) {
+      T x[BATCH][VEC];
+#pragma unroll
+      for (int u = 0; u < BATCH; ++u) {
+        const uint32_t v = v0 + u * THREADS + t, first = v * VEC;
+        if (v >= nv)
+          continue;
+        if (first >= shift && first + VEC <= end) {
+          cta::load_vec16<M>(src + first, x[u]);
+        } else {
+#pragma unroll
+          for (int j = 0; j < VEC; ++j)
+            x[u][j] = first + j >= shift && first + j < end ? cta::load<M>(src + first + j) : T();
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < BATCH; ++u) {
+        const uint32_t v = v0 + u * THREADS + t, first = v * VEC;
+        if (v >= nv)
+          continue;
+        if (std::is_same<S, T>::value && first >= shift && first + VEC <= end) {
+          uint4 raw;
+          memcpy(&raw, x[u], 16);
+          *reinterpret_cast<uint4 *>(d + first) = raw;
+        } else {
+#pragma unroll
+          for (int j = 0; j < VEC; ++j)
+            if (first + j >= shift && first + j < end)
+              d[first + j] = stage<S>(x[u][j]);
+        }
+      }
+    }
+  } else {
+    constexpr int SCALARS = 2 * BATCH;
+    for (uint32_t k0 = 0; k0 < n_elems; k0 += THREADS * SCALARS) {
+      T x[SCALARS];
+#pragma unroll
+      for (int u = 0; u < SCALARS; ++u) {
+        const uint32_t k = k0 + u * THREADS + t;
+        x[u] = k < n_elems ? cta::load<M>(in + lo + k) : T();
+      }
+#pragma unroll
+      for (int u = 0; u < SCALARS; ++u) {
+        const uint32_t k = k0 + u * THREADS + t;
+        if (k < n_elems)
+          dst[k] = stage<S>(x[u]);
+      }
+    }
+  }
+}
+
+/* The reverse of load_tile: src[k] (the staged values) into out[lo + k], k < n_elems, and nothing
+ * else of `out`. `vec`: the input and the output 16-byte aligned (so the shift of the input's
+ * staging is the output's too). */
+template <int THREADS, class T, class S>
+__device__ __forceinline__ void store_tile(T *out, uint64_t lo, uint32_t n_elems, uint32_t shift,
+                                           bool vec, const S *src, int t) {
+  constexpr int VEC = 16 / (int)sizeof(T);
+  if (vec) {
+    T *dst = out + (lo - shift);
+    const S *s = src - shift;
+    const uint32_t end = shift + n_elems, nv = (end + VEC - 1) / VEC;
+    for (uint32_t v = t; v < nv; v += THREADS) {
+      const uint32_t first = v * VEC;
+      if (first >= shift && first + VEC <= end) {
+        T y[VEC];
+#pragma unroll
+        for (int j = 0; j < VEC; ++j)
+          y[j] = unstage<T>(s[first + j]);
+        uint4 raw;
+        memcpy(&raw, y, 16);
+        *reinterpret_cast<uint4 *>(dst + first) = raw;
+      } else {
+#pragma unroll
+        for (int j = 0; j < VEC; ++j)
+          if (first + j >= shift && first + j < end)
+            dst[first + j] = unstage<T>(s[first + j]);
+      }
+    }
+  } else {
+    for (uint32_t k = t; k < n_elems; k += THREADS)
+      out[lo + k] = unstage<T>(src[k]);
+  }
+}
+
+/* The tile's ends into shared memory, as positions relative to its first element, with the
+ * checks that make a tile of decreasing offsets known: every end it consumes must not come before
+ * the previous one (A(x - 1) <= A(x), where A(-1) is the base) and must lie within its elements.
+ * Over all tiles these pairs are every consecutive pair of offsets, so a merge that no tile finds
+ * wrong is the merge of sorted ends. Returns true where this thread found one wrong. Rows have
+ * nothing to check. Eight ends in flight per thread (each offset's load is independent of the
+ * others; A(x - 1) is the neighbour's A, mostly from L1). */
+template <int THREADS, int SLOT, class S, class Src>
+__device__ __forceinline__ bool load_ends(const Src &src, const tile_share &s,
+                                          const tile_smem<SLOT, S> &sm, int t) {
+  constexpr int BATCH = 8;
+  bool bad = false;
+  for (uint32_t x0 = 0; x0 < s.n_ends; x0 += THREADS * BATCH) {
+    uint64_t a[BATCH], prev[BATCH];
+#pragma unroll
+    for (int u = 0; u < BATCH; ++u) {
+      const uint32_t x = x0 + u * THREADS + t;
+      a[u] = prev[u] = 0;
+      if (x < s.n_ends) {
+        a[u] = src.at(s.i0 + x + 1);
+        if constexpr (!Src::rows)
+          prev[u] = src.at(s.i0 + x);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < BATCH; ++u) {
+      const uint32_t x = x0 + u * THREADS + t;
+      if (x >= s.n_ends)
+        continue;
+      if constexpr (!Src::rows)
+        bad |= prev[u] > a[u] || a[u] < s.lo || a[u] - s.lo > s.n_elems;
+      const uint64_t rel = a[u] < s.lo ? 0 : a[u] - s.lo;
+      sm.set_end(x, (uint32_t)(rel < s.n_elems ? rel : s.n_elems));
+    }
+  }
+  return bad;
+}
+
+/* Tile b into shared memory: its share of the merge (s), its ends and its elements (16-byte
+ * loads where `vec`, the 16-byte boundary below the first element at sm.shift). Returns true where
+ * this thread found the offsets decreasing; the caller joins the answer with a barrier. */
+template <int THREADS, cta::load_mode M, int SLOT, class S, class Src, class T>
+__device__ __forceinline__ bool stage_tile(const Src &src, const merge_point *part, uint64_t b,
+                                           uint64_t tile, const T *in, bool vec, unsigned char *raw,
+                                           tile_smem<SLOT, S> &sm, tile_share &s, int t) {
+  constexpr int VEC = 16 / (int)sizeof(T);
+  s = share_of(src, part, b, tile);
+  sm.init(raw, s.n_ends, vec ? (uint32_t)(s.lo % VEC) : 0u);
+  const bool bad = load_ends<THREADS>(src, s, sm, t);
+  load_tile<THREADS, M>(in, s.lo, s.n_elems, sm.shift, vec, sm.elems(), t);
+  return bad;
+}
+
+/* A thread's items of a valid tile: the ends [it, it_end) and the elements [jt, jt_end) of the
+ * tile's merge (tile-relative), from its diagonals t * ITEMS and the next thread's. */
+struct thread_share {
+  uint32_t it, it_end, jt, jt_end;
+};
+
+template <int ITEMS, int SLOT, class S>
+__device__ __forceinline__ thread_share thread_share_of(const tile_share &s,
+                                                        const tile_smem<SLOT, S> &sm, int t) {
+  const uint32_t total = s.n_ends + s.n_elems;
+  const uint32_t d0 = (uint32_t)t * ITEMS < total ? (uint32_t)t * ITEMS : total;
+  const uint32_t d1 = d0 + ITEMS < total ? d0 + ITEMS : total;
+  const auto end_le = [&](uint64_t x, uint64_t j) { return sm.end((uint32_t)x) <= j; };
+  thread_share r;
+  r.it = (uint32_t)merge_search(d0, s.n_ends, s.n_elems, end_le);
+  r.it_end = (uint32_t)merge_search(d1, s.n_ends, s.n_elems, end_le);
+  r.jt = d0 - r.it;
+  r.jt_end = d1 - r.it_end;
+  return r;
+}
+
+/* Whether the next item of a thread's share is an end (else an element). Reads only ends of the
+ * thread's own share. */
+template <int SLOT, class S>
+__device__ __forceinline__ bool next_is_end(const thread_share &r, const tile_smem<SLOT, S> &sm) {
+  return r.it < r.it_end && (r.jt >= r.jt_end || sm.end(r.it) <= r.jt);
+}
+
+/* ---------------------------------------------------------------- (flag, value) scans */
+
+/* A value with a flag saying that a segment starts inside it: combining a later flagged value
+ * keeps only the later one (the segment restarted there). The operator is associative, so any
+ * fixed tree gives the segmented scan. */
+template <class A> struct flagged {
+  A v;
+  unsigned f;
+};
+
+template <class Op, class A>
+__device__ __forceinline__ flagged<A> seg_combine(const flagged<A> &a, const flagged<A> &b) {
+  const Op op;
+  flagged<A> r;
+  r.v = b.f ? b.v : op(a.v, b.v);
+  r.f = a.f | b.f;
+  return r;
+}
+
+template <class Op, class A> __device__ __forceinline__ flagged<A> seg_identity() {
+  flagged<A> r;
+  r.v = Op::identity();
+  r.f = 0;
+  return r;
+}
+
+template <class A> __device__ __forceinline__ flagged<A> shfl_up(const flagged<A> &x, int d) {
+  flagged<A> y;
+  y.v = __shfl_up_sync(cta::full_mask, x.v, d);
+  y.f = __shfl_up_sync(cta::full_mask, x.f, d);
+  return y;
+}
+
+/* Inclusive segmented scan over the 32 lanes (Kogge-Stone). */
+template <class Op, class A>
+__device__ __forceinline__ flagged<A> warp_seg_scan(flagged<A> x, int lane) {
+#pragma unroll
+  for (int d = 1; d < 32; d <<= 1) {
+    const flagged<A> y = shfl_up(x, d);
+    if (lane >= d)
+      x = seg_combine<Op>(y, x);
+  }
+  return x;
+}
+
+/* Exclusive segmented scan over the block's THREADS threads (one value each), in a fixed tree:
+ * lanes, then the warps' totals in warp 0. Returns the thread's exclusive prefix (flag 0 and the
+ * identity for thread 0) and sets `aggregate`, the block's total, in every thread. `smem` holds
+ * THREADS/32 + 1 values. Starts and ends with block barriers' worth of ordering: it can be called
+ * again with the same `smem`. */
+template <int THREADS, class Op, class A>
+__device__ __forceinline__ flagged<A> block_seg_exclusive(flagged<A> x, flagged<A> *smem,
+                                                          flagged<A> &aggregate) {
+  constexpr int WARPS = THREADS / 32;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const flagged<A> inc = warp_seg_scan<Op>(x, lane);
+  flagged<A> ex = shfl_up(inc, 1);
+  if (lane == 0)
+    ex = seg_identity<Op, A>();
+  if (lane == 31)
+    smem[warp] = inc;
+  __syncthreads();
+  if (warp == 0) {
+    const flagged<A> w = lane < WARPS ? smem[lane] : seg_identity<Op, A>();
+    const flagged<A> winc = warp_seg_scan<Op>(w, lane);
+    flagged<A> wex = shfl_up(winc, 1);
+    if (lane == 0)
+      wex = seg_identity<Op, A>();
+    if (lane < WARPS)
+      smem[lane] = wex;
+    if (lane == WARPS - 1)
+      smem[WARPS] = winc;
+  }
+  __syncthreads();
+  const flagged<A> wp = smem[warp];
+  aggregate = smem[WARPS];
+  __syncthreads();
+  return warp == 0 ? ex : (lane == 0 ? wp : seg_combine<Op>(wp, ex));
+}
+
+/* ---------------------------------------------------------------- one segment, one group */
+
+/* A group of G threads (rank r) reduces in[b..e): rank r takes elements b + r, b + r + G, ...,
+ * into four accumulators in turn (four loads in flight), combined (a0 op a1) op (a2 op a3). The
+ * order depends on b, e and G only. Returns the rank's partial; the caller combines the group's
+ * (a warp or block reduction). */
+template <int G, class T, class Op>
+__device__ __forceinline__ acc_t<T> range_partial(const T *in, uint64_t b, uint64_t e, int r) {
+  typedef acc_t<T> A;
+  const Op op;
+  A a0 = Op::identity(), a1 = a0, a2 = a0, a3 = a0;
+  uint64_t i = b + (uint64_t)r;
+  for (; i + 3 * (uint64_t)G < e; i += 4 * (uint64_t)G) {
+    const T x0 = __ldg(in + i), x1 = __ldg(in + i + G), x2 = __ldg(in + i + 2 * G),
+            x3 = __ldg(in + i + 3 * G);
+    a0 = op(a0, to_acc(x0));
+    a1 = op(a1, to_acc(x1));
+    a2 = op(a2, to_acc(x2));
+    a3 = op(a3, to_acc(x3));
+  }
+  for (; i < e; i += G)
+    a0 = op(a0, to_acc(__ldg(in + i)));
+  return op(op(a0, a1), op(a2, a3));
+}
+
+/* Segment s of `src`: [begin, end), empty when the clamped end is not past the begin. */
+template <class Src>
+__device__ __forceinline__ void segment_bounds(const Src &src, uint64_t s, uint64_t &b,
+                                               uint64_t &e) {
+  b = src.at(s);
+  e = src.at(s + 1);
+  if (e < b)
+    e = b;
+}
+
+/* Warp-per-segment over segments [first, num_segments) with a stride of `stride` warps: the
+ * WARP_PER_SEGMENT rung, and the merge path's fallback for offsets that do not increase. */
+template <class T, class Op, class Src>
+__device__ __forceinline__ void warp_per_segment(const T *in, T *out, const Src &src,
+                                                 uint64_t first, uint64_t stride) {
+  const int lane = threadIdx.x % 32;
+  for (uint64_t s = first; s < src.num_segments; s += stride) {
+    uint64_t b, e;
+    segment_bounds(src, s, b, e);
+    const acc_t<T> v = cta::warp_reduce(range_partial<32, T, Op>(in, b, e, lane), Op());
+    if (lane == 0)
+      out[s] = from_acc<T>(v);
+  }
+}
+
+} // namespace segmented
+} // namespace cuprim
+
+#endif

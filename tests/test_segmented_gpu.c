@@ -1,0 +1,1124 @@
+/* The segmented and batched reduce and scan (segmented.h) on a GPU, against plain C references on
+ * the host (harness/hostref_segmented.h, hostref_scan.h).
+ *
+ * Segment layouts: all empty, all of one element, uniform 4 / 32 / 1000, random sizes 0..2000, a
+ * power law with one giant segment among many tiny ones, one segment of everything, offsets past
+ * n (clamped), decreasing offsets (the reduce is still defined per segment; the scan must only
+ * stay inside d_out), negative signed offsets, and offsets that leave elements uncovered at both
+ * ends (the scan must leave them alone). Every algorithm x dtype (F16 and BF16 too) x op, offsets
+ * of all four dtypes, inclusive and exclusive, in place and out of place, the batched forms;
+ * num_segments 0, n 0, rows of 0; misaligned pointers; the legacy, per-thread and non-blocking
+ * streams; CUDA graph capture; determinism (AUTO's bits on every run, equal to MERGE_PATH's, to the
+ * batched call's, and to a misaligned copy's); more tiles than the joining block takes in one step;
+ * a stress of the scan's look-back; user allocators; argument errors with a real context; and (full
+ * mode, enough memory) n and num_segments past 2^32.
+ *
+ * Each output lies in a guarded slot (test_fixture_gpu.h); a failure names the call, the layout,
+ * the dtypes, the op, the seed and the first wrong segment or element. Environment:
+ * CUPRIM_TEST_SEED, CUPRIM_TEST_QUICK=1 (compute-sanitizer: sizes of a few tiles, fewer ops and
+ * algorithms per case, no large case), CUPRIM_TEST_FILTER. Without a CUDA device every test skips
+ * (exit 77). */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hostref_scan.h"
+#include "hostref_segmented.h"
+#include "test_device_fill.h"
+#include "test_fixture_gpu.h"
+
+/* ---------------------------------------------------------------- buffers */
+
+#define NUM_ALGS 5     /* CUPRIM_SEGMENTED_AUTO .. CUPRIM_SEGMENTED_MERGE_PATH */
+#define SHORTHAND (-1) /* cuprim_segmented_reduce instead of _ex */
+#define MAX_CALLS 32
+/* The input: the largest case is 2^24 + 5 eight-byte elements (test_many_tiles). */
+#define IN_CAP_BYTES ((size_t)140 << 20)
+/* Offsets (device d_in2, pinned h_in2), and a second copy of an input (misaligned tests). */
+#define IN2_CAP_BYTES ((size_t)24 << 20)
+#define OUT_CAP_BYTES ((size_t)300 << 20)
+#define OFF_CAP ((uint64_t)1 << 20) /* offsets of a layout (host, uint64) */
+
+static uint64_t *g_off; /* a layout's offsets, as uint64 */
+static hr_seg_reduce_ref g_rref;
+
+/* What a scan must leave: each segment's scan (hostref_scan.h's reference of the segment alone, and
+ * its comparison, which knows the rules of every dtype); elsewhere, outside [lo, hi) (the covered
+ * elements, for non-decreasing offsets), what was there before. `valid` 0: decreasing offsets,
+ * where only the guards around d_out are checked. The reference of a segment is made when a call
+ * is checked, from the case's host input and offsets (which stay put until the next case). */
+typedef struct seg_scan_ref {
+  cuprim_dtype dtype, odtype;
+  cuprim_op op;
+  cuprim_scan_kind kind;
+  uint64_t n, lo, hi, segs, len;
+  const void *h_in, *h_off; /* h_off NULL: rows of len */
+  int valid;
+} seg_scan_ref;
+
+static seg_scan_ref g_sref[2]; /* inclusive, exclusive */
+static hr_scan_ref g_tmp;      /* one segment's reference */
+
+static void setup(void) {
+  g_off = (uint64_t *)malloc((OFF_CAP + 1) * sizeof *g_off);
+  hr_seg_reduce_ref_init(&g_rref);
+  hr_scan_ref_init(&g_tmp);
+}
+
+static void teardown(void) {
+  free(g_off);
+  hr_seg_reduce_ref_free(&g_rref);
+  hr_scan_ref_free(&g_tmp);
+}
+
+static const tf_config config = {.in_bytes = IN_CAP_BYTES,
+                                 .in2_bytes = IN2_CAP_BYTES,
+                                 .h_in2_bytes = IN2_CAP_BYTES,
+                                 .out_bytes = OUT_CAP_BYTES,
+                                 .out2_bytes = 8 << 20,
+                                 .setup = setup,
+                                 .teardown = teardown};
+
+static const cuprim_dtype dtypes[] = {CUPRIM_I32, CUPRIM_U32, CUPRIM_I64, CUPRIM_U64,
+                                      CUPRIM_F32, CUPRIM_F64, CUPRIM_F16, CUPRIM_BF16};
+static const cuprim_dtype offset_dtypes[] = {CUPRIM_I32, CUPRIM_U32, CUPRIM_I64, CUPRIM_U64};
+static const cuprim_scan_kind kinds[] = {CUPRIM_INCLUSIVE, CUPRIM_EXCLUSIVE};
+
+/* ---------------------------------------------------------------- the scan's reference */
+
+/* Segment s of the offsets (h_off of ot, clamped to [0, n]) or of rows of `len` (h_off NULL). */
+static void bounds(const seg_scan_ref *r, uint64_t s, uint64_t *b, uint64_t *e) {
+  if (r->h_off) {
+    *b = hr_seg_offset(r->odtype, r->h_off, s, r->n);
+    *e = hr_seg_offset(r->odtype, r->h_off, s + 1, r->n);
+  } else {
+    *b = s * r->len;
+    *e = *b + r->len;
+  }
+}
+
+static void describe_scan(seg_scan_ref *r, cuprim_dtype t, cuprim_op op, cuprim_scan_kind kind,
+                          const void *h_in, uint64_t n, cuprim_dtype ot, const void *h_off,
+                          uint64_t segs, uint64_t len) {
+  r->dtype = t;
+  r->odtype = ot;
+  r->op = op;
+  r->kind = kind;
+  r->n = n;
+  r->segs = segs;
+  r->len = len;
+  r->h_in = h_in;
+  r->h_off = h_off;
+  r->valid = 1;
+  for (uint64_t s = 0; s < segs && r->valid; ++s) {
+    uint64_t b, e;
+    bounds(r, s, &b, &e);
+    r->valid = b <= e; /* every offset not below the one before it */
+  }
+  uint64_t b0, e0, bl, el;
+  r->lo = r->hi = 0;
+  if (!r->valid || segs == 0)
+    return;
+  bounds(r, 0, &b0, &e0);
+  bounds(r, segs - 1, &bl, &el);
+  r->lo = b0;
+  r->hi = el;
+}
+
+/* The number of wrong elements of got[0..n), the first described in why: each segment against its
+ * own reference; elements outside [lo, hi) must equal `untouched` (the input, in place) or hold
+ * the poison (NULL). */
+static uint64_t check_scan(const seg_scan_ref *r, const unsigned char *got,
+                           const unsigned char *untouched, char *why, size_t len) {
+  if (!r->valid)
+    return 0; /* decreasing offsets: values unspecified */
+  const size_t size = cuprim_dtype_size(r->dtype);
+  uint64_t wrong = 0;
+  for (uint64_t i = 0; i < r->n; i = i + 1 == r->lo ? r->hi : i + 1) {
+    if (i >= r->lo && i < r->hi)
+      continue; /* covered: checked below (reached only when lo == 0) */
+    const unsigned char *g = got + i * size;
+    const int ok = untouched ? memcmp(g, untouched + i * size, size) == 0
+                             : tu_pattern_mismatch(g, size, TF_POISON) == size;
+    if (!ok && wrong++ == 0)
+      snprintf(why, len, "at index %" PRIu64 ": no segment covers it, yet it was %s", i,
+               untouched ? "changed" : "written");
+  }
+  for (uint64_t s = 0; s < r->segs; ++s) {
+    uint64_t b, e, first = 0, last = 0;
+    bounds(r, s, &b, &e);
+    if (e == b)
+      continue;
+    if (hr_scan_reference(&g_tmp, r->dtype, r->op, r->kind,
+                          (const unsigned char *)r->h_in + b * size, e - b) != 0)
+      fail_msg("out of host memory for a scan reference");
+    char one[384];
+    const uint64_t w =
+        hr_scan_check(&g_tmp, got + b * size, TF_POISON, &first, &last, one, sizeof one);
+    if (w && wrong == 0)
+      snprintf(why, len, "in segment %" PRIu64 " [%" PRIu64 ", %" PRIu64 "), %s", s, b, e, one);
+    wrong += w;
+  }
+  return wrong;
+}
+
+/* ---------------------------------------------------------------- calls */
+
+typedef enum call_fn { FN_REDUCE, FN_BATCHED_REDUCE, FN_SCAN, FN_BATCHED_SCAN } call_fn;
+
+typedef struct seg_call {
+  call_fn fn;
+  int alg;                   /* FN_REDUCE: a cuprim_segmented_alg or SHORTHAND */
+  const unsigned char *d_in; /* in place (scans): copied into the output, which is scanned */
+  uint64_t n;                /* FN_REDUCE, FN_SCAN: the elements */
+  const void *d_off;
+  cuprim_dtype odtype;
+  uint64_t segs, len; /* len: the batched calls' row length */
+  cuprim_dtype dtype;
+  cuprim_op op;
+  cuprim_scan_kind kind;
+  int in_place;
+  unsigned out_offset;       /* elements d_out lies past its slot's aligned start */
+  const void *want;          /* hr_seg_reduce_ref or seg_scan_ref */
+  const unsigned char *h_in; /* in place: the input, which uncovered elements must keep */
+  const char *layout;        /* for messages */
+} seg_call;
+
+static int is_scan(const seg_call *c) { return c->fn == FN_SCAN || c->fn == FN_BATCHED_SCAN; }
+static uint64_t elements(const seg_call *c) {
+  return c->fn == FN_BATCHED_REDUCE || c->fn == FN_BATCHED_SCAN ? c->segs * c->len : c->n;
+}
+
+static const char *call_name(const seg_call *c) {
+  static char buf[96];
+  switch (c->fn) {
+  case FN_REDUCE:
+    if (c->alg == SHORTHAND)
+      return "cuprim_segmented_reduce";
+    snprintf(buf, sizeof buf, "cuprim_segmented_reduce_ex(%s)",
+             hr_segmented_alg_name((cuprim_segmented_alg)c->alg));
+    return buf;
+  case FN_BATCHED_REDUCE:
+    return "cuprim_batched_reduce";
+  case FN_SCAN:
+    return "cuprim_segmented_scan";
+  default:
+    return "cuprim_batched_scan";
+  }
+}
+
+static void describe(char *buf, size_t len, const void *p, const char *data, uint64_t seed) {
+  const seg_call *c = (const seg_call *)p;
+  char place[64] = "";
+  if (is_scan(c))
+    snprintf(place, sizeof place, " %s %s", hr_scan_kind_name(c->kind),
+             c->in_place ? "in-place" : "out-of-place");
+  if (c->out_offset)
+    snprintf(place + strlen(place), sizeof place - strlen(place), " d_out+%u", c->out_offset);
+  snprintf(buf, len,
+           "%s %s %s%s layout=\"%s\" n=%" PRIu64 " segments=%" PRIu64 " %s%s data=%s "
+           "seed=0x%016" PRIx64,
+           call_name(c), hr_dtype_name(c->dtype), hr_op_name(c->op), place,
+           c->layout ? c->layout : "-", elements(c), c->segs, c->d_off ? "offsets " : "rows of ",
+           c->d_off ? hr_dtype_name(c->odtype) : "", data, seed);
+  if (!c->d_off)
+    snprintf(buf + strlen(buf), len - strlen(buf), " (segment_size %" PRIu64 ")", c->len);
+}
+
+static void call_output(const void *p, size_t *bytes, size_t *misalign) {
+  const seg_call *c = (const seg_call *)p;
+  const size_t size = cuprim_dtype_size(c->dtype);
+  *bytes = (size_t)(is_scan(c) ? elements(c) : c->segs) * size;
+  *misalign = (size_t)c->out_offset * size;
+}
+
+static cuprim_status call_segmented(cuprim_ctx *ctx, const seg_call *c, const void *in, void *out,
+                                    cudaStream_t stream) {
+  switch (c->fn) {
+  case FN_REDUCE:
+    if (c->alg == SHORTHAND)
+      return cuprim_segmented_reduce(ctx, in, out, c->n, c->d_off, c->odtype, c->segs, c->dtype,
+                                     c->op, stream);
+    return cuprim_segmented_reduce_ex(ctx, (cuprim_segmented_alg)c->alg, in, out, c->n, c->d_off,
+                                      c->odtype, c->segs, c->dtype, c->op, stream);
+  case FN_BATCHED_REDUCE:
+    return cuprim_batched_reduce(ctx, in, out, c->segs, c->len, c->dtype, c->op, stream);
+  case FN_SCAN:
+    return cuprim_segmented_scan(ctx, in, out, c->n, c->d_off, c->odtype, c->segs, c->dtype, c->op,
+                                 c->kind, stream);
+  default:
+    return cuprim_batched_scan(ctx, in, out, c->segs, c->len, c->dtype, c->op, c->kind, stream);
+  }
+}
+
+static cuprim_status issue(cuprim_ctx *ctx, const void *p, void *d_out, cudaStream_t stream) {
+  const seg_call *c = (const seg_call *)p;
+  const size_t bytes = (size_t)elements(c) * cuprim_dtype_size(c->dtype);
+  if (c->in_place && bytes)
+    TF_CUDA_NOTE(cudaMemcpyAsync(d_out, c->d_in, bytes, cudaMemcpyDeviceToDevice, stream),
+                 &tf.deferred);
+  return call_segmented(ctx, c, c->in_place ? d_out : (const void *)c->d_in, d_out, stream);
+}
+
+static int check(const tf_region *rg, const void *p, tf_result *r, const tf_case *cs,
+                 const char *what) {
+  const seg_call *c = (const seg_call *)p;
+  const unsigned char *out = tf_slot_host(rg, &r->slot);
+  char why[640];
+  if (is_scan(c)) {
+    const seg_scan_ref *ref = (const seg_scan_ref *)c->want;
+    if (ref->n != elements(c) || ref->kind != c->kind || ref->dtype != c->dtype)
+      fail_msg("test bug: the scan reference does not match %s", what);
+    const uint64_t wrong = check_scan(ref, out, c->in_place ? c->h_in : NULL, why, sizeof why);
+    if (wrong) {
+      tf_failure("%s: %" PRIu64 " wrong element(s), the first %s", what, wrong, why);
+      return 0;
+    }
+  } else {
+    const hr_seg_reduce_ref *ref = (const hr_seg_reduce_ref *)c->want;
+    if (ref->num_segments != c->segs || ref->dtype != c->dtype || ref->op != c->op)
+      fail_msg("test bug: the reduce reference does not match %s", what);
+    uint64_t first = 0;
+    const uint64_t wrong = hr_seg_reduce_check(ref, out, TF_POISON, &first, why, sizeof why);
+    if (wrong) {
+      tf_failure("%s: %" PRIu64 " wrong segment(s), the first %s", what, wrong, why);
+      return 0;
+    }
+  }
+  if (cs->want_hash)
+    r->hash = hr_hash_bytes(out, r->slot.out_bytes);
+  return 1;
+}
+
+static const tf_call_ops ops = {sizeof(seg_call), "d_out", call_output, issue, describe, check};
+
+static seg_call reduce_call(int alg, const void *d_in, uint64_t n, const void *d_off,
+                            cuprim_dtype ot, uint64_t segs, cuprim_dtype t, cuprim_op op) {
+  seg_call c;
+  memset(&c, 0, sizeof c);
+  c.fn = FN_REDUCE;
+  c.alg = alg;
+  c.d_in = (const unsigned char *)d_in;
+  c.n = n;
+  c.d_off = d_off;
+  c.odtype = ot;
+  c.segs = segs;
+  c.dtype = t;
+  c.op = op;
+  c.want = &g_rref;
+  return c;
+}
+
+static seg_call scan_call(const void *d_in, uint64_t n, const void *d_off, cuprim_dtype ot,
+                          uint64_t segs, cuprim_dtype t, cuprim_op op, int ki, int in_place) {
+  seg_call c = reduce_call(0, d_in, n, d_off, ot, segs, t, op);
+  c.fn = FN_SCAN;
+  c.kind = kinds[ki];
+  c.in_place = in_place;
+  c.want = &g_sref[ki];
+  c.h_in = tf.h_in;
+  return c;
+}
+
+/* The batched form of a call over rows of `len` (n = segs * len). */
+static seg_call batched(seg_call c, uint64_t len) {
+  c.fn = c.fn == FN_REDUCE ? FN_BATCHED_REDUCE : FN_BATCHED_SCAN;
+  c.d_off = NULL;
+  c.len = len;
+  return c;
+}
+
+static int run_and_check(seg_call *calls, int count, cudaStream_t stream, const char *data,
+                         uint64_t seed, int want_hash, tf_result *res) {
+  const tf_case cs = {data, seed, want_hash};
+  return tf_run_and_check(&ops, tf.ctx, calls, count, stream, &cs, res);
+}
+
+/* ---------------------------------------------------------------- layouts */
+
+typedef enum mutation {
+  M_NONE,
+  M_PAST_N,     /* laid out over n + n/3 elements: the last offsets are past n */
+  M_DECREASING, /* the offsets shuffled, a few past n */
+  M_NEGATIVE,   /* signed offsets: the first three negative (clamped to 0) */
+  M_GAPS        /* the segments cover [n/10, n/10 + 8n/10): elements before and after none */
+} mutation;
+
+typedef struct layout {
+  const char *name;
+  hr_seg_dist dist;
+  uint64_t size; /* the distribution's parameter; 0: n (one segment of everything) */
+  uint64_t n, quick_n;
+  mutation m;
+} layout;
+
+/* Uniform layouts have n a multiple of the size, so that the batched calls cover the same rows. */
+static const layout layouts[] = {
+    {"all empty", HR_SEG_EMPTY, 1000, 5000, 3000, M_NONE},
+    {"all 1", HR_SEG_UNIFORM, 1, 30011, 6007, M_NONE},
+    {"uniform 4", HR_SEG_UNIFORM, 4, 100004, 12004, M_NONE},
+    {"uniform 32", HR_SEG_UNIFORM, 32, 100000, 20000, M_NONE},
+    {"uniform 1000", HR_SEG_UNIFORM, 1000, 200000, 30000, M_NONE},
+    {"random 0..2000", HR_SEG_RANDOM, 1000, 300007, 30011, M_NONE},
+    {"power law, one giant", HR_SEG_POWER_LAW, 0, 150001, 30013, M_NONE},
+    {"one segment", HR_SEG_UNIFORM, 0, 100003, 20003, M_NONE},
+    {"offsets past n", HR_SEG_UNIFORM, 37, 50021, 10007, M_PAST_N},
+    {"decreasing offsets", HR_SEG_RANDOM, 40, 40009, 8009, M_DECREASING},
+    {"negative offsets", HR_SEG_RANDOM, 20, 20011, 6011, M_NEGATIVE},
+    {"gaps at both ends", HR_SEG_RANDOM, 100, 60013, 12007, M_GAPS},
+};
+#define NUM_LAYOUTS (sizeof layouts / sizeof layouts[0])
+
+static int signed_offsets(cuprim_dtype ot) { return ot == CUPRIM_I32 || ot == CUPRIM_I64; }
+
+/* Lays out L over n elements into g_off, mutates it, and stores it as offsets of `ot` into
+ * tf.h_in2 and tf.d_in2. Returns the number of segments. */
+static uint64_t make_offsets(const layout *L, uint64_t n, cuprim_dtype ot, uint64_t seed) {
+  const uint64_t size = L->size ? L->size : n;
+  uint64_t segs;
+  switch (L->m) {
+  case M_PAST_N:
+    segs = hr_seg_layout(L->dist, size, n + n / 3, seed, g_off, OFF_CAP);
+    break;
+  case M_GAPS:
+    segs = hr_seg_layout(L->dist, size, n - n / 5, seed, g_off, OFF_CAP);
+    break;
+  default:
+    segs = hr_seg_layout(L->dist, size, n, seed, g_off, OFF_CAP);
+    break;
+  }
+  if (segs == UINT64_MAX)
+    fail_msg("test bug: layout \"%s\" of %" PRIu64 " elements has too many segments", L->name, n);
+  uint64_t s = seed;
+  for (uint64_t k = 0; k <= segs; ++k) {
+    int64_t v = (int64_t)g_off[k];
+    if (L->m == M_GAPS)
+      v += (int64_t)(n / 10);
+    hr_seg_store_offset(ot, tf.h_in2, k, v);
+  }
+  if (L->m == M_DECREASING) { /* Fisher-Yates, then a few past n */
+    for (uint64_t k = segs; k > 0; --k) {
+      const uint64_t j = hr_below(&s, k + 1);
+      const uint64_t a = g_off[k];
+      g_off[k] = g_off[j];
+      g_off[j] = a;
+    }
+    for (uint64_t k = 0; k <= segs; ++k)
+      hr_seg_store_offset(ot, tf.h_in2, k, (int64_t)(hr_below(&s, 8) == 0 ? n + k : g_off[k]));
+  }
+  if (L->m == M_NEGATIVE && signed_offsets(ot) && segs >= 3) {
+    hr_seg_store_offset(ot, tf.h_in2, 0, -1);
+    hr_seg_store_offset(ot, tf.h_in2, 1, -100000);
+    hr_seg_store_offset(ot, tf.h_in2, 2, ot == CUPRIM_I32 ? INT32_MIN : INT64_MIN);
+  }
+  tf_upload(tf.d_in2, tf.h_in2, (size_t)(segs + 1) * cuprim_dtype_size(ot), tf.stream);
+  return segs;
+}
+
+/* The case's references: the reduce's and both scans'. */
+static void make_references(cuprim_dtype t, cuprim_op op, uint64_t n, cuprim_dtype ot,
+                            uint64_t segs, int scans) {
+  if (hr_seg_reduce_reference(&g_rref, t, op, tf.h_in, n, ot, tf.h_in2, segs, 0) != 0)
+    fail_msg("out of host memory for the reduce reference");
+  for (int ki = 0; scans && ki < 2; ++ki)
+    describe_scan(&g_sref[ki], t, op, kinds[ki], tf.h_in, n, ot, tf.h_in2, segs, 0);
+}
+
+/* ---------------------------------------------------------------- the sweep */
+
+/* Every call of one case (quick: fewer). Uniform layouts also go through the batched calls; the
+ * outputs of AUTO, MERGE_PATH and the batched reduce must have the same bits (checked by hash). */
+static void run_case(cuprim_dtype t, cuprim_op op, hr_scan_data data, const layout *L,
+                     cuprim_dtype ot, uint64_t salt) {
+  const uint64_t n = tf.quick ? L->quick_n : L->n;
+  const size_t size = cuprim_dtype_size(t);
+  const uint64_t seed = tf_case_seed(t, op, (uint64_t)data * 1000 + (uint64_t)(L - layouts), salt);
+  hr_scan_fill(t, op, data, seed, tf.h_in, n);
+  tf_upload(tf.d_in, tf.h_in, n * size, tf.stream);
+  const uint64_t segs = make_offsets(L, n, ot, seed);
+  make_references(t, op, n, ot, segs, 1);
+  const uint64_t len = L->size ? L->size : n;
+  const int rows = L->dist == HR_SEG_UNIFORM && L->m == M_NONE && n % len == 0;
+
+  seg_call calls[MAX_CALLS];
+  tf_result res[MAX_CALLS];
+  int count = 0, auto_at = -1, merge_at = -1, batched_at = -1;
+  const int rotating = 1 + (int)((salt + (uint64_t)op) % 3); /* quick: one per-segment rung */
+  for (int a = SHORTHAND; a < NUM_ALGS; ++a) {
+    if (tf.quick && a != CUPRIM_SEGMENTED_AUTO && a != CUPRIM_SEGMENTED_MERGE_PATH && a != rotating)
+      continue;
+    if (a == CUPRIM_SEGMENTED_AUTO)
+      auto_at = count;
+    if (a == CUPRIM_SEGMENTED_MERGE_PATH)
+      merge_at = count;
+    calls[count++] = reduce_call(a, tf.d_in, n, tf.d_in2, ot, segs, t, op);
+  }
+  if (rows) {
+    batched_at = count;
+    calls[count++] = batched(reduce_call(0, tf.d_in, n, NULL, ot, n / len, t, op), len);
+  }
+  for (int ki = 0; ki < 2; ++ki)
+    for (int place = 0; place < 2; ++place) {
+      if (tf.quick && place != ki)
+        continue; /* inclusive out of place, exclusive in place */
+      calls[count++] = scan_call(tf.d_in, n, tf.d_in2, ot, segs, t, op, ki, place);
+      if (rows && place == ki)
+        calls[count++] = batched(scan_call(tf.d_in, n, NULL, ot, n / len, t, op, ki, place), len);
+    }
+  for (int i = 0; i < count; ++i)
+    calls[i].layout = L->name;
+  run_and_check(calls, count, tf.stream, hr_scan_data_name(data), seed, 1, res);
+  /* AUTO's decomposition is MERGE_PATH's and the batched call's: the same bits. */
+  const int same[] = {merge_at, batched_at};
+  for (int k = 0; k < 2; ++k)
+    if (auto_at >= 0 && same[k] >= 0 && res[auto_at].ok && res[same[k]].ok &&
+        res[auto_at].hash != res[same[k]].hash)
+      tf_failure("%s %s layout=\"%s\" n=%" PRIu64 " seed=0x%016" PRIx64
+                 ": AUTO and %s gave different bits",
+                 hr_dtype_name(t), hr_op_name(op), L->name, n, seed, call_name(&calls[same[k]]));
+  /* No call writes its input (in place, the scans work on a copy in their output slot). */
+  TF_CUDA(cudaMemcpyAsync(tf.out.h, tf.d_in, n * size, cudaMemcpyDeviceToHost, tf.stream));
+  tf_finish(tf.stream);
+  if (memcmp(tf.out.h, tf.h_in, n * size) != 0)
+    tf_failure("%s %s layout=\"%s\": a call changed its input", hr_dtype_name(t), hr_op_name(op),
+               L->name);
+}
+
+/* Every op x layout x data kind for one dtype, offsets of a dtype that rotates with the case
+ * (negative offsets: a signed one). Quick mode: each op takes three of the layouts, in turn. */
+static void sweep(cuprim_dtype t) {
+  tf_begin();
+  unsigned long cases = 0;
+  for (int op = 0; op <= CUPRIM_XOR; ++op) {
+    if (!hr_scan_supported(t, (cuprim_op)op))
+      continue;
+    for (size_t li = 0; li < NUM_LAYOUTS; ++li) {
+      if (tf.quick && (li + NUM_LAYOUTS - (size_t)op * 3 % NUM_LAYOUTS) % NUM_LAYOUTS >= 3)
+        continue;
+      for (int d = 0; d < HR_SCAN_DATA_KINDS; ++d) {
+        if (!hr_scan_data_applies(t, (cuprim_op)op, (hr_scan_data)d) || d == HR_SCAN_CONSTANT)
+          continue;
+        const layout *L = &layouts[li];
+        cuprim_dtype ot = offset_dtypes[(li + (size_t)op) % 4];
+        if (L->m == M_NEGATIVE && !signed_offsets(ot))
+          ot = ot == CUPRIM_U32 ? CUPRIM_I32 : CUPRIM_I64;
+        run_case(t, (cuprim_op)op, (hr_scan_data)d, L, ot, 0x5EE);
+        ++cases;
+      }
+    }
+  }
+  print_message("%s: %lu cases\n", hr_dtype_name(t), cases);
+  tf_end();
+}
+
+TF_SWEEP_TESTS_32_64(sweep)
+TF_SWEEP_TEST(sweep, f16, CUPRIM_F16) /* 0.2: combined in float, each output rounded once */
+TF_SWEEP_TEST(sweep, bf16, CUPRIM_BF16)
+
+/* Every offset dtype on the layouts where the offsets matter most, for an integer and a float. */
+static void test_offset_dtypes(void **state) {
+  (void)state;
+  tf_begin();
+  const size_t picks[] = {5, 6, 8, 9, 10, 11}; /* random, power law, past n, decreasing, ... */
+  const struct {
+    cuprim_dtype t;
+    cuprim_op op;
+  } pairs[] = {{CUPRIM_I32, CUPRIM_SUM}, {CUPRIM_F64, CUPRIM_MAX}};
+  for (size_t p = 0; p < 2; ++p)
+    for (size_t k = 0; k < sizeof picks / sizeof picks[0]; ++k)
+      for (int o = 0; o < 4; ++o) {
+        const layout *L = &layouts[picks[k]];
+        if (L->m == M_NEGATIVE && !signed_offsets(offset_dtypes[o]))
+          continue;
+        if (tf.quick && (k + (size_t)o) % 2)
+          continue;
+        run_case(pairs[p].t, pairs[p].op, HR_SCAN_RANDOM, L, offset_dtypes[o], 0x0FF);
+      }
+  tf_end();
+}
+
+/* ---------------------------------------------------------------- nothing to do */
+
+/* num_segments == 0 writes nothing (with NULL pointers or not); n == 0 with segments writes the
+ * identity into every d_out[s]; rows of 0 elements too; scans of n == 0 write nothing. */
+static void test_empty(void **state) {
+  (void)state;
+  tf_begin();
+  const size_t bytes = 4 * TF_GUARD_BYTES;
+  unsigned char *out = tf.out.d + TF_GUARD_BYTES;
+  TF_CUDA(cudaMemsetAsync(tf.out.d, TF_POISON, bytes, tf.stream));
+  tf_finish(tf.stream);
+  for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; ++d)
+    for (int op = 0; op <= CUPRIM_XOR; ++op) {
+      const cuprim_dtype t = dtypes[d];
+      if (!hr_scan_supported(t, (cuprim_op)op))
+        continue;
+      for (int ptrs = 0; ptrs < 2; ++ptrs) {
+        const void *in = ptrs ? tf.d_in : NULL, *off = ptrs ? tf.d_in2 : NULL;
+        void *o = ptrs ? (void *)out : NULL;
+        cuprim_status st[8];
+        int k = 0;
+        for (int a = 0; a < NUM_ALGS; ++a)
+          st[k++] =
+              cuprim_segmented_reduce_ex(tf.ctx, (cuprim_segmented_alg)a, in, o, ptrs ? 10 : 0, off,
+                                         CUPRIM_I64, 0, t, (cuprim_op)op, tf.stream);
+        st[k++] = cuprim_batched_reduce(tf.ctx, in, o, 0, 5, t, (cuprim_op)op, tf.stream);
+        st[k++] = cuprim_segmented_scan(tf.ctx, in, o, 0, off, CUPRIM_U32, ptrs ? 3 : 0, t,
+                                        (cuprim_op)op, CUPRIM_INCLUSIVE, tf.stream);
+        st[k++] =
+            cuprim_batched_scan(tf.ctx, in, o, 3, 0, t, (cuprim_op)op, CUPRIM_EXCLUSIVE, tf.stream);
+        for (int i = 0; i < k; ++i)
+          if (st[i] != CUPRIM_SUCCESS)
+            tf_failure("%s %s, nothing to do (call %d, pointers %s): returned %s", hr_dtype_name(t),
+                       hr_op_name((cuprim_op)op), i, ptrs ? "valid" : "NULL",
+                       tu_status_name(st[i]));
+      }
+    }
+  tf_check_poisoned(tf.out.d, tf.out.h, bytes, tf.stream, "a call with nothing to do",
+                    "device memory (from d_out - 256)");
+
+  /* The identities: n == 0 with offsets (d_in NULL), and rows of 0 elements. */
+  const uint64_t zeros[6] = {0, 0, 0, 0, 0, 0};
+  for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; ++d)
+    for (int op = 0; op <= CUPRIM_XOR; ++op) {
+      const cuprim_dtype t = dtypes[d];
+      if (!hr_scan_supported(t, (cuprim_op)op))
+        continue;
+      memcpy(tf.h_in2, zeros, sizeof zeros);
+      tf_upload(tf.d_in2, tf.h_in2, sizeof zeros, tf.stream);
+      const uint64_t segs = 5;
+      if (hr_seg_reduce_reference(&g_rref, t, (cuprim_op)op, NULL, 0, CUPRIM_U64, tf.h_in2, segs,
+                                  0) != 0)
+        fail_msg("out of host memory");
+      seg_call calls[MAX_CALLS];
+      tf_result res[MAX_CALLS];
+      int count = 0;
+      for (int a = SHORTHAND; a < NUM_ALGS; ++a)
+        calls[count++] = reduce_call(a, NULL, 0, tf.d_in2, CUPRIM_U64, segs, t, (cuprim_op)op);
+      calls[count++] =
+          batched(reduce_call(0, NULL, 0, NULL, CUPRIM_U64, segs, t, (cuprim_op)op), 0);
+      for (int i = 0; i < count; ++i)
+        calls[i].layout = "n 0 / rows of 0";
+      run_and_check(calls, count, tf.stream, "none", 0, 0, res);
+    }
+  tf_check_no_recorded_error("after calls with nothing to do");
+  tf_end();
+}
+
+/* ---------------------------------------------------------------- misaligned pointers */
+
+/* Pointers need only element alignment: d_in + 1 element (a copy of the data there), d_out + 1
+ * element, in place at + 1 and + 3 elements; the 16-byte loads of AUTO and the scan must give the
+ * same values as aligned ones. */
+static void test_misaligned(void **state) {
+  (void)state;
+  tf_begin();
+  const size_t picks[] = {1, 3, 5, 6, 11};
+  for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; ++d)
+    for (size_t k = 0; k < sizeof picks / sizeof picks[0]; ++k) {
+      if (tf.quick && (d + k) % 2)
+        continue;
+      const cuprim_dtype t = dtypes[d];
+      const cuprim_op op = hr_is_float(t) ? CUPRIM_SUM : CUPRIM_XOR;
+      const hr_scan_data data = hr_is_float(t) ? HR_SCAN_EXACT : HR_SCAN_RANDOM;
+      const layout *L = &layouts[picks[k]];
+      const uint64_t n = tf.quick ? L->quick_n : L->n;
+      const size_t size = cuprim_dtype_size(t);
+      const uint64_t seed = tf_case_seed(0x3A1, t, op, picks[k]);
+      hr_scan_fill(t, op, data, seed, tf.h_in, n);
+      tf_upload(tf.d_in, tf.h_in, n * size, tf.stream);
+      unsigned char *in1 = tf.d_in + (IN_CAP_BYTES / 2) + size; /* a copy, 1 element past */
+      tf_upload(in1, tf.h_in, n * size, tf.stream);
+      const cuprim_dtype ot = offset_dtypes[k % 4];
+      const uint64_t segs = make_offsets(L, n, ot, seed);
+      make_references(t, op, n, ot, segs, 1);
+      seg_call calls[MAX_CALLS];
+      tf_result res[MAX_CALLS];
+      int count = 0;
+      const int algs[] = {CUPRIM_SEGMENTED_AUTO, CUPRIM_SEGMENTED_MERGE_PATH, 1 + (int)(k % 3)};
+      for (int a = 0; a < 3; ++a) {
+        calls[count] = reduce_call(algs[a], in1, n, tf.d_in2, ot, segs, t, op);
+        calls[count++].out_offset = 1;
+      }
+      calls[count++] = reduce_call(CUPRIM_SEGMENTED_AUTO, in1, n, tf.d_in2, ot, segs, t, op);
+      calls[count] = reduce_call(CUPRIM_SEGMENTED_AUTO, tf.d_in, n, tf.d_in2, ot, segs, t, op);
+      calls[count++].out_offset = 1;
+      for (int ki = 0; ki < 2; ++ki) {
+        calls[count++] = scan_call(in1, n, tf.d_in2, ot, segs, t, op, ki, 0); /* d_in + 1 */
+        calls[count] = scan_call(tf.d_in, n, tf.d_in2, ot, segs, t, op, ki, 0);
+        calls[count++].out_offset = 1;
+        calls[count] = scan_call(tf.d_in, n, tf.d_in2, ot, segs, t, op, ki, 1);
+        calls[count++].out_offset = 1 + 2 * (unsigned)ki;
+      }
+      for (int i = 0; i < count; ++i)
+        calls[i].layout = L->name;
+      run_and_check(calls, count, tf.stream, hr_scan_data_name(data), seed, 0, res);
+    }
+  tf_end();
+}
+
+/* ---------------------------------------------------------------- streams */
+
+/* The legacy default stream (0) and the per-thread default stream. */
+static void test_default_streams(void **state) {
+  (void)state;
+  tf_begin();
+  for (int si = 0; si < TF_DEFAULT_STREAMS; ++si) {
+    const cudaStream_t stream = tf_default_stream[si];
+    const layout *L = &layouts[6]; /* power law */
+    const cuprim_dtype t = si ? CUPRIM_F32 : CUPRIM_I64, ot = si ? CUPRIM_I32 : CUPRIM_U64;
+    const cuprim_op op = si ? CUPRIM_SUM : CUPRIM_MIN;
+    const uint64_t n = tf.quick ? L->quick_n : L->n;
+    const uint64_t seed = tf_case_seed(0x57E, t, (uint64_t)si, n);
+    hr_scan_fill(t, op, HR_SCAN_EXACT, seed, tf.h_in, n);
+    tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
+    const uint64_t segs = make_offsets(L, n, ot, seed);
+    tf_finish(tf.stream);
+    make_references(t, op, n, ot, segs, 1);
+    seg_call calls[MAX_CALLS];
+    tf_result res[MAX_CALLS];
+    int count = 0;
+    for (int a = SHORTHAND; a < NUM_ALGS; ++a)
+      calls[count++] = reduce_call(a, tf.d_in, n, tf.d_in2, ot, segs, t, op);
+    calls[count++] = scan_call(tf.d_in, n, tf.d_in2, ot, segs, t, op, 0, 0);
+    calls[count++] = scan_call(tf.d_in, n, tf.d_in2, ot, segs, t, op, 1, 1);
+    for (int i = 0; i < count; ++i)
+      calls[i].layout = L->name;
+    run_and_check(calls, count, stream, tf_default_stream_name[si], seed, 0, res);
+  }
+  tf_end();
+}
+
+/* ---------------------------------------------------------------- CUDA graphs */
+
+/* The graph's calls over fixed offsets (random 0..2000) and U32 SUM data that every round
+ * replaces: the references follow the data. */
+static uint64_t g_graph_segs;
+
+static void graph_round(void *p, int count, int round, uint64_t seed, char *data, size_t len) {
+  seg_call *calls = (seg_call *)p;
+  const uint64_t n = calls[0].n;
+  hr_scan_fill(CUPRIM_U32, CUPRIM_SUM, HR_SCAN_RANDOM, seed, tf.h_in, n);
+  tf_upload(tf.d_in, tf.h_in, n * sizeof(uint32_t), tf.stream);
+  tf_finish(tf.stream);
+  make_references(CUPRIM_U32, CUPRIM_SUM, n, CUPRIM_I64, g_graph_segs, 1);
+  (void)count;
+  snprintf(data, len, "random, graph replay %d", round);
+}
+
+/* AUTO, MERGE_PATH, BLOCK_PER_SEGMENT, the batched reduce (over rows that divide n), and both
+ * scans (the exclusive one in place), captured into one graph: capture runs nothing, each replay
+ * reads what the input buffer holds then. The batched calls check against the same references
+ * because the offsets are rows of one length. */
+static void test_graph_capture(void **state) {
+  (void)state;
+  tf_begin();
+  const uint64_t len = 1000, n = tf.quick ? 20 * len : 300 * len;
+  const cuprim_dtype t = CUPRIM_U32, ot = CUPRIM_I64;
+  const cuprim_op op = CUPRIM_SUM;
+  g_graph_segs = n / len;
+  for (uint64_t k = 0; k <= g_graph_segs; ++k)
+    hr_seg_store_offset(ot, tf.h_in2, k, (int64_t)(k * len));
+  tf_upload(tf.d_in2, tf.h_in2, (g_graph_segs + 1) * 8, tf.stream);
+  tf_finish(tf.stream);
+  seg_call calls[8];
+  int count = 0;
+  calls[count++] = reduce_call(SHORTHAND, tf.d_in, n, tf.d_in2, ot, g_graph_segs, t, op);
+  calls[count++] =
+      reduce_call(CUPRIM_SEGMENTED_MERGE_PATH, tf.d_in, n, tf.d_in2, ot, g_graph_segs, t, op);
+  calls[count++] = reduce_call(CUPRIM_SEGMENTED_BLOCK_PER_SEGMENT, tf.d_in, n, tf.d_in2, ot,
+                               g_graph_segs, t, op);
+  calls[count++] = batched(reduce_call(0, tf.d_in, n, NULL, ot, g_graph_segs, t, op), len);
+  calls[count++] = scan_call(tf.d_in, n, tf.d_in2, ot, g_graph_segs, t, op, 0, 0);
+  calls[count++] = scan_call(tf.d_in, n, tf.d_in2, ot, g_graph_segs, t, op, 1, 1);
+  calls[count++] = batched(scan_call(tf.d_in, n, NULL, ot, g_graph_segs, t, op, 0, 0), len);
+  for (int i = 0; i < count; ++i)
+    calls[i].layout = "uniform 1000 (graph)";
+  tf_graph_rounds(&ops, calls, count, n, graph_round);
+  tf_end();
+}
+
+/* ---------------------------------------------------------------- determinism */
+
+/* Float SUM on inexact data, where the order of combination shows in the bits: AUTO gives the
+ * same bits on three runs, on a copy of the input 1 element further (other 16-byte alignment, the
+ * same offsets relative to it), and as MERGE_PATH; each per-segment rung repeats its own bits. */
+static void test_determinism(void **state) {
+  (void)state;
+  tf_begin();
+  const size_t picks[] = {5, 6, 2};
+  for (size_t d = 0; d < 2; ++d)
+    for (size_t k = 0; k < sizeof picks / sizeof picks[0]; ++k) {
+      const cuprim_dtype t = d ? CUPRIM_F64 : CUPRIM_F32, ot = CUPRIM_I64;
+      const cuprim_op op = CUPRIM_SUM;
+      const layout *L = &layouts[picks[k]];
+      const uint64_t n = tf.quick ? L->quick_n : L->n;
+      const size_t size = cuprim_dtype_size(t);
+      const uint64_t seed = tf_case_seed(0xDE7, t, op, picks[k]);
+      hr_scan_fill(t, op, HR_SCAN_RANDOM, seed, tf.h_in, n);
+      tf_upload(tf.d_in, tf.h_in, n * size, tf.stream);
+      unsigned char *in1 = tf.d_in + (IN_CAP_BYTES / 2) + size;
+      tf_upload(in1, tf.h_in, n * size, tf.stream);
+      const uint64_t segs = make_offsets(L, n, ot, seed);
+      make_references(t, op, n, ot, segs, 0);
+      enum { RUNS = 3 };
+      seg_call calls[MAX_CALLS];
+      tf_result res[MAX_CALLS];
+      int count = 0;
+      for (int a = 0; a < NUM_ALGS; ++a)
+        for (int r = 0; r < RUNS; ++r)
+          calls[count++] = reduce_call(a, tf.d_in, n, tf.d_in2, ot, segs, t, op);
+      const int misaligned_at = count;
+      calls[count++] = reduce_call(CUPRIM_SEGMENTED_AUTO, in1, n, tf.d_in2, ot, segs, t, op);
+      for (int i = 0; i < count; ++i)
+        calls[i].layout = L->name;
+      run_and_check(calls, count, tf.stream, "random", seed, 1, res);
+      for (int i = 0; i < count; ++i)
+        if (!res[i].ok)
+          goto next; /* already reported */
+      for (int a = 0; a < NUM_ALGS; ++a)
+        for (int r = 1; r < RUNS; ++r)
+          if (res[a * RUNS + r].hash != res[a * RUNS].hash)
+            tf_failure("%s %s %s: run %d gave other bits than run 1", call_name(&calls[a * RUNS]),
+                       hr_dtype_name(t), L->name, r + 1);
+      if (res[misaligned_at].hash != res[0].hash)
+        tf_failure("AUTO %s %s: a misaligned copy of the input gave other bits", hr_dtype_name(t),
+                   L->name);
+      if (res[CUPRIM_SEGMENTED_MERGE_PATH * RUNS].hash != res[0].hash)
+        tf_failure("%s %s: AUTO and MERGE_PATH gave other bits", hr_dtype_name(t), L->name);
+    next:;
+    }
+  tf_end();
+}
+
+/* ---------------------------------------------------------------- many tiles */
+
+/* More tiles than the block that joins them takes in one step (4096 tiles: about 2.4e7 merge
+ * items of 4 bytes, 1.6e7 of 8), with segments across tile boundaries; the scan's look-back over
+ * thousands of tiles. Full mode only. */
+static void test_many_tiles(void **state) {
+  (void)state;
+  tf_begin();
+  if (tf.quick) {
+    print_message("[  SKIP    ] many tiles: skipped in quick mode\n");
+    skip();
+  }
+  const struct {
+    cuprim_dtype t;
+    cuprim_op op;
+    hr_scan_data data;
+    size_t layout;
+    uint64_t n;
+  } cases[] = {{CUPRIM_F64, CUPRIM_SUM, HR_SCAN_EXACT, 3, (1u << 24) + 5},
+               {CUPRIM_I64, CUPRIM_SUM, HR_SCAN_RANDOM, 5, (1u << 24) + 3},
+               {CUPRIM_F32, CUPRIM_MAX, HR_SCAN_RANDOM, 4, (3u << 23) + 7}};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+    layout L = layouts[cases[k].layout];
+    L.n = cases[k].n;
+    const cuprim_dtype t = cases[k].t, ot = CUPRIM_U64;
+    const uint64_t seed = tf_case_seed(0x7113, t, cases[k].op, L.n);
+    hr_scan_fill(t, cases[k].op, cases[k].data, seed, tf.h_in, L.n);
+    tf_upload(tf.d_in, tf.h_in, L.n * cuprim_dtype_size(t), tf.stream);
+    const uint64_t segs = make_offsets(&L, L.n, ot, seed);
+    make_references(t, cases[k].op, L.n, ot, segs, 1);
+    seg_call calls[8];
+    tf_result res[8];
+    int count = 0;
+    calls[count++] =
+        reduce_call(CUPRIM_SEGMENTED_AUTO, tf.d_in, L.n, tf.d_in2, ot, segs, t, cases[k].op);
+    calls[count++] =
+        reduce_call(CUPRIM_SEGMENTED_MERGE_PATH, tf.d_in, L.n, tf.d_in2, ot, segs, t, cases[k].op);
+    calls[count++] = reduce_call(CUPRIM_SEGMENTED_WARP_PER_SEGMENT, tf.d_in, L.n, tf.d_in2, ot,
+                                 segs, t, cases[k].op);
+    calls[count++] = scan_call(tf.d_in, L.n, tf.d_in2, ot, segs, t, cases[k].op, 0, 0);
+    calls[count++] = scan_call(tf.d_in, L.n, tf.d_in2, ot, segs, t, cases[k].op, 1, 1);
+    for (int i = 0; i < count; ++i)
+      calls[i].layout = L.name;
+    run_and_check(calls, count, tf.stream, hr_scan_data_name(cases[k].data), seed, 0, res);
+  }
+  tf_end();
+}
+
+/* ---------------------------------------------------------------- look-back stress */
+
+/* The segmented scan run many times on one input of exact data with small and large segments,
+ * inclusive and exclusive by turns, every element compared each time: a missing fence or a
+ * misread tile status shows up as a rare wrong element. */
+static void test_scan_stress(void **state) {
+  (void)state;
+  tf_begin();
+  const int runs = tf.quick ? 3 : 20;
+  const struct {
+    cuprim_dtype t;
+    size_t layout;
+  } cases[] = {{CUPRIM_F32, 5}, {CUPRIM_U64, 2}, {CUPRIM_I32, 6}};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+    layout L = layouts[cases[k].layout];
+    L.n = tf.quick ? L.quick_n * 2 : (uint64_t)2 << 20;
+    const cuprim_dtype t = cases[k].t, ot = CUPRIM_I64;
+    const uint64_t seed = tf_case_seed(0x57E55, t, cases[k].layout, L.n);
+    hr_scan_fill(t, CUPRIM_SUM, HR_SCAN_EXACT, seed, tf.h_in, L.n);
+    tf_upload(tf.d_in, tf.h_in, L.n * cuprim_dtype_size(t), tf.stream);
+    const uint64_t segs = make_offsets(&L, L.n, ot, seed);
+    make_references(t, CUPRIM_SUM, L.n, ot, segs, 1);
+    int bad = 0;
+    for (int r = 0; r < runs; ++r) {
+      seg_call c = scan_call(tf.d_in, L.n, tf.d_in2, ot, segs, t, CUPRIM_SUM, r % 2, 0);
+      tf_result res[1];
+      c.layout = L.name;
+      bad += run_and_check(&c, 1, tf.stream, "exact, stress", seed, 0, res) != 1;
+    }
+    print_message("segmented scan stress: %s \"%s\" n=%" PRIu64 ": %d of %d runs wrong\n",
+                  hr_dtype_name(t), L.name, L.n, bad, runs);
+  }
+  tf_end();
+}
+
+/* ---------------------------------------------------------------- allocators */
+
+static void allocator_calls(cuprim_ctx *ctx, int failing) {
+  const layout *L = &layouts[5];
+  const cuprim_dtype t = CUPRIM_U32, ot = CUPRIM_U32;
+  const cuprim_op op = CUPRIM_SUM;
+  const uint64_t n = L->quick_n;
+  const uint64_t seed = tf_case_seed(0xA11C, t, op, n);
+  hr_scan_fill(t, op, HR_SCAN_RANDOM, seed, tf.h_in, n);
+  tf_upload(tf.d_in, tf.h_in, n * 4, tf.stream);
+  const uint64_t segs = make_offsets(L, n, ot, seed);
+  make_references(t, op, n, ot, segs, 1);
+  seg_call calls[MAX_CALLS];
+  tf_result res[MAX_CALLS];
+  int must_fail[MAX_CALLS];
+  int count = 0;
+  for (int a = SHORTHAND; a < NUM_ALGS; ++a) {
+    /* The merge path (AUTO, MERGE_PATH) takes temporary memory; the per-segment rungs none. */
+    must_fail[count] =
+        a == SHORTHAND || a == CUPRIM_SEGMENTED_AUTO || a == CUPRIM_SEGMENTED_MERGE_PATH;
+    calls[count++] = reduce_call(a, tf.d_in, n, tf.d_in2, ot, segs, t, op);
+  }
+  must_fail[count] = 1;
+  calls[count++] = batched(reduce_call(0, tf.d_in, n, NULL, ot, n / 1000, t, op), 1000);
+  for (int ki = 0; ki < 2; ++ki) {
+    must_fail[count] = 1;
+    calls[count++] = scan_call(tf.d_in, n, tf.d_in2, ot, segs, t, op, ki, ki);
+  }
+  for (int i = 0; i < count; ++i)
+    calls[i].layout = L->name;
+  /* the batched reduce's rows differ from the layout: its own reference */
+  static hr_seg_reduce_ref rows_ref;
+  if (hr_seg_reduce_reference(&rows_ref, t, op, tf.h_in, n, ot, NULL, n / 1000, 1000) != 0)
+    fail_msg("out of host memory");
+  calls[NUM_ALGS + 1].want = &rows_ref;
+  const tf_case cs = {failing ? "random, failing allocator" : "random, counting allocator", seed,
+                      0};
+  if (!failing) {
+    tf_run_and_check(&ops, ctx, calls, count, tf.stream, &cs, res);
+  } else {
+    tf_enqueue(&ops, ctx, calls, count, &tf.out, res, tf.stream);
+    tf_finish(tf.stream);
+    tf_check_out_of_memory(&ops, calls, count, &tf.out, res, must_fail, &cs);
+  }
+  hr_seg_reduce_ref_free(&rows_ref);
+}
+
+static void counting_cases(cuprim_ctx *ctx) { allocator_calls(ctx, 0); }
+static void failing_cases(cuprim_ctx *ctx) { allocator_calls(ctx, 1); }
+
+static void test_counting_allocator(void **state) {
+  (void)state;
+  tf_counting_test(counting_cases, "the merge path's partitions and tile records need memory");
+}
+
+static void test_failing_allocator(void **state) {
+  (void)state;
+  tf_failing_test(failing_cases);
+}
+
+/* ---------------------------------------------------------------- errors with a device */
+
+/* With a real context, invalid and unsupported calls return before any CUDA work. */
+static void test_errors_with_device(void **state) {
+  (void)state;
+  tf_begin();
+  const size_t in_bytes = 4096, out_bytes = 8192;
+  tf_poison_inputs(in_bytes, out_bytes);
+  const unsigned char *in = tf.d_in, *off = tf.d_in + 2048;
+  unsigned char *out = tf.out.d + TF_GUARD_BYTES;
+  const cuprim_dtype F = CUPRIM_F32, I64 = CUPRIM_I64;
+  const tf_status_case cases[] = {
+      {"NULL ctx",
+       cuprim_segmented_reduce(NULL, in, out, 10, off, I64, 3, F, CUPRIM_SUM, tf.stream),
+       CUPRIM_ERROR_INVALID_ARGUMENT},
+      {"alg 5",
+       cuprim_segmented_reduce_ex(tf.ctx, (cuprim_segmented_alg)5, in, out, 10, off, I64, 3, F,
+                                  CUPRIM_SUM, tf.stream),
+       CUPRIM_ERROR_INVALID_ARGUMENT},
+      {"NULL d_offsets",
+       cuprim_segmented_reduce(tf.ctx, in, out, 10, NULL, I64, 3, F, CUPRIM_SUM, tf.stream),
+       CUPRIM_ERROR_INVALID_ARGUMENT},
+      {"num_segments UINT64_MAX",
+       cuprim_segmented_reduce(tf.ctx, in, out, 10, off, I64, UINT64_MAX, F, CUPRIM_SUM, tf.stream),
+       CUPRIM_ERROR_INVALID_ARGUMENT},
+      {"d_out on the offsets",
+       cuprim_segmented_reduce(tf.ctx, in, (void *)off, 10, off, I64, 3, F, CUPRIM_SUM, tf.stream),
+       CUPRIM_ERROR_INVALID_ARGUMENT},
+      {"offsets F32",
+       cuprim_segmented_reduce(tf.ctx, in, out, 10, off, F, 3, F, CUPRIM_SUM, tf.stream),
+       CUPRIM_ERROR_UNSUPPORTED},
+      {"XOR on F32",
+       cuprim_segmented_reduce(tf.ctx, in, out, 10, off, I64, 3, F, CUPRIM_XOR, tf.stream),
+       CUPRIM_ERROR_UNSUPPORTED},
+      {"batched, product overflows",
+       cuprim_batched_reduce(tf.ctx, in, out, 1ull << 40, 1ull << 40, F, CUPRIM_SUM, tf.stream),
+       CUPRIM_ERROR_INVALID_ARGUMENT},
+      {"batched, I8",
+       cuprim_batched_reduce(tf.ctx, in, out, 2, 3, CUPRIM_I8, CUPRIM_SUM, tf.stream),
+       CUPRIM_ERROR_UNSUPPORTED},
+      {"scan, d_out = d_in + 1 element",
+       cuprim_segmented_scan(tf.ctx, in, (void *)(in + 4), 10, off, I64, 3, F, CUPRIM_SUM,
+                             CUPRIM_INCLUSIVE, tf.stream),
+       CUPRIM_ERROR_INVALID_ARGUMENT},
+      {"scan, kind 2",
+       cuprim_segmented_scan(tf.ctx, in, out, 10, off, I64, 3, F, CUPRIM_SUM, (cuprim_scan_kind)2,
+                             tf.stream),
+       CUPRIM_ERROR_INVALID_ARGUMENT},
+      {"batched scan, U16",
+       cuprim_batched_scan(tf.ctx, in, out, 2, 3, CUPRIM_U16, CUPRIM_SUM, CUPRIM_INCLUSIVE,
+                           tf.stream),
+       CUPRIM_ERROR_UNSUPPORTED},
+  };
+  tf_check_argument_errors(cases, sizeof cases / sizeof cases[0], in_bytes, out_bytes);
+  tf_end();
+}
+
+/* ---------------------------------------------------------------- past 2^32 */
+
+/* U32 SUM of formula data (test_device_fill.h) over N = 4097 * (2^20 + 3) elements (past 2^32):
+ * the batched reduce over N rows of one element (num_segments past 2^32), the segmented reduce of
+ * every algorithm over about 2^20 random segments (I64 offsets), the segmented scan (inclusive,
+ * then exclusive in place) over them, and the batched scan over 4097 rows of 2^20 + 3. Checked on
+ * the device against the formula, and the guards around each output. A context of its own. */
+static void check_guards(const unsigned char *d_slot, size_t bytes, const char *what) {
+  unsigned char guards[2 * TF_GUARD_BYTES];
+  TF_CUDA(cudaMemcpy(guards, d_slot, TF_GUARD_BYTES, cudaMemcpyDeviceToHost));
+  TF_CUDA(cudaMemcpy(guards + TF_GUARD_BYTES, d_slot + TF_GUARD_BYTES + bytes, TF_GUARD_BYTES,
+                     cudaMemcpyDeviceToHost));
+  const size_t bad = tu_pattern_mismatch(guards, sizeof guards, TF_POISON);
+  if (bad != sizeof guards)
+    tf_failure("%s: wrote %s d_out (guard byte %zu)", what,
+               bad < TF_GUARD_BYTES ? "before" : "past", bad);
+}
+
+static void report(const char *what, cuprim_status st, cudaError_t ce, uint64_t wrong,
+                   uint64_t first) {
+  if (st != CUPRIM_SUCCESS)
+    tf_failure("%s: returned %s (last CUDA error %s)", what, tu_status_name(st),
+               cudaGetErrorName(cuprim_last_cuda_error()));
+  else if (ce != cudaSuccess)
+    tf_failure("%s: the device check failed: %s", what, cudaGetErrorName(ce));
+  else if (wrong)
+    tf_failure("%s: %" PRIu64 " wrong (the first at %" PRIu64 ")", what, wrong, first);
+}
+
+static void test_large_input(void **state) {
+  (void)state;
+  const uint64_t rows = 4097, len = (1u << 20) + 3, N = rows * len;
+  const size_t bytes = N * sizeof(uint32_t);
+  tf_begin_large("past 2^32", 2 * bytes + ((size_t)1 << 30));
+  cuprim_ctx *ctx = tf_context(NULL);
+  uint32_t *d_in = NULL;
+  unsigned char *d_slot = NULL;
+  TF_CUDA(cudaMalloc((void **)&d_in, bytes));
+  TF_CUDA(cudaMalloc((void **)&d_slot, bytes + 2 * TF_GUARD_BYTES));
+  uint32_t *d_out = (uint32_t *)(void *)(d_slot + TF_GUARD_BYTES);
+  TF_CUDA(tu_device_fill_u32(d_in, N, tf.stream));
+  uint64_t wrong = 0, first = 0;
+  char what[160];
+
+  /* N rows of one element: num_segments past 2^32. */
+  TF_CUDA(cudaMemsetAsync(d_slot, TF_POISON, N * 4 + 2 * TF_GUARD_BYTES, tf.stream));
+  cuprim_status st =
+      cuprim_batched_reduce(ctx, d_in, d_out, N, 1, CUPRIM_U32, CUPRIM_SUM, tf.stream);
+  const tu_segments ones = {NULL, N, 1};
+  cudaError_t ce = tu_device_check_segmented_sum_u32(d_out, ones, &wrong, &first, tf.stream);
+  report("cuprim_batched_reduce U32 SUM, rows of 1, past 2^32 rows", st, ce, wrong, first);
+  check_guards(d_slot, N * 4, "cuprim_batched_reduce, past 2^32 rows");
+
+  /* About 2^20 random segments over N elements, I64 offsets (as uint64 on the device too: the
+   * values are non-negative). */
+  uint64_t *h_off = (uint64_t *)malloc(((size_t)1 << 21) * sizeof *h_off);
+  assert_non_null(h_off);
+  const uint64_t segs = hr_seg_layout(HR_SEG_RANDOM, 4096, N, tf.seed, h_off, (1u << 21) - 1);
+  assert_true(segs != UINT64_MAX);
+  uint64_t *d_off = NULL;
+  TF_CUDA(cudaMalloc((void **)&d_off, (segs + 1) * 8));
+  TF_CUDA(cudaMemcpy(d_off, h_off, (segs + 1) * 8, cudaMemcpyHostToDevice));
+  const tu_segments random_segs = {d_off, segs, 0};
+  for (int a = 0; a < NUM_ALGS; ++a) {
+    snprintf(what, sizeof what,
+             "cuprim_segmented_reduce_ex(%s) U32 SUM, %" PRIu64 " segments over %" PRIu64
+             " elements",
+             hr_segmented_alg_name((cuprim_segmented_alg)a), segs, N);
+    TF_CUDA(cudaMemsetAsync(d_slot, TF_POISON, segs * 4 + 2 * TF_GUARD_BYTES, tf.stream));
+    st = cuprim_segmented_reduce_ex(ctx, (cuprim_segmented_alg)a, d_in, d_out, N, d_off, CUPRIM_I64,
+                                    segs, CUPRIM_U32, CUPRIM_SUM, tf.stream);
+    ce = tu_device_check_segmented_sum_u32(d_out, random_segs, &wrong, &first, tf.stream);
+    report(what, st, ce, wrong, first);
+    check_guards(d_slot, segs * 4, what);
+  }
+  /* The scans: inclusive out of place, then exclusive in place (last: it overwrites the input),
+   * and the batched scan (in place on the scanned data would need the input: out of place). */
+  for (int k = 0; k < 3; ++k) {
+    const int exclusive = k == 2, in_place = k == 2, rows_form = k == 1;
+    TF_CUDA(cudaMemsetAsync(d_slot, TF_POISON, bytes + 2 * TF_GUARD_BYTES, tf.stream));
+    uint32_t *target = d_out;
+    if (in_place) {
+      TF_CUDA(cudaMemcpyAsync(d_out, d_in, bytes, cudaMemcpyDeviceToDevice, tf.stream));
+    }
+    const void *src = in_place ? (const void *)target : d_in;
+    if (rows_form) {
+      st = cuprim_batched_scan(ctx, src, target, rows, len, CUPRIM_U32, CUPRIM_SUM,
+                               CUPRIM_INCLUSIVE, tf.stream);
+      const tu_segments r = {NULL, rows, len};
+      ce = tu_device_check_segmented_scan_sum_u32(target, r, 0, &wrong, &first, tf.stream);
+      snprintf(what, sizeof what, "cuprim_batched_scan U32 SUM, %" PRIu64 " rows of %" PRIu64, rows,
+               len);
+    } else {
+      st = cuprim_segmented_scan(ctx, src, target, N, d_off, CUPRIM_I64, segs, CUPRIM_U32,
+                                 CUPRIM_SUM, exclusive ? CUPRIM_EXCLUSIVE : CUPRIM_INCLUSIVE,
+                                 tf.stream);
+      ce = tu_device_check_segmented_scan_sum_u32(target, random_segs, exclusive, &wrong, &first,
+                                                  tf.stream);
+      snprintf(what, sizeof what, "cuprim_segmented_scan U32 SUM %s%s over %" PRIu64 " elements",
+               exclusive ? "exclusive" : "inclusive", in_place ? " in place" : "", N);
+    }
+    report(what, st, ce, wrong, first);
+    check_guards(d_slot, bytes, what);
+  }
+  free(h_off);
+  TF_CUDA(cudaFree(d_off));
+  TF_CUDA(cudaFree(d_in));
+  TF_CUDA(cudaFree(d_slot));
+  assert_int_equal(cuprim_ctx_destroy(ctx), CUPRIM_SUCCESS);
+  tf_end();
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_errors_with_device), cmocka_unit_test(test_empty),
+      cmocka_unit_test(test_sweep_i32),          cmocka_unit_test(test_sweep_u32),
+      cmocka_unit_test(test_sweep_i64),          cmocka_unit_test(test_sweep_u64),
+      cmocka_unit_test(test_sweep_f32),          cmocka_unit_test(test_sweep_f64),
+      cmocka_unit_test(test_sweep_f16),          cmocka_unit_test(test_sweep_bf16),
+      cmocka_unit_test(test_offset_dtypes),      cmocka_unit_test(test_misaligned),
+      cmocka_unit_test(test_default_streams),    cmocka_unit_test(test_graph_capture),
+      cmocka_unit_test(test_determinism),        cmocka_unit_test(test_many_tiles),
+      cmocka_unit_test(test_scan_stress),        cmocka_unit_test(test_counting_allocator),
+      cmocka_unit_test(test_failing_allocator),  cmocka_unit_test(test_large_input),
+      cmocka_unit_test(test_no_cuda_error_left),
+  };
+  tf_configure(&config);
+  return tf_exit_code(cmocka_run_group_tests(tests, tf_group_setup, tf_group_teardown));
+}
