@@ -144,7 +144,7 @@ if ! { [[ -f /usr/include/cmocka.h ]] || pkg-config --exists cmocka 2>/dev/null;
     echo "  get them with: mkdir -p .deps && cd .deps && apt-get download libcmocka0 libcmocka-dev" >&2
     exit 2
   fi
-  cmocka_prefix=/tmp/cuprim-cmocka
+  cmocka_prefix=/tmp/cuprim-cmocka-$$ # one per process: gpu_verify.sh runs several at once
   rm -rf "$cmocka_prefix"
   for deb in "${debs[@]}"; do dpkg -x "$deb" "$cmocka_prefix" || exit 2; done
   usr=$cmocka_prefix/usr
