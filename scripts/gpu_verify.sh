@@ -68,10 +68,12 @@ for phase in "$@"; do
       report build-def build-75 build-80 ;;
     test)
       # VIRTUAL_QUICK=1: the two PTX builds' GPU tests in quick mode (every test, smaller sizes).
+      # CTEST_ARGS: more ctest arguments for all three (e.g. -R 'cli|segmented').
       q=${VIRTUAL_QUICK:-0}
-      suite test-def build-def "" --no-build --only ctest &
-      CUPRIM_TEST_QUICK=$q suite test-75 build-75 75-virtual --no-build --only ctest &
-      CUPRIM_TEST_QUICK=$q suite test-80 build-80 80-virtual --no-build --only ctest &
+      c=(${CTEST_ARGS:+--ctest-args "$CTEST_ARGS"})
+      suite test-def build-def "" --no-build --only ctest "${c[@]}" &
+      CUPRIM_TEST_QUICK=$q suite test-75 build-75 75-virtual --no-build --only ctest "${c[@]}" &
+      CUPRIM_TEST_QUICK=$q suite test-80 build-80 80-virtual --no-build --only ctest "${c[@]}" &
       wait
       report test-def test-75 test-80 ;;
     sanitize)

@@ -132,10 +132,10 @@ static int read_flush(void *user, cudaStream_t stream, const void *d_buf, size_t
                     g->command, "L2 flush (cuprim_reduce)");
 }
 
-/* A failure of the harness (rc < 0) printed; a timed function's own code (rc > 0, printed by it)
- * passed on. */
+/* A failure of the harness (rc < 0) printed; success (0) and a timed function's own code (rc > 0,
+ * printed by it) passed on. */
 static int timer_failed(cli_gpu *g, int rc) {
-  if (rc > 0)
+  if (rc >= 0)
     return rc;
   if (rc == GT_ERROR_CUDA)
     return cli_cuda(g->timer.error, g->command, g->timer.what);
