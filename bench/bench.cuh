@@ -56,6 +56,8 @@ struct Options {
   int warmup = 3;                 /* untimed calls before the samples */
   double timeout_s = 60.0;        /* one batch of samples longer than this is treated as a hang */
   gt_flush_method flush = GT_FLUSH_READ; /* --flush read|memset: how L2 is flushed */
+  int offset = 0; /* --offset K: the reduce, scan and histogram inputs start K elements past
+                     their allocation's (aligned) start, e.g. 1 for a 4-byte misalignment */
 };
 
 /* One result: a CSV row. NaN in a number means "not applicable" (an empty CSV field). */
@@ -169,7 +171,8 @@ template <class Call> Timing time_call(Bench &b, Call &&call) {
 Timing time_copy(Bench &b, void *d_dst, const void *d_src, size_t bytes);
 
 /* The plain read-only kernel (16-byte loads, grid-stride, a never-taken store) over `bytes`
- * bytes at d (16-byte aligned, bytes a multiple of 16), timed like everything else. */
+ * bytes at d, timed like everything else: from the 16-byte boundary at or below d, whole
+ * 16-byte words only. */
 Timing time_read_only(Bench &b, const void *d, size_t bytes);
 
 /* ---------------------------------------------------------------- data and references */

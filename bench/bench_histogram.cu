@@ -315,18 +315,18 @@ void run_histogram_suite(Bench &b) {
   void *d_samples = nullptr;
   uint64_t *d_counts_cuprim = nullptr;
   unsigned *d_counts_cub = nullptr;
-  BENCH_CHECK(cudaMalloc(&d_samples, max_n * sizeof(float)));
+  BENCH_CHECK(cudaMalloc(&d_samples, (max_n + b.opt.offset) * sizeof(float)));
   BENCH_CHECK(cudaMalloc(&d_counts_cuprim, kMaxBins * sizeof *d_counts_cuprim));
   BENCH_CHECK(cudaMalloc(&d_counts_cub, kMaxBins * sizeof *d_counts_cub));
 
   Buffers<uint8_t> u8;
-  u8.d_samples = (uint8_t *)d_samples;
+  u8.d_samples = (uint8_t *)d_samples + b.opt.offset;
   u8.d_counts_cuprim = d_counts_cuprim;
   u8.d_counts_cub = d_counts_cub;
   run_bins(b, u8, 256, max_n, sizes, ladder_sizes);
 
   Buffers<float> f32;
-  f32.d_samples = (float *)d_samples;
+  f32.d_samples = (float *)d_samples + b.opt.offset;
   f32.d_counts_cuprim = d_counts_cuprim;
   f32.d_counts_cub = d_counts_cub;
   run_bins(b, f32, 256, max_n, sizes, {});

@@ -190,7 +190,7 @@ void print_summary(const Bench &b, const char *verdict) {
 
 void usage(FILE *f) {
   std::fprintf(f, "usage: cuprim-bench [--csv FILE] [--quick] [--only SUITE] [--samples N]"
-                  " [--flush read|memset]\n"
+                  " [--flush read|memset] [--offset K]\n"
                   "  --csv FILE   write every measurement as a CSV row to FILE\n"
                   "  --quick      a reduced set of sizes (smoke test)\n"
                   "  --only SUITE run one suite:");
@@ -200,7 +200,9 @@ void usage(FILE *f) {
                "\n  --samples N  timed samples per measurement, median reported (default 51)\n"
                "  --flush M    how L2 is flushed before each sample: read (default: a read-only\n"
                "               kernel over 2x the L2) or memset (cudaMemsetAsync of 4x the L2,\n"
-               "               at least 200 MiB, on the timed stream)\n");
+               "               at least 200 MiB, on the timed stream)\n"
+               "  --offset K   the reduce, scan and histogram inputs start K elements (0..63)\n"
+               "               past an aligned address: 1 times a misaligned input\n");
 }
 
 /* Returns 0 to go on, or the exit status. */
@@ -240,6 +242,14 @@ int parse_args(int argc, char **argv, Options *opt) {
         std::fprintf(stderr, "cuprim-bench: --flush wants read or memset, not '%s'\n", m);
         return 2;
       }
+    } else if (!std::strcmp(a, "--offset") && has_value) {
+      char *end = nullptr;
+      const long v = std::strtol(argv[++i], &end, 10);
+      if (*end != '\0' || v < 0 || v > 63) {
+        std::fprintf(stderr, "cuprim-bench: --offset wants an integer in 0..63\n");
+        return 2;
+      }
+      opt->offset = (int)v;
     } else if (!std::strcmp(a, "--help") || !std::strcmp(a, "-h")) {
       usage(stdout);
       std::exit(0);
@@ -347,9 +357,13 @@ void build_header(const Bench &b) {
                                 : strprintf("read %.0f MiB", b.timer.flush_bytes / 1048576.0);
   g_header += strprintf("# method: L2 flushed before every sample (%s), CUDA events on "
                         "a non-blocking stream around the call only, %d warm-up calls, median of "
-                        "%d samples, seed %llu%s\n",
+                        "%d samples, seed %llu%s%s\n",
                         flush.c_str(), b.opt.warmup, b.opt.samples, (unsigned long long)kSeed,
-                        b.opt.quick ? ", --quick" : "");
+                        b.opt.quick ? ", --quick" : "",
+                        b.opt.offset ? strprintf(", inputs at element offset %d (--offset)",
+                                                 b.opt.offset)
+                                           .c_str()
+                                     : "");
 }
 
 } // namespace
@@ -405,7 +419,10 @@ Timing time_copy(Bench &b, void *d_dst, const void *d_src, size_t bytes) {
 }
 
 Timing time_read_only(Bench &b, const void *d, size_t bytes) {
-  const uint64_t n4 = bytes / 16;
+  /* float4 loads: from the 16-byte boundary at or below d (an --offset input), over its bytes. */
+  const uintptr_t down = (uintptr_t)d % 16;
+  d = (const char *)d - down;
+  const uint64_t n4 = (bytes + down) / 16;
   const unsigned blocks =
       (unsigned)std::min<uint64_t>((uint64_t)b.read_blocks, (n4 + kReadThreads - 1) / kReadThreads);
   return time_call(b, [&]() -> const char * {

@@ -266,11 +266,13 @@ void run_reduce_suite(Bench &b) {
   /* One allocation of 4-byte elements serves both dtypes, filled anew for each. */
   static_assert(sizeof(float) == sizeof(int32_t), "f32 and i32 share the input buffer");
   void *d_in = nullptr, *d_out = nullptr;
-  BENCH_CHECK(cudaMalloc(&d_in, z.max_n * sizeof(float)));
+  BENCH_CHECK(cudaMalloc(&d_in, (z.max_n + b.opt.offset) * sizeof(float)));
   BENCH_CHECK(cudaMalloc(&d_out, 2 * 256)); /* two outputs, 256 bytes apart */
-  const Buffers<float> f{(float *)d_in, (float *)d_out, (float *)((char *)d_out + 256)};
+  const Buffers<float> f{(float *)d_in + b.opt.offset, (float *)d_out,
+                         (float *)((char *)d_out + 256)};
   run_dtype(b, f, z);
-  const Buffers<int32_t> i{(int32_t *)d_in, (int32_t *)d_out, (int32_t *)((char *)d_out + 256)};
+  const Buffers<int32_t> i{(int32_t *)d_in + b.opt.offset, (int32_t *)d_out,
+                           (int32_t *)((char *)d_out + 256)};
   run_dtype(b, i, z);
 
   BENCH_CHECK(cudaFree(d_in));

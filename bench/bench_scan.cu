@@ -378,11 +378,14 @@ void run_scan_suite(Bench &b) {
   /* One allocation of 4-byte elements per buffer serves both dtypes, filled anew for each. */
   static_assert(sizeof(float) == sizeof(int32_t), "f32 and i32 share the buffers");
   void *d_in = nullptr, *d_out_cuprim = nullptr, *d_out_cub = nullptr;
-  BENCH_CHECK(cudaMalloc(&d_in, z.max_n * sizeof(float)));
+  /* --offset moves the input only; the outputs stay aligned. */
+  const int k = b.opt.offset;
+  BENCH_CHECK(cudaMalloc(&d_in, (z.max_n + k) * sizeof(float)));
   BENCH_CHECK(cudaMalloc(&d_out_cuprim, z.max_n * sizeof(float)));
   BENCH_CHECK(cudaMalloc(&d_out_cub, z.max_n * sizeof(float)));
-  run_dtype(b, Buffers<float>{(float *)d_in, (float *)d_out_cuprim, (float *)d_out_cub}, z);
-  run_dtype(b, Buffers<int32_t>{(int32_t *)d_in, (int32_t *)d_out_cuprim, (int32_t *)d_out_cub}, z);
+  run_dtype(b, Buffers<float>{(float *)d_in + k, (float *)d_out_cuprim, (float *)d_out_cub}, z);
+  run_dtype(b, Buffers<int32_t>{(int32_t *)d_in + k, (int32_t *)d_out_cuprim, (int32_t *)d_out_cub},
+            z);
 
   BENCH_CHECK(cudaFree(d_in));
   BENCH_CHECK(cudaFree(d_out_cuprim));
