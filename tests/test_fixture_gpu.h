@@ -279,6 +279,9 @@ typedef struct tf_call_ops {
    * `what` (the call described) in front; fills r->hash when cs->want_hash. Returns 1 if right. */
   int (*check)(const tf_region *rg, const void *call, tf_result *r, const tf_case *cs,
                const char *what);
+  /* 1 if the call gives the same output bits each time it runs on the same input (the graph
+   * test compares its replays' bytes for those only); NULL: every call does. */
+  int (*same_bits)(const void *call);
 } tf_call_ops;
 
 /* The full check of a call that ran: status, guards, then ops->check. Sets and returns r->ok. */
@@ -344,8 +347,8 @@ void tf_replay(cudaGraphExec_t exec, const tf_region *rg, size_t used, cudaStrea
  * three times. Before each replay prepare(calls, count, round, seed, data, len) puts the round's
  * data in the input buffer the calls read (the graph reads whatever it holds then), sets each
  * call's expectation and names the data; rounds 0 and 1 have new data, round 2 the data of round 1
- * (seeds from `n`). After each replay every call is checked, and the output of round 2 must be
- * the bytes of round 1. */
+ * (seeds from `n`). After each replay every call is checked, and the slot of each call that
+ * repeats its bits (ops->same_bits) must hold in round 2 the bytes of round 1. */
 void tf_graph_rounds(const tf_call_ops *ops, void *calls, int count, uint64_t n,
                      void (*prepare)(void *calls, int count, int round, uint64_t seed, char *data,
                                      size_t len));

@@ -42,9 +42,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hostref_histogram.h"
 #include "test_device_fill.h"
 #include "test_fixture_gpu.h"
-#include "hostref_histogram.h"
 
 /* ---------------------------------------------------------------- buffers */
 
@@ -231,7 +231,8 @@ static int check(const tf_region *rg, const void *p, tf_result *r, const tf_case
   return 1;
 }
 
-static const tf_call_ops ops = {sizeof(hist_call), "d_counts", call_output, issue, describe, check};
+static const tf_call_ops ops = {sizeof(hist_call), "d_counts", call_output, issue,
+                                describe,          check,      NULL};
 
 /* Runs calls[0..count) on `stream` (as many per batch as the region holds) and checks each against
  * its reference. Returns the number of calls that passed. */

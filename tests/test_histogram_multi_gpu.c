@@ -22,9 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hostref_histogram.h"
 #include "test_device_fill.h"
 #include "test_fixture_gpu.h"
-#include "hostref_histogram.h"
 
 #define MAX_CALLS 16
 #define MAX_CH 4
@@ -157,7 +157,7 @@ static int check(const tf_region *rg, const void *p, tf_result *r, const tf_case
 }
 
 static const tf_call_ops ops = {sizeof(multi_call), "d_counts", call_output, issue,
-                                describe,           check};
+                                describe,           check,      NULL};
 
 /* ---------------------------------------------------------------- data */
 

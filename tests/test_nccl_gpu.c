@@ -32,11 +32,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nccl/nccl_internal.h" /* the steps the virtual ranks run */
-#include "test_fixture_gpu.h"
 #include "hostref_histogram.h"
 #include "hostref_reduce.h"
 #include "hostref_scan.h"
+#include "nccl/nccl_internal.h" /* the steps the virtual ranks run */
+#include "test_fixture_gpu.h"
 
 /* ---------------------------------------------------------------- buffers */
 
@@ -264,8 +264,8 @@ static int check(const tf_region *rg, const void *p, tf_result *r, const tf_case
 }
 
 /* The output is d_out (reduce, scan) or d_counts (histogram). */
-static const tf_call_ops ops = {sizeof(nccl_call), "the output", call_output, issue, describe,
-                                check};
+static const tf_call_ops ops = {sizeof(nccl_call), "the output", call_output, issue,
+                                describe,          check,        NULL};
 
 static int run_and_check(nccl_call *calls, int count, cudaStream_t stream, const char *data,
                          uint64_t seed, int want_hash, tf_result *res) {

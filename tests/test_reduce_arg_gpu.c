@@ -27,9 +27,10 @@
 /* ---------------------------------------------------------------- buffers */
 
 #define MAX_CALLS 16
-#define SLOT_BYTES 768                  /* the fixture's slot of a 16-byte output (tf_slot_at) */
-#define IN_CAP_BYTES ((size_t)40 << 20) /* the largest sweep input (2^22 + 7 eight-byte elements)  \
-                                         */
+#define SLOT_BYTES 768 /* the fixture's slot of a 16-byte output (tf_slot_at) */
+#define IN_CAP_BYTES                                                                               \
+  ((size_t)40 << 20) /* the largest sweep input (2^22 + 7 eight-byte elements)                     \
+                      */
 
 static const tf_config config = {.in_bytes = IN_CAP_BYTES, .out_bytes = MAX_CALLS * SLOT_BYTES};
 
@@ -258,7 +259,7 @@ static int check(const tf_region *rg, const void *p, tf_result *r, const tf_case
   return 1;
 }
 
-static const tf_call_ops ops = {sizeof(call), "d_index", call_output, issue, describe, check};
+static const tf_call_ops ops = {sizeof(call), "d_index", call_output, issue, describe, check, NULL};
 
 /* What calls[0..count) must give: the index `want` and the element's bits `bits` (NULL: the
  * identity, for want == UINT64_MAX). */

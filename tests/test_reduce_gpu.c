@@ -22,10 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hostref_reduce.h"
 #include "reduce/reduce_internal.h" /* cuprim__reduce_auto_tuned: AUTO with a chosen kernel split */
 #include "test_device_fill.h"
 #include "test_fixture_gpu.h"
-#include "hostref_reduce.h"
 
 /* ---------------------------------------------------------------- buffers */
 
@@ -142,7 +142,7 @@ static int check(const tf_region *rg, const void *p, tf_result *r, const tf_case
   return 1;
 }
 
-static const tf_call_ops ops = {sizeof(call), "d_out", call_output, issue, describe, check};
+static const tf_call_ops ops = {sizeof(call), "d_out", call_output, issue, describe, check, NULL};
 
 /* What calls[0..count) must give. */
 static void expect(call *calls, int count, const hr_reduce_ref *ref) {
@@ -463,7 +463,8 @@ static void *thread_main(void *arg) {
           f32 ? cuprim_reduce_ex(tf.ctx, alg, d_f32, d_out + 8, j->n, CUPRIM_F32, CUPRIM_SUM, s)
               : cuprim_reduce_ex(tf.ctx, alg, d_u64, d_out + 8, j->n, CUPRIM_U64, CUPRIM_SUM, s);
       if (st != CUPRIM_SUCCESS) {
-        job_fail(j, "%s %s SUM: %s", hr_reduce_alg_name(alg), f32 ? "F32" : "U64", tu_status_name(st));
+        job_fail(j, "%s %s SUM: %s", hr_reduce_alg_name(alg), f32 ? "F32" : "U64",
+                 tu_status_name(st));
         continue;
       }
       JOB_CUDA(cudaMemcpyAsync(h_out, d_out, 16, cudaMemcpyDeviceToHost, s));
@@ -472,10 +473,10 @@ static void *thread_main(void *arg) {
         char got[96], want[96];
         hr_format_value_bits(f32 ? CUPRIM_F32 : CUPRIM_U64, h_out + 8, got, sizeof got);
         hr_format_value_bits(f32 ? CUPRIM_F32 : CUPRIM_U64,
-                        f32 ? (const void *)j->want_f32 : (const void *)&j->want_u64, want,
-                        sizeof want);
-        job_fail(j, "%s %s SUM n=%" PRIu64 " iteration %d: expected %s, got %s", hr_reduce_alg_name(alg),
-                 f32 ? "F32" : "U64", j->n, it, want, got);
+                             f32 ? (const void *)j->want_f32 : (const void *)&j->want_u64, want,
+                             sizeof want);
+        job_fail(j, "%s %s SUM n=%" PRIu64 " iteration %d: expected %s, got %s",
+                 hr_reduce_alg_name(alg), f32 ? "F32" : "U64", j->n, it, want, got);
       }
     }
 done:

@@ -26,10 +26,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hostref_scan.h"
 #include "scan/scan_internal.h" /* cuprim__scan_lookback: AUTO with a chosen kernel */
 #include "test_device_fill.h"
 #include "test_fixture_gpu.h"
-#include "hostref_scan.h"
 
 /* ---------------------------------------------------------------- buffers */
 
@@ -185,7 +185,8 @@ static int check(const tf_region *rg, const void *p, tf_result *r, const tf_case
   return 1;
 }
 
-static const tf_call_ops ops = {sizeof(scan_call), "d_out", call_output, issue, describe, check};
+static const tf_call_ops ops = {sizeof(scan_call), "d_out", call_output, issue,
+                                describe,          check,   NULL};
 
 /* What calls[0..count) must give. */
 static void expect(scan_call *calls, int count, const hr_scan_ref *ref) {

@@ -22,9 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hostref_reduce.h"     /* hr_identity */
 #include "scan/scan_internal.h" /* cuprim__scan_lookback_init: AUTO with a chosen kernel */
 #include "test_fixture_gpu.h"
-#include "hostref_reduce.h" /* hr_identity */
 #include "test_scan_init_ref.h"
 
 /* ---------------------------------------------------------------- buffers */
@@ -204,7 +204,8 @@ static int check(const tf_region *rg, const void *p, tf_result *r, const tf_case
   return 1;
 }
 
-static const tf_call_ops ops = {sizeof(init_call), "d_out", call_output, issue, describe, check};
+static const tf_call_ops ops = {sizeof(init_call), "d_out", call_output, issue,
+                                describe,          check,   NULL};
 
 static int run_and_check(init_call *calls, int count, cudaStream_t stream, const char *data,
                          uint64_t seed, tf_result *res) {

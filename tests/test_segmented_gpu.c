@@ -292,7 +292,8 @@ static int check(const tf_region *rg, const void *p, tf_result *r, const tf_case
   return 1;
 }
 
-static const tf_call_ops ops = {sizeof(seg_call), "d_out", call_output, issue, describe, check};
+static const tf_call_ops ops = {sizeof(seg_call), "d_out", call_output, issue,
+                                describe,         check,   NULL};
 
 static seg_call reduce_call(int alg, const void *d_in, uint64_t n, const void *d_off,
                             cuprim_dtype ot, uint64_t segs, cuprim_dtype t, cuprim_op op) {
