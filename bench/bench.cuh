@@ -22,6 +22,7 @@
 #include <cuda_runtime.h>
 
 #include <cmath>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -45,6 +46,10 @@
 /* "CUPRIM_ERROR_CUDA (cudaErrorX: ...)" and the like: the text of a failed cuprim call. Static
  * storage, valid until the next call (the bench runs on one thread). */
 const char *cuprim_error_text(cuprim_status s);
+
+/* Set by SIGTERM or SIGINT (`timeout S cuprim-bench ...`): the next timed call stops the run the
+ * way bench_fatal does, so that the tables and the CSV rows measured so far are kept. */
+extern volatile std::sig_atomic_t g_bench_stop;
 
 /* ---------------------------------------------------------------- run state */
 
@@ -140,6 +145,8 @@ void wait_stream(Bench &b);
  * the read-only kernel over max(2 x L2, 64 MiB) (the default), or a cudaMemsetAsync of
  * max(4 x L2, 200 MiB) on the same stream. */
 template <class Call> Timing time_call(Bench &b, Call &&call) {
+  if (g_bench_stop)
+    bench_fatal(__FILE__, __LINE__, "stopped by a signal (TERM or INT)");
   struct Job {
     std::remove_reference_t<Call> *call;
     std::string error;

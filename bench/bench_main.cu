@@ -370,6 +370,8 @@ void build_header(const Bench &b) {
 
 /* ---------------------------------------------------------------- harness (bench.cuh) */
 
+volatile std::sig_atomic_t g_bench_stop = 0;
+
 void bench_fatal(const char *file, int line, const std::string &what) {
   std::fprintf(stderr, "cuprim-bench: %s:%d: %s\n", file, line, what.c_str());
   if (g_bench) {
@@ -570,6 +572,8 @@ int main(int argc, char **argv) {
   }
 
   g_bench = &b;
+  std::signal(SIGTERM, [](int) { g_bench_stop = 1; });
+  std::signal(SIGINT, [](int) { g_bench_stop = 1; });
   setup(b);
   std::fprintf(stderr, "cuprim-bench: %s, measuring ceilings...\n", b.prop.name);
   measure_ceilings(b);

@@ -10,12 +10,12 @@
 #
 # Phases:
 #   build     configure and build build-def (default architectures), build-75 (75-virtual) and
-#             build-80 (80-virtual), at once
+#             build-80 (80-virtual), at once (BUILDS="def 80" picks some)
 #   test      ctest in the three builds, at once (the GPU is shared; nothing here is timed);
 #             VIRTUAL_QUICK=1 runs the two PTX builds' GPU tests in quick mode
 #   sanitize  compute-sanitizer memcheck and racecheck over the gpu tests of build-def and
 #             build-75 (quick mode, every cmocka test its own process, SANITIZE_JOBS at a time
-#             per build; default 8)
+#             per build; default 8); SAN_BUILDS, SAN_TOOLS and SAN_ARGS narrow it
 #   bench     cuprim-bench of build-def (suites DEF_SUITES), then of build-80 (V80_SUITES), one
 #             suite a process, alone (they are timed), each stopped after SUITE_TIMEOUT seconds
 #             (default 300); BENCH_ARGS for every one (e.g. --quick)
@@ -56,37 +56,55 @@ trap pack EXIT
 # so, pack what the logs hold so far, and stop.
 trap 'echo "gpu_verify: stopped (TERM) during $phase; partial logs in logs.tgz" | tee -a "$summary"; exit 124' TERM
 
+# BUILDS: which builds the build and test phases concern (default all three).
+builds=${BUILDS:-def 75 80}
+
 for phase in "$@"; do
   echo "== $phase $(date -u +%H:%M:%S)" | tee -a "$summary"
   case $phase in
     build)
       # The default build compiles five architectures per file: nvcc does them side by side.
-      CUDA_FLAGS=--threads=5 suite build-def build-def "" --only build --jobs $((jobs * 2 / 3)) &
-      suite build-75 build-75 75-virtual --only build --jobs $((jobs / 4 + 1)) &
-      suite build-80 build-80 80-virtual --only build --jobs $((jobs / 4 + 1)) &
+      for b in $builds; do
+        case $b in
+          def) CUDA_FLAGS=--threads=5 suite build-def build-def "" --only build --jobs $((jobs * 2 / 3)) & ;;
+          *) suite build-$b build-$b $b-virtual --only build --jobs $((jobs / 4 + 1)) & ;;
+        esac
+      done
       wait
-      report build-def build-75 build-80 ;;
+      report $(printf 'build-%s ' $builds) ;;
     test)
-      # VIRTUAL_QUICK=1: the two PTX builds' GPU tests in quick mode (every test, smaller sizes).
-      # CTEST_ARGS: more ctest arguments for all three (e.g. -R 'cli|segmented').
+      # VIRTUAL_QUICK=1: the PTX builds' GPU tests in quick mode (every test, smaller sizes).
+      # CTEST_ARGS: more ctest arguments for all of them (e.g. -R 'cli|segmented').
       q=${VIRTUAL_QUICK:-0}
       c=(${CTEST_ARGS:+--ctest-args "$CTEST_ARGS"})
-      suite test-def build-def "" --no-build --only ctest "${c[@]}" &
-      CUPRIM_TEST_QUICK=$q suite test-75 build-75 75-virtual --no-build --only ctest "${c[@]}" &
-      CUPRIM_TEST_QUICK=$q suite test-80 build-80 80-virtual --no-build --only ctest "${c[@]}" &
+      for b in $builds; do
+        if [[ $b == def ]]; then
+          suite test-def build-def "" --no-build --only ctest "${c[@]}" &
+        else
+          CUPRIM_TEST_QUICK=$q suite test-$b build-$b $b-virtual --no-build --only ctest "${c[@]}" &
+        fi
+      done
       wait
-      report test-def test-75 test-80 ;;
+      report $(printf 'test-%s ' $builds) ;;
     sanitize)
+      # SAN_BUILDS (default "def 75"), SAN_TOOLS (default memcheck,racecheck), SAN_ARGS: ctest
+      # arguments that pick the programs (e.g. -R 'segmented|histogram_multi'),
+      # SAN_STEP_TIMEOUT: stop any one job after that many seconds (it then counts as failed).
       n=${SANITIZE_JOBS:-8}
-      suite san-def build-def "" --no-build --only memcheck,racecheck --sanitize-jobs "$n" &
-      suite san-75 build-75 75-virtual --no-build --only memcheck,racecheck --sanitize-jobs "$n" &
+      c=(${SAN_ARGS:+--ctest-args "$SAN_ARGS"})
+      for b in ${SAN_BUILDS:-def 75}; do
+        a=""
+        [[ $b != def ]] && a=$b-virtual
+        suite san-$b build-$b "$a" --no-build --only "${SAN_TOOLS:-memcheck,racecheck}" \
+          --sanitize-jobs "$n" ${SAN_STEP_TIMEOUT:+--step-timeout "$SAN_STEP_TIMEOUT"} "${c[@]}" &
+      done
       wait
-      report san-def san-75 ;;
+      report $(printf 'san-%s ' ${SAN_BUILDS:-def 75}) ;;
     bench)
       # One cuprim-bench per suite, so that a slow suite cannot take the others' time: build-def
       # runs DEF_SUITES, then build-80 runs V80_SUITES; BENCH_ARGS go to each (e.g. --quick).
       read -r -a more <<<"${BENCH_ARGS:-}"
-      for spec in "def:${DEF_SUITES:-reduce scan histogram}" "80:${V80_SUITES:-reduce scan histogram}"; do
+      for spec in "def:${DEF_SUITES-reduce scan histogram}" "80:${V80_SUITES-reduce scan histogram}"; do
         b=${spec%%:*}
         for suite_name in ${spec#*:}; do
           csv=$LOGS/bench-$b-$suite_name.csv
