@@ -49,13 +49,16 @@ static inline cuprim__reduce_tuning cuprim__reduce_tuning_for(int arch) {
      * two launches up to 2^15 f32 (128 KB) on the H100, 6.46 against 7.33 us, and lost at 2^16. */
     t.arg_single_block_max_bytes = 128 * 1024;
   } else {
-    /* Provisional, from the 9.0 class without its clusters and PDL: one block up to 8 chunks
-     * (H100, 2026-11-21: one block 6.40 us at 2^15 against 7.33 us for two PDL launches, which
-     * cost more without PDL). */
+    /* The 80-virtual build on the H100, bench/ kernel-choice table 2026-11-24 00:03 UTC (f32;
+     * i32 within 0.3 us): one block 6.66 us at 2^15 (8 chunks) against 7.97 for the cooperative
+     * grid, 8.67 against 7.84 at 2^16. Without clusters and PDL the cooperative grid beats the
+     * two launches at every larger size: 7.84 vs 9.18 us at 2^16, 7.97 vs 9.31 at 2^18, 8.86 vs
+     * 10.14 at 2^20, 12.64 vs 14.21 at 2^22, 94.02 vs 94.75 at 2^26, 348.96 vs 351.42 at 2^28
+     * (CUB built the same way: 7.78, 8.19, 8.90, 13.50, 93.44, 349.89). */
     t.single_block_max_chunks = 8;
     t.cluster_max_chunks = 0; /* clusters need compute capability 9.0 */
     t.cluster_max_blocks = 8;
-    t.grid_sync_min_chunks = 32768;
+    t.grid_sync_min_chunks = 0;
     t.l2_prefetch = 1; /* the hint exists from 8.0 (cta/arch.cuh; 7.5 loads without it) */
     t.arg_single_block_max_bytes = 128 * 1024; /* provisional, as for 9.0 */
   }
