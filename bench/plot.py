@@ -20,7 +20,7 @@ the ceilings measured by the run its rows came from. Rows whose check failed are
 note on stderr says which); a panel with nothing left is not drawn.
 
 Needs matplotlib (Debian: apt-get install python3-matplotlib). bench/report.py writes the same
-data as Markdown tables.
+data as Markdown tables; bench/plot_segmented.py draws the segmented suites (SVG, no matplotlib).
 """
 import argparse
 import csv
