@@ -114,8 +114,8 @@ struct Suite {
 void run_reduce_suite(Bench &b);
 void run_scan_suite(Bench &b);
 void run_histogram_suite(Bench &b);
-void run_half_suite(Bench &b); /* bench_half.cu: 0.2's 16-bit floats */
-void run_arg_suite(Bench &b);  /* bench_half.cu: 0.2's arg-reduce */
+void run_half_suite(Bench &b);               /* bench_half.cu: 0.2's 16-bit floats */
+void run_arg_suite(Bench &b);                /* bench_half.cu: 0.2's arg-reduce */
 void run_histogram_multi_suite(Bench &b);    /* bench_histogram_multi.cu */
 void run_histogram_weighted_suite(Bench &b); /* bench_histogram_multi.cu */
 void run_segmented_suite(Bench &b);

@@ -355,15 +355,14 @@ void build_header(const Bench &b) {
                                 ? strprintf("cudaMemsetAsync of %.0f MiB on the timed stream",
                                             b.timer.flush_bytes / 1048576.0)
                                 : strprintf("read %.0f MiB", b.timer.flush_bytes / 1048576.0);
-  g_header += strprintf("# method: L2 flushed before every sample (%s), CUDA events on "
-                        "a non-blocking stream around the call only, %d warm-up calls, median of "
-                        "%d samples, seed %llu%s%s\n",
-                        flush.c_str(), b.opt.warmup, b.opt.samples, (unsigned long long)kSeed,
-                        b.opt.quick ? ", --quick" : "",
-                        b.opt.offset ? strprintf(", inputs at element offset %d (--offset)",
-                                                 b.opt.offset)
-                                           .c_str()
-                                     : "");
+  g_header += strprintf(
+      "# method: L2 flushed before every sample (%s), CUDA events on "
+      "a non-blocking stream around the call only, %d warm-up calls, median of "
+      "%d samples, seed %llu%s%s\n",
+      flush.c_str(), b.opt.warmup, b.opt.samples, (unsigned long long)kSeed,
+      b.opt.quick ? ", --quick" : "",
+      b.opt.offset ? strprintf(", inputs at element offset %d (--offset)", b.opt.offset).c_str()
+                   : "");
 }
 
 } // namespace

@@ -91,14 +91,14 @@ cudaError_t cuprim_last_cuda_error(void);
 
 /** Element types. Values are pinned. */
 typedef enum cuprim_dtype {
-  CUPRIM_I8 = 0,  /**< int8_t */
-  CUPRIM_U8 = 1,  /**< uint8_t */
-  CUPRIM_I16 = 2, /**< int16_t */
-  CUPRIM_U16 = 3, /**< uint16_t */
-  CUPRIM_I32 = 4, /**< int32_t */
-  CUPRIM_U32 = 5, /**< uint32_t */
-  CUPRIM_I64 = 6, /**< int64_t */
-  CUPRIM_U64 = 7, /**< uint64_t */
+  CUPRIM_I8 = 0,   /**< int8_t */
+  CUPRIM_U8 = 1,   /**< uint8_t */
+  CUPRIM_I16 = 2,  /**< int16_t */
+  CUPRIM_U16 = 3,  /**< uint16_t */
+  CUPRIM_I32 = 4,  /**< int32_t */
+  CUPRIM_U32 = 5,  /**< uint32_t */
+  CUPRIM_I64 = 6,  /**< int64_t */
+  CUPRIM_U64 = 7,  /**< uint64_t */
   CUPRIM_F32 = 8,  /**< float (IEEE 754 binary32) */
   CUPRIM_F64 = 9,  /**< double (IEEE 754 binary64) */
   CUPRIM_F16 = 10, /**< IEEE 754 binary16 (CUDA's __half); host code holds it as uint16_t bits */

@@ -11,12 +11,12 @@ extern "C" {
 #endif
 
 typedef struct cuprim__device_attrs {
-  int cc_major, cc_minor;      /* compute capability */
-  int sm_count;                /* multiprocessors */
-  int max_threads_per_sm;      /* resident threads per multiprocessor */
-  int max_blocks_per_sm;       /* resident blocks per multiprocessor */
-  int smem_per_block_optin;    /* bytes a block may opt in to */
-  int max_grid_x;              /* largest gridDim.x */
+  int cc_major, cc_minor;   /* compute capability */
+  int sm_count;             /* multiprocessors */
+  int max_threads_per_sm;   /* resident threads per multiprocessor */
+  int max_blocks_per_sm;    /* resident blocks per multiprocessor */
+  int smem_per_block_optin; /* bytes a block may opt in to */
+  int max_grid_x;           /* largest gridDim.x */
   /* The library's device code this device runs (code_arch.h), major*10 + minor: the PTX version
    * it was compiled from (what the kernels can use: tuning and launch features key on it) and the
    * architecture of the machine code. */
@@ -30,10 +30,10 @@ cuprim__occupancy_cache *cuprim__occupancy_cache_create(void);
 void cuprim__occupancy_cache_destroy(cuprim__occupancy_cache *c);
 
 struct cuprim_ctx {
-  int device;                  /* CUDA ordinal; -1 for a host-only context (tests) */
+  int device; /* CUDA ordinal; -1 for a host-only context (tests) */
   cuprim__device_attrs attrs;
-  cuprim_allocator alloc;      /* the allocator in use (the default one points at `pool`) */
-  cudaMemPool_t pool;          /* the default allocator's pool, NULL with a user allocator */
+  cuprim_allocator alloc; /* the allocator in use (the default one points at `pool`) */
+  cudaMemPool_t pool;     /* the default allocator's pool, NULL with a user allocator */
   /* Filled by calls as they ask (thread-safe); the only part of a context that changes after
    * creation, and only by adding answers that do not depend on the caller. */
   cuprim__occupancy_cache *occupancy;

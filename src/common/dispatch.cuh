@@ -26,9 +26,7 @@ template <class T, bool IS_FLOAT> struct type_tag {
   typedef T type;
   static constexpr bool is_float = IS_FLOAT;
 };
-template <cuprim_op OP> struct op_tag {
-  static constexpr cuprim_op value = OP;
-};
+template <cuprim_op OP> struct op_tag { static constexpr cuprim_op value = OP; };
 
 /* Which of the table's dtypes a dispatch instantiates (ALL_TYPES: every row, for calls that take
  * every dtype, as the arg-reduce does). */

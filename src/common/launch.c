@@ -36,7 +36,8 @@ cuprim__occupancy_cache *cuprim__occupancy_cache_create(void) {
 void cuprim__occupancy_cache_destroy(cuprim__occupancy_cache *c) { free(c); }
 
 unsigned cuprim__blocks_per_sm(const cuprim_ctx *ctx, unsigned block_threads) {
-  unsigned by_threads = (unsigned)ctx->attrs.max_threads_per_sm / (block_threads ? block_threads : 1);
+  unsigned by_threads =
+      (unsigned)ctx->attrs.max_threads_per_sm / (block_threads ? block_threads : 1);
   unsigned by_blocks = (unsigned)ctx->attrs.max_blocks_per_sm;
   unsigned b = by_threads < by_blocks ? by_threads : by_blocks;
   return b ? b : 1;
@@ -69,9 +70,8 @@ cuprim_status cuprim__occupancy(const cuprim_ctx *ctx, const void *kernel, unsig
     }
   }
   int per_sm = 0;
-  CUPRIM__CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel,
-                                                                   (int)block_threads,
-                                                                   dynamic_smem));
+  CUPRIM__CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &per_sm, kernel, (int)block_threads, dynamic_smem));
   *blocks_per_sm = per_sm > 0 ? (unsigned)per_sm : 1u;
   /* Publish it in a fresh slot (when the table is full, later calls just ask again). Two threads
    * that miss the same key at once may both publish it: the entries agree. */

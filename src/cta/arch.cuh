@@ -20,7 +20,7 @@ namespace cta {
  * min-blocks argument of __launch_bounds__ (the host pass sees the largest). */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
 constexpr int sm_threads = 1024;
-#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 ||                  \
+#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 ||                   \
                                  __CUDA_ARCH__ == 890 || __CUDA_ARCH__ >= 1200)
 constexpr int sm_threads = 1536;
 #else

@@ -22,7 +22,7 @@ namespace cuprim {
 /* What the table (common/dtype_table.h) says of a device type: its dtype and whether it is a
  * float. */
 template <class T> struct dtype_traits;
-#define CUPRIM__DTYPE_TRAITS(NAME, VALUE, SIZE, CLASS, STR, DEVICE_TYPE, ...)                     \
+#define CUPRIM__DTYPE_TRAITS(NAME, VALUE, SIZE, CLASS, STR, DEVICE_TYPE, ...)                      \
   template <> struct dtype_traits<DEVICE_TYPE> {                                                   \
     static constexpr cuprim_dtype dtype = CUPRIM_##NAME;                                           \
     static constexpr bool is_float = CUPRIM__IS_FLOAT(CLASS) != 0;                                 \

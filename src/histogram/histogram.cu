@@ -89,15 +89,12 @@ cuprim_status run(cuprim_ctx *ctx, cuprim_histogram_alg alg, const void *d_sampl
 
 } // namespace
 
-extern "C" cuprim_status cuprim__histogram_even_validate(const cuprim_ctx *ctx,
-                                                        cuprim_histogram_alg alg,
-                                                        const void *d_samples, uint64_t n,
-                                                        cuprim_dtype sample_dtype,
-                                                        const uint64_t *d_counts,
-                                                        uint32_t num_bins, double lower,
-                                                        double upper, cuprim__bins *bins) {
-  CUPRIM__FORWARD(
-      validate_common(ctx, d_samples, n, sample_dtype, d_counts, num_bins, NULL, 0));
+extern "C" cuprim_status
+cuprim__histogram_even_validate(const cuprim_ctx *ctx, cuprim_histogram_alg alg,
+                                const void *d_samples, uint64_t n, cuprim_dtype sample_dtype,
+                                const uint64_t *d_counts, uint32_t num_bins, double lower,
+                                double upper, cuprim__bins *bins) {
+  CUPRIM__FORWARD(validate_common(ctx, d_samples, n, sample_dtype, d_counts, num_bins, NULL, 0));
   CUPRIM__CHECK_ARG((unsigned)alg <= (unsigned)CUPRIM_HISTOGRAM_SORT_REDUCE_BY_KEY);
   CUPRIM__FORWARD(even_bins(num_bins, lower, upper, bins));
   CUPRIM__CHECK(cuprim__histogram_takes(sample_dtype), CUPRIM_ERROR_UNSUPPORTED);
@@ -119,8 +116,8 @@ extern "C" cuprim_status cuprim_histogram_even(cuprim_ctx *ctx, const void *d_sa
                                                cuprim_dtype sample_dtype, uint64_t *d_counts,
                                                uint32_t num_bins, double lower, double upper,
                                                cudaStream_t stream) {
-  return cuprim_histogram_even_ex(ctx, CUPRIM_HISTOGRAM_AUTO, d_samples, n, sample_dtype,
-                                  d_counts, num_bins, lower, upper, stream);
+  return cuprim_histogram_even_ex(ctx, CUPRIM_HISTOGRAM_AUTO, d_samples, n, sample_dtype, d_counts,
+                                  num_bins, lower, upper, stream);
 }
 
 extern "C" cuprim_status cuprim_histogram_range_ex(cuprim_ctx *ctx, cuprim_histogram_alg alg,
@@ -140,12 +137,12 @@ extern "C" cuprim_status cuprim_histogram_range_ex(cuprim_ctx *ctx, cuprim_histo
   return run(ctx, alg, d_samples, n, sample_dtype, d_counts, &bins, stream);
 }
 
-extern "C" cuprim_status cuprim_histogram_range(cuprim_ctx *ctx, const void *d_samples,
-                                                uint64_t n, cuprim_dtype sample_dtype,
-                                                uint64_t *d_counts, uint32_t num_bins,
-                                                const double *d_edges, cudaStream_t stream) {
-  return cuprim_histogram_range_ex(ctx, CUPRIM_HISTOGRAM_AUTO, d_samples, n, sample_dtype,
-                                   d_counts, num_bins, d_edges, stream);
+extern "C" cuprim_status cuprim_histogram_range(cuprim_ctx *ctx, const void *d_samples, uint64_t n,
+                                                cuprim_dtype sample_dtype, uint64_t *d_counts,
+                                                uint32_t num_bins, const double *d_edges,
+                                                cudaStream_t stream) {
+  return cuprim_histogram_range_ex(ctx, CUPRIM_HISTOGRAM_AUTO, d_samples, n, sample_dtype, d_counts,
+                                   num_bins, d_edges, stream);
 }
 
 extern "C" int cuprim_histogram_supported(cuprim_dtype sample_dtype) {

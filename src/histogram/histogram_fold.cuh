@@ -120,9 +120,8 @@ __device__ __forceinline__ void fold_byte_values(uint32_t *counts, uint64_t c, u
 template <class P, class S>
 cuprim_status launch_sum(const cuprim_ctx *ctx, const P *partials, uint32_t copies,
                          uint32_t num_bins, S *out, cudaStream_t stream) {
-  CUPRIM__CUDA_CHECK(launch_chained(ctx, (unsigned)(((uint64_t)num_bins + 31) / 32), 256, 0,
-                                    stream, sum_copies_kernel<P, S>, partials, copies, num_bins,
-                                    out));
+  CUPRIM__CUDA_CHECK(launch_chained(ctx, (unsigned)(((uint64_t)num_bins + 31) / 32), 256, 0, stream,
+                                    sum_copies_kernel<P, S>, partials, copies, num_bins, out));
   return CUPRIM_SUCCESS;
 }
 

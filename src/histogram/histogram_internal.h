@@ -16,10 +16,10 @@ extern "C" {
  * on the host), or a binary search over num_bins + 1 edges in device memory. */
 typedef struct cuprim__bins {
   uint32_t num_bins;
-  int by_edges;           /* 0: even; 1: d_edges */
-  double lower, upper;    /* even */
-  double scale;           /* even: (double)num_bins / (upper - lower) */
-  const double *d_edges;  /* by_edges */
+  int by_edges;          /* 0: even; 1: d_edges */
+  double lower, upper;   /* even */
+  double scale;          /* even: (double)num_bins / (upper - lower) */
+  const double *d_edges; /* by_edges */
   /* Even bins that are whole numbers 2^shift wide starting at a whole number (shift >= 0, else
    * -1): for 8- to 32-bit integer samples the formula is then exactly
    * x in [lower_int, upper_ceil) ? (x - lower_int) >> shift : not counted (clamped as usual). */

@@ -153,7 +153,8 @@ cuprim_status sort_with(const cuprim_ctx *ctx, const T *in, uint64_t n, uint64_t
   void *temp = NULL;
   CUPRIM__FORWARD(cuprim__temp_alloc(ctx, bytes, stream, &temp));
   char *p = static_cast<char *>(temp);
-  uint32_t *keys[2] = {reinterpret_cast<uint32_t *>(p), reinterpret_cast<uint32_t *>(p + key_bytes)};
+  uint32_t *keys[2] = {reinterpret_cast<uint32_t *>(p),
+                       reinterpret_cast<uint32_t *>(p + key_bytes)};
   uint32_t *counts = reinterpret_cast<uint32_t *>(p + 2 * key_bytes);
   cuprim_status st = CUPRIM_SUCCESS;
   for (uint64_t at = 0; at < n; at += chunk) {
@@ -173,8 +174,8 @@ cuprim_status sort_with(const cuprim_ctx *ctx, const T *in, uint64_t n, uint64_t
                                  CUPRIM_SUM, CUPRIM_EXCLUSIVE, stream, &tune);
       if (st != CUPRIM_SUCCESS)
         goto release;
-      scatter_kernel<<<tiles, SORT_THREADS, 0, stream>>>(keys[cur], keys[cur ^ 1], m, shift,
-                                                         counts, tiles);
+      scatter_kernel<<<tiles, SORT_THREADS, 0, stream>>>(keys[cur], keys[cur ^ 1], m, shift, counts,
+                                                         tiles);
       CUPRIM__LAUNCH_GOTO(st, release);
       cur ^= 1;
     }
@@ -194,7 +195,7 @@ cuprim_status sort_for_type(const cuprim_ctx *ctx, const void *d_in, uint64_t n,
   if (!bins.by_edges) {
     if constexpr (traits_int_upto32<T>::value)
       if (bins.shift >= 0 && (sizeof(T) == 4 || (bins.lower_int >= -(INT64_C(1) << 30) &&
-                                                  bins.upper_ceil <= (INT64_C(1) << 30))))
+                                                 bins.upper_ceil <= (INT64_C(1) << 30))))
         return sort_with<T, BIN_SHIFT>(ctx, in, n, out, bins, stream);
     if constexpr (sizeof(T) == 1)
       return sort_with<T, BIN_LUT8>(ctx, in, n, out, bins, stream);

@@ -43,8 +43,8 @@ cuprim_status validate_arg(const cuprim_ctx *ctx, const void *d_in, const void *
 } // namespace
 
 extern "C" cuprim_status cuprim__reduce_validate(const cuprim_ctx *ctx, cuprim_reduce_alg alg,
-                                                const void *d_in, const void *d_out, uint64_t n,
-                                                cuprim_dtype dtype, cuprim_op op) {
+                                                 const void *d_in, const void *d_out, uint64_t n,
+                                                 cuprim_dtype dtype, cuprim_op op) {
   CUPRIM__CHECK_ARG(ctx != NULL);
   CUPRIM__CHECK_ARG((unsigned)alg <= (unsigned)CUPRIM_REDUCE_ATOMIC);
   CUPRIM__CHECK_ARG(cuprim__dtype_valid(dtype));
@@ -65,9 +65,9 @@ extern "C" cuprim_status cuprim__reduce_validate(const cuprim_ctx *ctx, cuprim_r
   return CUPRIM_SUCCESS;
 }
 
-extern "C" cuprim_status cuprim_reduce_ex(cuprim_ctx *ctx, cuprim_reduce_alg alg,
-                                          const void *d_in, void *d_out, uint64_t n,
-                                          cuprim_dtype dtype, cuprim_op op, cudaStream_t stream) {
+extern "C" cuprim_status cuprim_reduce_ex(cuprim_ctx *ctx, cuprim_reduce_alg alg, const void *d_in,
+                                          void *d_out, uint64_t n, cuprim_dtype dtype, cuprim_op op,
+                                          cudaStream_t stream) {
   CUPRIM__FORWARD(cuprim__reduce_validate(ctx, alg, d_in, d_out, n, dtype, op));
   cuprim__device_scope scope;
   CUPRIM__FORWARD(cuprim__device_enter(ctx, &scope));

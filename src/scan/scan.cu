@@ -9,10 +9,10 @@
 #include "scan_internal.h"
 
 extern "C" cuprim_status cuprim__scan_validate(const cuprim_ctx *ctx, cuprim_scan_alg alg,
-                                              const void *d_in, const void *d_out, uint64_t n,
-                                              cuprim_dtype dtype, cuprim_op op,
-                                              cuprim_scan_kind kind, int with_init,
-                                              const void *d_init) {
+                                               const void *d_in, const void *d_out, uint64_t n,
+                                               cuprim_dtype dtype, cuprim_op op,
+                                               cuprim_scan_kind kind, int with_init,
+                                               const void *d_init) {
   CUPRIM__CHECK_ARG(ctx != NULL);
   CUPRIM__CHECK_ARG((unsigned)alg <= (unsigned)CUPRIM_SCAN_DECOUPLED_LOOKBACK);
   CUPRIM__CHECK_ARG(cuprim__dtype_valid(dtype));

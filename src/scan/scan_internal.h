@@ -16,9 +16,8 @@ extern "C" {
  * device, in the order docs/errors.md gives (scan.cu); also the checks of the calls built on scan
  * (the NCCL component). */
 cuprim_status cuprim__scan_validate(const cuprim_ctx *ctx, cuprim_scan_alg alg, const void *d_in,
-                                    const void *d_out, uint64_t n, cuprim_dtype dtype,
-                                    cuprim_op op, cuprim_scan_kind kind, int with_init,
-                                    const void *d_init);
+                                    const void *d_out, uint64_t n, cuprim_dtype dtype, cuprim_op op,
+                                    cuprim_scan_kind kind, int with_init, const void *d_init);
 
 /* AUTO and DECOUPLED_LOOKBACK (scan_lookback.cu). `tune` chooses between the single-block kernel
  * and the look-back kernel: AUTO passes the table's values, the DECOUPLED_LOOKBACK rung passes

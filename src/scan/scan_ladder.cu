@@ -94,7 +94,8 @@ __global__ void __launch_bounds__(BLOCK)
   const int t = threadIdx.x;
   const uint64_t base = (uint64_t)blockIdx.x * N;
   const int a = t, b = t + BLOCK;
-  const A xa = load_or_identity<T, Op>(in, base + a, m), xb = load_or_identity<T, Op>(in, base + b, m);
+  const A xa = load_or_identity<T, Op>(in, base + a, m),
+          xb = load_or_identity<T, Op>(in, base + b, m);
   temp[padded(a)] = xa;
   temp[padded(b)] = xb;
   int offset = 1;
