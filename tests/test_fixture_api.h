@@ -27,13 +27,28 @@ int ta_teardown(void **state);
 enum { TA_NULL_CTX = 0, TA_HOST_CTX = 1 };
 cuprim_ctx *ta_context(int which);
 
-/* The words of the case tables, short so that a row stays on a line. */
+/* The words of the case tables, short so that a row stays on a line: contexts, statuses, the
+ * dtypes, SUM and the scan kinds. */
 #define NULL_CTX TA_NULL_CTX
 #define HOST_CTX TA_HOST_CTX
 #define OK CUPRIM_SUCCESS
 #define INVALID CUPRIM_ERROR_INVALID_ARGUMENT
 #define UNSUPPORTED CUPRIM_ERROR_UNSUPPORTED
 #define NO_DEVICE CUPRIM_ERROR_NO_DEVICE
+#define I8 CUPRIM_I8
+#define U8 CUPRIM_U8
+#define I16 CUPRIM_I16
+#define U16 CUPRIM_U16
+#define I32 CUPRIM_I32
+#define U32 CUPRIM_U32
+#define I64 CUPRIM_I64
+#define U64 CUPRIM_U64
+#define F32 CUPRIM_F32
+#define F64 CUPRIM_F64
+#define F16 CUPRIM_F16
+#define SUM CUPRIM_SUM
+#define INCL CUPRIM_INCLUSIVE
+#define EXCL CUPRIM_EXCLUSIVE
 
 /* The host-only context itself: NULL is refused, one is made and destroyed. Listed as
  * cmocka_unit_test(test_host_only_context) (see tf_test_no_cuda_error_left for why the name). */

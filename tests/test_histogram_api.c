@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "test_fixture_api.h"
 #include "hostref_histogram.h"
+#include "test_fixture_api.h"
 
 enum { EVEN = 0, RANGE = 1 };
 
@@ -72,16 +72,6 @@ static int run_case(const void *p, int shorthand, char *why, size_t len) {
 #define GA CUPRIM_HISTOGRAM_GLOBAL_ATOMIC
 #define BP CUPRIM_HISTOGRAM_BLOCK_PRIVATE
 #define SR CUPRIM_HISTOGRAM_SORT_REDUCE_BY_KEY
-#define I8 CUPRIM_I8
-#define U8 CUPRIM_U8
-#define I16 CUPRIM_I16
-#define U16 CUPRIM_U16
-#define I32 CUPRIM_I32
-#define U32 CUPRIM_U32
-#define I64 CUPRIM_I64
-#define U64 CUPRIM_U64
-#define F32 CUPRIM_F32
-#define F64 CUPRIM_F64
 #define INF ((double)INFINITY)
 #define QNAN ((double)NAN)
 

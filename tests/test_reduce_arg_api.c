@@ -47,10 +47,6 @@ static int run_case(const void *p, int shorthand, char *why, size_t len) {
 #define ARGMAX CUPRIM_ARGMAX
 #define IDX TA_EDGES /* the index's usual place */
 
-#define F16 CUPRIM_F16
-#define F32 CUPRIM_F32
-#define F64 CUPRIM_F64
-
 static void test_invalid_arguments(void **state) {
   (void)state;
   const arg_case cases[] = {

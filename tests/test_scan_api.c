@@ -13,11 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "test_fixture_api.h"
 #include "hostref_scan.h"
-
-#define INCL CUPRIM_INCLUSIVE
-#define EXCL CUPRIM_EXCLUSIVE
+#include "test_fixture_api.h"
 
 typedef struct api_case {
   const char *what;
@@ -55,13 +52,6 @@ static int run_case(const void *p, int use_shorthand, char *why, size_t len) {
 #define BL CUPRIM_SCAN_BLELLOCH
 #define WS CUPRIM_SCAN_WARP_SHUFFLE
 #define LB CUPRIM_SCAN_DECOUPLED_LOOKBACK
-#define F32 CUPRIM_F32
-#define F64 CUPRIM_F64
-#define I32 CUPRIM_I32
-#define U32 CUPRIM_U32
-#define I64 CUPRIM_I64
-#define U64 CUPRIM_U64
-#define SUM CUPRIM_SUM
 
 static void test_invalid_arguments(void **state) {
   (void)state;

@@ -4,22 +4,13 @@
  * The host-only context makes every call whose arguments are valid return CUPRIM_ERROR_NO_DEVICE
  * where it would first touch CUDA; a valid call with n == 0 has nothing to do and returns
  * CUPRIM_SUCCESS before that point. Fake device memory must come back untouched. */
-#include <math.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "test_fixture_api.h"
 #include "test_scan_init_ref.h"
-
-#define NULL_CTX TA_NULL_CTX
-#define HOST_CTX TA_HOST_CTX
-#define OK CUPRIM_SUCCESS
-#define INVALID CUPRIM_ERROR_INVALID_ARGUMENT
-#define UNSUPPORTED CUPRIM_ERROR_UNSUPPORTED
-#define NO_DEVICE CUPRIM_ERROR_NO_DEVICE
-#define INCL CUPRIM_INCLUSIVE
-#define EXCL CUPRIM_EXCLUSIVE
 
 /* Where the initial value is, besides the fixture's pointer kinds. */
 typedef enum init_at {
@@ -92,14 +83,6 @@ static void run_one(const void *p, ta_tally *t) {
   ta_record(t, ta_check_call("cuprim_scan_init", c->what, args, s, c->expect, why, sizeof why),
             why);
 }
-
-#define F32 CUPRIM_F32
-#define F64 CUPRIM_F64
-#define I32 CUPRIM_I32
-#define U32 CUPRIM_U32
-#define I64 CUPRIM_I64
-#define U64 CUPRIM_U64
-#define SUM CUPRIM_SUM
 
 /* scan.h's rules for cuprim_scan_init: cuprim_scan's, and d_init (with n > 0) not NULL,
  * element-aligned, not inside d_out's n elements; every INVALID_ARGUMENT before UNSUPPORTED. */

@@ -119,15 +119,6 @@ static int run_case(const void *p, int shorthand, char *why, size_t len) {
 #define NA                                                                                         \
   99 /* no algorithm: the batched calls and the scans (run once, not also as shorthand)            \
       */
-#define F32 CUPRIM_F32
-#define F64 CUPRIM_F64
-#define I32 CUPRIM_I32
-#define U32 CUPRIM_U32
-#define I64 CUPRIM_I64
-#define U64 CUPRIM_U64
-#define SUM CUPRIM_SUM
-#define INCL CUPRIM_INCLUSIVE
-#define EXCL CUPRIM_EXCLUSIVE
 #define IN TA_IN
 #define OUT TA_OUT
 #define OFF TA_EDGES
