@@ -110,6 +110,10 @@ void ta_poison(void);
  * in why[0..len). */
 int ta_check_call(const char *fn, const char *what, const char *args, cuprim_status got,
                   cuprim_status expect, char *why, size_t len);
+/* ta_check_call with the arguments formatted from args_fmt. */
+int ta_check_callf(const char *fn, const char *what, cuprim_status got, cuprim_status expect,
+                   char *why, size_t len, const char *args_fmt, ...)
+    __attribute__((format(printf, 7, 8)));
 
 /* ---------------------------------------------------------------- tables */
 
@@ -122,6 +126,10 @@ typedef struct ta_tally {
 
 /* Counts one checked call; prints `why` if it failed. */
 void ta_record(ta_tally *t, int ok, const char *why);
+/* ta_check_callf of a call, counted in t by ta_record. */
+void ta_record_call(ta_tally *t, const char *fn, const char *what, cuprim_status got,
+                    cuprim_status expect, const char *args_fmt, ...)
+    __attribute__((format(printf, 6, 7)));
 /* The end of a test: nothing reached CUDA (cuprim_last_cuda_error() is cudaSuccess), and the test
  * fails if any call failed ("N of M <what> failed"). */
 void ta_finish(const ta_tally *t, const char *what);

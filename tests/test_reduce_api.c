@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "test_fixture_api.h"
 #include "hostref_reduce.h"
+#include "test_fixture_api.h"
 
 typedef struct api_case {
   const char *what;
@@ -32,12 +32,10 @@ static int run_case(const void *p, int use_shorthand, char *why, size_t len) {
       use_shorthand ? cuprim_reduce(ctx, in, out, c->n, (cuprim_dtype)c->dtype, (cuprim_op)c->op, 0)
                     : cuprim_reduce_ex(ctx, (cuprim_reduce_alg)c->alg, in, out, c->n,
                                        (cuprim_dtype)c->dtype, (cuprim_op)c->op, 0);
-  char args[160];
-  snprintf(args, sizeof args, "alg %d dtype %s op %s n %llu", c->alg,
-           hr_dtype_name((cuprim_dtype)c->dtype), hr_op_name((cuprim_op)c->op),
-           (unsigned long long)c->n);
-  return ta_check_call(use_shorthand ? "cuprim_reduce" : "cuprim_reduce_ex", c->what, args, s,
-                       c->expect, why, len);
+  return ta_check_callf(use_shorthand ? "cuprim_reduce" : "cuprim_reduce_ex", c->what, s, c->expect,
+                        why, len, "alg %d dtype %s op %s n %llu", c->alg,
+                        hr_dtype_name((cuprim_dtype)c->dtype), hr_op_name((cuprim_op)c->op),
+                        (unsigned long long)c->n);
 }
 
 #define AUTO CUPRIM_REDUCE_AUTO

@@ -34,10 +34,9 @@ static int run_case(const void *p, int shorthand, char *why, size_t len) {
   uint64_t *index = (uint64_t *)ta_pointer(c->index, &index_shape);
   const cuprim_status s = cuprim_reduce_arg(ta_context(c->ctx), in, value, index, c->n,
                                             (cuprim_dtype)c->dtype, (cuprim_arg_op)c->op, 0);
-  char args[160];
-  snprintf(args, sizeof args, "dtype %s op %d n %llu", hr_dtype_name((cuprim_dtype)c->dtype), c->op,
-           (unsigned long long)c->n);
-  return ta_check_call("cuprim_reduce_arg", c->what, args, s, c->expect, why, len);
+  return ta_check_callf("cuprim_reduce_arg", c->what, s, c->expect, why, len,
+                        "dtype %s op %d n %llu", hr_dtype_name((cuprim_dtype)c->dtype), c->op,
+                        (unsigned long long)c->n);
 }
 
 /* A row of the tables. */

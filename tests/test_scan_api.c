@@ -39,12 +39,10 @@ static int run_case(const void *p, int use_shorthand, char *why, size_t len) {
                         (cuprim_scan_kind)c->kind, 0)
           : cuprim_scan_ex(ctx, (cuprim_scan_alg)c->alg, in, out, c->n, (cuprim_dtype)c->dtype,
                            (cuprim_op)c->op, (cuprim_scan_kind)c->kind, 0);
-  char args[160];
-  snprintf(args, sizeof args, "alg %d dtype %s op %s kind %d n %llu", c->alg,
-           hr_dtype_name((cuprim_dtype)c->dtype), hr_op_name((cuprim_op)c->op), c->kind,
-           (unsigned long long)c->n);
-  return ta_check_call(use_shorthand ? "cuprim_scan" : "cuprim_scan_ex", c->what, args, s,
-                       c->expect, why, len);
+  return ta_check_callf(use_shorthand ? "cuprim_scan" : "cuprim_scan_ex", c->what, s, c->expect,
+                        why, len, "alg %d dtype %s op %s kind %d n %llu", c->alg,
+                        hr_dtype_name((cuprim_dtype)c->dtype), hr_op_name((cuprim_op)c->op),
+                        c->kind, (unsigned long long)c->n);
 }
 
 #define AUTO CUPRIM_SCAN_AUTO

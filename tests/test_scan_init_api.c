@@ -76,12 +76,9 @@ static void run_one(const void *p, ta_tally *t) {
   const cuprim_status s =
       cuprim_scan_init(ta_context(c->ctx), in, out, c->n, (cuprim_dtype)c->dtype, (cuprim_op)c->op,
                        (cuprim_scan_kind)c->kind, init, 0);
-  char args[160], why[512];
-  snprintf(args, sizeof args, "dtype %s op %s kind %d n %llu init at %d",
-           hr_dtype_name((cuprim_dtype)c->dtype), hr_op_name((cuprim_op)c->op), c->kind,
-           (unsigned long long)c->n, (int)c->init);
-  ta_record(t, ta_check_call("cuprim_scan_init", c->what, args, s, c->expect, why, sizeof why),
-            why);
+  ta_record_call(t, "cuprim_scan_init", c->what, s, c->expect,
+                 "dtype %s op %s kind %d n %llu init at %d", hr_dtype_name((cuprim_dtype)c->dtype),
+                 hr_op_name((cuprim_op)c->op), c->kind, (unsigned long long)c->n, (int)c->init);
 }
 
 /* scan.h's rules for cuprim_scan_init: cuprim_scan's, and d_init (with n > 0) not NULL,
@@ -163,12 +160,8 @@ static void test_same_as_scan(void **state) {
           const cuprim_status got =
               cuprim_scan_init(ta_ctx, in, out, 10, (cuprim_dtype)d, (cuprim_op)op,
                                (cuprim_scan_kind)kind, init_pointer(I_OWN, in, out, 8, 10), 0);
-          char args[96], why[512];
-          snprintf(args, sizeof args, "dtype %d op %d kind %d input %d", d, op, kind, pin);
-          ta_record(
-              &t,
-              ta_check_call("cuprim_scan_init", "as cuprim_scan", args, got, want, why, sizeof why),
-              why);
+          ta_record_call(&t, "cuprim_scan_init", "as cuprim_scan", got, want,
+                         "dtype %d op %d kind %d input %d", d, op, kind, pin);
         }
   ta_finish(&t, "calls compared with cuprim_scan");
 }
