@@ -466,33 +466,13 @@ static void fold_bf16(cuprim_op op, int excl, const void *in, uint64_t n, void *
 typedef void (*fold_fn)(cuprim_op op, int excl, const void *in, uint64_t n, void *acc, void *out);
 
 static fold_fn fold_of(cuprim_dtype t) {
-  switch ((int)t) {
-  case CUPRIM_I8:
-    return fold_i8;
-  case CUPRIM_U8:
-    return fold_u8;
-  case CUPRIM_I16:
-    return fold_i16;
-  case CUPRIM_U16:
-    return fold_u16;
-  case CUPRIM_I32:
-    return fold_i32;
-  case CUPRIM_U32:
-    return fold_u32;
-  case CUPRIM_I64:
-    return fold_i64;
-  case CUPRIM_U64:
-    return fold_u64;
-  case CUPRIM_F32:
-    return fold_f32;
-  case CUPRIM_F64:
-    return fold_f64;
-  case CUPRIM_F16:
-    return fold_f16;
-  case CUPRIM_BF16:
-    return fold_bf16;
-  }
-  return NULL; /* values outside the enum */
+  static const fold_fn folds[] = {
+      [CUPRIM_I8] = fold_i8,   [CUPRIM_U8] = fold_u8,   [CUPRIM_I16] = fold_i16,
+      [CUPRIM_U16] = fold_u16, [CUPRIM_I32] = fold_i32, [CUPRIM_U32] = fold_u32,
+      [CUPRIM_I64] = fold_i64, [CUPRIM_U64] = fold_u64, [CUPRIM_F32] = fold_f32,
+      [CUPRIM_F64] = fold_f64, [CUPRIM_F16] = fold_f16, [CUPRIM_BF16] = fold_bf16};
+  /* NULL for values outside the enum */
+  return (unsigned)t < sizeof folds / sizeof folds[0] ? folds[t] : NULL;
 }
 
 void hr_combine(cuprim_dtype t, cuprim_op op, void *acc, const void *x) {

@@ -57,35 +57,7 @@ static int ord_ceil(cuprim_dtype t, double v, uint64_t *o) {
 }
 
 static void put_ord(cuprim_dtype t, void *h, uint64_t i, uint64_t o) {
-  const uint64_t u = hr_is_signed(t) ? o ^ SIGN_BIT : o; /* two's complement bits */
-  switch (t) {
-  case CUPRIM_I8:
-    ((int8_t *)h)[i] = (int8_t)(int64_t)u;
-    break;
-  case CUPRIM_U8:
-    ((uint8_t *)h)[i] = (uint8_t)u;
-    break;
-  case CUPRIM_I16:
-    ((int16_t *)h)[i] = (int16_t)(int64_t)u;
-    break;
-  case CUPRIM_U16:
-    ((uint16_t *)h)[i] = (uint16_t)u;
-    break;
-  case CUPRIM_I32:
-    ((int32_t *)h)[i] = (int32_t)(int64_t)u;
-    break;
-  case CUPRIM_U32:
-    ((uint32_t *)h)[i] = (uint32_t)u;
-    break;
-  case CUPRIM_I64:
-    ((int64_t *)h)[i] = (int64_t)u;
-    break;
-  case CUPRIM_U64:
-    ((uint64_t *)h)[i] = u;
-    break;
-  default:
-    break;
-  }
+  hr_store_bits(t, h, i, hr_is_signed(t) ? o ^ SIGN_BIT : o); /* two's complement bits */
 }
 
 /* F16 and BF16 take the given 32-bit pattern's counterpart: its sign, an all-ones exponent if it
@@ -123,22 +95,30 @@ static void put_half_near(cuprim_dtype t, void *h, uint64_t i, double v, int dir
   ((uint16_t *)h)[i] = b;
 }
 
+/* Any float dtype around v, as put_half_near: F64 is v itself or the next double, F32 v rounded
+ * and stepped as the halves are. */
+static void put_float_near(cuprim_dtype t, void *h, uint64_t i, double v, int dir) {
+  if (cuprim_dtype_size(t) == 2) {
+    put_half_near(t, h, i, v, dir);
+  } else if (t == CUPRIM_F64) {
+    hr_store_float(t, h, i, dir == 0 ? v : nextafter(v, dir > 0 ? INFINITY : -INFINITY));
+  } else {
+    float f = (float)v;
+    if ((dir == 0 && (double)f < v) || (dir > 0 && (double)f <= v))
+      f = nextafterf(f, INFINITY);
+    else if (dir < 0 && (double)f >= v)
+      f = nextafterf(f, -INFINITY);
+    ((float *)h)[i] = f;
+  }
+}
+
 /* Values of t around v. Each writes h[i] and returns 1, or returns 0 (h[i] untouched) if no value
  * of t qualifies. Floats are rounded to t's precision first. */
 
 /* The smallest value >= v (v itself when representable). */
 static int put_at_or_above(cuprim_dtype t, void *h, uint64_t i, double v) {
   if (hr_is_float(t)) {
-    if (cuprim_dtype_size(t) == 2) {
-      put_half_near(t, h, i, v, 0);
-    } else if (t == CUPRIM_F64) {
-      hr_store_float(t, h, i, v);
-    } else {
-      float f = (float)v;
-      if ((double)f < v)
-        f = nextafterf(f, INFINITY);
-      ((float *)h)[i] = f;
-    }
+    put_float_near(t, h, i, v, 0);
     return 1;
   }
   uint64_t o;
@@ -151,16 +131,7 @@ static int put_at_or_above(cuprim_dtype t, void *h, uint64_t i, double v) {
 /* The largest value < v. */
 static int put_below(cuprim_dtype t, void *h, uint64_t i, double v) {
   if (hr_is_float(t)) {
-    if (cuprim_dtype_size(t) == 2) {
-      put_half_near(t, h, i, v, -1);
-    } else if (t == CUPRIM_F64) {
-      hr_store_float(t, h, i, nextafter(v, -INFINITY));
-    } else {
-      float f = (float)v;
-      if ((double)f >= v)
-        f = nextafterf(f, -INFINITY);
-      ((float *)h)[i] = f;
-    }
+    put_float_near(t, h, i, v, -1);
     return 1;
   }
   uint64_t o;
@@ -179,16 +150,7 @@ static int put_below(cuprim_dtype t, void *h, uint64_t i, double v) {
 /* The smallest value > v. */
 static int put_above(cuprim_dtype t, void *h, uint64_t i, double v) {
   if (hr_is_float(t)) {
-    if (cuprim_dtype_size(t) == 2) {
-      put_half_near(t, h, i, v, 1);
-    } else if (t == CUPRIM_F64) {
-      hr_store_float(t, h, i, nextafter(v, INFINITY));
-    } else {
-      float f = (float)v;
-      if ((double)f <= v)
-        f = nextafterf(f, INFINITY);
-      ((float *)h)[i] = f;
-    }
+    put_float_near(t, h, i, v, 1);
     return 1;
   }
   uint64_t o;

@@ -3,6 +3,7 @@
  * misplaced options, missing operands; the support table. (The host element ops that join a
  * chunked run's passes are harness/'s, tested by test_hostref.c.) */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -30,6 +31,17 @@ static void ok(const char *line, cli_args *a) {
   const int rc = parse_line(line, a, err, sizeof err);
   if (rc != CLI_EXIT_OK)
     fail_msg("\"%s\": expected success, got %d: %s", line, rc, err);
+}
+
+/* ok() of the line formatted from fmt. */
+static void okf(cli_args *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void okf(cli_args *a, const char *fmt, ...) {
+  char line[128];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  ok(line, a);
 }
 
 /* Must be a usage error whose message contains `needle`. */
@@ -154,18 +166,14 @@ static void test_reduce_and_scan(void **state) {
   /* Every op, every reduce algorithm, every dtype by both names, in any case. */
   static const char *const ops[] = {"sum", "prod", "min", "max", "and", "or", "xor"};
   for (int o = 0; o < 7; ++o) {
-    char line[128];
-    snprintf(line, sizeof line, "reduce --op %s f", ops[o]);
-    ok(line, &a);
+    okf(&a, "reduce --op %s f", ops[o]);
     assert_int_equal(a.op, o);
     assert_string_equal(hr_op_name((cuprim_op)o), ops[o]);
   }
   ok("reduce --op XOR f", &a);
   assert_int_equal(a.op, CUPRIM_XOR);
   for (int k = 0; k < hr_alg_count(HR_REDUCE); ++k) {
-    char line[128];
-    snprintf(line, sizeof line, "reduce --alg=%s f", hr_alg_name(HR_REDUCE, k));
-    ok(line, &a);
+    okf(&a, "reduce --alg=%s f", hr_alg_name(HR_REDUCE, k));
     assert_int_equal(a.alg, k);
   }
   assert_int_equal(hr_alg_count(HR_REDUCE), CUPRIM_REDUCE_ATOMIC + 1);
@@ -176,12 +184,9 @@ static void test_reduce_and_scan(void **state) {
                                            "int32",   "uint32",  "int64",   "uint64",
                                            "float32", "float64", "float16", "bfloat16"};
   for (int t = 0; t <= CUPRIM_BF16; ++t) {
-    char line[128];
-    snprintf(line, sizeof line, "reduce --dtype %s f", short_names[t]);
-    ok(line, &a);
+    okf(&a, "reduce --dtype %s f", short_names[t]);
     assert_int_equal(a.dtype, t);
-    snprintf(line, sizeof line, "reduce --dtype %s f", long_names[t]);
-    ok(line, &a);
+    okf(&a, "reduce --dtype %s f", long_names[t]);
     assert_int_equal(a.dtype, t);
   }
   ok("reduce --dtype F32 f", &a);
@@ -219,9 +224,7 @@ static void test_reduce_and_scan(void **state) {
   ok("scan --exclusive --inclusive -o o.npy in.npy", &a); /* the last one wins */
   assert_int_equal(a.kind, CUPRIM_INCLUSIVE);
   for (int k = 0; k < hr_alg_count(HR_SCAN); ++k) {
-    char line[128];
-    snprintf(line, sizeof line, "scan --alg %s -o o.npy f", hr_alg_name(HR_SCAN, k));
-    ok(line, &a);
+    okf(&a, "scan --alg %s -o o.npy f", hr_alg_name(HR_SCAN, k));
     assert_int_equal(a.alg, k);
   }
   assert_int_equal(hr_alg_count(HR_SCAN), CUPRIM_SCAN_DECOUPLED_LOOKBACK + 1);
@@ -319,10 +322,7 @@ static void test_histogram(void **state) {
   assert_true(a.have_dtype && a.dtype == CUPRIM_U8);
   ok("histogram --edges e.txt --alg auto d", &a);
   for (int k = 0; k < hr_alg_count(HR_HISTOGRAM); ++k) {
-    char line[128];
-    snprintf(line, sizeof line, "histogram --alg %s --bins 1 --range 0 1 f",
-             hr_alg_name(HR_HISTOGRAM, k));
-    ok(line, &a);
+    okf(&a, "histogram --alg %s --bins 1 --range 0 1 f", hr_alg_name(HR_HISTOGRAM, k));
     assert_int_equal(a.alg, k);
   }
   assert_int_equal(hr_alg_count(HR_HISTOGRAM), CUPRIM_HISTOGRAM_SORT_REDUCE_BY_KEY + 1);

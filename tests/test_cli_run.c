@@ -4,8 +4,8 @@
  * and no temporary file behind; an existing output file must be left untouched. */
 #define _POSIX_C_SOURCE 200809L /* mkfifo, symlink */
 
+#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -60,6 +60,22 @@ static void expect(const tc_run *r, int status, const char *needle) {
   assert_int_equal(tc_count_entries(".tmp-"), 0);
 }
 
+/* The result of the last run: one for the whole program (too large for the stack). */
+static tc_run g_run;
+
+/* Runs the program with `args_fmt` (as tc_cli) and expects what expect() does. */
+static void fails(tc_run *r, int status, const char *needle, const char *args_fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void fails(tc_run *r, int status, const char *needle, const char *args_fmt, ...) {
+  char args[2048];
+  va_list ap;
+  va_start(ap, args_fmt);
+  vsnprintf(args, sizeof args, args_fmt, ap);
+  va_end(ap);
+  tc_cli(r, "%s", args);
+  expect(r, status, needle);
+}
+
 /* The inputs every test uses (rewritten by each test, so that each runs alone). */
 static void make_inputs(void) {
   const float four[4] = {1, 2, 3, 4};
@@ -82,107 +98,86 @@ static void make_inputs(void) {
 static void test_input_files(void **state) {
   (void)state;
   make_inputs();
-  tc_run *r = malloc(sizeof *r);
-  assert_non_null(r);
+  tc_run *r = &g_run;
   const float four[4] = {1, 2, 3, 4};
 
-  tc_cli(r, "reduce %s", tc_path("missing.npy"));
-  expect(r, CLI_EXIT_INPUT, "missing.npy: No such file or directory");
-  tc_cli(r, "reduce %s", tc_scratch());
-  expect(r, CLI_EXIT_INPUT, "not a regular file");
-  tc_cli(r, "histogram --bins 4 --range 0 1 %s", tc_path("missing.npy"));
-  expect(r, CLI_EXIT_INPUT, "No such file");
+  fails(r, CLI_EXIT_INPUT, "missing.npy: No such file or directory", "reduce %s",
+        tc_path("missing.npy"));
+  fails(r, CLI_EXIT_INPUT, "not a regular file", "reduce %s", tc_scratch());
+  fails(r, CLI_EXIT_INPUT, "No such file", "histogram --bins 4 --range 0 1 %s",
+        tc_path("missing.npy"));
 
-  tc_cli(r, "reduce %s", tc_path("trunc.npy"));
-  expect(r, CLI_EXIT_FORMAT, "truncated data");
+  fails(r, CLI_EXIT_FORMAT, "truncated data", "reduce %s", tc_path("trunc.npy"));
   write_raw_npy("long.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", four,
                 sizeof four, 2);
-  tc_cli(r, "reduce %s", tc_path("long.npy"));
-  expect(r, CLI_EXIT_FORMAT, "does not match the shape");
-  tc_cli(r, "reduce %s", tc_path("be.npy"));
-  expect(r, CLI_EXIT_FORMAT, "big-endian");
+  fails(r, CLI_EXIT_FORMAT, "does not match the shape", "reduce %s", tc_path("long.npy"));
+  fails(r, CLI_EXIT_FORMAT, "big-endian", "reduce %s", tc_path("be.npy"));
   write_raw_npy("fortran.npy", "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }", four,
                 sizeof four, 1);
-  tc_cli(r, "scan -o %s %s", tc_path("out.npy"), tc_path("fortran.npy"));
-  expect(r, CLI_EXIT_FORMAT, "Fortran");
+  fails(r, CLI_EXIT_FORMAT, "Fortran", "scan -o %s %s", tc_path("out.npy"), tc_path("fortran.npy"));
   write_raw_npy("c8.npy", "{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", four,
                 sizeof four, 3);
-  tc_cli(r, "histogram --bins 2 --range 0 1 %s", tc_path("c8.npy"));
-  expect(r, CLI_EXIT_FORMAT, "unsupported dtype");
+  fails(r, CLI_EXIT_FORMAT, "unsupported dtype", "histogram --bins 2 --range 0 1 %s",
+        tc_path("c8.npy"));
   write_raw_npy("obj.npy", "{'descr': '|O', 'fortran_order': False, 'shape': (2,), }", four, 16, 1);
-  tc_cli(r, "reduce %s", tc_path("obj.npy"));
-  expect(r, CLI_EXIT_FORMAT, "unsupported dtype");
+  fails(r, CLI_EXIT_FORMAT, "unsupported dtype", "reduce %s", tc_path("obj.npy"));
   write_raw_npy("nokey.npy", "{'descr': '<f4', 'shape': (4,), }", four, sizeof four, 1);
-  tc_cli(r, "reduce %s", tc_path("nokey.npy"));
-  expect(r, CLI_EXIT_FORMAT, "fortran_order");
+  fails(r, CLI_EXIT_FORMAT, "fortran_order", "reduce %s", tc_path("nokey.npy"));
   write_raw_npy("v7.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }", four,
                 sizeof four, 7);
-  tc_cli(r, "reduce %s", tc_path("v7.npy"));
-  expect(r, CLI_EXIT_FORMAT, "version 7.0");
+  fails(r, CLI_EXIT_FORMAT, "version 7.0", "reduce %s", tc_path("v7.npy"));
   tc_write_file(tc_path("magic.npy"), "\x93NUMPX\x01\x00", 8);
-  tc_cli(r, "reduce %s", tc_path("magic.npy"));
-  expect(r, CLI_EXIT_FORMAT, "magic");
+  fails(r, CLI_EXIT_FORMAT, "magic", "reduce %s", tc_path("magic.npy"));
   tc_write_file(tc_path("hlen.npy"), "\x93NUMPY\x01\x00\xff\x00{'descr'", 17);
-  tc_cli(r, "reduce %s", tc_path("hlen.npy"));
-  expect(r, CLI_EXIT_FORMAT, "past the end of the file");
+  fails(r, CLI_EXIT_FORMAT, "past the end of the file", "reduce %s", tc_path("hlen.npy"));
   /* Raw data without --dtype, and raw data of the wrong size. */
-  tc_cli(r, "reduce %s", tc_path("data.bin"));
-  expect(r, CLI_EXIT_FORMAT, "--dtype");
-  tc_cli(r, "reduce --dtype f32 %s", tc_path("data.bin"));
-  expect(r, CLI_EXIT_FORMAT, "whole number of f32 elements");
+  fails(r, CLI_EXIT_FORMAT, "--dtype", "reduce %s", tc_path("data.bin"));
+  fails(r, CLI_EXIT_FORMAT, "whole number of f32 elements", "reduce --dtype f32 %s",
+        tc_path("data.bin"));
   /* A .npy whose dtype is not the --dtype given. */
-  tc_cli(r, "reduce --dtype i64 %s", tc_path("i32.npy"));
-  expect(r, CLI_EXIT_FORMAT, "holds i32, not --dtype i64");
-  free(r);
+  fails(r, CLI_EXIT_FORMAT, "holds i32, not --dtype i64", "reduce --dtype i64 %s",
+        tc_path("i32.npy"));
 }
 
 static void test_unsupported(void **state) {
   (void)state;
   make_inputs();
-  tc_run *r = malloc(sizeof *r);
-  assert_non_null(r);
-  tc_cli(r, "reduce --op and %s", tc_path("f32.npy"));
-  expect(r, CLI_EXIT_UNSUPPORTED, "integer data only");
-  tc_cli(r, "scan --op xor -o %s %s", tc_path("x.npy"), tc_path("f64.npy"));
-  expect(r, CLI_EXIT_UNSUPPORTED, "integer data only");
+  tc_run *r = &g_run;
+  fails(r, CLI_EXIT_UNSUPPORTED, "integer data only", "reduce --op and %s", tc_path("f32.npy"));
+  fails(r, CLI_EXIT_UNSUPPORTED, "integer data only", "scan --op xor -o %s %s", tc_path("x.npy"),
+        tc_path("f64.npy"));
   assert_false(tc_exists(tc_path("x.npy")));
-  tc_cli(r, "reduce %s", tc_path("i8.npy"));
-  expect(r, CLI_EXIT_UNSUPPORTED, "does not take i8");
-  tc_cli(r, "scan -o %s --dtype u16 %s", tc_path("x.npy"), tc_path("data.bin"));
-  expect(r, CLI_EXIT_UNSUPPORTED, "does not take u16");
-  tc_cli(r, "ladder scan --dtype i16");
-  expect(r, CLI_EXIT_UNSUPPORTED, "does not take i16");
-  tc_cli(r, "ladder reduce --op or --dtype f64");
-  expect(r, CLI_EXIT_UNSUPPORTED, "integer data only");
+  fails(r, CLI_EXIT_UNSUPPORTED, "does not take i8", "reduce %s", tc_path("i8.npy"));
+  fails(r, CLI_EXIT_UNSUPPORTED, "does not take u16", "scan -o %s --dtype u16 %s", tc_path("x.npy"),
+        tc_path("data.bin"));
+  fails(r, CLI_EXIT_UNSUPPORTED, "does not take i16", "ladder scan --dtype i16");
+  fails(r, CLI_EXIT_UNSUPPORTED, "integer data only", "ladder reduce --op or --dtype f64");
   /* F16 and BF16 are read (a .npy of '<f2', raw bytes with --dtype) and taken by reduce, scan
    * and histogram from 0.2, but not with the bitwise ops: the library's answer, asked before any
    * device. */
   const uint16_t halves[3] = {0x3C00, 0x4000, 0x4200};
   const uint64_t s3[1] = {3};
   tc_write_npy(tc_path("f16.npy"), CUPRIM_F16, 1, s3, halves, sizeof halves);
-  tc_cli(r, "reduce --op xor %s", tc_path("f16.npy"));
-  expect(r, CLI_EXIT_UNSUPPORTED, "integer data only");
-  tc_cli(r, "scan --op and --dtype bf16 -o %s %s", tc_path("x.npy"), tc_path("data.bin"));
-  expect(r, CLI_EXIT_UNSUPPORTED, "integer data only");
-  free(r);
+  fails(r, CLI_EXIT_UNSUPPORTED, "integer data only", "reduce --op xor %s", tc_path("f16.npy"));
+  fails(r, CLI_EXIT_UNSUPPORTED, "integer data only", "scan --op and --dtype bf16 -o %s %s",
+        tc_path("x.npy"), tc_path("data.bin"));
 }
 
 static void test_outputs_and_edges(void **state) {
   (void)state;
   make_inputs();
-  tc_run *r = malloc(sizeof *r);
-  assert_non_null(r);
+  tc_run *r = &g_run;
   /* An output in a directory that does not exist. */
-  tc_cli(r, "scan -o %s %s", tc_path("no/such/dir/out.npy"), tc_path("i32.npy"));
-  expect(r, CLI_EXIT_OUTPUT, "cannot create a file there");
-  tc_cli(r, "histogram --bins 2 --range 0 4 -o %s %s", tc_path("nodir/h.csv"), tc_path("i32.npy"));
-  expect(r, CLI_EXIT_OUTPUT, "nodir/h.csv");
+  fails(r, CLI_EXIT_OUTPUT, "cannot create a file there", "scan -o %s %s",
+        tc_path("no/such/dir/out.npy"), tc_path("i32.npy"));
+  fails(r, CLI_EXIT_OUTPUT, "nodir/h.csv", "histogram --bins 2 --range 0 4 -o %s %s",
+        tc_path("nodir/h.csv"), tc_path("i32.npy"));
   /* An existing output survives a failed run unchanged. */
   tc_write_file(tc_path("keep.npy"), "old", 3);
-  tc_cli(r, "scan --op and -o %s %s", tc_path("keep.npy"), tc_path("f32.npy"));
-  expect(r, CLI_EXIT_UNSUPPORTED, "integer");
-  tc_cli(r, "scan -o %s %s", tc_path("keep.npy"), tc_path("trunc.npy"));
-  expect(r, CLI_EXIT_FORMAT, "truncated");
+  fails(r, CLI_EXIT_UNSUPPORTED, "integer", "scan --op and -o %s %s", tc_path("keep.npy"),
+        tc_path("f32.npy"));
+  fails(r, CLI_EXIT_FORMAT, "truncated", "scan -o %s %s", tc_path("keep.npy"),
+        tc_path("trunc.npy"));
   FILE *f = fopen(tc_path("keep.npy"), "rb");
   assert_non_null(f);
   char back[8] = "";
@@ -191,47 +186,36 @@ static void test_outputs_and_edges(void **state) {
   assert_memory_equal(back, "old", 3);
   /* Bad edges files. */
   tc_write_file(tc_path("dec.txt"), "0 2 1\n", 6);
-  tc_cli(r, "histogram --edges %s %s", tc_path("dec.txt"), tc_path("f32.npy"));
-  expect(r, CLI_EXIT_FORMAT, "strictly increasing");
+  fails(r, CLI_EXIT_FORMAT, "strictly increasing", "histogram --edges %s %s", tc_path("dec.txt"),
+        tc_path("f32.npy"));
   tc_write_file(tc_path("nan.txt"), "0, nan, 1", 9);
-  tc_cli(r, "histogram --edges %s %s", tc_path("nan.txt"), tc_path("f32.npy"));
-  expect(r, CLI_EXIT_FORMAT, "not a finite number");
+  fails(r, CLI_EXIT_FORMAT, "not a finite number", "histogram --edges %s %s", tc_path("nan.txt"),
+        tc_path("f32.npy"));
   tc_write_file(tc_path("one.txt"), "5\n", 2);
-  tc_cli(r, "histogram --edges %s %s", tc_path("one.txt"), tc_path("f32.npy"));
-  expect(r, CLI_EXIT_FORMAT, "at least 2");
-  tc_cli(r, "histogram --edges %s %s", tc_path("none.txt"), tc_path("f32.npy"));
-  expect(r, CLI_EXIT_INPUT, "none.txt");
-  tc_cli(r, "histogram --edges %s %s", tc_path("be.npy"), tc_path("f32.npy"));
-  expect(r, CLI_EXIT_FORMAT, "big-endian");
-  free(r);
+  fails(r, CLI_EXIT_FORMAT, "at least 2", "histogram --edges %s %s", tc_path("one.txt"),
+        tc_path("f32.npy"));
+  fails(r, CLI_EXIT_INPUT, "none.txt", "histogram --edges %s %s", tc_path("none.txt"),
+        tc_path("f32.npy"));
+  fails(r, CLI_EXIT_FORMAT, "big-endian", "histogram --edges %s %s", tc_path("be.npy"),
+        tc_path("f32.npy"));
 }
 
 static void test_usage(void **state) {
   (void)state;
   make_inputs();
-  tc_run *r = malloc(sizeof *r);
-  assert_non_null(r);
+  tc_run *r = &g_run;
   const char *f = tc_path("f32.npy");
-  tc_cli(r, "histogram --bins 0 --range 0 1 %s", f);
-  expect(r, CLI_EXIT_USAGE, "at least 1");
-  tc_cli(r, "histogram --bins 4 --range 1 0 %s", f);
-  expect(r, CLI_EXIT_USAGE, "LO must be less than HI");
-  tc_cli(r, "histogram --bins 4 --range nan 1 %s", f);
-  expect(r, CLI_EXIT_USAGE, "finite");
-  tc_cli(r, "histogram --bins 4 --range 0 1 -o %s %s", tc_path("h.txt"), f);
-  expect(r, CLI_EXIT_USAGE, ".npy or .csv");
-  tc_cli(r, "reduce --frobnicate %s", f);
-  expect(r, CLI_EXIT_USAGE, "unknown option '--frobnicate'");
-  tc_cli(r, "reduce --op mean %s", f);
-  expect(r, CLI_EXIT_USAGE, "--op mean");
-  tc_cli(r, "scan %s", f);
-  expect(r, CLI_EXIT_USAGE, "needs -o");
-  tc_cli(r, "reduce");
-  expect(r, CLI_EXIT_USAGE, "missing the input FILE");
-  tc_cli(r, "demo --n 0");
-  expect(r, CLI_EXIT_USAGE, "--n 0");
-  tc_cli(r, "frobnicate");
-  expect(r, CLI_EXIT_USAGE, "unknown command");
+  fails(r, CLI_EXIT_USAGE, "at least 1", "histogram --bins 0 --range 0 1 %s", f);
+  fails(r, CLI_EXIT_USAGE, "LO must be less than HI", "histogram --bins 4 --range 1 0 %s", f);
+  fails(r, CLI_EXIT_USAGE, "finite", "histogram --bins 4 --range nan 1 %s", f);
+  fails(r, CLI_EXIT_USAGE, ".npy or .csv", "histogram --bins 4 --range 0 1 -o %s %s",
+        tc_path("h.txt"), f);
+  fails(r, CLI_EXIT_USAGE, "unknown option '--frobnicate'", "reduce --frobnicate %s", f);
+  fails(r, CLI_EXIT_USAGE, "--op mean", "reduce --op mean %s", f);
+  fails(r, CLI_EXIT_USAGE, "needs -o", "scan %s", f);
+  fails(r, CLI_EXIT_USAGE, "missing the input FILE", "reduce");
+  fails(r, CLI_EXIT_USAGE, "--n 0", "demo --n 0");
+  fails(r, CLI_EXIT_USAGE, "unknown command", "frobnicate");
   /* No command: the usage on stderr. */
   tc_cli(r, "%s", "");
   assert_int_equal(r->status, CLI_EXIT_USAGE);
@@ -253,7 +237,6 @@ static void test_usage(void **state) {
   tc_cli(r, "help histogram");
   assert_int_equal(r->status, 0);
   assert_non_null(strstr(r->out, "--edges"));
-  free(r);
 }
 
 /* What a new user ran into (issue 12), each refused at once with its exit code, or written where
@@ -261,45 +244,36 @@ static void test_usage(void **state) {
 static void test_new_user_cases(void **state) {
   (void)state;
   make_inputs();
-  tc_run *r = malloc(sizeof *r);
-  assert_non_null(r);
+  tc_run *r = &g_run;
   /* A FIFO as input or edges: exit 3 at once, not a read that waits for a writer forever. */
   assert_int_equal(mkfifo(tc_path("fifo"), 0666), 0);
-  tc_cli(r, "reduce %s", tc_path("fifo"));
-  expect(r, CLI_EXIT_INPUT, "not a regular file (a FIFO)");
-  tc_cli(r, "reduce --dtype f32 %s", tc_path("fifo"));
-  expect(r, CLI_EXIT_INPUT, "not a regular file (a FIFO)");
-  tc_cli(r, "histogram --edges %s %s", tc_path("fifo"), tc_path("f32.npy"));
-  expect(r, CLI_EXIT_INPUT, "not a regular file (a FIFO)");
+  fails(r, CLI_EXIT_INPUT, "not a regular file (a FIFO)", "reduce %s", tc_path("fifo"));
+  fails(r, CLI_EXIT_INPUT, "not a regular file (a FIFO)", "reduce --dtype f32 %s", tc_path("fifo"));
+  fails(r, CLI_EXIT_INPUT, "not a regular file (a FIFO)", "histogram --edges %s %s",
+        tc_path("fifo"), tc_path("f32.npy"));
   /* An output that is a directory: exit 6 before any device work (77 would mean it got past). */
-  tc_cli(r, "reduce -o %s %s", tc_scratch(), tc_path("i32.npy"));
-  expect(r, CLI_EXIT_OUTPUT, "is a directory");
-  tc_cli(r, "scan -o %s %s", tc_scratch(), tc_path("i32.npy"));
-  expect(r, CLI_EXIT_OUTPUT, "is a directory");
+  fails(r, CLI_EXIT_OUTPUT, "is a directory", "reduce -o %s %s", tc_scratch(), tc_path("i32.npy"));
+  fails(r, CLI_EXIT_OUTPUT, "is a directory", "scan -o %s %s", tc_scratch(), tc_path("i32.npy"));
   /* A range the library would refuse (its width overflows): refused by the program first. */
-  tc_cli(r, "histogram --bins 4 --range -1e308 1e308 %s", tc_path("f32.npy"));
-  expect(r, CLI_EXIT_USAGE, "too wide");
+  fails(r, CLI_EXIT_USAGE, "too wide", "histogram --bins 4 --range -1e308 1e308 %s",
+        tc_path("f32.npy"));
   /* A text edges file with a NUL byte: an error, not the edges before it. */
   tc_write_file(tc_path("nul.txt"), "0 1\0 2 3\n", 9);
-  tc_cli(r, "histogram --edges %s %s", tc_path("nul.txt"), tc_path("f32.npy"));
-  expect(r, CLI_EXIT_FORMAT, "NUL byte at offset 3");
+  fails(r, CLI_EXIT_FORMAT, "NUL byte at offset 3", "histogram --edges %s %s", tc_path("nul.txt"),
+        tc_path("f32.npy"));
   /* A .npy header's bytes are escaped in the message, not sent to the terminal. */
   const float one[1] = {1.0f};
   write_raw_npy("esc.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), '\x1b[2J': 1}",
                 one, sizeof one, 1);
-  tc_cli(r, "reduce %s", tc_path("esc.npy"));
-  expect(r, CLI_EXIT_FORMAT, "unexpected key '\\x1b[2J'");
+  fails(r, CLI_EXIT_FORMAT, "unexpected key '\\x1b[2J'", "reduce %s", tc_path("esc.npy"));
   assert_null(strchr(r->err, '\x1b'));
   /* Numbers too large, and a size too large for the host: usage errors with the help hint. */
-  tc_cli(r, "demo --seed 99999999999999999999");
-  expect(r, CLI_EXIT_USAGE, "too large");
-  tc_cli(r, "demo --n 2^63");
-  expect(r, CLI_EXIT_USAGE, "too large for this host");
+  fails(r, CLI_EXIT_USAGE, "too large", "demo --seed 99999999999999999999");
+  fails(r, CLI_EXIT_USAGE, "too large for this host", "demo --n 2^63");
   assert_non_null(strstr(r->err, "'cuprim demo --help' lists the options"));
   /* A histogram output must name its format; '-' is CSV on standard output. */
-  tc_cli(r, "histogram --bins 2 --range 0 4 -o %s %s", tc_path("counts.np"), tc_path("i32.npy"));
-  expect(r, CLI_EXIT_USAGE, "must end in .npy or .csv");
-  free(r);
+  fails(r, CLI_EXIT_USAGE, "must end in .npy or .csv", "histogram --bins 2 --range 0 4 -o %s %s",
+        tc_path("counts.np"), tc_path("i32.npy"));
 }
 
 /* Outputs that used to fail or to replace a link: each runs (0 with a device, 77 without), no
@@ -308,8 +282,7 @@ static void test_new_user_cases(void **state) {
 static void test_output_names(void **state) {
   (void)state;
   make_inputs();
-  tc_run *r = malloc(sizeof *r);
-  assert_non_null(r);
+  tc_run *r = &g_run;
   char name[251]; /* 250 bytes: the temporary's name must still fit NAME_MAX */
   memset(name, 'n', 246);
   memcpy(name + 246, ".npy", 5);
@@ -340,7 +313,6 @@ static void test_output_names(void **state) {
   struct stat st;
   assert_int_equal(lstat(tc_path("link.npy"), &st), 0);
   assert_true(S_ISLNK(st.st_mode));
-  free(r);
 }
 
 /* `reduce [extra] i32.npy` prints the sum where there is a device and nothing where there is
@@ -358,8 +330,7 @@ static void expect_sum_of_i32(tc_run *r, const char *extra) {
 static void test_valid_input_device_or_skip(void **state) {
   (void)state;
   make_inputs();
-  tc_run *r = malloc(sizeof *r);
-  assert_non_null(r);
+  tc_run *r = &g_run;
   tc_cli(r, "scan -o %s %s", tc_path("ok.npy"), tc_path("i32.npy"));
   assert_int_equal(tc_count_entries(".tmp-"), 0);
   if (r->status == CLI_EXIT_NO_DEVICE) {
@@ -370,7 +341,6 @@ static void test_valid_input_device_or_skip(void **state) {
     assert_true(tc_exists(tc_path("ok.npy")));
   }
   expect_sum_of_i32(r, "");
-  free(r);
 }
 
 /* --devices: a bad list is a usage error before the input is opened (the file here does not
@@ -379,19 +349,17 @@ static void test_valid_input_device_or_skip(void **state) {
 static void test_devices(void **state) {
   (void)state;
   make_inputs();
-  tc_run *r = malloc(sizeof *r);
-  assert_non_null(r);
+  tc_run *r = &g_run;
   const char *missing = tc_path("missing.npy");
-  tc_cli(r, "reduce --devices 0,0 %s", missing);
-  expect(r, CLI_EXIT_USAGE, "device 0 is listed twice");
-  tc_cli(r, "scan --devices 0,2000 -o %s %s", tc_path("x.npy"), missing);
-  expect(r, CLI_EXIT_USAGE, "device 2000 is too large (at most 1023)");
-  tc_cli(r, "histogram --bins 2 --range 0 1 --devices 0,one %s", missing);
-  expect(r, CLI_EXIT_USAGE, "'one' is not a device ordinal");
-  tc_cli(r, "reduce --device 1 --devices 0 %s", missing);
-  expect(r, CLI_EXIT_USAGE, "--device and --devices exclude each other");
-  tc_cli(r, "reduce --devices 0,1 --alg warp_shuffle %s", missing);
-  expect(r, CLI_EXIT_USAGE, "a ladder --alg runs on one device");
+  fails(r, CLI_EXIT_USAGE, "device 0 is listed twice", "reduce --devices 0,0 %s", missing);
+  fails(r, CLI_EXIT_USAGE, "device 2000 is too large (at most 1023)",
+        "scan --devices 0,2000 -o %s %s", tc_path("x.npy"), missing);
+  fails(r, CLI_EXIT_USAGE, "'one' is not a device ordinal",
+        "histogram --bins 2 --range 0 1 --devices 0,one %s", missing);
+  fails(r, CLI_EXIT_USAGE, "--device and --devices exclude each other",
+        "reduce --device 1 --devices 0 %s", missing);
+  fails(r, CLI_EXIT_USAGE, "a ladder --alg runs on one device",
+        "reduce --devices 0,1 --alg warp_shuffle %s", missing);
   tc_cli(r, "reduce --devices 0,1 %s", missing);
 #if CUPRIM_CLI_HAS_NCCL
   expect(r, CLI_EXIT_INPUT, "missing.npy");
@@ -405,15 +373,13 @@ static void test_devices(void **state) {
   expect(r, CLI_EXIT_USAGE, "--devices 0,1: this cuprim program was built without NCCL");
 #endif
   expect_sum_of_i32(r, "--devices 0"); /* one device in the list: as --device */
-  free(r);
 }
 
 /* `cuprim info` says what the build holds (the CUDA architectures, NCCL or not) before it looks
  * for a device: on a machine without one too. */
 static void test_info_build_lines(void **state) {
   (void)state;
-  tc_run *r = malloc(sizeof *r);
-  assert_non_null(r);
+  tc_run *r = &g_run;
   tc_cli(r, "info --runs 1");
   char want[256];
   snprintf(want, sizeof want, "cuprim %s\nbuilt for CUDA architectures %s\nNCCL",
@@ -428,7 +394,6 @@ static void test_info_build_lines(void **state) {
     assert_non_null(strstr(r->err, "no CUDA device"));
   else
     assert_int_equal(r->status, 0);
-  free(r);
 }
 
 /* The outputs and inputs of 16-bit floats, arg-reduce, channels and weights that are refused
@@ -437,33 +402,28 @@ static void test_info_build_lines(void **state) {
 static void test_half_channels_weights(void **state) {
   (void)state;
   make_inputs();
-  tc_run *r = malloc(sizeof *r);
-  assert_non_null(r);
+  tc_run *r = &g_run;
   const uint16_t bf[4] = {0x3F80, 0x4000, 0x4040, 0x4080};
   tc_write_file(tc_path("bf16.bin"), bf, sizeof bf);
-  tc_cli(r, "scan --dtype bf16 -o %s %s", tc_path("x.npy"), tc_path("bf16.bin"));
-  expect(r, CLI_EXIT_USAGE, "NumPy has no bfloat16");
+  fails(r, CLI_EXIT_USAGE, "NumPy has no bfloat16", "scan --dtype bf16 -o %s %s", tc_path("x.npy"),
+        tc_path("bf16.bin"));
   assert_false(tc_exists(tc_path("x.npy")));
-  tc_cli(r, "reduce --dtype bf16 -o %s %s", tc_path("x.npy"), tc_path("bf16.bin"));
-  expect(r, CLI_EXIT_USAGE, "NumPy has no bfloat16");
-  tc_cli(r, "histogram --channels 3 --bins 4 --range 0 1 %s", tc_path("f32.npy"));
-  expect(r, CLI_EXIT_FORMAT, "not a whole number of 3-channel pixels");
-  tc_cli(r, "histogram --channels 2 --bins 4,8 --range 0 1 -o %s %s", tc_path("x.npy"),
-         tc_path("f32.npy"));
-  expect(r, CLI_EXIT_USAGE, "bin counts differ");
+  fails(r, CLI_EXIT_USAGE, "NumPy has no bfloat16", "reduce --dtype bf16 -o %s %s",
+        tc_path("x.npy"), tc_path("bf16.bin"));
+  fails(r, CLI_EXIT_FORMAT, "not a whole number of 3-channel pixels",
+        "histogram --channels 3 --bins 4 --range 0 1 %s", tc_path("f32.npy"));
+  fails(r, CLI_EXIT_USAGE, "bin counts differ",
+        "histogram --channels 2 --bins 4,8 --range 0 1 -o %s %s", tc_path("x.npy"),
+        tc_path("f32.npy"));
   assert_false(tc_exists(tc_path("x.npy")));
-  tc_cli(r, "histogram --bins 4 --range 0 1 --weights %s %s", tc_path("i32.npy"),
-         tc_path("f32.npy"));
-  expect(r, CLI_EXIT_UNSUPPORTED, "takes f32 and f64");
-  tc_cli(r, "histogram --bins 4 --range 0 1 --weights %s %s", tc_path("f64.npy"),
-         tc_path("f32.npy"));
-  expect(r, CLI_EXIT_FORMAT, "2 weights for 4 samples");
-  tc_cli(r, "histogram --bins 4 --range 0 1 --weights %s %s", tc_path("none.npy"),
-         tc_path("f32.npy"));
-  expect(r, CLI_EXIT_INPUT, "none.npy");
-  tc_cli(r, "histogram --bins 4 --range 0 1 --weights %s -o %s %s", tc_path("data.bin"),
-         tc_path("x.csv"), tc_path("f32.npy"));
-  expect(r, CLI_EXIT_FORMAT, "data.bin");
+  fails(r, CLI_EXIT_UNSUPPORTED, "takes f32 and f64",
+        "histogram --bins 4 --range 0 1 --weights %s %s", tc_path("i32.npy"), tc_path("f32.npy"));
+  fails(r, CLI_EXIT_FORMAT, "2 weights for 4 samples",
+        "histogram --bins 4 --range 0 1 --weights %s %s", tc_path("f64.npy"), tc_path("f32.npy"));
+  fails(r, CLI_EXIT_INPUT, "none.npy", "histogram --bins 4 --range 0 1 --weights %s %s",
+        tc_path("none.npy"), tc_path("f32.npy"));
+  fails(r, CLI_EXIT_FORMAT, "data.bin", "histogram --bins 4 --range 0 1 --weights %s -o %s %s",
+        tc_path("data.bin"), tc_path("x.csv"), tc_path("f32.npy"));
   /* Valid: 77 without a device, else success (the GPU test checks the values). */
   const char *const valid[] = {"reduce --op argmin --dtype bf16", "reduce --dtype bf16 --chunk 3",
                                "histogram --bins 4 --range 0 8 --dtype bf16"};
@@ -471,7 +431,6 @@ static void test_half_channels_weights(void **state) {
     tc_cli(r, "%s %s", valid[k], tc_path("bf16.bin"));
     assert_true(r->status == CLI_EXIT_NO_DEVICE || r->status == 0);
   }
-  free(r);
 }
 
 int main(void) {

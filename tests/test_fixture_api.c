@@ -1,6 +1,7 @@
 #include "test_fixture_api.h"
 
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -129,6 +130,16 @@ int ta_check_call(const char *fn, const char *what, const char *args, cuprim_sta
   return 1;
 }
 
+int ta_check_callf(const char *fn, const char *what, cuprim_status got, cuprim_status expect,
+                   char *why, size_t len, const char *args_fmt, ...) {
+  char args[256];
+  va_list ap;
+  va_start(ap, args_fmt);
+  vsnprintf(args, sizeof args, args_fmt, ap);
+  va_end(ap);
+  return ta_check_call(fn, what, args, got, expect, why, len);
+}
+
 /* ---------------------------------------------------------------- tables */
 
 void ta_record(ta_tally *t, int ok, const char *why) {
@@ -138,6 +149,16 @@ void ta_record(ta_tally *t, int ok, const char *why) {
   if (t->failures < t->print_limit)
     print_error("%s\n", why);
   ++t->failures;
+}
+
+void ta_record_call(ta_tally *t, const char *fn, const char *what, cuprim_status got,
+                    cuprim_status expect, const char *args_fmt, ...) {
+  char args[256], why[512];
+  va_list ap;
+  va_start(ap, args_fmt);
+  vsnprintf(args, sizeof args, args_fmt, ap);
+  va_end(ap);
+  ta_record(t, ta_check_call(fn, what, args, got, expect, why, sizeof why), why);
 }
 
 void ta_finish(const ta_tally *t, const char *what) {

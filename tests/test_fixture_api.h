@@ -27,13 +27,28 @@ int ta_teardown(void **state);
 enum { TA_NULL_CTX = 0, TA_HOST_CTX = 1 };
 cuprim_ctx *ta_context(int which);
 
-/* The words of the case tables, short so that a row stays on a line. */
+/* The words of the case tables, short so that a row stays on a line: contexts, statuses, the
+ * dtypes, SUM and the scan kinds. */
 #define NULL_CTX TA_NULL_CTX
 #define HOST_CTX TA_HOST_CTX
 #define OK CUPRIM_SUCCESS
 #define INVALID CUPRIM_ERROR_INVALID_ARGUMENT
 #define UNSUPPORTED CUPRIM_ERROR_UNSUPPORTED
 #define NO_DEVICE CUPRIM_ERROR_NO_DEVICE
+#define I8 CUPRIM_I8
+#define U8 CUPRIM_U8
+#define I16 CUPRIM_I16
+#define U16 CUPRIM_U16
+#define I32 CUPRIM_I32
+#define U32 CUPRIM_U32
+#define I64 CUPRIM_I64
+#define U64 CUPRIM_U64
+#define F32 CUPRIM_F32
+#define F64 CUPRIM_F64
+#define F16 CUPRIM_F16
+#define SUM CUPRIM_SUM
+#define INCL CUPRIM_INCLUSIVE
+#define EXCL CUPRIM_EXCLUSIVE
 
 /* The host-only context itself: NULL is refused, one is made and destroyed. Listed as
  * cmocka_unit_test(test_host_only_context) (see tf_test_no_cuda_error_left for why the name). */
@@ -95,6 +110,10 @@ void ta_poison(void);
  * in why[0..len). */
 int ta_check_call(const char *fn, const char *what, const char *args, cuprim_status got,
                   cuprim_status expect, char *why, size_t len);
+/* ta_check_call with the arguments formatted from args_fmt. */
+int ta_check_callf(const char *fn, const char *what, cuprim_status got, cuprim_status expect,
+                   char *why, size_t len, const char *args_fmt, ...)
+    __attribute__((format(printf, 7, 8)));
 
 /* ---------------------------------------------------------------- tables */
 
@@ -107,6 +126,10 @@ typedef struct ta_tally {
 
 /* Counts one checked call; prints `why` if it failed. */
 void ta_record(ta_tally *t, int ok, const char *why);
+/* ta_check_callf of a call, counted in t by ta_record. */
+void ta_record_call(ta_tally *t, const char *fn, const char *what, cuprim_status got,
+                    cuprim_status expect, const char *args_fmt, ...)
+    __attribute__((format(printf, 6, 7)));
 /* The end of a test: nothing reached CUDA (cuprim_last_cuda_error() is cudaSuccess), and the test
  * fails if any call failed ("N of M <what> failed"). */
 void ta_finish(const ta_tally *t, const char *what);

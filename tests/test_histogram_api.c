@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "test_fixture_api.h"
 #include "hostref_histogram.h"
+#include "test_fixture_api.h"
 
 enum { EVEN = 0, RANGE = 1 };
 
@@ -61,27 +61,16 @@ static int run_case(const void *p, int shorthand, char *why, size_t len) {
   else
     s = cuprim_histogram_even_ex(ctx, alg, samples, c->n, t, counts, c->num_bins, c->lower,
                                  c->upper, 0);
-  char args[192];
-  snprintf(args, sizeof args, "alg %d dtype %s n %llu num_bins %lu range [%.17g, %.17g)", c->alg,
-           hr_dtype_name(t), (unsigned long long)c->n, (unsigned long)c->num_bins, c->lower,
-           c->upper);
-  return ta_check_call(fn_name(c, shorthand), c->what, args, s, c->expect, why, len);
+  return ta_check_callf(fn_name(c, shorthand), c->what, s, c->expect, why, len,
+                        "alg %d dtype %s n %llu num_bins %lu range [%.17g, %.17g)", c->alg,
+                        hr_dtype_name(t), (unsigned long long)c->n, (unsigned long)c->num_bins,
+                        c->lower, c->upper);
 }
 
 #define AUTO CUPRIM_HISTOGRAM_AUTO
 #define GA CUPRIM_HISTOGRAM_GLOBAL_ATOMIC
 #define BP CUPRIM_HISTOGRAM_BLOCK_PRIVATE
 #define SR CUPRIM_HISTOGRAM_SORT_REDUCE_BY_KEY
-#define I8 CUPRIM_I8
-#define U8 CUPRIM_U8
-#define I16 CUPRIM_I16
-#define U16 CUPRIM_U16
-#define I32 CUPRIM_I32
-#define U32 CUPRIM_U32
-#define I64 CUPRIM_I64
-#define U64 CUPRIM_U64
-#define F32 CUPRIM_F32
-#define F64 CUPRIM_F64
 #define INF ((double)INFINITY)
 #define QNAN ((double)NAN)
 
@@ -407,11 +396,9 @@ static void multi_check(ta_tally *t, const char *what, const multi_call *m, cupr
       ta_context(m->ctx), ta_pointer(m->samples, &shape), m->pixels, m->channels, m->active, dt,
       m->null_arrays & 1 ? NULL : m->counts, m->null_arrays & 2 ? NULL : m->bins,
       m->null_arrays & 4 ? NULL : m->lower, m->null_arrays & 8 ? NULL : m->upper, 0);
-  char args[160], why[512];
-  snprintf(args, sizeof args, "dtype %s pixels %llu channels %d active %d", hr_dtype_name(dt),
-           (unsigned long long)m->pixels, m->channels, m->active);
-  ta_record(t, ta_check_call("cuprim_histogram_even_multi", what, args, s, expect, why, sizeof why),
-            why);
+  ta_record_call(t, "cuprim_histogram_even_multi", what, s, expect,
+                 "dtype %s pixels %llu channels %d active %d", hr_dtype_name(dt),
+                 (unsigned long long)m->pixels, m->channels, m->active);
 }
 
 /* Every check of cuprim_histogram_even_multi (docs/errors.md), each case one change from a
@@ -558,15 +545,11 @@ static void weighted_check(ta_tally *t, const char *what, const weighted_call *w
                   : cuprim_histogram_even_weighted_ex(
                         ta_context(w->ctx), (cuprim_histogram_weighted_alg)w->alg, w->samples,
                         w->weights, w->n, dt, wt, w->sums, w->bins, w->lower, w->upper, 0);
-    char args[192], why[512];
-    snprintf(args, sizeof args, "alg %d dtype %s weights %s n %llu bins %lu [%.17g, %.17g)", w->alg,
-             hr_dtype_name(dt), hr_dtype_name(wt), (unsigned long long)w->n, (unsigned long)w->bins,
-             w->lower, w->upper);
-    ta_record(t,
-              ta_check_call(shorthand ? "cuprim_histogram_even_weighted"
-                                      : "cuprim_histogram_even_weighted_ex",
-                            what, args, s, expect, why, sizeof why),
-              why);
+    ta_record_call(
+        t, shorthand ? "cuprim_histogram_even_weighted" : "cuprim_histogram_even_weighted_ex", what,
+        s, expect, "alg %d dtype %s weights %s n %llu bins %lu [%.17g, %.17g)", w->alg,
+        hr_dtype_name(dt), hr_dtype_name(wt), (unsigned long long)w->n, (unsigned long)w->bins,
+        w->lower, w->upper);
   }
 }
 

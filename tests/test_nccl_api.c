@@ -43,16 +43,9 @@ static const int ops[] = {0, 1, 2, 3, 4, 5, 6, 7, -1};
  * NULL context must return INVALID_ARGUMENT. Each leaves the fake memory untouched. */
 static void record(ta_tally *t, const char *fn, const char *args, cuprim_status got,
                    cuprim_status want, cuprim_status no_comm, cuprim_status no_ctx) {
-  char why[512];
-  ta_record(t, ta_check_call(fn, "as the local call", args, got, want, why, sizeof why), why);
-  ta_record(
-      t,
-      ta_check_call(fn, "NULL comm", args, no_comm, CUPRIM_ERROR_INVALID_ARGUMENT, why, sizeof why),
-      why);
-  ta_record(
-      t,
-      ta_check_call(fn, "NULL ctx", args, no_ctx, CUPRIM_ERROR_INVALID_ARGUMENT, why, sizeof why),
-      why);
+  ta_record_call(t, fn, "as the local call", got, want, "%s", args);
+  ta_record_call(t, fn, "NULL comm", no_comm, CUPRIM_ERROR_INVALID_ARGUMENT, "%s", args);
+  ta_record_call(t, fn, "NULL ctx", no_ctx, CUPRIM_ERROR_INVALID_ARGUMENT, "%s", args);
 }
 
 /* cuprim_nccl_reduce against cuprim_reduce. */

@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "test_fixture_api.h"
 #include "hostref_reduce.h"
+#include "test_fixture_api.h"
 
 typedef struct api_case {
   const char *what;
@@ -32,12 +32,10 @@ static int run_case(const void *p, int use_shorthand, char *why, size_t len) {
       use_shorthand ? cuprim_reduce(ctx, in, out, c->n, (cuprim_dtype)c->dtype, (cuprim_op)c->op, 0)
                     : cuprim_reduce_ex(ctx, (cuprim_reduce_alg)c->alg, in, out, c->n,
                                        (cuprim_dtype)c->dtype, (cuprim_op)c->op, 0);
-  char args[160];
-  snprintf(args, sizeof args, "alg %d dtype %s op %s n %llu", c->alg,
-           hr_dtype_name((cuprim_dtype)c->dtype), hr_op_name((cuprim_op)c->op),
-           (unsigned long long)c->n);
-  return ta_check_call(use_shorthand ? "cuprim_reduce" : "cuprim_reduce_ex", c->what, args, s,
-                       c->expect, why, len);
+  return ta_check_callf(use_shorthand ? "cuprim_reduce" : "cuprim_reduce_ex", c->what, s, c->expect,
+                        why, len, "alg %d dtype %s op %s n %llu", c->alg,
+                        hr_dtype_name((cuprim_dtype)c->dtype), hr_op_name((cuprim_op)c->op),
+                        (unsigned long long)c->n);
 }
 
 #define AUTO CUPRIM_REDUCE_AUTO
@@ -47,108 +45,91 @@ static int run_case(const void *p, int use_shorthand, char *why, size_t len) {
 static void test_invalid_arguments(void **state) {
   (void)state;
   const api_case cases[] = {
-      {"valid baseline", HOST_CTX, AUTO, CUPRIM_F32, CUPRIM_SUM, TA_IN, TA_OUT, 10, NO_DEVICE},
-      {"valid baseline, ladder", HOST_CTX, ATOMIC, CUPRIM_I64, CUPRIM_XOR, TA_IN, TA_OUT, 10,
-       NO_DEVICE},
+      {"valid baseline", HOST_CTX, AUTO, F32, SUM, TA_IN, TA_OUT, 10, NO_DEVICE},
+      {"valid baseline, ladder", HOST_CTX, ATOMIC, I64, CUPRIM_XOR, TA_IN, TA_OUT, 10, NO_DEVICE},
       /* NULL context: always INVALID, whatever else is wrong or unsupported */
-      {"NULL ctx", NULL_CTX, AUTO, CUPRIM_F32, CUPRIM_SUM, TA_IN, TA_OUT, 10, INVALID},
-      {"NULL ctx, n 0", NULL_CTX, AUTO, CUPRIM_F32, CUPRIM_SUM, TA_NULL, TA_OUT, 0, INVALID},
+      {"NULL ctx", NULL_CTX, AUTO, F32, SUM, TA_IN, TA_OUT, 10, INVALID},
+      {"NULL ctx, n 0", NULL_CTX, AUTO, F32, SUM, TA_NULL, TA_OUT, 0, INVALID},
       {"NULL ctx, everything bad", NULL_CTX, 10, 10, 7, TA_NULL, TA_NULL, 5, INVALID},
-      {"NULL ctx, unsupported dtype", NULL_CTX, AUTO, CUPRIM_I8, CUPRIM_SUM, TA_IN, TA_OUT, 4,
-       INVALID},
-      {"NULL ctx, XOR on F32", NULL_CTX, TREE, CUPRIM_F32, CUPRIM_XOR, TA_IN, TA_OUT, 4, INVALID},
+      {"NULL ctx, unsupported dtype", NULL_CTX, AUTO, I8, SUM, TA_IN, TA_OUT, 4, INVALID},
+      {"NULL ctx, XOR on F32", NULL_CTX, TREE, F32, CUPRIM_XOR, TA_IN, TA_OUT, 4, INVALID},
       /* algorithm out of range */
-      {"alg 10", HOST_CTX, 10, CUPRIM_I32, CUPRIM_SUM, TA_IN, TA_OUT, 10, INVALID},
-      {"alg -1", HOST_CTX, -1, CUPRIM_I32, CUPRIM_SUM, TA_IN, TA_OUT, 10, INVALID},
-      {"alg INT_MAX", HOST_CTX, INT_MAX, CUPRIM_I32, CUPRIM_SUM, TA_IN, TA_OUT, 10, INVALID},
-      {"alg 10, n 0", HOST_CTX, 10, CUPRIM_I32, CUPRIM_SUM, TA_NULL, TA_OUT, 0, INVALID},
+      {"alg 10", HOST_CTX, 10, I32, SUM, TA_IN, TA_OUT, 10, INVALID},
+      {"alg -1", HOST_CTX, -1, I32, SUM, TA_IN, TA_OUT, 10, INVALID},
+      {"alg INT_MAX", HOST_CTX, INT_MAX, I32, SUM, TA_IN, TA_OUT, 10, INVALID},
+      {"alg 10, n 0", HOST_CTX, 10, I32, SUM, TA_NULL, TA_OUT, 0, INVALID},
       /* dtype out of range */
-      {"dtype 12", HOST_CTX, AUTO, 12, CUPRIM_SUM, TA_IN, TA_OUT, 10, INVALID},
-      {"dtype -1", HOST_CTX, AUTO, -1, CUPRIM_SUM, TA_IN, TA_OUT, 10, INVALID},
+      {"dtype 12", HOST_CTX, AUTO, 12, SUM, TA_IN, TA_OUT, 10, INVALID},
+      {"dtype -1", HOST_CTX, AUTO, -1, SUM, TA_IN, TA_OUT, 10, INVALID},
       {"dtype INT_MIN", HOST_CTX, TREE, INT_MIN, CUPRIM_MAX, TA_IN, TA_OUT, 10, INVALID},
-      {"dtype 12, n 0", HOST_CTX, AUTO, 12, CUPRIM_SUM, TA_NULL, TA_OUT, 0, INVALID},
+      {"dtype 12, n 0", HOST_CTX, AUTO, 12, SUM, TA_NULL, TA_OUT, 0, INVALID},
       /* op out of range */
-      {"op 7", HOST_CTX, AUTO, CUPRIM_U32, 7, TA_IN, TA_OUT, 10, INVALID},
-      {"op -1", HOST_CTX, AUTO, CUPRIM_U32, -1, TA_IN, TA_OUT, 10, INVALID},
-      {"op 7 on F64", HOST_CTX, ATOMIC, CUPRIM_F64, 7, TA_IN, TA_OUT, 10, INVALID},
+      {"op 7", HOST_CTX, AUTO, U32, 7, TA_IN, TA_OUT, 10, INVALID},
+      {"op -1", HOST_CTX, AUTO, U32, -1, TA_IN, TA_OUT, 10, INVALID},
+      {"op 7 on F64", HOST_CTX, ATOMIC, F64, 7, TA_IN, TA_OUT, 10, INVALID},
       /* NULL output: INVALID even when n == 0 (the identity must be written) */
-      {"NULL d_out", HOST_CTX, AUTO, CUPRIM_F32, CUPRIM_SUM, TA_IN, TA_NULL, 10, INVALID},
-      {"NULL d_out, n 0", HOST_CTX, AUTO, CUPRIM_F32, CUPRIM_SUM, TA_IN, TA_NULL, 0, INVALID},
-      {"NULL d_out and d_in, n 0", HOST_CTX, TREE, CUPRIM_I32, CUPRIM_MIN, TA_NULL, TA_NULL, 0,
-       INVALID},
+      {"NULL d_out", HOST_CTX, AUTO, F32, SUM, TA_IN, TA_NULL, 10, INVALID},
+      {"NULL d_out, n 0", HOST_CTX, AUTO, F32, SUM, TA_IN, TA_NULL, 0, INVALID},
+      {"NULL d_out and d_in, n 0", HOST_CTX, TREE, I32, CUPRIM_MIN, TA_NULL, TA_NULL, 0, INVALID},
       /* NULL input: INVALID with n > 0, allowed with n == 0 */
-      {"NULL d_in, n 1", HOST_CTX, AUTO, CUPRIM_F32, CUPRIM_SUM, TA_NULL, TA_OUT, 1, INVALID},
-      {"NULL d_in, n 10", HOST_CTX, ATOMIC, CUPRIM_U64, CUPRIM_AND, TA_NULL, TA_OUT, 10, INVALID},
-      {"NULL d_in, n 0", HOST_CTX, AUTO, CUPRIM_F32, CUPRIM_SUM, TA_NULL, TA_OUT, 0, NO_DEVICE},
-      {"NULL d_in, n 0, ladder", HOST_CTX, TREE, CUPRIM_I64, CUPRIM_PROD, TA_NULL, TA_OUT, 0,
-       NO_DEVICE},
+      {"NULL d_in, n 1", HOST_CTX, AUTO, F32, SUM, TA_NULL, TA_OUT, 1, INVALID},
+      {"NULL d_in, n 10", HOST_CTX, ATOMIC, U64, CUPRIM_AND, TA_NULL, TA_OUT, 10, INVALID},
+      {"NULL d_in, n 0", HOST_CTX, AUTO, F32, SUM, TA_NULL, TA_OUT, 0, NO_DEVICE},
+      {"NULL d_in, n 0, ladder", HOST_CTX, TREE, I64, CUPRIM_PROD, TA_NULL, TA_OUT, 0, NO_DEVICE},
       /* pointers need element alignment, nothing more */
-      {"d_out + 1 byte, F32", HOST_CTX, AUTO, CUPRIM_F32, CUPRIM_SUM, TA_IN, TA_OUT_B1, 10,
+      {"d_out + 1 byte, F32", HOST_CTX, AUTO, F32, SUM, TA_IN, TA_OUT_B1, 10, INVALID},
+      {"d_out + 4 bytes, F64", HOST_CTX, AUTO, F64, SUM, TA_IN, TA_OUT_B4, 10, INVALID},
+      {"d_out + 4 bytes, U64, n 0", HOST_CTX, AUTO, U64, CUPRIM_OR, TA_NULL, TA_OUT_B4, 0, INVALID},
+      {"d_out + 4 bytes, I32 (aligned)", HOST_CTX, AUTO, I32, SUM, TA_IN, TA_OUT_B4, 10, NO_DEVICE},
+      {"d_in + 1 byte, F32", HOST_CTX, AUTO, F32, SUM, TA_IN_B1, TA_OUT, 10, INVALID},
+      {"d_in + 1 byte, I32, ladder", HOST_CTX, ATOMIC, I32, CUPRIM_MAX, TA_IN_B1, TA_OUT, 10,
        INVALID},
-      {"d_out + 4 bytes, F64", HOST_CTX, AUTO, CUPRIM_F64, CUPRIM_SUM, TA_IN, TA_OUT_B4, 10,
-       INVALID},
-      {"d_out + 4 bytes, U64, n 0", HOST_CTX, AUTO, CUPRIM_U64, CUPRIM_OR, TA_NULL, TA_OUT_B4, 0,
-       INVALID},
-      {"d_out + 4 bytes, I32 (aligned)", HOST_CTX, AUTO, CUPRIM_I32, CUPRIM_SUM, TA_IN, TA_OUT_B4,
-       10, NO_DEVICE},
-      {"d_in + 1 byte, F32", HOST_CTX, AUTO, CUPRIM_F32, CUPRIM_SUM, TA_IN_B1, TA_OUT, 10, INVALID},
-      {"d_in + 1 byte, I32, ladder", HOST_CTX, ATOMIC, CUPRIM_I32, CUPRIM_MAX, TA_IN_B1, TA_OUT, 10,
-       INVALID},
-      {"d_in + 4 bytes, U64", HOST_CTX, AUTO, CUPRIM_U64, CUPRIM_SUM, TA_IN_B4, TA_OUT, 10,
-       INVALID},
-      {"d_in + 4 bytes, U32 (aligned, not 16-byte)", HOST_CTX, AUTO, CUPRIM_U32, CUPRIM_SUM,
-       TA_IN_B4, TA_OUT, 10, NO_DEVICE},
-      {"d_in + 4 bytes, F32 (aligned, not 16-byte), ladder", HOST_CTX, TREE, CUPRIM_F32, CUPRIM_MIN,
+      {"d_in + 4 bytes, U64", HOST_CTX, AUTO, U64, SUM, TA_IN_B4, TA_OUT, 10, INVALID},
+      {"d_in + 4 bytes, U32 (aligned, not 16-byte)", HOST_CTX, AUTO, U32, SUM, TA_IN_B4, TA_OUT, 10,
+       NO_DEVICE},
+      {"d_in + 4 bytes, F32 (aligned, not 16-byte), ladder", HOST_CTX, TREE, F32, CUPRIM_MIN,
        TA_IN_B4, TA_OUT, 10, NO_DEVICE},
       /* d_out must not lie inside [d_in, d_in + n) */
-      {"d_out == d_in", HOST_CTX, AUTO, CUPRIM_F32, CUPRIM_SUM, TA_IN, TA_IN, 10, INVALID},
-      {"d_out == d_in, n 1", HOST_CTX, AUTO, CUPRIM_I32, CUPRIM_SUM, TA_IN, TA_IN, 1, INVALID},
-      {"d_out in the middle of d_in", HOST_CTX, AUTO, CUPRIM_F64, CUPRIM_MAX, TA_IN, TA_IN_MID, 10,
+      {"d_out == d_in", HOST_CTX, AUTO, F32, SUM, TA_IN, TA_IN, 10, INVALID},
+      {"d_out == d_in, n 1", HOST_CTX, AUTO, I32, SUM, TA_IN, TA_IN, 1, INVALID},
+      {"d_out in the middle of d_in", HOST_CTX, AUTO, F64, CUPRIM_MAX, TA_IN, TA_IN_MID, 10,
        INVALID},
-      {"d_out on d_in's last element", HOST_CTX, TREE, CUPRIM_U32, CUPRIM_SUM, TA_IN, TA_IN_LAST,
-       10, INVALID},
-      {"d_out just past d_in", HOST_CTX, AUTO, CUPRIM_U32, CUPRIM_SUM, TA_IN, TA_IN_END, 10,
-       NO_DEVICE},
-      {"d_out just before d_in", HOST_CTX, AUTO, CUPRIM_I64, CUPRIM_SUM, TA_IN, TA_IN_BEFORE, 10,
-       NO_DEVICE},
-      {"d_out == d_in, n 0 (no range)", HOST_CTX, AUTO, CUPRIM_I64, CUPRIM_SUM, TA_IN, TA_IN, 0,
-       NO_DEVICE},
+      {"d_out on d_in's last element", HOST_CTX, TREE, U32, SUM, TA_IN, TA_IN_LAST, 10, INVALID},
+      {"d_out just past d_in", HOST_CTX, AUTO, U32, SUM, TA_IN, TA_IN_END, 10, NO_DEVICE},
+      {"d_out just before d_in", HOST_CTX, AUTO, I64, SUM, TA_IN, TA_IN_BEFORE, 10, NO_DEVICE},
+      {"d_out == d_in, n 0 (no range)", HOST_CTX, AUTO, I64, SUM, TA_IN, TA_IN, 0, NO_DEVICE},
       /* unsupported combinations of valid enums */
-      {"I8", HOST_CTX, AUTO, CUPRIM_I8, CUPRIM_SUM, TA_IN, TA_OUT, 10, UNSUPPORTED},
-      {"U8", HOST_CTX, AUTO, CUPRIM_U8, CUPRIM_MAX, TA_IN, TA_OUT, 10, UNSUPPORTED},
-      {"I16", HOST_CTX, TREE, CUPRIM_I16, CUPRIM_SUM, TA_IN, TA_OUT, 10, UNSUPPORTED},
-      {"U16", HOST_CTX, ATOMIC, CUPRIM_U16, CUPRIM_XOR, TA_IN, TA_OUT, 10, UNSUPPORTED},
-      {"I8, n 0", HOST_CTX, AUTO, CUPRIM_I8, CUPRIM_SUM, TA_NULL, TA_OUT, 0, UNSUPPORTED},
-      {"AND on F32", HOST_CTX, AUTO, CUPRIM_F32, CUPRIM_AND, TA_IN, TA_OUT, 10, UNSUPPORTED},
-      {"OR on F32", HOST_CTX, AUTO, CUPRIM_F32, CUPRIM_OR, TA_IN, TA_OUT, 10, UNSUPPORTED},
-      {"XOR on F32", HOST_CTX, TREE, CUPRIM_F32, CUPRIM_XOR, TA_IN, TA_OUT, 10, UNSUPPORTED},
-      {"AND on F64", HOST_CTX, ATOMIC, CUPRIM_F64, CUPRIM_AND, TA_IN, TA_OUT, 10, UNSUPPORTED},
-      {"OR on F64", HOST_CTX, AUTO, CUPRIM_F64, CUPRIM_OR, TA_IN, TA_OUT, 10, UNSUPPORTED},
-      {"XOR on F64, n 0", HOST_CTX, AUTO, CUPRIM_F64, CUPRIM_XOR, TA_NULL, TA_OUT, 0, UNSUPPORTED},
+      {"I8", HOST_CTX, AUTO, I8, SUM, TA_IN, TA_OUT, 10, UNSUPPORTED},
+      {"U8", HOST_CTX, AUTO, U8, CUPRIM_MAX, TA_IN, TA_OUT, 10, UNSUPPORTED},
+      {"I16", HOST_CTX, TREE, I16, SUM, TA_IN, TA_OUT, 10, UNSUPPORTED},
+      {"U16", HOST_CTX, ATOMIC, U16, CUPRIM_XOR, TA_IN, TA_OUT, 10, UNSUPPORTED},
+      {"I8, n 0", HOST_CTX, AUTO, I8, SUM, TA_NULL, TA_OUT, 0, UNSUPPORTED},
+      {"AND on F32", HOST_CTX, AUTO, F32, CUPRIM_AND, TA_IN, TA_OUT, 10, UNSUPPORTED},
+      {"OR on F32", HOST_CTX, AUTO, F32, CUPRIM_OR, TA_IN, TA_OUT, 10, UNSUPPORTED},
+      {"XOR on F32", HOST_CTX, TREE, F32, CUPRIM_XOR, TA_IN, TA_OUT, 10, UNSUPPORTED},
+      {"AND on F64", HOST_CTX, ATOMIC, F64, CUPRIM_AND, TA_IN, TA_OUT, 10, UNSUPPORTED},
+      {"OR on F64", HOST_CTX, AUTO, F64, CUPRIM_OR, TA_IN, TA_OUT, 10, UNSUPPORTED},
+      {"XOR on F64, n 0", HOST_CTX, AUTO, F64, CUPRIM_XOR, TA_NULL, TA_OUT, 0, UNSUPPORTED},
       /* INVALID is decided before UNSUPPORTED */
-      {"I8 with NULL d_out", HOST_CTX, AUTO, CUPRIM_I8, CUPRIM_SUM, TA_IN, TA_NULL, 10, INVALID},
-      {"I8 with alg 10", HOST_CTX, 10, CUPRIM_I8, CUPRIM_SUM, TA_IN, TA_OUT, 10, INVALID},
-      {"U16 with op 9", HOST_CTX, AUTO, CUPRIM_U16, 9, TA_IN, TA_OUT, 10, INVALID},
-      {"I16 with d_in + 1 byte", HOST_CTX, AUTO, CUPRIM_I16, CUPRIM_SUM, TA_IN_B1, TA_OUT, 10,
+      {"I8 with NULL d_out", HOST_CTX, AUTO, I8, SUM, TA_IN, TA_NULL, 10, INVALID},
+      {"I8 with alg 10", HOST_CTX, 10, I8, SUM, TA_IN, TA_OUT, 10, INVALID},
+      {"U16 with op 9", HOST_CTX, AUTO, U16, 9, TA_IN, TA_OUT, 10, INVALID},
+      {"I16 with d_in + 1 byte", HOST_CTX, AUTO, I16, SUM, TA_IN_B1, TA_OUT, 10, INVALID},
+      {"U16 with NULL d_in, n 3", HOST_CTX, AUTO, U16, CUPRIM_MIN, TA_NULL, TA_OUT, 3, INVALID},
+      {"XOR on F32 with d_out + 1 byte", HOST_CTX, AUTO, F32, CUPRIM_XOR, TA_IN, TA_OUT_B1, 10,
        INVALID},
-      {"U16 with NULL d_in, n 3", HOST_CTX, AUTO, CUPRIM_U16, CUPRIM_MIN, TA_NULL, TA_OUT, 3,
+      {"AND on F64 with d_out inside d_in", HOST_CTX, TREE, F64, CUPRIM_AND, TA_IN, TA_IN_MID, 10,
        INVALID},
-      {"XOR on F32 with d_out + 1 byte", HOST_CTX, AUTO, CUPRIM_F32, CUPRIM_XOR, TA_IN, TA_OUT_B1,
-       10, INVALID},
-      {"AND on F64 with d_out inside d_in", HOST_CTX, TREE, CUPRIM_F64, CUPRIM_AND, TA_IN,
-       TA_IN_MID, 10, INVALID},
-      {"I8 with d_out inside d_in", HOST_CTX, AUTO, CUPRIM_I8, CUPRIM_SUM, TA_IN, TA_IN_MID, 10,
-       INVALID},
+      {"I8 with d_out inside d_in", HOST_CTX, AUTO, I8, SUM, TA_IN, TA_IN_MID, 10, INVALID},
       /* sizes: past 2^32 elements is valid; sizes whose byte count overflows are not */
-      {"n 2^33 (valid)", HOST_CTX, AUTO, CUPRIM_F32, CUPRIM_SUM, TA_IN, TA_OUT, 1ull << 33,
-       NO_DEVICE},
-      {"n 2^40, ladder (valid)", HOST_CTX, CUPRIM_REDUCE_COARSENED, CUPRIM_U64, CUPRIM_SUM, TA_IN,
-       TA_OUT, 1ull << 40, NO_DEVICE},
-      {"n UINT64_MAX", HOST_CTX, AUTO, CUPRIM_F32, CUPRIM_SUM, TA_IN, TA_OUT, UINT64_MAX, INVALID},
-      {"n 2^62 of 8 bytes (byte count overflows)", HOST_CTX, AUTO, CUPRIM_F64, CUPRIM_SUM, TA_IN,
-       TA_OUT, 1ull << 62, INVALID},
-      {"n 2^63 of 4 bytes (byte count overflows)", HOST_CTX, ATOMIC, CUPRIM_U32, CUPRIM_SUM, TA_IN,
-       TA_OUT, 1ull << 63, INVALID},
+      {"n 2^33 (valid)", HOST_CTX, AUTO, F32, SUM, TA_IN, TA_OUT, 1ull << 33, NO_DEVICE},
+      {"n 2^40, ladder (valid)", HOST_CTX, CUPRIM_REDUCE_COARSENED, U64, SUM, TA_IN, TA_OUT,
+       1ull << 40, NO_DEVICE},
+      {"n UINT64_MAX", HOST_CTX, AUTO, F32, SUM, TA_IN, TA_OUT, UINT64_MAX, INVALID},
+      {"n 2^62 of 8 bytes (byte count overflows)", HOST_CTX, AUTO, F64, SUM, TA_IN, TA_OUT,
+       1ull << 62, INVALID},
+      {"n 2^63 of 4 bytes (byte count overflows)", HOST_CTX, ATOMIC, U32, SUM, TA_IN, TA_OUT,
+       1ull << 63, INVALID},
   };
   TA_RUN_TABLE(cases, api_case, run_case);
 }
@@ -159,9 +140,8 @@ static void test_input_range_wraps(void **state) {
   const uintptr_t in = ta_address(TA_IN_OFFSET);
   const uint64_t n = (uint64_t)((UINTPTR_MAX - in) / 4 + 1); /* in + 4n > UINTPTR_MAX */
   const api_case cases[] = {
-      {"d_in + n * size wraps", HOST_CTX, AUTO, CUPRIM_F32, CUPRIM_SUM, TA_IN, TA_OUT, n, INVALID},
-      {"d_in + (n - 1) * size does not", HOST_CTX, AUTO, CUPRIM_F32, CUPRIM_SUM, TA_IN, TA_OUT,
-       n - 1, NO_DEVICE},
+      {"d_in + n * size wraps", HOST_CTX, AUTO, F32, SUM, TA_IN, TA_OUT, n, INVALID},
+      {"d_in + (n - 1) * size does not", HOST_CTX, AUTO, F32, SUM, TA_IN, TA_OUT, n - 1, NO_DEVICE},
   };
   TA_RUN_TABLE(cases, api_case, run_case);
 }

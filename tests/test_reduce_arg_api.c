@@ -34,10 +34,9 @@ static int run_case(const void *p, int shorthand, char *why, size_t len) {
   uint64_t *index = (uint64_t *)ta_pointer(c->index, &index_shape);
   const cuprim_status s = cuprim_reduce_arg(ta_context(c->ctx), in, value, index, c->n,
                                             (cuprim_dtype)c->dtype, (cuprim_arg_op)c->op, 0);
-  char args[160];
-  snprintf(args, sizeof args, "dtype %s op %d n %llu", hr_dtype_name((cuprim_dtype)c->dtype), c->op,
-           (unsigned long long)c->n);
-  return ta_check_call("cuprim_reduce_arg", c->what, args, s, c->expect, why, len);
+  return ta_check_callf("cuprim_reduce_arg", c->what, s, c->expect, why, len,
+                        "dtype %s op %d n %llu", hr_dtype_name((cuprim_dtype)c->dtype), c->op,
+                        (unsigned long long)c->n);
 }
 
 /* A row of the tables. */
@@ -47,17 +46,12 @@ static int run_case(const void *p, int shorthand, char *why, size_t len) {
 #define ARGMAX CUPRIM_ARGMAX
 #define IDX TA_EDGES /* the index's usual place */
 
-#define F16 CUPRIM_F16
-#define F32 CUPRIM_F32
-#define F64 CUPRIM_F64
-
 static void test_invalid_arguments(void **state) {
   (void)state;
   const arg_case cases[] = {
       ARG("valid baseline", HOST_CTX, F32, ARGMIN, TA_IN, TA_OUT, IDX, 10, NO_DEVICE),
       ARG("valid, no value", HOST_CTX, F32, ARGMAX, TA_IN, TA_NULL, IDX, 10, NO_DEVICE),
-      ARG("valid, n 0, NULL input", HOST_CTX, CUPRIM_I8, ARGMIN, TA_NULL, TA_OUT, IDX, 0,
-          NO_DEVICE),
+      ARG("valid, n 0, NULL input", HOST_CTX, I8, ARGMIN, TA_NULL, TA_OUT, IDX, 0, NO_DEVICE),
       ARG("valid, n 0, NULL input and value", HOST_CTX, CUPRIM_BF16, ARGMAX, TA_NULL, TA_NULL, IDX,
           0, NO_DEVICE),
       /* NULL context: always INVALID */
@@ -70,59 +64,56 @@ static void test_invalid_arguments(void **state) {
       ARG("dtype INT_MIN, n 0", HOST_CTX, INT_MIN, ARGMAX, TA_NULL, TA_NULL, IDX, 0, INVALID),
       ARG("op 2", HOST_CTX, F32, 2, TA_IN, TA_OUT, IDX, 10, INVALID),
       ARG("op -1", HOST_CTX, F32, -1, TA_IN, TA_OUT, IDX, 10, INVALID),
-      ARG("op INT_MAX, n 0", HOST_CTX, CUPRIM_U8, INT_MAX, TA_NULL, TA_NULL, IDX, 0, INVALID),
+      ARG("op INT_MAX, n 0", HOST_CTX, U8, INT_MAX, TA_NULL, TA_NULL, IDX, 0, INVALID),
       /* the index: never NULL (always written), 8-byte aligned */
       ARG("NULL d_index", HOST_CTX, F32, ARGMIN, TA_IN, TA_OUT, TA_NULL, 10, INVALID),
       ARG("NULL d_index, n 0", HOST_CTX, F32, ARGMIN, TA_NULL, TA_NULL, TA_NULL, 0, INVALID),
-      ARG("d_index + 1 byte", HOST_CTX, CUPRIM_U8, ARGMIN, TA_IN, TA_NULL, TA_OUT_B1, 10, INVALID),
+      ARG("d_index + 1 byte", HOST_CTX, U8, ARGMIN, TA_IN, TA_NULL, TA_OUT_B1, 10, INVALID),
       ARG("d_index + 4 bytes", HOST_CTX, F32, ARGMAX, TA_IN, TA_OUT, TA_EDGES_B4, 10, INVALID),
       /* the input: NULL only with n == 0; element alignment, nothing more */
       ARG("NULL d_in, n 1", HOST_CTX, F32, ARGMIN, TA_NULL, TA_OUT, IDX, 1, INVALID),
-      ARG("NULL d_in, n 10", HOST_CTX, CUPRIM_U64, ARGMAX, TA_NULL, TA_NULL, IDX, 10, INVALID),
+      ARG("NULL d_in, n 10", HOST_CTX, U64, ARGMAX, TA_NULL, TA_NULL, IDX, 10, INVALID),
       ARG("d_in + 1 byte, F32", HOST_CTX, F32, ARGMIN, TA_IN_B1, TA_OUT, IDX, 10, INVALID),
       ARG("d_in + 1 byte, F16", HOST_CTX, F16, ARGMIN, TA_IN_B1, TA_OUT, IDX, 10, INVALID),
       ARG("d_in + 1 byte, BF16, n 0", HOST_CTX, CUPRIM_BF16, ARGMIN, TA_IN_B1, TA_OUT, IDX, 0,
           INVALID),
-      ARG("d_in + 1 byte, U8 (aligned)", HOST_CTX, CUPRIM_U8, ARGMIN, TA_IN_B1, TA_OUT, IDX, 10,
+      ARG("d_in + 1 byte, U8 (aligned)", HOST_CTX, U8, ARGMIN, TA_IN_B1, TA_OUT, IDX, 10,
           NO_DEVICE),
-      ARG("d_in + 1 byte, I8 (aligned)", HOST_CTX, CUPRIM_I8, ARGMAX, TA_IN_B1, TA_OUT, IDX, 10,
+      ARG("d_in + 1 byte, I8 (aligned)", HOST_CTX, I8, ARGMAX, TA_IN_B1, TA_OUT, IDX, 10,
           NO_DEVICE),
       ARG("d_in + 1 element, F16 (aligned)", HOST_CTX, F16, ARGMAX, TA_IN_PLUS1, TA_OUT, IDX, 10,
           NO_DEVICE),
-      ARG("d_in + 1 element, I16 (aligned)", HOST_CTX, CUPRIM_I16, ARGMIN, TA_IN_PLUS1, TA_OUT, IDX,
-          10, NO_DEVICE),
+      ARG("d_in + 1 element, I16 (aligned)", HOST_CTX, I16, ARGMIN, TA_IN_PLUS1, TA_OUT, IDX, 10,
+          NO_DEVICE),
       ARG("d_in + 4 bytes, F32 (aligned)", HOST_CTX, F32, ARGMIN, TA_IN_B4, TA_OUT, IDX, 10,
           NO_DEVICE),
       ARG("d_in + 4 bytes, F64", HOST_CTX, F64, ARGMIN, TA_IN_B4, TA_OUT, IDX, 10, INVALID),
       /* the value: optional, element-aligned */
       ARG("d_value + 1 byte, F32", HOST_CTX, F32, ARGMIN, TA_IN, TA_OUT_B1, IDX, 10, INVALID),
       ARG("d_value + 1 byte, F16, n 0", HOST_CTX, F16, ARGMIN, TA_NULL, TA_OUT_B1, IDX, 0, INVALID),
-      ARG("d_value + 1 byte, U8 (aligned)", HOST_CTX, CUPRIM_U8, ARGMAX, TA_IN, TA_OUT_B1, IDX, 10,
+      ARG("d_value + 1 byte, U8 (aligned)", HOST_CTX, U8, ARGMAX, TA_IN, TA_OUT_B1, IDX, 10,
           NO_DEVICE),
       ARG("d_value + 4 bytes, F64", HOST_CTX, F64, ARGMAX, TA_IN, TA_OUT_B4, IDX, 10, INVALID),
-      ARG("d_value + 4 bytes, I32 (aligned)", HOST_CTX, CUPRIM_I32, ARGMAX, TA_IN, TA_OUT_B4, IDX,
-          10, NO_DEVICE),
+      ARG("d_value + 4 bytes, I32 (aligned)", HOST_CTX, I32, ARGMAX, TA_IN, TA_OUT_B4, IDX, 10,
+          NO_DEVICE),
       /* no output may overlap the input */
       ARG("d_index == d_in", HOST_CTX, F32, ARGMIN, TA_IN, TA_OUT, TA_IN, 10, INVALID),
-      ARG("d_index inside d_in", HOST_CTX, CUPRIM_U64, ARGMIN, TA_IN, TA_OUT, TA_IN_MID, 10,
+      ARG("d_index inside d_in", HOST_CTX, U64, ARGMIN, TA_IN, TA_OUT, TA_IN_MID, 10, INVALID),
+      ARG("d_index on d_in's last element", HOST_CTX, U64, ARGMIN, TA_IN, TA_OUT, TA_IN_LAST, 10,
           INVALID),
-      ARG("d_index on d_in's last element", HOST_CTX, CUPRIM_U64, ARGMIN, TA_IN, TA_OUT, TA_IN_LAST,
-          10, INVALID),
-      ARG("d_index just past d_in", HOST_CTX, CUPRIM_U64, ARGMIN, TA_IN, TA_OUT, TA_IN_END, 10,
-          NO_DEVICE),
+      ARG("d_index just past d_in", HOST_CTX, U64, ARGMIN, TA_IN, TA_OUT, TA_IN_END, 10, NO_DEVICE),
       ARG("d_index ends where d_in starts", HOST_CTX, F32, ARGMIN, TA_IN, TA_OUT, TA_IN_BEFORE, 10,
           NO_DEVICE),
-      ARG("d_index covers d_in's first bytes", HOST_CTX, CUPRIM_U8, ARGMIN, TA_IN_B4, TA_NULL,
-          TA_IN, 10, INVALID),
+      ARG("d_index covers d_in's first bytes", HOST_CTX, U8, ARGMIN, TA_IN_B4, TA_NULL, TA_IN, 10,
+          INVALID),
       ARG("d_index == d_in, n 0 (no range)", HOST_CTX, F32, ARGMIN, TA_IN, TA_OUT, TA_IN, 0,
           NO_DEVICE),
       ARG("d_value == d_in", HOST_CTX, F32, ARGMAX, TA_IN, TA_IN, IDX, 10, INVALID),
       ARG("d_value == d_in, n 1", HOST_CTX, F16, ARGMAX, TA_IN, TA_IN, IDX, 1, INVALID),
       ARG("d_value inside d_in", HOST_CTX, F64, ARGMAX, TA_IN, TA_IN_MID, IDX, 10, INVALID),
-      ARG("d_value on d_in's last element", HOST_CTX, CUPRIM_U8, ARGMAX, TA_IN, TA_IN_LAST, IDX, 10,
+      ARG("d_value on d_in's last element", HOST_CTX, U8, ARGMAX, TA_IN, TA_IN_LAST, IDX, 10,
           INVALID),
-      ARG("d_value just past d_in", HOST_CTX, CUPRIM_U8, ARGMAX, TA_IN, TA_IN_END, IDX, 10,
-          NO_DEVICE),
+      ARG("d_value just past d_in", HOST_CTX, U8, ARGMAX, TA_IN, TA_IN_END, IDX, 10, NO_DEVICE),
       ARG("d_value ends where d_in starts", HOST_CTX, F16, ARGMAX, TA_IN, TA_IN_BEFORE, IDX, 10,
           NO_DEVICE),
       ARG("d_value == d_in, n 0 (no range)", HOST_CTX, F32, ARGMAX, TA_IN, TA_IN, IDX, 0,
@@ -138,7 +129,7 @@ static void test_invalid_arguments(void **state) {
       /* sizes: past 2^32 elements is valid; byte counts that overflow, or an input that runs past
        * the end of the address space, are not */
       ARG("n 2^33 (valid)", HOST_CTX, F32, ARGMIN, TA_FAR_IN, TA_OUT, IDX, 1ull << 33, NO_DEVICE),
-      ARG("n 2^40 of U8 (valid)", HOST_CTX, CUPRIM_U8, ARGMAX, TA_FAR_IN, TA_NULL, IDX, 1ull << 40,
+      ARG("n 2^40 of U8 (valid)", HOST_CTX, U8, ARGMAX, TA_FAR_IN, TA_NULL, IDX, 1ull << 40,
           NO_DEVICE),
       ARG("n UINT64_MAX", HOST_CTX, F32, ARGMIN, TA_IN, TA_OUT, IDX, UINT64_MAX, INVALID),
       ARG("n 2^62 of 8 bytes", HOST_CTX, F64, ARGMIN, TA_IN, TA_OUT, IDX, 1ull << 62, INVALID),

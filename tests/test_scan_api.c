@@ -13,11 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "test_fixture_api.h"
 #include "hostref_scan.h"
-
-#define INCL CUPRIM_INCLUSIVE
-#define EXCL CUPRIM_EXCLUSIVE
+#include "test_fixture_api.h"
 
 typedef struct api_case {
   const char *what;
@@ -42,12 +39,10 @@ static int run_case(const void *p, int use_shorthand, char *why, size_t len) {
                         (cuprim_scan_kind)c->kind, 0)
           : cuprim_scan_ex(ctx, (cuprim_scan_alg)c->alg, in, out, c->n, (cuprim_dtype)c->dtype,
                            (cuprim_op)c->op, (cuprim_scan_kind)c->kind, 0);
-  char args[160];
-  snprintf(args, sizeof args, "alg %d dtype %s op %s kind %d n %llu", c->alg,
-           hr_dtype_name((cuprim_dtype)c->dtype), hr_op_name((cuprim_op)c->op), c->kind,
-           (unsigned long long)c->n);
-  return ta_check_call(use_shorthand ? "cuprim_scan" : "cuprim_scan_ex", c->what, args, s,
-                       c->expect, why, len);
+  return ta_check_callf(use_shorthand ? "cuprim_scan" : "cuprim_scan_ex", c->what, s, c->expect,
+                        why, len, "alg %d dtype %s op %s kind %d n %llu", c->alg,
+                        hr_dtype_name((cuprim_dtype)c->dtype), hr_op_name((cuprim_op)c->op),
+                        c->kind, (unsigned long long)c->n);
 }
 
 #define AUTO CUPRIM_SCAN_AUTO
@@ -55,13 +50,6 @@ static int run_case(const void *p, int use_shorthand, char *why, size_t len) {
 #define BL CUPRIM_SCAN_BLELLOCH
 #define WS CUPRIM_SCAN_WARP_SHUFFLE
 #define LB CUPRIM_SCAN_DECOUPLED_LOOKBACK
-#define F32 CUPRIM_F32
-#define F64 CUPRIM_F64
-#define I32 CUPRIM_I32
-#define U32 CUPRIM_U32
-#define I64 CUPRIM_I64
-#define U64 CUPRIM_U64
-#define SUM CUPRIM_SUM
 
 static void test_invalid_arguments(void **state) {
   (void)state;

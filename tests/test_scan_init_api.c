@@ -4,22 +4,13 @@
  * The host-only context makes every call whose arguments are valid return CUPRIM_ERROR_NO_DEVICE
  * where it would first touch CUDA; a valid call with n == 0 has nothing to do and returns
  * CUPRIM_SUCCESS before that point. Fake device memory must come back untouched. */
-#include <math.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "test_fixture_api.h"
 #include "test_scan_init_ref.h"
-
-#define NULL_CTX TA_NULL_CTX
-#define HOST_CTX TA_HOST_CTX
-#define OK CUPRIM_SUCCESS
-#define INVALID CUPRIM_ERROR_INVALID_ARGUMENT
-#define UNSUPPORTED CUPRIM_ERROR_UNSUPPORTED
-#define NO_DEVICE CUPRIM_ERROR_NO_DEVICE
-#define INCL CUPRIM_INCLUSIVE
-#define EXCL CUPRIM_EXCLUSIVE
 
 /* Where the initial value is, besides the fixture's pointer kinds. */
 typedef enum init_at {
@@ -85,21 +76,10 @@ static void run_one(const void *p, ta_tally *t) {
   const cuprim_status s =
       cuprim_scan_init(ta_context(c->ctx), in, out, c->n, (cuprim_dtype)c->dtype, (cuprim_op)c->op,
                        (cuprim_scan_kind)c->kind, init, 0);
-  char args[160], why[512];
-  snprintf(args, sizeof args, "dtype %s op %s kind %d n %llu init at %d",
-           hr_dtype_name((cuprim_dtype)c->dtype), hr_op_name((cuprim_op)c->op), c->kind,
-           (unsigned long long)c->n, (int)c->init);
-  ta_record(t, ta_check_call("cuprim_scan_init", c->what, args, s, c->expect, why, sizeof why),
-            why);
+  ta_record_call(t, "cuprim_scan_init", c->what, s, c->expect,
+                 "dtype %s op %s kind %d n %llu init at %d", hr_dtype_name((cuprim_dtype)c->dtype),
+                 hr_op_name((cuprim_op)c->op), c->kind, (unsigned long long)c->n, (int)c->init);
 }
-
-#define F32 CUPRIM_F32
-#define F64 CUPRIM_F64
-#define I32 CUPRIM_I32
-#define U32 CUPRIM_U32
-#define I64 CUPRIM_I64
-#define U64 CUPRIM_U64
-#define SUM CUPRIM_SUM
 
 /* scan.h's rules for cuprim_scan_init: cuprim_scan's, and d_init (with n > 0) not NULL,
  * element-aligned, not inside d_out's n elements; every INVALID_ARGUMENT before UNSUPPORTED. */
@@ -180,12 +160,8 @@ static void test_same_as_scan(void **state) {
           const cuprim_status got =
               cuprim_scan_init(ta_ctx, in, out, 10, (cuprim_dtype)d, (cuprim_op)op,
                                (cuprim_scan_kind)kind, init_pointer(I_OWN, in, out, 8, 10), 0);
-          char args[96], why[512];
-          snprintf(args, sizeof args, "dtype %d op %d kind %d input %d", d, op, kind, pin);
-          ta_record(
-              &t,
-              ta_check_call("cuprim_scan_init", "as cuprim_scan", args, got, want, why, sizeof why),
-              why);
+          ta_record_call(&t, "cuprim_scan_init", "as cuprim_scan", got, want,
+                         "dtype %d op %d kind %d input %d", d, op, kind, pin);
         }
   ta_finish(&t, "calls compared with cuprim_scan");
 }

@@ -100,11 +100,11 @@ static int run_case(const void *p, int shorthand, char *why, size_t len) {
     s = cuprim_batched_scan(ctx, in, out, c->segs, c->len, t, op, kind, 0);
     break;
   }
-  char args[200];
-  snprintf(args, sizeof args, "alg %d dtype %s op %s kind %d offsets %s n %llu segs %llu len %llu",
-           c->alg, hr_dtype_name(t), hr_op_name(op), c->kind, hr_dtype_name(ot),
-           (unsigned long long)c->n, (unsigned long long)c->segs, (unsigned long long)c->len);
-  return ta_check_call(fn_name(c->fn, shorthand), c->what, args, s, c->expect, why, len);
+  return ta_check_callf(fn_name(c->fn, shorthand), c->what, s, c->expect, why, len,
+                        "alg %d dtype %s op %s kind %d offsets %s n %llu segs %llu len %llu",
+                        c->alg, hr_dtype_name(t), hr_op_name(op), c->kind, hr_dtype_name(ot),
+                        (unsigned long long)c->n, (unsigned long long)c->segs,
+                        (unsigned long long)c->len);
 }
 
 #define SR SEG_REDUCE
@@ -119,15 +119,6 @@ static int run_case(const void *p, int shorthand, char *why, size_t len) {
 #define NA                                                                                         \
   99 /* no algorithm: the batched calls and the scans (run once, not also as shorthand)            \
       */
-#define F32 CUPRIM_F32
-#define F64 CUPRIM_F64
-#define I32 CUPRIM_I32
-#define U32 CUPRIM_U32
-#define I64 CUPRIM_I64
-#define U64 CUPRIM_U64
-#define SUM CUPRIM_SUM
-#define INCL CUPRIM_INCLUSIVE
-#define EXCL CUPRIM_EXCLUSIVE
 #define IN TA_IN
 #define OUT TA_OUT
 #define OFF TA_EDGES
