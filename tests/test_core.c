@@ -60,7 +60,7 @@ static void test_status_strings(void **state) {
   const cuprim_status all[] = {CUPRIM_SUCCESS,           CUPRIM_ERROR_INVALID_ARGUMENT,
                                CUPRIM_ERROR_UNSUPPORTED, CUPRIM_ERROR_OUT_OF_MEMORY,
                                CUPRIM_ERROR_NO_DEVICE,   CUPRIM_ERROR_CUDA,
-                               CUPRIM_ERROR_INTERNAL,   CUPRIM_ERROR_NCCL};
+                               CUPRIM_ERROR_INTERNAL,    CUPRIM_ERROR_NCCL};
   const size_t count = sizeof all / sizeof all[0];
   /* Values are pinned (core.h: appended, never renumbered). */
   for (size_t i = 0; i < count; ++i)

@@ -74,7 +74,7 @@ const char *tu_status_name(cuprim_status s) {
   static const char *const names[] = {"CUPRIM_SUCCESS",           "CUPRIM_ERROR_INVALID_ARGUMENT",
                                       "CUPRIM_ERROR_UNSUPPORTED", "CUPRIM_ERROR_OUT_OF_MEMORY",
                                       "CUPRIM_ERROR_NO_DEVICE",   "CUPRIM_ERROR_CUDA",
-                                      "CUPRIM_ERROR_INTERNAL",   "CUPRIM_ERROR_NCCL"};
+                                      "CUPRIM_ERROR_INTERNAL",    "CUPRIM_ERROR_NCCL"};
   static char other[32];
   if ((unsigned)s < sizeof names / sizeof names[0])
     return names[s];
