@@ -205,6 +205,19 @@ void usage(FILE *f) {
                "               past an aligned address: 1 times a misaligned input\n");
 }
 
+/* *out = the integer `text` of option `name` if it lies in lo..hi (returns true); else says so
+ * and returns false. An empty text is not a number. */
+bool int_option(const char *name, const char *text, long lo, long hi, int *out) {
+  char *end = nullptr;
+  const long v = std::strtol(text, &end, 10);
+  if (end == text || *end != '\0' || v < lo || v > hi) {
+    std::fprintf(stderr, "cuprim-bench: %s wants an integer in %ld..%ld\n", name, lo, hi);
+    return false;
+  }
+  *out = (int)v;
+  return true;
+}
+
 /* Returns 0 to go on, or the exit status. */
 int parse_args(int argc, char **argv, Options *opt) {
   for (int i = 1; i < argc; ++i) {
@@ -225,13 +238,8 @@ int parse_args(int argc, char **argv, Options *opt) {
         return 2;
       }
     } else if (!std::strcmp(a, "--samples") && has_value) {
-      char *end = nullptr;
-      const long v = std::strtol(argv[++i], &end, 10);
-      if (*end != '\0' || v < 1 || v > 10000) {
-        std::fprintf(stderr, "cuprim-bench: --samples wants an integer in 1..10000\n");
+      if (!int_option(a, argv[++i], 1, 10000, &opt->samples))
         return 2;
-      }
-      opt->samples = (int)v;
     } else if (!std::strcmp(a, "--flush") && has_value) {
       const char *m = argv[++i];
       if (!std::strcmp(m, "read")) {
@@ -243,13 +251,8 @@ int parse_args(int argc, char **argv, Options *opt) {
         return 2;
       }
     } else if (!std::strcmp(a, "--offset") && has_value) {
-      char *end = nullptr;
-      const long v = std::strtol(argv[++i], &end, 10);
-      if (*end != '\0' || v < 0 || v > 63) {
-        std::fprintf(stderr, "cuprim-bench: --offset wants an integer in 0..63\n");
+      if (!int_option(a, argv[++i], 0, 63, &opt->offset))
         return 2;
-      }
-      opt->offset = (int)v;
     } else if (!std::strcmp(a, "--help") || !std::strcmp(a, "-h")) {
       usage(stdout);
       std::exit(0);
