@@ -78,24 +78,6 @@ std::string verdict_of(Bench &b, const Timing &t, const std::string &problem) {
   return "ok";
 }
 
-Row row_of(Bench &b, const char *suite, const std::string &prim, const char *alg, const char *dtype,
-           uint64_t n, double bytes, const char *impl, const Timing &t) {
-  Row r;
-  r.suite = suite;
-  r.primitive = prim;
-  r.alg = alg;
-  r.dtype = dtype;
-  r.n = n;
-  r.impl = impl;
-  r.samples = t.samples;
-  r.median_us = t.median_us;
-  r.min_us = t.min_us;
-  r.gbps = gbps_of(bytes, t.median_us);
-  r.pct_read_bw = pct_of(r.gbps, b.read_gbps);
-  r.pct_copy_bw = pct_of(r.gbps, b.copy_gbps);
-  return r;
-}
-
 /* CUB's MultiHistogramEven<4, A> with its temporary storage allocated outside the timing. */
 template <int A>
 Timing time_cub_multi(Bench &b, const uint8_t *d, uint64_t pixels, unsigned *const *d_counts) {
@@ -180,10 +162,10 @@ std::pair<Row, Row> multi_pair(Bench &b, const MultiBuffers &buf, uint64_t bytes
     }
   const std::string cub_alg = strprintf("DeviceHistogram::MultiHistogramEven<4,%d>%s", A, suffix);
   const std::string our_alg = strprintf("auto%s", suffix);
-  Row rb = row_of(b, suite, prim, cub_alg.c_str(), "u8", bytes, (double)bytes, "cub", tb);
+  Row rb = timed_row(b, suite, prim, cub_alg.c_str(), "u8", bytes, "cub", tb, (double)bytes);
   rb.ratio_vs_cub = 1.0;
   rb.check = verdict_of(b, tb, cub_problem);
-  Row rc = row_of(b, suite, prim, our_alg.c_str(), "u8", bytes, (double)bytes, "cuprim", tc);
+  Row rc = timed_row(b, suite, prim, our_alg.c_str(), "u8", bytes, "cuprim", tc, (double)bytes);
   rc.ratio_vs_cub = tb.median_us / tc.median_us;
   rc.check = verdict_of(b, tc, problem);
   b.rows.push_back(rc);
@@ -228,8 +210,8 @@ void run_histogram_multi_suite(Bench &b) {
     const uint64_t bytes = uint64_t(1) << k;
     std::fprintf(stderr, " 2^%d", k);
     const Timing rd = time_read_only(b, buf.d_samples, bytes);
-    Row rr = row_of(b, "histogram_multi", "histogram_multi_4of4_256", "read_only_kernel", "u8",
-                    bytes, (double)bytes, "bench", rd);
+    Row rr = timed_row(b, "histogram_multi", "histogram_multi_4of4_256", "read_only_kernel", "u8",
+                       bytes, "bench", rd, (double)bytes);
     rr.check = "-";
     b.rows.push_back(rr);
     Row r3 = rr;
@@ -305,8 +287,8 @@ void run_histogram_weighted_suite(Bench &b) {
       BENCH_CHECK(cudaPeekAtLastError());
       const std::vector<uint64_t> ref = read_back(b, d_ref, bins);
       const std::string prim = strprintf("histogram_weighted_%u", bins);
-      Row rr = row_of(b, "histogram_weighted_ladder", prim, "read_only_kernel", "f32", n, bytes,
-                      "bench", rd);
+      Row rr = timed_row(b, "histogram_weighted_ladder", prim, "read_only_kernel", "f32", n,
+                         "bench", rd, bytes);
       rr.check = "-";
       b.rows.push_back(rr);
       table += strprintf("%6s %5u %12s %10.2f %8.1f %7.1f  %s\n", fmt_n(n).c_str(), bins,
@@ -332,7 +314,7 @@ void run_histogram_weighted_suite(Bench &b) {
               problem = strprintf("FAIL bin %u: got %.17g, exact %.17g", i, got[i],
                                   std::ldexp((double)ref[i], -24));
         }
-        Row r = row_of(b, "histogram_weighted_ladder", prim, name, "f32", n, bytes, "cuprim", t);
+        Row r = timed_row(b, "histogram_weighted_ladder", prim, name, "f32", n, "cuprim", t, bytes);
         r.check = verdict_of(b, t, problem);
         b.rows.push_back(r);
         if (alg == CUPRIM_HISTOGRAM_WEIGHTED_AUTO)

@@ -92,14 +92,15 @@ for phase in "$@"; do
       # SAN_STEP_TIMEOUT: stop any one job after that many seconds (it then counts as failed).
       n=${SANITIZE_JOBS:-8}
       c=(${SAN_ARGS:+--ctest-args "$SAN_ARGS"})
-      for b in ${SAN_BUILDS:-def 75}; do
+      san_builds=${SAN_BUILDS:-def 75}
+      for b in $san_builds; do
         a=""
         [[ $b != def ]] && a=$b-virtual
         suite san-$b build-$b "$a" --no-build --only "${SAN_TOOLS:-memcheck,racecheck}" \
           --sanitize-jobs "$n" ${SAN_STEP_TIMEOUT:+--step-timeout "$SAN_STEP_TIMEOUT"} "${c[@]}" &
       done
       wait
-      report $(printf 'san-%s ' ${SAN_BUILDS:-def 75}) ;;
+      report $(printf 'san-%s ' $san_builds) ;;
     bench)
       # One cuprim-bench per suite, so that a slow suite cannot take the others' time: build-def
       # runs DEF_SUITES, then build-80 runs V80_SUITES; BENCH_ARGS go to each (e.g. --quick).
