@@ -399,8 +399,9 @@ static void test_nan_and_inf(void **state) {
 
 /* ---------------------------------------------------------------- misaligned pointers */
 
-/* Pointers need only element alignment: d_in + 1 element, d_out + 1 element, both, and in place
- * at + 1 and + 3 elements (not 16-byte aligned for any dtype). AUTO with every placement; every
+/* Pointers need only element alignment: d_in + 1 element, d_in + 2, d_out + 1 element, both, and
+ * in place at + 1 and + 3 elements (not 16-byte aligned for any dtype but d_in + 2 of 8-byte
+ * ones). AUTO with every placement; every
  * other algorithm with both pointers misaligned. */
 static void test_misaligned(void **state) {
   (void)state;
@@ -420,8 +421,10 @@ static void test_misaligned(void **state) {
         /* floats: exact data, so every placement must give the very same values */
         hr_scan_fill(t, ops[o], is_float(t) ? HR_SCAN_EXACT : HR_SCAN_RANDOM, seed, tf.h_in, n);
         unsigned char *in0 = tf.d_in, *in1 = tf.d_in2 + esize;
+        unsigned char *in2 = tf.d_in + IN_CAP_BYTES / 2 + 2 * esize; /* the upper half of d_in */
         tf_upload(in0, tf.h_in, n * esize, tf.stream);
         tf_upload(in1, tf.h_in, n * esize, tf.stream);
+        tf_upload(in2, tf.h_in, n * esize, tf.stream);
         for (int ki = 0; ki < 2; ++ki) {
           make_reference(&g_ref, t, ops[o], kinds[ki], tf.h_in, n);
           scan_call calls[MAX_CALLS];
@@ -438,6 +441,9 @@ static void test_misaligned(void **state) {
           }
           scan_call c = make_call(CUPRIM_SCAN_AUTO, in1, n, t, ops[o], kinds[ki]);
           c.in_offset = 1; /* d_out aligned */
+          calls[count++] = c;
+          c = make_call(CUPRIM_SCAN_AUTO, in2, n, t, ops[o], kinds[ki]);
+          c.in_offset = 2; /* 4-byte elements: 8 bytes past a 16-byte boundary */
           calls[count++] = c;
           c = make_call(CUPRIM_SCAN_AUTO, in0, n, t, ops[o], kinds[ki]);
           c.out_offset = 1; /* d_in aligned */

@@ -111,6 +111,36 @@ __device__ __forceinline__ void load_items(const T *seg, uint64_t m, bool vec, i
   }
 }
 
+/* The shifted loads below take registers that the 7.5-8.9 compilations of the look-back kernel
+ * do not have: with them, ptxas (CUDA 13.0) spills 40-72 bytes in every 4-byte kernel for 8.0 and
+ * 7.5 (0-36 without), and none for 9.0. Only 9.0 and later take them. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define CUPRIM_SHIFTED_LOADS 1
+#else
+#define CUPRIM_SHIFTED_LOADS 0
+#endif
+
+/* Loads warp segment `seg_base` of the input (sm valid elements) as load_items does, except that
+ * a full segment of 4- or 8-byte elements of a misaligned input takes aligned vector loads,
+ * shifted (cta::load_warp_vecs_shifted), where the 16 bytes before it and after it lie in the
+ * input too (all but the first segment and the last). */
+template <class G, class T, class Op>
+__device__ __forceinline__ void load_segment(const T *in, uint64_t n, uint64_t seg_base,
+                                             uint64_t sm, bool in_aligned, int lane,
+                                             T (&x)[G::VECS][G::VEC]) {
+  const bool full = sm == (uint64_t)G::WARP_ITEMS;
+#if CUPRIM_SHIFTED_LOADS
+  if constexpr (sizeof(T) >= 4) {
+    if (full && !in_aligned && seg_base >= (uint64_t)G::VEC &&
+        seg_base + G::WARP_ITEMS + G::VEC <= n) {
+      cta::load_warp_vecs_shifted<cta::LOAD_PLAIN>(in + seg_base, lane, x);
+      return;
+    }
+  }
+#endif
+  load_items<G, T, Op>(in + seg_base, sm, full && in_aligned, lane, x);
+}
+
 template <class G, class T>
 __device__ __forceinline__ void store_items(T *seg, uint64_t m, bool vec, int lane,
                                             const T (&y)[G::VECS][G::VEC]) {
@@ -290,11 +320,12 @@ __global__ void __launch_bounds__(256, 4) lookback_kernel(const lookback_args<T>
   if (t == 0) {
     /* A hint (see the file comment): fetch tile blockIdx.x into L2 while the counter answers. */
     const uint64_t pbase = (uint64_t)blockIdx.x * G::TILE;
-    if (in_aligned && pbase < a.n) {
+    if (pbase < a.n) { /* the tile's 16-byte-aligned interior (the bulk prefetch's unit) */
       const uint64_t pm = a.n - pbase < (uint64_t)G::TILE ? a.n - pbase : (uint64_t)G::TILE;
-      const unsigned bytes = (unsigned)(pm * sizeof(T)) & ~15u;
-      if (bytes)
-        cta::prefetch_l2_bulk(a.in + pbase, bytes);
+      const uintptr_t from = ((uintptr_t)(a.in + pbase) + 15) & ~(uintptr_t)15;
+      const uintptr_t to = (uintptr_t)(a.in + pbase + pm) & ~(uintptr_t)15;
+      if (to > from)
+        cta::prefetch_l2_bulk(reinterpret_cast<const void *>(from), (unsigned)(to - from));
     }
     /* With a programmatic dependent launch, wait here for the kernel that resets the tile status
      * and the counter (a no-op otherwise). */
@@ -310,7 +341,7 @@ __global__ void __launch_bounds__(256, 4) lookback_kernel(const lookback_args<T>
   const bool full = sm == (uint64_t)G::WARP_ITEMS;
 
   T x[G::VECS][G::VEC];
-  load_items<G, T, Op>(a.in + seg_base, sm, full && in_aligned, lane, x);
+  load_segment<G, T, Op>(a.in, a.n, seg_base, sm, in_aligned, lane, x);
   A pre[is_narrow_float<T> ? G::VECS : 1];
   A wtotal;
   if constexpr (is_narrow_float<T>)
