@@ -24,6 +24,8 @@
  * bin by a subtraction and a shift, other 8-bit samples from a 256-entry table
  * (histogram_bin.cuh); bins given by edges
  * are found by binary search over the edges in shared memory when they fit beside the counters. */
+#include <cooperative_groups.h>
+
 #include "common/check.h"
 #include "common/dispatch.cuh"
 #include "common/launch_config.cuh"
@@ -245,11 +247,20 @@ __device__ __forceinline__ void count_word(uint32_t *lane_col, uint32_t w) {
   count_byte(lane_col, w >> 24);
 }
 
-template <class T>
+/* Bins up to which the grid-synchronized bytes kernel zeroes the output itself (block 0). */
+constexpr uint32_t BYTE_SYNC_ZERO_MAX = 65536;
+
+/* GRID_SYNC: launched cooperatively; block 0 zeroes the output while every block counts, and a
+ * grid barrier orders the zeros before the fold's adds: one launch in place of the zeroing
+ * kernel and the counting kernel where programmatic dependent launch cannot overlap them. */
+template <class T, bool GRID_SYNC>
 __global__ void __launch_bounds__(BYTE_THREADS, cta::sm_threads / BYTE_THREADS)
     bytes_kernel(const T *in, uint64_t n, const cuprim__bins bins, uint64_t *out) {
   static_assert(sizeof(T) == 1, "8-bit samples");
   __shared__ uint32_t counts[256 * 32];
+  if (GRID_SYNC && blockIdx.x == 0)
+    for (uint32_t i = threadIdx.x; i < bins.num_bins; i += BYTE_THREADS)
+      out[i] = 0;
   for (uint32_t i = threadIdx.x; i < 256 * 32; i += BYTE_THREADS)
     counts[i] = 0;
   __syncthreads();
@@ -297,6 +308,8 @@ __global__ void __launch_bounds__(BYTE_THREADS, cta::sm_threads / BYTE_THREADS)
     c = sum_interleaved<uint64_t>(counts + threadIdx.x * 32, 32, threadIdx.x);
     b = byte_bin<T>(threadIdx.x, bins);
   }
+  if constexpr (GRID_SYNC)
+    cooperative_groups::this_grid().sync(); /* block 0's zeros written and visible */
   /* Into the zeroed output, or for one block (bins.num_bins <= BYTE_FOLD_MAX) through shared
    * memory, every bin written. */
   fold_byte_values<BYTE_THREADS>(counts, c, b, out, 0, bins.num_bins,
@@ -391,23 +404,38 @@ release:
 template <class T>
 cuprim_status count_bytes(const cuprim_ctx *ctx, const T *in, uint64_t n, uint64_t *out,
                           const cuprim__bins &bins, cudaStream_t stream) {
+  /* Without programmatic dependent launch (before 9.0) the zeroing kernel and the counting
+   * kernel would be two launches in stream order: one cooperative launch instead. (The
+   * 80-virtual build on an H100, u8/256: two launches 9.06 us at 2^18 and 9.50 at 2^20 against
+   * CUB's 8.10 and 8.83; the reduce's cooperative grid there was 1.3 us faster than its two
+   * launches.) */
+  const bool sync = !cuprim__pdl_supported(ctx) && bins.num_bins <= BYTE_SYNC_ZERO_MAX;
+  auto *kernel = sync ? bytes_kernel<T, true> : bytes_kernel<T, false>;
   uint64_t resident = 0;
-  CUPRIM__FORWARD(resident_blocks(ctx, bytes_kernel<T>, 0, &resident, BYTE_THREADS));
+  CUPRIM__FORWARD(resident_blocks(ctx, kernel, 0, &resident, BYTE_THREADS));
   /* A vector per thread at least: each block's fold (256 adds into the output) stays small
    * beside its counting. */
   uint64_t grid = count_grid(n, resident, (uint64_t)BYTE_THREADS * 16);
   if (n <= BYTE_ONE_BLOCK_MAX_N)
     grid = 1;
   if (grid == 1 && bins.num_bins <= BYTE_FOLD_MAX) {
-    bytes_kernel<T><<<1, BYTE_THREADS, 0, stream>>>(in, n, bins, out);
+    bytes_kernel<T, false><<<1, BYTE_THREADS, 0, stream>>>(in, n, bins, out);
     CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
     return CUPRIM_SUCCESS;
   }
   if (grid == 1)
-    grid = 2; /* the fold through the zeroed output */
+    grid = 2;                     /* the fold through the zeroed output */
+  if (sync && grid <= resident) { /* co-resident, as the grid barrier requires */
+    cuprim__bins b = bins;
+    void *args[] = {&in, &n, &b, &out};
+    CUPRIM__CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void *>(kernel),
+                                                   dim3((unsigned)grid), dim3(BYTE_THREADS), args,
+                                                   0, stream));
+    return CUPRIM_SUCCESS;
+  }
   CUPRIM__FORWARD(launch_zero(ctx, one_target(out, bins.num_bins), stream));
-  CUPRIM__CUDA_CHECK(launch_chained(ctx, (unsigned)grid, BYTE_THREADS, 0, stream, bytes_kernel<T>,
-                                    in, n, bins, out));
+  CUPRIM__CUDA_CHECK(launch_chained(ctx, (unsigned)grid, BYTE_THREADS, 0, stream,
+                                    bytes_kernel<T, false>, in, n, bins, out));
   return CUPRIM_SUCCESS;
 }
 
