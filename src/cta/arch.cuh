@@ -56,6 +56,22 @@ __device__ __forceinline__ void prefetch_l2_bulk(const void *p, uint32_t bytes) 
 #endif
 }
 
+/* Called by every thread of a block (thread t of `threads`): asks L2 to fetch `bytes` (a multiple
+ * of 16) at p (16-byte aligned). 9.0 and later: one bulk prefetch by thread 0; older GPUs: one
+ * prefetch.global.L2 per 128-byte line, spread over the threads. A hint only. */
+__device__ __forceinline__ void prefetch_l2_block(const void *p, uint32_t bytes, int t,
+                                                  int threads) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  (void)threads;
+  if (t == 0 && bytes)
+    prefetch_l2_bulk(p, bytes);
+#else
+  const char *c = static_cast<const char *>(p);
+  for (uint32_t off = (uint32_t)t * 128; off < bytes; off += (uint32_t)threads * 128)
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(c + off) : "memory");
+#endif
+}
+
 /* A read-only 16-byte load that skips L1 and asks L2 to fetch the surrounding 256 bytes (the
  * prefetch-size hint needs 8.0; 7.5 gets the load without the hint). */
 __device__ __forceinline__ uint4 load_stream_l2_256(const void *p) {

@@ -20,7 +20,8 @@
  * - While thread 0 waits for its tile index, it asks L2 to prefetch tile blockIdx.x. The index
  *   the counter hands out is usually close to blockIdx.x, so that data is in L2 when some block
  *   claims it; this hides the counter's latency behind the DRAM latency. It is only a hint: any
- *   order of tile indices gives the same result, and every tile is prefetched once.
+ *   order of tile indices gives the same result, and every tile is prefetched once. (Before
+ *   9.0, which has no bulk prefetch, every thread asks for a line of the tile instead.)
  * - The tile status and the tile counter are zeroed by a small kernel that the look-back kernel
  *   overlaps by programmatic dependent launch: its blocks start, prefetch, and wait at
  *   griddepcontrol.wait only before they touch the counter (a cudaMemsetAsync before the launch
@@ -317,16 +318,20 @@ __global__ void __launch_bounds__(256, 4) lookback_kernel(const lookback_args<T>
   __shared__ A s_prefix;
   const int t = threadIdx.x, lane = t % 32, warp = t / 32;
   const bool in_aligned = cta::aligned16(a.in);
-  if (t == 0) {
-    /* A hint (see the file comment): fetch tile blockIdx.x into L2 while the counter answers. */
+  {
+    /* A hint (see the file comment): fetch tile blockIdx.x into L2 while the counter answers,
+     * its 16-byte-aligned interior (what the bulk prefetch takes). */
     const uint64_t pbase = (uint64_t)blockIdx.x * G::TILE;
-    if (pbase < a.n) { /* the tile's 16-byte-aligned interior (the bulk prefetch's unit) */
+    if (pbase < a.n) {
       const uint64_t pm = a.n - pbase < (uint64_t)G::TILE ? a.n - pbase : (uint64_t)G::TILE;
       const uintptr_t from = ((uintptr_t)(a.in + pbase) + 15) & ~(uintptr_t)15;
       const uintptr_t to = (uintptr_t)(a.in + pbase + pm) & ~(uintptr_t)15;
       if (to > from)
-        cta::prefetch_l2_bulk(reinterpret_cast<const void *>(from), (unsigned)(to - from));
+        cta::prefetch_l2_block(reinterpret_cast<const void *>(from), (uint32_t)(to - from), t,
+                               G::THREADS);
     }
+  }
+  if (t == 0) {
     /* With a programmatic dependent launch, wait here for the kernel that resets the tile status
      * and the counter (a no-op otherwise). */
     cta::pdl_wait();
