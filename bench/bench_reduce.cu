@@ -230,7 +230,7 @@ template <class T> void tune_kernel_choice(Bench &b, const Buffers<T> &buf) {
       tune.cluster_max_chunks = choice == 1 || choice == 2 ? 256 : 0;
       tune.cluster_max_blocks = choice == 2 ? 16 : 8;
       tune.grid_sync_min_chunks = choice == 4 || choice == 5 ? 0 : UINT32_MAX;
-      tune.l2_prefetch = choice != 5;
+      tune.l2_prefetch_max_chunks = choice != 5 ? UINT32_MAX : 0;
       Measured m;
       poison(b, buf.d_out_cuprim);
       m.t = time_call(b, [&]() -> const char * {

@@ -683,9 +683,9 @@ static void test_auto_kernel_choice_same_bits(void **state) {
         calls[2].tune.grid_sync_min_chunks = 0;
         calls[3] = make_call(SHORTHAND, tf.d_in, n, t, ops[o]);
         calls[4] = calls[1]; /* the same two kernels with prefetching loads */
-        calls[4].tune.l2_prefetch = 1;
+        calls[4].tune.l2_prefetch_max_chunks = UINT32_MAX;
         calls[5] = calls[2];
-        calls[5].tune.l2_prefetch = 1;
+        calls[5].tune.l2_prefetch_max_chunks = UINT32_MAX;
         calls[6] = make_call(TUNED, tf.d_in, n, t, ops[o]); /* one thread-block cluster */
         calls[6].tune.single_block_max_chunks = 0;
         calls[6].tune.cluster_max_chunks = 256;

@@ -348,7 +348,7 @@ cuprim_status auto_impl(const cuprim_ctx *ctx, const void *d_in, void *d_out, ui
   void *args[] = {&a};
   cuprim_status st = CUPRIM_SUCCESS;
   /* 16-byte aligned inputs take vector loads; others the scalar-load instantiation. */
-  const bool aligned = (uintptr_t)in % 16 == 0, pf = tune->l2_prefetch != 0;
+  const bool aligned = (uintptr_t)in % 16 == 0, pf = P <= tune->l2_prefetch_max_chunks;
   if (P >= tune->grid_sync_min_chunks) {
     const void *kernel = aligned ? (pf ? (const void *)grid_kernel<T, Op, true, cta::LOAD_STREAM_PF>
                                        : (const void *)grid_kernel<T, Op, true, cta::LOAD_LDG>)

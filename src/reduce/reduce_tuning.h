@@ -4,6 +4,8 @@
 #ifndef CUPRIM_REDUCE_TUNING_H
 #define CUPRIM_REDUCE_TUNING_H
 
+#include <stdint.h>
+
 typedef struct cuprim__reduce_tuning {
   /* Inputs of at most this many chunks are reduced by one block of 4 chunk-groups (1024 threads)
    * in one launch with no temporary memory; larger ones by one block per chunk. */
@@ -17,8 +19,9 @@ typedef struct cuprim__reduce_tuning {
    * barrier); inputs between the two thresholds take two plain launches chained by programmatic
    * dependent launch. */
   unsigned grid_sync_min_chunks;
-  /* Non-zero: the streaming loads of aligned inputs carry an L2::256B prefetch hint. */
-  unsigned l2_prefetch;
+  /* Aligned inputs of at most this many chunks: the streaming loads carry an L2::256B prefetch
+   * hint; larger ones: plain read-only loads. */
+  unsigned l2_prefetch_max_chunks;
   /* cuprim_reduce_arg: inputs of at most this many bytes are done by one block of 1024 threads in
    * one launch; larger ones by a grid and a finishing block. */
   unsigned arg_single_block_max_bytes;
@@ -42,9 +45,14 @@ static inline cuprim__reduce_tuning cuprim__reduce_tuning_for(int arch) {
     /* H100, f32: two launches (PDL) 93.6 vs 94.7 us cooperative at 2^26 (16384 chunks);
      * cooperative 350.4 vs 352.3 us at 2^28 (65536 chunks). */
     t.grid_sync_min_chunks = 32768;
-    /* H100: the L2::256B hint on the streaming loads: 348.3 vs 350.6 us (cooperative, f32 2^28),
-     * 93.0 vs 93.4 us (two launches, 2^26); no change below. */
-    t.l2_prefetch = 1;
+    /* H100, the L2::256B hint on the streaming loads. L2 flushed by a read: 348.3 vs 350.6 us
+     * (cooperative, f32 2^28), 93.0 vs 93.4 us (two launches, 2^26); no change below. L2 flushed
+     * by a 200 MiB memset on the stream (cuprim-bench --flush memset, 2026-11-24 02:00 UTC,
+     * kernel-choice table, f32): cooperative 372.32 us with it against 360.03 without at 2^28
+     * (CUB 359.74, the read-only kernel 359.87), 31.62 against 36.32 at 2^24. So the hint up
+     * to the two-launch path's largest inputs, and not in the cooperative grid: 0.7% lost after
+     * a read flush, 3.4% won after a memset. */
+    t.l2_prefetch_max_chunks = t.grid_sync_min_chunks - 1;
     /* Provisional (the arg-reduce not measured yet): AUTO's one block of 1024 threads beat its
      * two launches up to 2^15 f32 (128 KB) on the H100, 6.46 against 7.33 us, and lost at 2^16. */
     t.arg_single_block_max_bytes = 128 * 1024;
@@ -59,7 +67,9 @@ static inline cuprim__reduce_tuning cuprim__reduce_tuning_for(int arch) {
     t.cluster_max_chunks = 0; /* clusters need compute capability 9.0 */
     t.cluster_max_blocks = 8;
     t.grid_sync_min_chunks = 0;
-    t.l2_prefetch = 1; /* the hint exists from 8.0 (cta/arch.cuh; 7.5 loads without it) */
+    /* The hint exists from 8.0 (cta/arch.cuh; 7.5 loads without it); the 80-virtual build was
+     * measured after a read flush only (with it). */
+    t.l2_prefetch_max_chunks = UINT32_MAX;
     t.arg_single_block_max_bytes = 128 * 1024; /* provisional, as for 9.0 */
   }
   return t;
