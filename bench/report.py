@@ -2,6 +2,7 @@
 """Markdown tables from cuprim-bench's CSV (standard library only).
 
     python3 bench/report.py bench.csv > tables.md
+    python3 bench/report.py --ratios run1.csv run2.csv run3.csv   # repeated runs: median ratios
 
 For each suite, in the order of the CSV: the size sweeps, one table per primitive and dtype (cuprim
 AUTO against CUB, the ratio CUB time / cuprim time, and the time of the bench's own reference
@@ -9,6 +10,7 @@ kernel at each size), and the ladders (Harris's table: time, bandwidth, step and
 speedup, CUB as the last rung). docs/benchmarks.md and docs/ladder.md quote its output.
 """
 import csv
+import statistics
 import sys
 
 # The ceilings a primitive's bandwidth is measured against: reduce and histogram read their input
@@ -104,15 +106,17 @@ def print_ladder(suite, prim, dtype, n, rows):
     print()
 
 
-def main(path):
+def read_csv(path):
+    """The '#' header lines and the rows of one cuprim-bench CSV."""
     with open(path, newline="") as f:
         lines = list(f)
-    for h in (l.strip() for l in lines if l.startswith("#")):
-        print(f"> {h.lstrip('# ')}  ")
-    print()
-    rows = list(csv.DictReader(l for l in lines if not l.startswith("#")))
+    headers = [l.strip() for l in lines if l.startswith("#")]
+    return headers, list(csv.DictReader(l for l in lines if not l.startswith("#")))
 
-    # Per suite (in the order of the CSV, as dicts keep it): its sweeps, then its ladders.
+
+def group(rows):
+    """Per suite (in the order of the CSV, as dicts keep it): its sweeps, {(suite, primitive,
+    dtype): {n: {impl or "ref": row}}}, and its ladders, {(suite, primitive, dtype, n): [rows]}."""
     sweeps, ladders = {}, {}
     for r in rows:
         suite, n = r["suite"], int(r["n"])
@@ -126,6 +130,15 @@ def main(path):
         impl = "ref" if r["alg"] in REFERENCE else r["impl"]
         key = (suite, r["primitive"], r["dtype"])
         sweeps.setdefault(base, {}).setdefault(key, {}).setdefault(n, {})[impl] = r
+    return sweeps, ladders
+
+
+def main(path):
+    headers, rows = read_csv(path)
+    for h in headers:
+        print(f"> {h.lstrip('# ')}  ")
+    print()
+    sweeps, ladders = group(rows)
     for base in dict.fromkeys(list(sweeps) + list(ladders)):
         for key, by_n in sweeps.get(base, {}).items():
             print_sweep(*key, by_n)
@@ -133,7 +146,42 @@ def main(path):
             print_ladder(*key, rs)
 
 
+def ratios(paths):
+    """Repeated runs of the same suites: per sweep and size, the median of cuprim's ratio to CUB
+    over the files, and in brackets the lowest and highest where they straddle 1.0."""
+    runs = {}  # (suite, primitive, dtype) -> n -> [ratio per file]
+    for path in paths:
+        for by_base in group(read_csv(path)[1])[0].values():
+            for key, by_n in by_base.items():
+                for n, impls in by_n.items():
+                    v = value(impls.get("cuprim"), "ratio_vs_cub")
+                    if v is not None:
+                        runs.setdefault(key, {}).setdefault(n, []).append(v)
+    print(f"CUB time / cuprim time, median of {len(paths)} runs; [lowest, highest] where they "
+          "straddle 1.0\n")
+    header = None
+    for (suite, prim, dtype), by_n in runs.items():
+        sizes = sorted(by_n)
+        if sizes != header:  # one table for the sweeps of the same sizes
+            if header:
+                print()
+            header = sizes
+            print_row(["sweep"] + [fmt_n(n) for n in sizes])
+            print("|:---|" + "---:|" * len(sizes))
+        cells = []
+        for n in sizes:
+            v = sorted(by_n[n])
+            cell = f"{statistics.median(v):.3f}"
+            if v[0] < 1.0 <= v[-1]:
+                cell += f" [{v[0]:.3f}, {v[-1]:.3f}]"
+            cells.append(cell)
+        print_row([f"{suite} {prim} {dtype}"] + cells)
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: report.py BENCH.csv")
-    main(sys.argv[1])
+    if len(sys.argv) >= 3 and sys.argv[1] == "--ratios":
+        ratios(sys.argv[2:])
+    elif len(sys.argv) == 2:
+        main(sys.argv[1])
+    else:
+        sys.exit("usage: report.py BENCH.csv | report.py --ratios RUN1.csv RUN2.csv ...")

@@ -36,6 +36,13 @@
 #                       racecheck and synccheck jobs share one pool. On an H100, racecheck of
 #                       reduce_gpu alone did not finish in 560 s as one process; split into 12
 #                       parallel processes, its tests took at most 320 s.
+#   --sanitize-match REGEX
+#                       only the sanitizer jobs whose name (PROGRAM-test_NAME with more than one
+#                       sanitize job, else PROGRAM) matches the bash regex (for instance
+#                       'scan_gpu-test_(misaligned|nan)'); none matching is a failure
+#   --sanitize-first REGEX
+#                       start the jobs whose name matches first (the slow ones: a call that
+#                       runs out of time then cuts the quick ones instead)
 #   -h, --help
 # Environment: OUT, if set, is the log directory (else build-gpu/gpu-suite); CUDA_ARCHS
 # overrides the architectures (CMAKE_CUDA_ARCHITECTURES; default: the project's default list,
@@ -62,6 +69,8 @@ bench_args=()
 ctest_args=()
 step_timeout=0
 sanitize_jobs=1
+sanitize_match=
+sanitize_first=
 
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -83,6 +92,8 @@ while [[ $# -gt 0 ]]; do
     --jobs) jobs=${2:?}; shift ;;
     --step-timeout) step_timeout=${2:?}; shift ;;
     --sanitize-jobs) sanitize_jobs=${2:?}; shift ;;
+    --sanitize-match) sanitize_match=${2:?}; shift ;;
+    --sanitize-first) sanitize_first=${2:?}; shift ;;
     -h | --help) usage; exit 0 ;;
     *) echo "gpu_suite: unknown option '$1' (--help lists them)" >&2; exit 2 ;;
   esac
@@ -270,6 +281,9 @@ sanitize() {
     return
   fi
   declare -A logs
+  # Every job as one line (tool, program, directory, environment, command, cmocka test, log),
+  # those that --sanitize-match picks, the ones --sanitize-first names at the front.
+  local first=() rest=() job
   for tool in "${tools[@]}"; do
     logs[$tool]=
     while IFS=$'\x1f' read -r name wd env cmd; do
@@ -280,23 +294,39 @@ sanitize() {
       fi
       for t in ${tests:-"-"}; do
         [[ $t == - ]] && t=
+        [[ -n $sanitize_match && ! $name${t:+-$t} =~ $sanitize_match ]] && continue
         log=$log_dir/$tool-$name${t:+-$t}.log
         logs[$tool]+="$log"$'\n'
-        while [[ $running -ge $sanitize_jobs ]]; do
-          wait -n
-          running=$((running - 1))
-        done
-        # NCCL's communicator set-up (ncclCommInitAll) probes kernels of its own that are not
-        # built for every GPU, and takes the cudaErrorNoKernelImageForDevice of each
-        # cudaFuncGetAttributes in stride; the sanitizer would count those as errors of the
-        # program. The NCCL tests leave API errors out (memory errors still count);
-        # test_no_cuda_error_left checks that cuprim leaves none behind.
-        local more=()
-        [[ $name == *nccl* ]] && more=(--report-api-errors no)
-        sanitize_job "$tool" "$wd" "$env" "$cmd" "$t" "$log" "${more[@]}" &
-        running=$((running + 1))
+        job="$tool"$'\x1f'"$name"$'\x1f'"$wd"$'\x1f'"$env"$'\x1f'"$cmd"$'\x1f'"$t"$'\x1f'"$log"
+        if [[ -n $sanitize_first && $name${t:+-$t} =~ $sanitize_first ]]; then
+          first+=("$job")
+        else
+          rest+=("$job")
+        fi
       done
     done <<<"$list"
+  done
+  if [[ $((${#first[@]} + ${#rest[@]})) -eq 0 ]]; then
+    for tool in "${tools[@]}"; do
+      record "$tool" FAIL "no $unit match --sanitize-match '$sanitize_match'"
+    done
+    return
+  fi
+  for job in "${first[@]}" "${rest[@]}"; do
+    IFS=$'\x1f' read -r tool name wd env cmd t log <<<"$job"
+    while [[ $running -ge $sanitize_jobs ]]; do
+      wait -n
+      running=$((running - 1))
+    done
+    # NCCL's communicator set-up (ncclCommInitAll) probes kernels of its own that are not
+    # built for every GPU, and takes the cudaErrorNoKernelImageForDevice of each
+    # cudaFuncGetAttributes in stride; the sanitizer would count those as errors of the
+    # program. The NCCL tests leave API errors out (memory errors still count);
+    # test_no_cuda_error_left checks that cuprim leaves none behind.
+    local more=()
+    [[ $name == *nccl* ]] && more=(--report-api-errors no)
+    sanitize_job "$tool" "$wd" "$env" "$cmd" "$t" "$log" "${more[@]}" &
+    running=$((running + 1))
   done
   echo "gpu_suite: ${tools[*]}: $(printf '%s' "${logs[@]}" | grep -c .) $unit under compute-sanitizer, $sanitize_jobs at a time"
   wait

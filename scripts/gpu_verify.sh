@@ -18,7 +18,8 @@
 #             per build; default 8); SAN_BUILDS, SAN_TOOLS and SAN_ARGS narrow it
 #   bench     cuprim-bench of build-def (suites DEF_SUITES), then of build-80 (V80_SUITES), one
 #             suite a process, alone (they are timed), each stopped after SUITE_TIMEOUT seconds
-#             (default 300); BENCH_ARGS for every one (e.g. --quick)
+#             (default 300); BENCH_ARGS for every one (e.g. --quick); BENCH_REPEATS=N runs each
+#             N times and prints the median ratios over the runs
 #   demo      cuprim demo and cuprim info of build-def
 # Environment: LOGS (default /tmp/cuprim-verify) holds every log; OUT, if set, receives
 # summary.txt and, at the end of each phase, logs.tgz (the whole LOGS). JIT-compiled code is
@@ -89,7 +90,9 @@ for phase in "$@"; do
     sanitize)
       # SAN_BUILDS (default "def 75"), SAN_TOOLS (default memcheck,racecheck), SAN_ARGS: ctest
       # arguments that pick the programs (e.g. -R 'segmented|histogram_multi'),
-      # SAN_STEP_TIMEOUT: stop any one job after that many seconds (it then counts as failed).
+      # SAN_STEP_TIMEOUT: stop any one job after that many seconds (it then counts as failed);
+      # SAN_MATCH, SAN_FIRST: gpu_suite's --sanitize-match and --sanitize-first (the jobs to run,
+      # and the slow ones to start first).
       n=${SANITIZE_JOBS:-8}
       c=(${SAN_ARGS:+--ctest-args "$SAN_ARGS"})
       san_builds=${SAN_BUILDS:-def 75}
@@ -97,23 +100,36 @@ for phase in "$@"; do
         a=""
         [[ $b != def ]] && a=$b-virtual
         suite san-$b build-$b "$a" --no-build --only "${SAN_TOOLS:-memcheck,racecheck}" \
-          --sanitize-jobs "$n" ${SAN_STEP_TIMEOUT:+--step-timeout "$SAN_STEP_TIMEOUT"} "${c[@]}" &
+          --sanitize-jobs "$n" ${SAN_STEP_TIMEOUT:+--step-timeout "$SAN_STEP_TIMEOUT"} "${c[@]}" \
+          ${SAN_MATCH:+--sanitize-match "$SAN_MATCH"} ${SAN_FIRST:+--sanitize-first "$SAN_FIRST"} &
       done
       wait
       report $(printf 'san-%s ' $san_builds) ;;
     bench)
       # One cuprim-bench per suite, so that a slow suite cannot take the others' time: build-def
-      # runs DEF_SUITES, then build-80 runs V80_SUITES; BENCH_ARGS go to each (e.g. --quick).
+      # runs DEF_SUITES, then build-80 runs V80_SUITES; BENCH_ARGS go to each (e.g. --quick or
+      # "--flush memset --offset 1"). BENCH_REPEATS=N runs each suite N times (-rK files; a suite
+      # takes seconds) and writes the median ratios over the runs (bench/report.py --ratios).
       read -r -a more <<<"${BENCH_ARGS:-}"
+      reps=${BENCH_REPEATS:-1}
       for spec in "def:${DEF_SUITES-reduce scan histogram}" "80:${V80_SUITES-reduce scan histogram}"; do
         b=${spec%%:*}
         for suite_name in ${spec#*:}; do
-          csv=$LOGS/bench-$b-$suite_name.csv
-          log=$LOGS/bench-$b-$suite_name.log
-          timeout "${SUITE_TIMEOUT:-300}" "build-$b/bench/cuprim-bench" --only "$suite_name" \
-            --csv "$csv" "${more[@]}" >"$log" 2>&1
-          rc=$?
-          echo "[bench-$b] $suite_name: exit $rc, $(grep -c . "$csv" 2>/dev/null || echo 0) CSV lines, $(grep 'cuprim-bench:' "$log" | tail -n 1)" | tee -a "$summary"
+          csvs=()
+          for ((r = 1; r <= reps; r++)); do
+            stem=$LOGS/bench-$b-$suite_name
+            [[ $reps -gt 1 ]] && stem+=-r$r
+            csv=$stem.csv
+            timeout "${SUITE_TIMEOUT:-300}" "build-$b/bench/cuprim-bench" --only "$suite_name" \
+              --csv "$csv" "${more[@]}" >"$stem.log" 2>&1
+            rc=$?
+            csvs+=("$csv")
+            echo "[bench-$b] $suite_name$([[ $reps -gt 1 ]] && echo " run $r"): exit $rc, $(grep -c . "$csv" 2>/dev/null || echo 0) CSV lines, $(grep 'cuprim-bench:' "$stem.log" | tail -n 1)" | tee -a "$summary"
+          done
+          if [[ $reps -gt 1 ]]; then
+            python3 bench/report.py --ratios "${csvs[@]}" >"$LOGS/bench-$b-$suite_name-ratios.md" 2>&1
+            sed "s/^/[bench-$b] /" "$LOGS/bench-$b-$suite_name-ratios.md" | tee -a "$summary"
+          fi
         done
       done ;;
     demo)
