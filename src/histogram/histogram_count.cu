@@ -408,7 +408,7 @@ cuprim_status count_bytes(const cuprim_ctx *ctx, const T *in, uint64_t n, uint64
    * kernel would be two launches in stream order: one cooperative launch instead. (The
    * 80-virtual build on an H100, u8/256: two launches 9.06 us at 2^18 and 9.50 at 2^20 against
    * CUB's 8.10 and 8.83; the reduce's cooperative grid there was 1.3 us faster than its two
-   * launches.) */
+   * launches. One cooperative launch, 2026-11-24 01:59 UTC: 7.97 and 8.19 us.) */
   const bool sync = !cuprim__pdl_supported(ctx) && bins.num_bins <= BYTE_SYNC_ZERO_MAX;
   auto *kernel = sync ? bytes_kernel<T, true> : bytes_kernel<T, false>;
   uint64_t resident = 0;

@@ -47,7 +47,7 @@ static inline cuprim__reduce_tuning cuprim__reduce_tuning_for(int arch) {
     t.grid_sync_min_chunks = 32768;
     /* H100, the L2::256B hint on the streaming loads. L2 flushed by a read: 348.3 vs 350.6 us
      * (cooperative, f32 2^28), 93.0 vs 93.4 us (two launches, 2^26); no change below. L2 flushed
-     * by a 200 MiB memset on the stream (cuprim-bench --flush memset, 2026-11-24 02:00 UTC,
+     * by a 200 MiB memset on the stream (cuprim-bench --flush memset, 2026-11-24 01:59 UTC,
      * kernel-choice table, f32): cooperative 372.32 us with it against 360.03 without at 2^28
      * (CUB 359.74, the read-only kernel 359.87), 31.62 against 36.32 at 2^24. So the hint up
      * to the two-launch path's largest inputs, and not in the cooperative grid: 0.7% lost after
