@@ -424,8 +424,9 @@ cuprim_status count_bytes(const cuprim_ctx *ctx, const T *in, uint64_t n, uint64
     return CUPRIM_SUCCESS;
   }
   if (grid == 1)
-    grid = 2;                     /* the fold through the zeroed output */
-  if (sync && grid <= resident) { /* co-resident, as the grid barrier requires */
+    grid = 2; /* the fold through the zeroed output */
+  /* The grid barrier needs every block resident at once. */
+  if (sync && grid <= resident) {
     cuprim__bins b = bins;
     void *args[] = {&in, &n, &b, &out};
     CUPRIM__CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void *>(kernel),
