@@ -43,6 +43,8 @@ namespace {
 
 constexpr int THREADS = 512;
 constexpr int VPT = 4; /* 16-byte vectors in flight per thread */
+/* AUTO's folding grid (count_private): four blocks per SM from this many samples, two below. */
+constexpr uint64_t FOLD_WIDE_MIN_N = (uint64_t)1 << 26;
 
 /* How a kernel adds counts. */
 enum count_mode {
@@ -334,13 +336,19 @@ cuprim_status count_private(const cuprim_ctx *ctx, const T *in, uint64_t n, uint
   CUPRIM__FORWARD(allow_smem(private_kernel<T, KIND>, smem));
   uint64_t resident = 0;
   CUPRIM__FORWARD(resident_blocks(ctx, private_kernel<T, KIND>, smem, &resident, THREADS));
-  /* Folding blocks: at most two per SM (1024 threads), which keep the loads in flight; more
-   * blocks only add more bins into the output at the end. H100, f32 (same run), two per SM
-   * against four: 256 bins 13.12 against 14.37 us at 2^22, 29.22 against 29.76 at 2^24, 93.38
-   * against 93.28 at 2^26, 349.82 against 347.10 at 2^28; 4096 bins 17.12 against 22.66 at 2^22,
-   * 32.90 against 37.60 at 2^24, 95.49 against 99.42 at 2^26. */
-  if (fold && resident > 2 * (uint64_t)ctx->attrs.sm_count)
-    resident = 2 * (uint64_t)ctx->attrs.sm_count;
+  /* Folding blocks: at most two per SM (1024 threads) below 2^26 samples, which keep the loads
+   * in flight (more blocks only add more bins into the output at the end), four from 2^26 on,
+   * where the output's adds are few beside the samples. H100, f32 (same run), two per SM against
+   * four: 256 bins 13.12 against 14.37 us at 2^22, 29.22 against 29.76 at 2^24, 93.38 against
+   * 93.28 at 2^26, 349.82 against 347.10 at 2^28; 4096 bins 17.12 against 22.66 at 2^22, 32.90
+   * against 37.60 at 2^24, 95.49 against 99.42 at 2^26. After a 200 MiB memset on the stream
+   * (cuprim-bench --flush memset, 2026-11-24 04:05 UTC, medians of 4 runs): 256 bins 14.43
+   * against 14.88 at 2^22, 104.78 against 103.47 at 2^26, 391.01 against 374.10 at 2^28 (CUB
+   * 370.91); 4096 bins 17.82 against 19.65 at 2^22, 108.74 against 107.44 at 2^26, 390.90
+   * against 376.62 at 2^28. Measured on the sm_90 code only; the older class keeps the rule. */
+  const uint64_t fold_per_sm = n >= FOLD_WIDE_MIN_N ? 4 : 2;
+  if (fold && resident > fold_per_sm * (uint64_t)ctx->attrs.sm_count)
+    resident = fold_per_sm * (uint64_t)ctx->attrs.sm_count;
   const uint64_t grid = count_grid(n, resident, min_per_block);
   if (grid == 1) {
     private_kernel<T, KIND><<<1, THREADS, smem, stream>>>(in, n, bins, copies, nullptr, out);

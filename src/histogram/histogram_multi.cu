@@ -364,8 +364,9 @@ cuprim_status count_wide(const cuprim_ctx *ctx, const T *in, uint64_t num_pixels
   CUPRIM__FORWARD(allow_smem(kernel, smem));
   uint64_t resident = 0;
   CUPRIM__FORWARD(resident_blocks(ctx, kernel, smem, &resident, THREADS));
-  /* As AUTO's folding blocks in histogram_count.cu: at most two per SM, each with at least a
-   * vector per thread and a sample per bin. */
+  /* As AUTO's folding blocks in histogram_count.cu below 2^26 samples: at most two per SM, each
+   * with at least a vector per thread and a sample per bin (four per SM, which AUTO takes from
+   * 2^26 on, not measured here). */
   if (resident > 2 * (uint64_t)ctx->attrs.sm_count)
     resident = 2 * (uint64_t)ctx->attrs.sm_count;
   const uint64_t tile = (uint64_t)THREADS * (16 / sizeof(T));

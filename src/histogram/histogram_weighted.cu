@@ -327,8 +327,9 @@ cuprim_status weighted_auto(const cuprim_ctx *ctx, const T *in, const W *wt, uin
   CUPRIM__FORWARD(allow_smem(kernel, smem));
   uint64_t resident = 0;
   CUPRIM__FORWARD(resident_blocks(ctx, kernel, smem, &resident, THREADS));
-  /* As the counting kernels' folding blocks (histogram_count.cu): at most two per SM, each with a
-   * vector of samples per thread and a sample per bin at least. Provisional for weights. */
+  /* As the counting kernels' folding blocks (histogram_count.cu) below 2^26 samples: at most two
+   * per SM, each with a vector of samples per thread and a sample per bin at least. Provisional
+   * for weights (four per SM, which AUTO takes from 2^26 on, not measured here). */
   if (resident > 2 * (uint64_t)ctx->attrs.sm_count)
     resident = 2 * (uint64_t)ctx->attrs.sm_count;
   const uint64_t grid = count_grid(n, resident, tile > bins.num_bins ? tile : bins.num_bins);
