@@ -7,15 +7,13 @@
  *         __half (float levels). Reference: the read-only kernel (reduce, histogram), a copy
  *         (scan).
  *   arg:  cuprim_reduce_arg ARGMIN on f32 against cub::DeviceReduce::ArgMin with separate value
- *         and index outputs. Reference: the read-only kernel. Then the grid's shape
- *         (reduce_tuning.h: vectors a thread, blocks per SM) timed for each choice, to set it.
+ *         and index outputs. Reference: the read-only kernel.
  *
  * Every timed result is checked once: reduce against CUB's float sum rounded to the dtype (within
  * the 16-bit rounding) and against the exact sum (rel_err); the scan element by element against the
  * exact prefix sums, for cuprim and CUB alike; the histogram bin by bin against CUB's counts; the
  * arg-min's index and value against CUB's. */
 #include "bench.cuh"
-#include "reduce/reduce_internal.h" /* cuprim__reduce_arg_tuned: the grid-shape sweep */
 
 #include <cub/device/device_histogram.cuh>
 #include <cub/device/device_reduce.cuh>
@@ -426,57 +424,6 @@ void run_half_suite(Bench &b) {
   BENCH_CHECK(cudaFree(d_small));
 }
 
-/* The arg-reduce grid's shape (reduce_tuning.h): f32 ARGMIN with value, each shape forced through
- * the internal entry point; every result checked against CUB's index and value. Columns:
- * VxB = V vectors a thread, at most B blocks per SM. */
-void arg_grid_choice(Bench &b, const float *d_in, void *d_out, uint64_t max_n) {
-  const int log2s[] = {16, 17, 18, 19, 20, 21, 22, 23, 24, 26, 28};
-  const int vpt[] = {4, 4, 4, 2, 2, 2}, bps[] = {4, 8, 16, 4, 8, 16};
-  unsigned char *o = static_cast<unsigned char *>(d_out);
-  uint64_t *d_index = reinterpret_cast<uint64_t *>(o);
-  float *d_value = reinterpret_cast<float *>(o + 64);
-  int64_t *d_cub_index = reinterpret_cast<int64_t *>(o + 256);
-  float *d_cub_value = reinterpret_cast<float *>(o + 320);
-  std::string table =
-      strprintf("\narg-min f32 grid choice (us; VxB: V 16-byte vectors a thread, at "
-                "most B blocks of 256 per SM)\n%6s",
-                "n");
-  for (int c = 0; c < 6; ++c)
-    table += strprintf(" %9s", strprintf("%dx%d", vpt[c], bps[c]).c_str());
-  table += strprintf(" %9s\n", "cub");
-  for (int k : log2s) {
-    const uint64_t n = uint64_t(1) << k;
-    if (n > max_n)
-      break;
-    const Timing cub = time_cub(b, "cub::DeviceReduce::ArgMin", [&](void *tmp, size_t &tb) {
-      return cub::DeviceReduce::ArgMin(tmp, tb, d_in, d_cub_value, d_cub_index, (int64_t)n,
-                                       b.stream);
-    });
-    const int64_t cub_index = read_one<int64_t>(b, d_cub_index);
-    const float cub_value = read_one<float>(b, d_cub_value);
-    table += strprintf("%6s", fmt_n(n).c_str());
-    for (int c = 0; c < 6; ++c) {
-      cuprim__reduce_tuning tune = cuprim__reduce_tuning_for(90); /* its arg fields set here: */
-      tune.arg_single_block_max_bytes = 0;
-      tune.arg_vectors_per_thread = (unsigned)vpt[c];
-      tune.arg_blocks_per_sm = (unsigned)bps[c];
-      BENCH_CHECK(cudaMemsetAsync(d_out, 0xff, 256, b.stream));
-      const Timing t = time_cuprim(b, [&] {
-        return cuprim__reduce_arg_tuned(b.ctx, d_in, d_value, d_index, n, CUPRIM_F32, CUPRIM_ARGMIN,
-                                        b.stream, &tune);
-      });
-      const uint64_t index = read_one<uint64_t>(b, d_index);
-      const float value = read_one<float>(b, d_value);
-      const bool same = t.ok() && index == (uint64_t)cub_index &&
-                        std::memcmp(&value, &cub_value, sizeof value) == 0;
-      b.failures += !same;
-      table += strprintf(" %9s", same ? fmt_num(t.median_us, 2).c_str() : "FAIL");
-    }
-    table += strprintf(" %9.2f\n", cub.median_us);
-  }
-  b.report += table;
-}
-
 void run_arg_suite(Bench &b) {
   const SuiteSizes z = suite_sizes(b, {22});
   const uint64_t n = uint64_t(1) << z.sweep.back();
@@ -486,7 +433,6 @@ void run_arg_suite(Bench &b) {
   BENCH_CHECK(cudaMalloc(&d_out, 512));
   fill_random(b, d_in, n, kSeed); /* k * 2^-24 in [0, 1): the minimum repeats at large n */
   argmin_sweep(b, d_in, d_out, z.sweep);
-  arg_grid_choice(b, d_in, d_out, n);
   BENCH_CHECK(cudaFree(d_in));
   BENCH_CHECK(cudaFree(d_out));
 }

@@ -39,9 +39,9 @@ namespace reduce {
 namespace {
 
 constexpr int GRID_THREADS = 256;     /* blocks of the grid path, ... */
-constexpr int GRID_BLOCKS_PER_SM = 4; /* ... four a SM resident: 64 KB of loads in flight per SM */
+constexpr int GRID_BLOCKS_PER_SM = 4; /* ... four a SM: 64 KB of loads in flight per SM, as AUTO */
 constexpr int SINGLE_THREADS = 1024;  /* the one block of small inputs */
-constexpr int SINGLE_VPT = 4;         /* its 16-byte vectors in flight per thread */
+constexpr int VPT = 4;                /* 16-byte vectors in flight per thread */
 constexpr uint64_t NONE = ~(uint64_t)0;
 
 /* Bits of an element type, and its key type (32-bit keys for up to 4-byte elements). */
@@ -88,24 +88,6 @@ template <class T, cuprim_arg_op OP> struct arg_key {
         ord = (U)~ord;
       return (K)ord;
     }
-  }
-
-  /* The element whose key is k, into *x, where one element has it (returns true): every key of
-   * an integer; a float's but key 0 (every NaN) and the key of zero (-0.0 and +0.0). */
-  static __device__ __forceinline__ bool element_of(K k, T *x) {
-    U ord = (U)k;
-    if constexpr (OP == CUPRIM_ARGMAX)
-      ord = (U)~ord;
-    U b;
-    if constexpr (is_float) {
-      if (k == 0 || ord == sign)
-        return false;
-      b = (ord & sign) ? (U)(ord ^ sign) : (U)~ord;
-    } else {
-      b = std::is_signed<T>::value ? (U)(ord ^ sign) : ord;
-    }
-    memcpy(x, &b, sizeof b);
-    return true;
   }
 
   /* The identity of MIN (ARGMIN) or MAX (ARGMAX), written as the value when n == 0: the element
@@ -200,25 +182,17 @@ template <class T> struct arg_args {
   uint64_t *indices; /* grid path: one index per block */
 };
 
-/* Writes the outputs from the final pair. The value comes from the key where one element has it
- * (no dependent read of the input at the end of the call), else from d_in[index]. */
+/* Writes the outputs from the final pair. */
 template <class T, cuprim_arg_op OP>
-__device__ __forceinline__ void write_result(const arg_args<T> &a, typename arg_best<T, OP>::K key,
-                                             uint64_t index) {
+__device__ __forceinline__ void write_result(const arg_args<T> &a, uint64_t index) {
   *a.index = index;
-  if (a.value) {
-    T x;
-    if (index == NONE)
-      x = arg_key<T, OP>::identity();
-    else if (!arg_key<T, OP>::element_of(key, &x))
-      x = a.in[index];
-    *a.value = x;
-  }
+  if (a.value)
+    *a.value = index == NONE ? arg_key<T, OP>::identity() : a.in[index];
 }
 
-/* Each block walks its share of the input (VPT vectors a thread at a time); a grid of one block
- * writes the outputs, a larger one one pair per block for finish_kernel. */
-template <class T, cuprim_arg_op OP, int THREADS, int VPT>
+/* Each block walks its share of the input; a grid of one block writes the outputs, a larger one
+ * one pair per block for finish_kernel. */
+template <class T, cuprim_arg_op OP, int THREADS>
 __global__ void __launch_bounds__(THREADS, THREADS == GRID_THREADS ? GRID_BLOCKS_PER_SM : 1)
     arg_kernel(const arg_args<T> a) {
   cta::pdl_launch_dependents(); /* finish_kernel may launch now; it waits in pdl_wait */
@@ -229,7 +203,7 @@ __global__ void __launch_bounds__(THREADS, THREADS == GRID_THREADS ? GRID_BLOCKS
   if (threadIdx.x != 0)
     return;
   if (gridDim.x == 1) {
-    write_result<T, OP>(a, b.key, b.index);
+    write_result<T, OP>(a, b.index);
   } else {
     static_cast<typename Best::K *>(a.keys)[blockIdx.x] = b.key;
     a.indices[blockIdx.x] = b.index;
@@ -248,7 +222,7 @@ __global__ void __launch_bounds__(GRID_THREADS)
     b.merge(__ldcg(keys + i), __ldcg(a.indices + i));
   b.template block_merge<GRID_THREADS>();
   if (threadIdx.x == 0)
-    write_result<T, OP>(a, b.key, b.index);
+    write_result<T, OP>(a, b.index);
 }
 
 template <class T, cuprim_arg_op OP>
@@ -263,24 +237,17 @@ cuprim_status arg_impl(const cuprim_ctx *ctx, const void *d_in, void *d_value, u
   a.keys = NULL;
   a.indices = NULL;
   if ((uint64_t)n * sizeof(T) <= tune->arg_single_block_max_bytes) {
-    arg_kernel<T, OP, SINGLE_THREADS, SINGLE_VPT><<<1, SINGLE_THREADS, 0, stream>>>(a);
+    arg_kernel<T, OP, SINGLE_THREADS><<<1, SINGLE_THREADS, 0, stream>>>(a);
     CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
     return CUPRIM_SUCCESS;
   }
-  /* A block per tile of vpt vectors a thread, at most arg_blocks_per_sm per SM (four resident at
-   * a time: the kernel's launch bounds make them fit; more make several waves). */
-  const bool two = tune->arg_vectors_per_thread == 2;
-  void (*kernel)(const arg_args<T>) =
-      two ? arg_kernel<T, OP, GRID_THREADS, 2> : arg_kernel<T, OP, GRID_THREADS, 4>;
-  const uint64_t tile_elems = (uint64_t)GRID_THREADS * (two ? 2 : 4) * (16 / sizeof(T));
-  const uint64_t tiles = (n + tile_elems - 1) / tile_elems;
-  uint64_t most = (uint64_t)(tune->arg_blocks_per_sm ? tune->arg_blocks_per_sm : 1) *
-                  (uint64_t)ctx->attrs.sm_count;
-  if (most > (uint64_t)ctx->attrs.max_grid_x)
-    most = (uint64_t)ctx->attrs.max_grid_x;
-  const unsigned blocks = (unsigned)(tiles < most ? tiles : most);
+  /* A block per tile of VPT vectors a thread, at most GRID_BLOCKS_PER_SM per SM (the kernel's
+   * launch bounds make them fit): one wave. */
+  const uint64_t tile_elems = (uint64_t)GRID_THREADS * VPT * (16 / sizeof(T));
+  const unsigned blocks = (unsigned)cuprim__grid_persistent(ctx, (n + tile_elems - 1) / tile_elems,
+                                                            GRID_THREADS, GRID_BLOCKS_PER_SM);
   if (blocks == 1) { /* a grid of one block writes the outputs itself */
-    kernel<<<1, GRID_THREADS, 0, stream>>>(a);
+    arg_kernel<T, OP, GRID_THREADS><<<1, GRID_THREADS, 0, stream>>>(a);
     CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
     return CUPRIM_SUCCESS;
   }
@@ -291,7 +258,7 @@ cuprim_status arg_impl(const cuprim_ctx *ctx, const void *d_in, void *d_value, u
   a.keys = temp;
   a.indices = reinterpret_cast<uint64_t *>(static_cast<char *>(temp) + keys_bytes);
   cuprim_status st = CUPRIM_SUCCESS;
-  kernel<<<blocks, GRID_THREADS, 0, stream>>>(a);
+  arg_kernel<T, OP, GRID_THREADS><<<blocks, GRID_THREADS, 0, stream>>>(a);
   CUPRIM__LAUNCH_GOTO(st, release);
   /* chained by programmatic dependent launch where the device's code has it */
   CUPRIM__CUDA_GOTO(

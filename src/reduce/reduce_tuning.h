@@ -25,11 +25,6 @@ typedef struct cuprim__reduce_tuning {
   /* cuprim_reduce_arg: inputs of at most this many bytes are done by one block of 1024 threads in
    * one launch; larger ones by a grid and a finishing block. */
   unsigned arg_single_block_max_bytes;
-  /* cuprim_reduce_arg's grid: 16-byte vectors each thread loads at once (2 or 4), and at most
-   * this many blocks of 256 threads per SM (four are resident at a time: more than four make
-   * several waves of blocks, each walking fewer tiles). */
-  unsigned arg_vectors_per_thread;
-  unsigned arg_blocks_per_sm;
 } cuprim__reduce_tuning;
 
 /* `arch` is the architecture of the code the device runs (cuprim__device_attrs.code_arch,
@@ -61,8 +56,6 @@ static inline cuprim__reduce_tuning cuprim__reduce_tuning_for(int arch) {
     /* Provisional (the arg-reduce not measured yet): AUTO's one block of 1024 threads beat its
      * two launches up to 2^15 f32 (128 KB) on the H100, 6.46 against 7.33 us, and lost at 2^16. */
     t.arg_single_block_max_bytes = 128 * 1024;
-    t.arg_vectors_per_thread = 4; /* provisional */
-    t.arg_blocks_per_sm = 4;
   } else {
     /* The 80-virtual build on the H100, bench/ kernel-choice table 2026-11-24 00:03 UTC (f32;
      * i32 within 0.3 us): one block 6.66 us at 2^15 (8 chunks) against 7.97 for the cooperative
@@ -78,8 +71,6 @@ static inline cuprim__reduce_tuning cuprim__reduce_tuning_for(int arch) {
      * measured after a read flush only (with it). */
     t.l2_prefetch_max_chunks = UINT32_MAX;
     t.arg_single_block_max_bytes = 128 * 1024; /* provisional, as for 9.0 */
-    t.arg_vectors_per_thread = 4;
-    t.arg_blocks_per_sm = 4;
   }
   return t;
 }
