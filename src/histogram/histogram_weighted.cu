@@ -41,6 +41,8 @@ namespace {
 
 constexpr int THREADS = 512;         /* AUTO's blocks */
 constexpr int ORDERED_MAX_WARPS = 8; /* FIXED_ORDER's blocks: up to 8 warps, one copy each */
+/* AUTO's copies of the sums in shared memory: at most this many bytes of them (see below). */
+constexpr size_t WEIGHTED_SMEM_MAX = 100 * 1024;
 /* FIXED_ORDER's warp copies in global memory (sums too many for one copy in shared memory): at
  * most this many bytes of them, so at most this / (8 * num_bins) warps. */
 constexpr uint64_t ORDERED_GLOBAL_BYTES = (uint64_t)256 << 20;
@@ -319,9 +321,18 @@ cuprim_status weighted_auto(const cuprim_ctx *ctx, const T *in, const W *wt, uin
     return CUPRIM_SUCCESS;
   }
   /* Up to 16 copies: a 64-bit shared access is served a half-warp at a time, and 16 copies keep
-   * each half-warp's adds in different banks (more would only take more memory). */
-  uint32_t copies = smem_copies(table, bins.num_bins, sizeof(double));
-  copies = copies > 16 ? 16 : copies;
+   * each half-warp's adds in different banks (more would only take more memory). And up to
+   * WEIGHTED_SMEM_MAX bytes of them (and what the device allows), more than the 48 KB that
+   * smem_copies gives the counting kernels: the H100 has no one-instruction add of a double in
+   * shared memory (the sm_90 SASS of red.shared.add.f64 is a compare-and-swap loop,
+   * ATOMS.CAST.SPIN.64), so these adds are the kernel's bottleneck, and fewer lanes per copy
+   * retry less. H100, f32 samples and weights, 4096 bins at 2^28 (2026-11-24
+   * 04:15 UTC, two runs each): 998.0 and 1000.2 us with one copy (48 KB), 949.2 and 949.6 with
+   * two (64 KB); 256 bins keep 16 copies (32 KB). */
+  const size_t most = optin < WEIGHTED_SMEM_MAX ? optin : WEIGHTED_SMEM_MAX;
+  uint32_t copies = 16;
+  while (copies > 1 && table + (size_t)bins.num_bins * copies * sizeof(double) > most)
+    copies /= 2;
   const size_t smem = table + (size_t)bins.num_bins * copies * sizeof(double);
   auto *kernel = weighted_private_kernel<T, W, KIND, true>;
   CUPRIM__FORWARD(allow_smem(kernel, smem));
