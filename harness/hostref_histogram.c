@@ -552,37 +552,20 @@ void hr_hist_fill(const hr_hist_bins *b, cuprim_dtype t, hr_hist_data d, uint64_
   case HR_HIST_NAN:
     if (fl) {
       for (uint64_t i = 0; i < n; ++i) {
-        switch (hr_below(s, 32)) {
-        case 0:
-        case 1:
-          hr_store_float(t, h, i, (double)NAN);
-          break;
-        case 2:
-          hr_store_float(t, h, i, -(double)NAN);
-          break;
-        case 3: /* signalling-NaN bits, with a payload */
+        /* Specials for r < 9 of 32 (r == 3 and r == 8 as bits), the rest in the range. */
+        static const double specials[8] = {
+            (double)NAN,      (double)NAN,       -(double)NAN, 0.0 /* r == 3 */,
+            (double)INFINITY, -(double)INFINITY, -0.0,         0.0};
+        const uint64_t r = hr_below(s, 32);
+        if (r == 3) /* signalling-NaN bits, with a payload */
           put_float_bits(t, h, i, 0x7fa00001u, 0x7ff4000000000001ull);
-          break;
-        case 4:
-          hr_store_float(t, h, i, (double)INFINITY);
-          break;
-        case 5:
-          hr_store_float(t, h, i, -(double)INFINITY);
-          break;
-        case 6:
-          hr_store_float(t, h, i, -0.0);
-          break;
-        case 7:
-          hr_store_float(t, h, i, 0.0);
-          break;
-        case 8: /* the smallest subnormals of the dtype, either sign */
+        else if (r == 8) /* the smallest subnormals of the dtype, either sign */
           put_float_bits(t, h, i, hr_below(s, 2) ? 0x80000001u : 0x00000001u,
                          hr_below(s, 2) ? 0x8000000000000001ull : 0x0000000000000001ull);
-          break;
-        default:
+        else if (r < 8)
+          hr_store_float(t, h, i, specials[r]);
+        else
           put_in_range(b, t, h, i, s);
-          break;
-        }
       }
       return;
     }
