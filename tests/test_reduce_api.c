@@ -13,8 +13,7 @@
 
 typedef struct api_case {
   const char *what;
-  int ctx;
-  int alg, dtype, op; /* int: out-of-range values on purpose */
+  int ctx, alg, dtype, op; /* int: alg, dtype and op out of range on purpose */
   ta_ptr in, out;
   uint64_t n;
   cuprim_status expect;
