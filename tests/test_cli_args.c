@@ -33,10 +33,16 @@ static void ok(const char *line, cli_args *a) {
     fail_msg("\"%s\": expected success, got %d: %s", line, rc, err);
 }
 
-/* The arguments of a line that ok() parses, which must name `command`. */
-static cli_args command_of(const char *line, cli_command command) {
+/* The arguments of a line that ok() parses. */
+static cli_args parsed(const char *line) {
   cli_args a;
   ok(line, &a);
+  return a;
+}
+
+/* parsed(line), which must name `command`. */
+static cli_args command_of(const char *line, cli_command command) {
+  const cli_args a = parsed(line);
   if (a.command != command)
     fail_msg("\"%s\": command %d, expected %d", line, (int)a.command, (int)command);
   return a;
@@ -225,10 +231,8 @@ static void test_reduce_and_scan(void **state) {
   bad("reduce -x f", "unknown option '-x'");
   bad("reduce --n 5 f", "reduce does not take --n");
   /* A file named like an option, after "--"; a lone "-" is a file name too. */
-  ok("reduce -- --weird", &a);
-  assert_string_equal(a.input, "--weird");
-  ok("reduce -", &a);
-  assert_string_equal(a.input, "-");
+  assert_string_equal(parsed("reduce -- --weird").input, "--weird");
+  assert_string_equal(parsed("reduce -").input, "-");
 
   a = command_of("scan -o out.npy in.npy", CLI_CMD_SCAN);
   assert_int_equal(a.kind, CUPRIM_INCLUSIVE);
@@ -361,8 +365,7 @@ static void test_histogram(void **state) {
   bad("histogram --edges e --bins 4 --range 0 1 d", "exclude each other");
   bad("histogram --edges e --alg block_private d", "equal-width bins only");
   /* The output's name is checked when it is opened (test_cli_run): -o - and devices are fine. */
-  ok("histogram --bins 4 --range 0 1 -o - d", &a);
-  assert_string_equal(a.output, "-");
+  assert_string_equal(parsed("histogram --bins 4 --range 0 1 -o - d").output, "-");
   bad("histogram --bins 4 --range -1e308 1e308 d", "too wide");
   bad("histogram --bins 4 --range 0 1e-320 d", "too narrow for 4 bins");
   bad("histogram --bins 4 --range 0 1 --op sum d", "histogram does not take --op");
