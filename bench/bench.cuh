@@ -21,6 +21,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <csignal>
 #include <cstdint>
@@ -132,6 +133,20 @@ struct Timing {
   bool ok() const { return error.empty() && samples > 0; }
 };
 
+/* The check column of a timed call: the call's error, or the problem found (`problem`, empty if
+ * none), or "ok". Counts failures. */
+inline std::string verdict(Bench &b, const Timing &t, const std::string &problem) {
+  if (!t.ok()) {
+    ++b.failures;
+    return "ERROR: " + t.error;
+  }
+  if (!problem.empty()) {
+    ++b.failures;
+    return problem;
+  }
+  return "ok";
+}
+
 /* A failure of the timer itself (rc < 0 from gpu_timer.h): prints what failed and exits. */
 [[noreturn]] void timer_fatal(Bench &b, const char *file, int line, int rc);
 
@@ -171,6 +186,27 @@ template <class Call> Timing time_call(Bench &b, Call &&call) {
   t.samples = g.samples;
   t.median_us = g.median_us;
   t.min_us = g.min_us;
+  return t;
+}
+
+/* Times `cub(d_temp, temp_bytes)` (a CUB call, which returns a cudaError_t) through time_call,
+ * its temporary storage sized and allocated outside the timing; `before()` runs after the
+ * allocation, just before the timing (all-ones outputs, say). A failed call is fatal, `name` in
+ * the message. */
+template <class Cub, class Before>
+Timing time_cub_call(Bench &b, const std::string &name, Cub &&cub, Before &&before) {
+  size_t temp_bytes = 0;
+  BENCH_CHECK(cub(nullptr, temp_bytes));
+  void *d_temp = nullptr;
+  BENCH_CHECK(cudaMalloc(&d_temp, std::max<size_t>(temp_bytes, 16)));
+  before();
+  const Timing t = time_call(b, [&]() -> const char * {
+    const cudaError_t e = cub(d_temp, temp_bytes);
+    return e == cudaSuccess ? nullptr : cudaGetErrorString(e);
+  });
+  if (!t.ok())
+    bench_fatal(__FILE__, __LINE__, name + ": " + t.error);
+  BENCH_CHECK(cudaFree(d_temp));
   return t;
 }
 

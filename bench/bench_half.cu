@@ -125,29 +125,9 @@ std::string scan_check(Bench &b, const __half *d_out, uint64_t n) {
 
 /* ---------------------------------------------------------------- CUB, timed */
 
-/* Temporary storage for a CUB call, sized and allocated outside the timing. */
-struct Temp {
-  void *d = nullptr;
-  size_t bytes = 0;
-  ~Temp() {
-    if (d)
-      (void)cudaFree(d);
-  }
-  void alloc() { BENCH_CHECK(cudaMalloc(&d, std::max<size_t>(bytes, 16))); }
-};
-
 /* Times `cub(d_temp, temp_bytes)` (which returns a cudaError_t): sized, allocated, then timed. */
 template <class Cub> Timing time_cub(Bench &b, const char *name, Cub &&cub) {
-  Temp temp;
-  BENCH_CHECK(cub(nullptr, temp.bytes));
-  temp.alloc();
-  const Timing t = time_call(b, [&]() -> const char * {
-    const cudaError_t e = cub(temp.d, temp.bytes);
-    return e == cudaSuccess ? nullptr : cudaGetErrorString(e);
-  });
-  if (!t.ok())
-    bench_fatal(__FILE__, __LINE__, std::string(name) + ": " + t.error);
-  return t;
+  return time_cub_call(b, name, cub, [] {});
 }
 
 /* The accumulator CUB's reduce is given: float, whatever the 16-bit input. */
@@ -180,8 +160,10 @@ struct Sweep {
   Bench &b;
   std::string &table;
   const char *ref_name; /* "read_us" or "copy_us" */
-  Sweep(Bench &bench, const std::string &title, const char *ref)
+  /* Prints "  <label>: sizes" to stderr, the start of the sweep's progress line. */
+  Sweep(Bench &bench, const std::string &label, const std::string &title, const char *ref)
       : b(bench), table(bench.pending), ref_name(ref) {
+    std::fprintf(stderr, "  %s: sizes", label.c_str());
     table = "\n" + title +
             ". ratio = cub_us / cuprim_us (> 1: cuprim faster); %read, %copy: of the 2^28 "
             "ceilings; " +
@@ -189,6 +171,11 @@ struct Sweep {
     table +=
         strprintf("%6s %10s %10s %7s %12s %10s %14s %14s %9s  %s\n", "n", "cuprim_us", "cub_us",
                   "ratio", "cuprim_GB/s", "cub_GB/s", "%read cp/cub", "%copy cp/cub", ref, "check");
+  }
+  /* The size 2^k, printed on the progress line. */
+  uint64_t size(int k) const {
+    std::fprintf(stderr, " 2^%d", k);
+    return uint64_t(1) << k;
   }
   /* Adds the three rows of one size and its line. */
   void add(Row cp, Row cub, const Row &ref, const char *cub_against) {
@@ -212,8 +199,7 @@ template <class H> void reduce_sweep(Bench &b, H *d_in, void *d_out, const std::
   const cuprim_dtype t = Half<H>::id;
   const char *dt = hr_dtype_name(t);
   const double tolerance = t == CUPRIM_F16 ? 0x1p-10 : 0x1p-7;
-  std::fprintf(stderr, "  reduce %s: sizes", dt);
-  Sweep s(b,
+  Sweep s(b, strprintf("reduce %s", dt),
           strprintf("reduce SUM %s: cuprim_reduce (AUTO, float sum rounded once) vs "
                     "cub::DeviceReduce::Reduce (float accumulator, float result)",
                     dt),
@@ -221,9 +207,8 @@ template <class H> void reduce_sweep(Bench &b, H *d_in, void *d_out, const std::
   H *d_cp = static_cast<H *>(d_out);
   float *d_cub = reinterpret_cast<float *>(static_cast<char *>(d_out) + 256);
   for (const int k : ks) {
-    const uint64_t n = uint64_t(1) << k;
+    const uint64_t n = s.size(k);
     const double bytes = (double)n * sizeof(H);
-    std::fprintf(stderr, " 2^%d", k);
     const double exact = exact_reduce_sum(b, n);
     BENCH_CHECK(cudaMemsetAsync(d_out, 0xff, 512, b.stream));
     const Timing cp = time_cuprim(
@@ -263,15 +248,13 @@ template <class H> void reduce_sweep(Bench &b, H *d_in, void *d_out, const std::
 
 void scan_sweep(Bench &b, __half *d_in, __half *d_out_cp, __half *d_out_cub,
                 const std::vector<int> &ks) {
-  std::fprintf(stderr, "  scan inclusive f16: sizes");
-  Sweep s(b,
+  Sweep s(b, "scan inclusive f16",
           "scan inclusive SUM f16: cuprim_scan (AUTO, a float running value, each output rounded "
           "once) vs cub::DeviceScan::InclusiveSum on __half; GB/s: bytes read + written",
           "copy_us");
   for (const int k : ks) {
-    const uint64_t n = uint64_t(1) << k;
+    const uint64_t n = s.size(k);
     const double bytes = 2.0 * (double)n * sizeof(__half);
-    std::fprintf(stderr, " 2^%d", k);
     const Timing copy = time_copy(b, d_out_cp, d_in, n * sizeof(__half));
     BENCH_CHECK(cudaMemsetAsync(d_out_cp, 0xff, n * sizeof(__half), b.stream));
     const Timing cp = time_cuprim(b, [&] {
@@ -298,16 +281,14 @@ void scan_sweep(Bench &b, __half *d_in, __half *d_out_cp, __half *d_out_cub,
 
 void histogram_sweep(Bench &b, const __half *d_in, uint64_t *d_counts, unsigned *d_counts_cub,
                      const std::vector<int> &ks) {
-  constexpr uint32_t kBins = 256;
-  std::fprintf(stderr, "  histogram f16/256: sizes");
-  Sweep s(b,
+  Sweep s(b, "histogram f16/256",
           "histogram f16, 256 bins over [0, 1): cuprim_histogram_even (AUTO) vs "
           "cub::DeviceHistogram::HistogramEven on __half (float levels)",
           "read_us");
+  constexpr uint32_t kBins = 256;
   for (const int k : ks) {
-    const uint64_t n = uint64_t(1) << k;
+    const uint64_t n = s.size(k);
     const double bytes = (double)n * sizeof(__half);
-    std::fprintf(stderr, " 2^%d", k);
     BENCH_CHECK(cudaMemsetAsync(d_counts, 0xff, kBins * sizeof *d_counts, b.stream));
     const Timing cp = time_cuprim(b, [&] {
       return cuprim_histogram_even(b.ctx, d_in, n, CUPRIM_F16, d_counts, kBins, 0.0, 1.0, b.stream);
@@ -352,8 +333,7 @@ void histogram_sweep(Bench &b, const __half *d_in, uint64_t *d_counts, unsigned 
 /* ---------------------------------------------------------------- arg-min */
 
 void argmin_sweep(Bench &b, const float *d_in, void *d_out, const std::vector<int> &ks) {
-  std::fprintf(stderr, "  arg-min f32: sizes");
-  Sweep s(b,
+  Sweep s(b, "arg-min f32",
           "arg-min f32: cuprim_reduce_arg (ARGMIN, value and index) vs cub::DeviceReduce::ArgMin "
           "(separate value and index outputs)",
           "read_us");
@@ -363,9 +343,8 @@ void argmin_sweep(Bench &b, const float *d_in, void *d_out, const std::vector<in
   int64_t *d_cub_index = reinterpret_cast<int64_t *>(o + 256);
   float *d_cub_value = reinterpret_cast<float *>(o + 320);
   for (const int k : ks) {
-    const uint64_t n = uint64_t(1) << k;
+    const uint64_t n = s.size(k);
     const double bytes = (double)n * sizeof(float);
-    std::fprintf(stderr, " 2^%d", k);
     BENCH_CHECK(cudaMemsetAsync(d_out, 0xff, 512, b.stream));
     const Timing cp = time_cuprim(b, [&] {
       return cuprim_reduce_arg(b.ctx, d_in, d_value, d_index, n, CUPRIM_F32, CUPRIM_ARGMIN,

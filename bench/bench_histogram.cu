@@ -103,19 +103,9 @@ template <class T> Timing time_cub(Bench &b, const Buffers<T> &buf, uint64_t n, 
     return cub::DeviceHistogram::HistogramEven(d_temp, temp_bytes, buf.d_samples, buf.d_counts_cub,
                                                num_levels, lower, upper, num_samples, b.stream);
   };
-  size_t temp_bytes = 0;
-  BENCH_CHECK(histogram(nullptr, temp_bytes));
-  void *d_temp = nullptr;
-  BENCH_CHECK(cudaMalloc(&d_temp, std::max<size_t>(temp_bytes, 16)));
-  BENCH_CHECK(cudaMemsetAsync(buf.d_counts_cub, 0xff, bins * sizeof(unsigned), b.stream));
-  const Timing t = time_call(b, [&]() -> const char * {
-    const cudaError_t e = histogram(d_temp, temp_bytes);
-    return e == cudaSuccess ? nullptr : cudaGetErrorString(e);
+  return time_cub_call(b, "cub::DeviceHistogram::HistogramEven", histogram, [&] {
+    BENCH_CHECK(cudaMemsetAsync(buf.d_counts_cub, 0xff, bins * sizeof(unsigned), b.stream));
   });
-  if (!t.ok())
-    bench_fatal(__FILE__, __LINE__, "cub::DeviceHistogram::HistogramEven: " + t.error);
-  BENCH_CHECK(cudaFree(d_temp));
-  return t;
 }
 
 /* ---------------------------------------------------------------- checks */
@@ -155,19 +145,6 @@ std::string misplaced(const std::vector<uint64_t> &counts, uint64_t n, Spread s)
     return "";
   return strprintf("FAIL counts add up to %llu for n = %llu; %llu outside the bins drawn from",
                    (unsigned long long)total, (unsigned long long)n, (unsigned long long)outside);
-}
-
-/* The check column: the call's error, or the problem found, or "ok". Counts failures. */
-std::string verdict(Bench &b, const Timing &t, const std::string &problem) {
-  if (!t.ok()) {
-    ++b.failures;
-    return "ERROR: " + t.error;
-  }
-  if (!problem.empty()) {
-    ++b.failures;
-    return problem;
-  }
-  return "ok";
 }
 
 /* ---------------------------------------------------------------- rows */

@@ -66,18 +66,6 @@ template <class C> std::vector<uint64_t> read_back(Bench &b, const C *d, size_t 
   return std::vector<uint64_t>(h.begin(), h.end());
 }
 
-std::string verdict_of(Bench &b, const Timing &t, const std::string &problem) {
-  if (!t.ok()) {
-    ++b.failures;
-    return "ERROR: " + t.error;
-  }
-  if (!problem.empty()) {
-    ++b.failures;
-    return problem;
-  }
-  return "ok";
-}
-
 /* CUB's MultiHistogramEven<4, A> with its temporary storage allocated outside the timing. */
 template <int A>
 Timing time_cub_multi(Bench &b, const uint8_t *d, uint64_t pixels, unsigned *const *d_counts) {
@@ -95,20 +83,10 @@ Timing time_cub_multi(Bench &b, const uint8_t *d, uint64_t pixels, unsigned *con
     return cub::DeviceHistogram::MultiHistogramEven<kChannels, A>(
         d_temp, temp_bytes, d, hist, levels, lower, upper, (int)pixels, b.stream);
   };
-  size_t temp_bytes = 0;
-  BENCH_CHECK(call(nullptr, temp_bytes));
-  void *d_temp = nullptr;
-  BENCH_CHECK(cudaMalloc(&d_temp, std::max<size_t>(temp_bytes, 16)));
-  for (int c = 0; c < A; ++c)
-    BENCH_CHECK(cudaMemsetAsync(hist[c], 0xff, kBins * sizeof(unsigned), b.stream));
-  const Timing t = time_call(b, [&]() -> const char * {
-    const cudaError_t e = call(d_temp, temp_bytes);
-    return e == cudaSuccess ? nullptr : cudaGetErrorString(e);
+  return time_cub_call(b, "cub::DeviceHistogram::MultiHistogramEven", call, [&] {
+    for (int c = 0; c < A; ++c)
+      BENCH_CHECK(cudaMemsetAsync(hist[c], 0xff, kBins * sizeof(unsigned), b.stream));
   });
-  if (!t.ok())
-    bench_fatal(__FILE__, __LINE__, "cub::DeviceHistogram::MultiHistogramEven: " + t.error);
-  BENCH_CHECK(cudaFree(d_temp));
-  return t;
 }
 
 Timing time_cuprim_multi(Bench &b, const uint8_t *d, uint64_t pixels, int active,
@@ -164,10 +142,10 @@ std::pair<Row, Row> multi_pair(Bench &b, const MultiBuffers &buf, uint64_t bytes
   const std::string our_alg = strprintf("auto%s", suffix);
   Row rb = timed_row(b, suite, prim, cub_alg.c_str(), "u8", bytes, "cub", tb, (double)bytes);
   rb.ratio_vs_cub = 1.0;
-  rb.check = verdict_of(b, tb, cub_problem);
+  rb.check = verdict(b, tb, cub_problem);
   Row rc = timed_row(b, suite, prim, our_alg.c_str(), "u8", bytes, "cuprim", tc, (double)bytes);
   rc.ratio_vs_cub = tb.median_us / tc.median_us;
-  rc.check = verdict_of(b, tc, problem);
+  rc.check = verdict(b, tc, problem);
   b.rows.push_back(rc);
   b.rows.push_back(rb);
   return {rb, rc};
@@ -315,7 +293,7 @@ void run_histogram_weighted_suite(Bench &b) {
                                   std::ldexp((double)ref[i], -24));
         }
         Row r = timed_row(b, "histogram_weighted_ladder", prim, name, "f32", n, "cuprim", t, bytes);
-        r.check = verdict_of(b, t, problem);
+        r.check = verdict(b, t, problem);
         b.rows.push_back(r);
         if (alg == CUPRIM_HISTOGRAM_WEIGHTED_AUTO)
           auto_us = t.median_us;

@@ -481,16 +481,7 @@ SuiteSizes suite_sizes(const Bench &b, std::vector<int> ladders) {
 
 Row timed_row(const Bench &b, const char *suite, const std::string &primitive, const char *alg,
               const char *dtype, uint64_t n, const char *impl, const Timing &t, double bytes) {
-  Row r;
-  r.suite = suite;
-  r.primitive = primitive;
-  r.alg = alg;
-  r.dtype = dtype;
-  r.n = n;
-  r.impl = impl;
-  r.samples = t.samples;
-  r.median_us = t.median_us;
-  r.min_us = t.min_us;
+  Row r{suite, primitive, alg, dtype, n, impl, t.samples, t.median_us, t.min_us};
   r.gbps = gbps_of(bytes, t.median_us);
   r.pct_read_bw = pct_of(r.gbps, b.read_gbps);
   r.pct_copy_bw = pct_of(r.gbps, b.copy_gbps);

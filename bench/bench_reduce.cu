@@ -69,21 +69,14 @@ template <class T> Measured time_cub(Bench &b, const T *d_in, T *d_out, uint64_t
   if (n > (uint64_t)INT32_MAX)
     bench_fatal(__FILE__, __LINE__, "time_cub: n past INT32_MAX needs a 64-bit item count");
   const int num_items = (int)n;
-  size_t temp_bytes = 0;
-  BENCH_CHECK(cub::DeviceReduce::Sum(nullptr, temp_bytes, d_in, d_out, num_items, b.stream));
-  void *d_temp = nullptr;
-  BENCH_CHECK(cudaMalloc(&d_temp, std::max<size_t>(temp_bytes, 16)));
   Measured m;
-  poison(b, d_out);
-  m.t = time_call(b, [&]() -> const char * {
-    const cudaError_t e =
-        cub::DeviceReduce::Sum(d_temp, temp_bytes, d_in, d_out, num_items, b.stream);
-    return e == cudaSuccess ? nullptr : cudaGetErrorString(e);
-  });
-  if (!m.t.ok())
-    bench_fatal(__FILE__, __LINE__, "cub::DeviceReduce::Sum: " + m.t.error);
+  m.t = time_cub_call(
+      b, "cub::DeviceReduce::Sum",
+      [&](void *d_temp, size_t &temp_bytes) {
+        return cub::DeviceReduce::Sum(d_temp, temp_bytes, d_in, d_out, num_items, b.stream);
+      },
+      [&] { poison(b, d_out); });
   m.value = read_back(b, d_out);
-  BENCH_CHECK(cudaFree(d_temp));
   return m;
 }
 

@@ -184,19 +184,8 @@ Timing time_cub(Bench &b, cuprim_scan_kind kind, const T *d_in, T *d_out, uint64
                : cub::DeviceScan::ExclusiveSum(d_temp, temp_bytes, d_in, d_out, num_items,
                                                b.stream);
   };
-  size_t temp_bytes = 0;
-  BENCH_CHECK(scan(nullptr, temp_bytes));
-  void *d_temp = nullptr;
-  BENCH_CHECK(cudaMalloc(&d_temp, std::max<size_t>(temp_bytes, 16)));
-  poison(b, d_out, n);
-  const Timing t = time_call(b, [&]() -> const char * {
-    const cudaError_t e = scan(d_temp, temp_bytes);
-    return e == cudaSuccess ? nullptr : cudaGetErrorString(e);
-  });
-  if (!t.ok())
-    bench_fatal(__FILE__, __LINE__, std::string("cub::") + cub_name(kind) + ": " + t.error);
-  BENCH_CHECK(cudaFree(d_temp));
-  return t;
+  return time_cub_call(b, std::string("cub::") + cub_name(kind), scan,
+                       [&] { poison(b, d_out, n); });
 }
 
 /* ---------------------------------------------------------------- rows */

@@ -41,23 +41,18 @@ static double bf16_to_double(uint16_t h) {
 }
 
 double hr_to_double(cuprim_dtype t, const void *p, uint64_t i) {
+  const size_t size = cuprim_dtype_size(t);
+  if (size && !hr_is_float(t)) {
+    /* An integer: its bytes as the low bytes of a uint64_t (as hr_store_bits writes them),
+     * sign-extended for a signed dtype. */
+    uint64_t bits = 0;
+    memcpy(&bits, (const unsigned char *)p + i * size, size);
+    if (!hr_is_signed(t))
+      return (double)bits;
+    const uint64_t sign = (uint64_t)1 << (8 * size - 1);
+    return (double)(int64_t)((bits ^ sign) - sign);
+  }
   switch ((int)t) {
-  case CUPRIM_I8:
-    return (double)((const int8_t *)p)[i];
-  case CUPRIM_U8:
-    return (double)((const uint8_t *)p)[i];
-  case CUPRIM_I16:
-    return (double)((const int16_t *)p)[i];
-  case CUPRIM_U16:
-    return (double)((const uint16_t *)p)[i];
-  case CUPRIM_I32:
-    return (double)((const int32_t *)p)[i];
-  case CUPRIM_U32:
-    return (double)((const uint32_t *)p)[i];
-  case CUPRIM_I64:
-    return (double)((const int64_t *)p)[i];
-  case CUPRIM_U64:
-    return (double)((const uint64_t *)p)[i];
   case CUPRIM_F32:
     return (double)((const float *)p)[i];
   case CUPRIM_F64:
@@ -117,22 +112,23 @@ void hr_store_bits(cuprim_dtype t, void *h, uint64_t i, uint64_t bits) {
 
 /* ---------------------------------------------------------------- names */
 
-const char *hr_dtype_name(cuprim_dtype t) {
-  static char other[32];
-  const char *name = cuprim_dtype_name(t);
+/* `name`, or where it is NULL (a value outside the enum) "<kind>(<value>)" in other[0..len). */
+static const char *name_or_value(const char *name, const char *kind, int value, char *other,
+                                 size_t len) {
   if (name)
     return name;
-  snprintf(other, sizeof other, "dtype(%d)", (int)t);
+  snprintf(other, len, "%s(%d)", kind, value);
   return other;
+}
+
+const char *hr_dtype_name(cuprim_dtype t) {
+  static char other[32];
+  return name_or_value(cuprim_dtype_name(t), "dtype", (int)t, other, sizeof other);
 }
 
 const char *hr_op_name(cuprim_op op) {
   static char other[32];
-  const char *name = cuprim_op_name(op);
-  if (name)
-    return name;
-  snprintf(other, sizeof other, "op(%d)", (int)op);
-  return other;
+  return name_or_value(cuprim_op_name(op), "op", (int)op, other, sizeof other);
 }
 
 /* Algorithm names in enum order (the values are pinned: index == enum value). */
@@ -366,7 +362,10 @@ void hr_identity(cuprim_dtype t, cuprim_op op, void *out) {
 #define HR_AND(a, v) ((U)((a) & (U)(v)))
 #define HR_OR(a, v) ((U)((a) | (U)(v)))
 #define HR_XOR(a, v) ((U)((a) ^ (U)(v)))
-#define HR_INT_FOLD(NAME, T_, U_)                                                                  \
+
+/* One fold function of elements T, the accumulator in U: SUM, PROD, MIN and MAX through the steps
+ * given, then MORE (the switch's other cases). */
+#define HR_FOLD_FUNCTION(NAME, T_, U_, ADD, MUL, MIN, MAX, MORE)                                   \
   static void NAME(cuprim_op op, int excl, const void *in, uint64_t n, void *acc, void *out) {     \
     typedef T_ T;                                                                                  \
     typedef U_ U;                                                                                  \
@@ -375,22 +374,26 @@ void hr_identity(cuprim_dtype t, cuprim_op op, void *out) {
     memcpy(&a, acc, sizeof a);                                                                     \
     switch (op) {                                                                                  \
     case CUPRIM_SUM:                                                                               \
-      HR_FOLD(HR_ADD) break;                                                                       \
+      HR_FOLD(ADD) break;                                                                          \
     case CUPRIM_PROD:                                                                              \
-      HR_FOLD(HR_MUL) break;                                                                       \
+      HR_FOLD(MUL) break;                                                                          \
     case CUPRIM_MIN:                                                                               \
-      HR_FOLD(HR_IMIN) break;                                                                      \
+      HR_FOLD(MIN) break;                                                                          \
     case CUPRIM_MAX:                                                                               \
-      HR_FOLD(HR_IMAX) break;                                                                      \
-    case CUPRIM_AND:                                                                               \
-      HR_FOLD(HR_AND) break;                                                                       \
-    case CUPRIM_OR:                                                                                \
-      HR_FOLD(HR_OR) break;                                                                        \
-    case CUPRIM_XOR:                                                                               \
-      HR_FOLD(HR_XOR) break;                                                                       \
+      HR_FOLD(MAX) break;                                                                          \
+      MORE                                                                                         \
     }                                                                                              \
     memcpy(acc, &a, sizeof a);                                                                     \
   }
+#define HR_INT_BITWISE_CASES                                                                       \
+  case CUPRIM_AND:                                                                                 \
+    HR_FOLD(HR_AND) break;                                                                         \
+  case CUPRIM_OR:                                                                                  \
+    HR_FOLD(HR_OR) break;                                                                          \
+  case CUPRIM_XOR:                                                                                 \
+    HR_FOLD(HR_XOR) break;
+#define HR_INT_FOLD(NAME, T_, U_)                                                                  \
+  HR_FOLD_FUNCTION(NAME, T_, U_, HR_ADD, HR_MUL, HR_IMIN, HR_IMAX, HR_INT_BITWISE_CASES)
 HR_INT_FOLD(fold_i8, int8_t, uint8_t)
 HR_INT_FOLD(fold_u8, uint8_t, uint8_t)
 HR_INT_FOLD(fold_i16, int16_t, uint16_t)
@@ -406,26 +409,11 @@ HR_INT_FOLD(fold_u64, uint64_t, uint64_t)
 #define HR_FMUL(a, v) ((a) * (v))
 #define HR_FMIN(a, v) ((a) != (a) || (v) != (v) ? (T)NAN : (v) < (a) ? (v) : (a))
 #define HR_FMAX(a, v) ((a) != (a) || (v) != (v) ? (T)NAN : (v) > (a) ? (v) : (a))
+#define HR_FLOAT_NO_MORE_CASES                                                                     \
+  default:                                                                                         \
+    break;
 #define HR_FLOAT_FOLD(NAME, T_)                                                                    \
-  static void NAME(cuprim_op op, int excl, const void *in, uint64_t n, void *acc, void *out) {     \
-    typedef T_ T;                                                                                  \
-    const T *x = (const T *)in;                                                                    \
-    T *o = (T *)out, a;                                                                            \
-    memcpy(&a, acc, sizeof a);                                                                     \
-    switch (op) {                                                                                  \
-    case CUPRIM_SUM:                                                                               \
-      HR_FOLD(HR_FADD) break;                                                                      \
-    case CUPRIM_PROD:                                                                              \
-      HR_FOLD(HR_FMUL) break;                                                                      \
-    case CUPRIM_MIN:                                                                               \
-      HR_FOLD(HR_FMIN) break;                                                                      \
-    case CUPRIM_MAX:                                                                               \
-      HR_FOLD(HR_FMAX) break;                                                                      \
-    default:                                                                                       \
-      break;                                                                                       \
-    }                                                                                              \
-    memcpy(acc, &a, sizeof a);                                                                     \
-  }
+  HR_FOLD_FUNCTION(NAME, T_, T_, HR_FADD, HR_FMUL, HR_FMIN, HR_FMAX, HR_FLOAT_NO_MORE_CASES)
 HR_FLOAT_FOLD(fold_f32, float)
 HR_FLOAT_FOLD(fold_f64, double)
 

@@ -112,57 +112,42 @@ static void put_float_near(cuprim_dtype t, void *h, uint64_t i, double v, int di
   }
 }
 
-/* Values of t around v. Each writes h[i] and returns 1, or returns 0 (h[i] untouched) if no value
- * of t qualifies. Floats are rounded to t's precision first. */
-
-/* The smallest value >= v (v itself when representable). */
-static int put_at_or_above(cuprim_dtype t, void *h, uint64_t i, double v) {
+/* Values of t around v, by dir: 0 the smallest value >= v (v itself when representable), -1 the
+ * largest value < v, 1 the smallest value > v. Each writes h[i] and returns 1, or returns 0 (h[i]
+ * untouched) if no value of t qualifies. Floats are rounded to t's precision first. */
+static int put_near(cuprim_dtype t, void *h, uint64_t i, double v, int dir) {
   if (hr_is_float(t)) {
-    put_float_near(t, h, i, v, 0);
-    return 1;
-  }
-  uint64_t o;
-  if (!ord_ceil(t, v, &o))
-    return 0;
-  put_ord(t, h, i, o);
-  return 1;
-}
-
-/* The largest value < v. */
-static int put_below(cuprim_dtype t, void *h, uint64_t i, double v) {
-  if (hr_is_float(t)) {
-    put_float_near(t, h, i, v, -1);
+    put_float_near(t, h, i, v, dir);
     return 1;
   }
   uint64_t o;
   if (!ord_ceil(t, v, &o)) {
-    if (isnan(v))
+    if (dir >= 0 || isnan(v))
       return 0;
-    put_ord(t, h, i, ord_max(t)); /* v above every value */
+    put_ord(t, h, i, ord_max(t)); /* below: v above every value */
     return 1;
   }
-  if (o == ord_min(t))
-    return 0; /* ceil(v) <= the lowest value: nothing below v */
-  put_ord(t, h, i, o - 1);
-  return 1;
-}
-
-/* The smallest value > v. */
-static int put_above(cuprim_dtype t, void *h, uint64_t i, double v) {
-  if (hr_is_float(t)) {
-    put_float_near(t, h, i, v, 1);
-    return 1;
-  }
-  uint64_t o;
-  if (!ord_ceil(t, v, &o))
-    return 0;
-  if (ceil(v) == v && v >= t_min(t)) { /* v itself is a value of t: the next one */
+  if (dir < 0) {
+    if (o == ord_min(t))
+      return 0; /* ceil(v) <= the lowest value: nothing below v */
+    --o;
+  } else if (dir > 0 && ceil(v) == v && v >= t_min(t)) { /* v is a value of t: the next one */
     if (o == ord_max(t))
       return 0;
     ++o;
   }
   put_ord(t, h, i, o);
   return 1;
+}
+
+static int put_at_or_above(cuprim_dtype t, void *h, uint64_t i, double v) {
+  return put_near(t, h, i, v, 0);
+}
+static int put_below(cuprim_dtype t, void *h, uint64_t i, double v) {
+  return put_near(t, h, i, v, -1);
+}
+static int put_above(cuprim_dtype t, void *h, uint64_t i, double v) {
+  return put_near(t, h, i, v, 1);
 }
 
 /* Uniform over the values of t in [lo, hi) (floats: lo + u * (hi - lo), which may round to hi). */
@@ -273,25 +258,23 @@ double hr_hist_edge(const hr_hist_bins *b, uint64_t k) {
   return b->lower + (double)k * (b->upper - b->lower) / (double)b->num_bins;
 }
 
+/* Counts x_[0..n) through BIN (edges_bin or even_bin): the test of the bins' kind stays outside
+ * the loop. */
+#define HR_HIST_COUNT_ALL(BIN)                                                                     \
+  for (uint64_t i = 0; i < n; ++i) {                                                               \
+    const uint32_t k = BIN(b, (double)x_[i]);                                                      \
+    if (k != HR_HIST_NO_BIN) {                                                                     \
+      ++counts[k];                                                                                 \
+      ++counted;                                                                                   \
+    }                                                                                              \
+  }
 #define HR_HIST_LOOP(T)                                                                            \
   do {                                                                                             \
     const T *x_ = (const T *)h;                                                                    \
     if (b->edges) {                                                                                \
-      for (uint64_t i = 0; i < n; ++i) {                                                           \
-        const uint32_t k = edges_bin(b, (double)x_[i]);                                            \
-        if (k != HR_HIST_NO_BIN) {                                                                 \
-          ++counts[k];                                                                             \
-          ++counted;                                                                               \
-        }                                                                                          \
-      }                                                                                            \
+      HR_HIST_COUNT_ALL(edges_bin)                                                                 \
     } else {                                                                                       \
-      for (uint64_t i = 0; i < n; ++i) {                                                           \
-        const uint32_t k = even_bin(b, (double)x_[i]);                                             \
-        if (k != HR_HIST_NO_BIN) {                                                                 \
-          ++counts[k];                                                                             \
-          ++counted;                                                                               \
-        }                                                                                          \
-      }                                                                                            \
+      HR_HIST_COUNT_ALL(even_bin)                                                                  \
     }                                                                                              \
   } while (0)
 
@@ -569,37 +552,20 @@ void hr_hist_fill(const hr_hist_bins *b, cuprim_dtype t, hr_hist_data d, uint64_
   case HR_HIST_NAN:
     if (fl) {
       for (uint64_t i = 0; i < n; ++i) {
-        switch (hr_below(s, 32)) {
-        case 0:
-        case 1:
-          hr_store_float(t, h, i, (double)NAN);
-          break;
-        case 2:
-          hr_store_float(t, h, i, -(double)NAN);
-          break;
-        case 3: /* signalling-NaN bits, with a payload */
+        /* Specials for r < 9 of 32 (r == 3 and r == 8 as bits), the rest in the range. */
+        static const double specials[8] = {
+            (double)NAN,      (double)NAN,       -(double)NAN, 0.0 /* r == 3 */,
+            (double)INFINITY, -(double)INFINITY, -0.0,         0.0};
+        const uint64_t r = hr_below(s, 32);
+        if (r == 3) /* signalling-NaN bits, with a payload */
           put_float_bits(t, h, i, 0x7fa00001u, 0x7ff4000000000001ull);
-          break;
-        case 4:
-          hr_store_float(t, h, i, (double)INFINITY);
-          break;
-        case 5:
-          hr_store_float(t, h, i, -(double)INFINITY);
-          break;
-        case 6:
-          hr_store_float(t, h, i, -0.0);
-          break;
-        case 7:
-          hr_store_float(t, h, i, 0.0);
-          break;
-        case 8: /* the smallest subnormals of the dtype, either sign */
+        else if (r == 8) /* the smallest subnormals of the dtype, either sign */
           put_float_bits(t, h, i, hr_below(s, 2) ? 0x80000001u : 0x00000001u,
                          hr_below(s, 2) ? 0x8000000000000001ull : 0x0000000000000001ull);
-          break;
-        default:
+        else if (r < 8)
+          hr_store_float(t, h, i, specials[r]);
+        else
           put_in_range(b, t, h, i, s);
-          break;
-        }
       }
       return;
     }

@@ -75,12 +75,7 @@ uint64_t hr_hist_reference(const hr_hist_bins *b, cuprim_dtype t, const void *h,
  *          about [-1, 1] (floats): the scale 1/w and every edge are exact, so samples exactly on
  *          an edge have a known bin (and for integers with num_bins > 2^bits every integer is
  *          an edge). */
-typedef enum hr_hist_span {
-  HR_HIST_FULL = 0,
-  HR_HIST_ODD = 1,
-  HR_HIST_EXACT = 2,
-  HR_HIST_SPANS = 3
-} hr_hist_span;
+typedef enum hr_hist_span { HR_HIST_FULL, HR_HIST_ODD, HR_HIST_EXACT, HR_HIST_SPANS } hr_hist_span;
 const char *hr_hist_span_name(hr_hist_span s);
 void hr_hist_span_range(cuprim_dtype t, uint32_t num_bins, hr_hist_span s, double *lower,
                         double *upper);

@@ -51,6 +51,17 @@ report() {
       { echo "[$name] no SUMMARY: last lines:"; tail -n 15 "$LOGS/$name.out"; } | tee -a "$summary"
   done
 }
+# each_build NAME FN BUILD...: `FN B` for every build B at once, then the SUMMARY lines of each
+# NAME-B.
+each_build() {
+  local name=$1 fn=$2 b
+  shift 2
+  for b in "$@"; do
+    "$fn" "$b" &
+  done
+  wait
+  report $(printf "$name-%s " "$@")
+}
 pack() { [[ -n ${OUT:-} ]] && tar czf "$OUT/logs.tgz" -C "$(dirname "$LOGS")" "$(basename "$LOGS")"; }
 trap pack EXIT
 # Stopped from outside (`timeout 570 scripts/gpu_verify.sh ...` inside a time-limited call): say
@@ -65,28 +76,26 @@ for phase in "$@"; do
   case $phase in
     build)
       # The default build compiles five architectures per file: nvcc does them side by side.
-      for b in $builds; do
-        case $b in
-          def) CUDA_FLAGS=--threads=5 suite build-def build-def "" --only build --jobs $((jobs * 2 / 3)) & ;;
-          *) suite build-$b build-$b $b-virtual --only build --jobs $((jobs / 4 + 1)) & ;;
+      build_one() {
+        case $1 in
+          def) CUDA_FLAGS=--threads=5 suite build-def build-def "" --only build --jobs $((jobs * 2 / 3)) ;;
+          *) suite build-$1 build-$1 $1-virtual --only build --jobs $((jobs / 4 + 1)) ;;
         esac
-      done
-      wait
-      report $(printf 'build-%s ' $builds) ;;
+      }
+      each_build build build_one $builds ;;
     test)
       # VIRTUAL_QUICK=1: the PTX builds' GPU tests in quick mode (every test, smaller sizes).
       # CTEST_ARGS: more ctest arguments for all of them (e.g. -R 'cli|segmented').
       q=${VIRTUAL_QUICK:-0}
       c=(${CTEST_ARGS:+--ctest-args "$CTEST_ARGS"})
-      for b in $builds; do
-        if [[ $b == def ]]; then
-          suite test-def build-def "" --no-build --only ctest "${c[@]}" &
+      test_one() {
+        if [[ $1 == def ]]; then
+          suite test-def build-def "" --no-build --only ctest "${c[@]}"
         else
-          CUPRIM_TEST_QUICK=$q suite test-$b build-$b $b-virtual --no-build --only ctest "${c[@]}" &
+          CUPRIM_TEST_QUICK=$q suite test-$1 build-$1 $1-virtual --no-build --only ctest "${c[@]}"
         fi
-      done
-      wait
-      report $(printf 'test-%s ' $builds) ;;
+      }
+      each_build test test_one $builds ;;
     sanitize)
       # SAN_BUILDS (default "def 75"), SAN_TOOLS (default memcheck,racecheck), SAN_ARGS: ctest
       # arguments that pick the programs (e.g. -R 'segmented|histogram_multi'),
@@ -96,15 +105,14 @@ for phase in "$@"; do
       n=${SANITIZE_JOBS:-8}
       c=(${SAN_ARGS:+--ctest-args "$SAN_ARGS"})
       san_builds=${SAN_BUILDS:-def 75}
-      for b in $san_builds; do
-        a=""
-        [[ $b != def ]] && a=$b-virtual
-        suite san-$b build-$b "$a" --no-build --only "${SAN_TOOLS:-memcheck,racecheck}" \
+      san_one() {
+        local a=""
+        [[ $1 != def ]] && a=$1-virtual
+        suite san-$1 build-$1 "$a" --no-build --only "${SAN_TOOLS:-memcheck,racecheck}" \
           --sanitize-jobs "$n" ${SAN_STEP_TIMEOUT:+--step-timeout "$SAN_STEP_TIMEOUT"} "${c[@]}" \
-          ${SAN_MATCH:+--sanitize-match "$SAN_MATCH"} ${SAN_FIRST:+--sanitize-first "$SAN_FIRST"} &
-      done
-      wait
-      report $(printf 'san-%s ' $san_builds) ;;
+          ${SAN_MATCH:+--sanitize-match "$SAN_MATCH"} ${SAN_FIRST:+--sanitize-first "$SAN_FIRST"}
+      }
+      each_build san san_one $san_builds ;;
     bench)
       # One cuprim-bench per suite, so that a slow suite cannot take the others' time: build-def
       # runs DEF_SUITES, then build-80 runs V80_SUITES; BENCH_ARGS go to each (e.g. --quick or

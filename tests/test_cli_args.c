@@ -33,6 +33,21 @@ static void ok(const char *line, cli_args *a) {
     fail_msg("\"%s\": expected success, got %d: %s", line, rc, err);
 }
 
+/* The arguments of a line that ok() parses. */
+static cli_args parsed(const char *line) {
+  cli_args a;
+  ok(line, &a);
+  return a;
+}
+
+/* parsed(line), which must name `command`. */
+static cli_args command_of(const char *line, cli_command command) {
+  const cli_args a = parsed(line);
+  if (a.command != command)
+    fail_msg("\"%s\": command %d, expected %d", line, (int)a.command, (int)command);
+  return a;
+}
+
 /* ok() of the line formatted from fmt. */
 static void okf(cli_args *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void okf(cli_args *a, const char *fmt, ...) {
@@ -42,6 +57,29 @@ static void okf(cli_args *a, const char *fmt, ...) {
   vsnprintf(line, sizeof line, fmt, ap);
   va_end(ap);
   ok(line, a);
+}
+
+/* ok() of a line that asks for the help of `command` (CLI_CMD_NONE: the program's own). */
+static void help_of(const char *line, cli_command command) {
+  cli_args a;
+  ok(line, &a);
+  if (!a.help || a.command != command)
+    fail_msg("\"%s\": help %d, command %d; expected the help of command %d", line, (int)a.help,
+             (int)a.command, (int)command);
+}
+
+/* Every algorithm name of p, put into `fmt` (a command line with one %s), parses to its enum value;
+ * the names are as many as the enum's values, `last` the last of them. */
+static void check_alg_names(hr_primitive p, const char *fmt, int last) {
+  for (int k = 0; k < hr_alg_count(p); ++k) {
+    char line[128];
+    cli_args a;
+    snprintf(line, sizeof line, fmt, hr_alg_name(p, k));
+    ok(line, &a);
+    if (a.alg != k)
+      fail_msg("\"%s\": alg %d, expected %d", line, a.alg, k);
+  }
+  assert_int_equal(hr_alg_count(p), last + 1);
 }
 
 /* Must be a usage error whose message contains `needle`. */
@@ -64,24 +102,19 @@ static void test_commands_and_help(void **state) {
   char err[256];
   char *argv1[] = {"cuprim", NULL};
   assert_int_equal(cli_parse(1, argv1, &a, err, sizeof err), CLI_EXIT_USAGE);
-  ok("--help", &a);
-  assert_true(a.help && a.command == CLI_CMD_NONE);
+  help_of("--help", CLI_CMD_NONE);
   ok("-h", &a);
   assert_true(a.help);
-  ok("help", &a);
-  assert_true(a.help && a.command == CLI_CMD_NONE);
-  ok("help scan", &a);
-  assert_true(a.help && a.command == CLI_CMD_SCAN);
+  help_of("help", CLI_CMD_NONE);
+  help_of("help scan", CLI_CMD_SCAN);
   ok("--version", &a);
   assert_true(a.version);
   bad("--version extra", "--version");
   bad("frobnicate", "unknown command 'frobnicate'");
   bad("help frobnicate", "unknown command");
   /* --help wins over anything else after the command, even a bad option. */
-  ok("reduce --bogus --help", &a);
-  assert_true(a.help && a.command == CLI_CMD_REDUCE);
-  ok("histogram -h", &a);
-  assert_true(a.help && a.command == CLI_CMD_HISTOGRAM);
+  help_of("reduce --bogus --help", CLI_CMD_REDUCE);
+  help_of("histogram -h", CLI_CMD_HISTOGRAM);
   /* Every command has a name and a usage text that lists the exit codes. */
   const cli_command all[] = {CLI_CMD_NONE, CLI_CMD_DEMO,      CLI_CMD_INFO,  CLI_CMD_REDUCE,
                              CLI_CMD_SCAN, CLI_CMD_HISTOGRAM, CLI_CMD_LADDER};
@@ -97,9 +130,7 @@ static void test_commands_and_help(void **state) {
 
 static void test_demo_and_info(void **state) {
   (void)state;
-  cli_args a;
-  ok("demo", &a);
-  assert_int_equal(a.command, CLI_CMD_DEMO);
+  cli_args a = command_of("demo", CLI_CMD_DEMO);
   assert_int_equal(a.n, (uint64_t)1 << 26);
   assert_int_equal(a.runs, 5);
   assert_int_equal(a.seed, 1);
@@ -134,8 +165,7 @@ static void test_demo_and_info(void **state) {
   bad("demo --op sum", "demo does not take --op");
   bad("demo --unknown", "unknown option '--unknown'");
   bad("demo --n=", "--n");
-  ok("info", &a);
-  assert_int_equal(a.command, CLI_CMD_INFO);
+  a = command_of("info", CLI_CMD_INFO);
   assert_int_equal(a.runs, 20);
   ok("info --runs 3 --device 0", &a);
   assert_int_equal(a.runs, 3);
@@ -145,9 +175,7 @@ static void test_demo_and_info(void **state) {
 
 static void test_reduce_and_scan(void **state) {
   (void)state;
-  cli_args a;
-  ok("reduce data.npy", &a);
-  assert_int_equal(a.command, CLI_CMD_REDUCE);
+  cli_args a = command_of("reduce data.npy", CLI_CMD_REDUCE);
   assert_string_equal(a.input, "data.npy");
   assert_null(a.output);
   assert_int_equal(a.op, CUPRIM_SUM);
@@ -172,11 +200,7 @@ static void test_reduce_and_scan(void **state) {
   }
   ok("reduce --op XOR f", &a);
   assert_int_equal(a.op, CUPRIM_XOR);
-  for (int k = 0; k < hr_alg_count(HR_REDUCE); ++k) {
-    okf(&a, "reduce --alg=%s f", hr_alg_name(HR_REDUCE, k));
-    assert_int_equal(a.alg, k);
-  }
-  assert_int_equal(hr_alg_count(HR_REDUCE), CUPRIM_REDUCE_ATOMIC + 1);
+  check_alg_names(HR_REDUCE, "reduce --alg=%s f", CUPRIM_REDUCE_ATOMIC);
   assert_null(hr_alg_name(HR_REDUCE, CUPRIM_REDUCE_ATOMIC + 1));
   static const char *const short_names[] = {"i8",  "u8",  "i16", "u16", "i32", "u32",
                                             "i64", "u64", "f32", "f64", "f16", "bf16"};
@@ -207,13 +231,10 @@ static void test_reduce_and_scan(void **state) {
   bad("reduce -x f", "unknown option '-x'");
   bad("reduce --n 5 f", "reduce does not take --n");
   /* A file named like an option, after "--"; a lone "-" is a file name too. */
-  ok("reduce -- --weird", &a);
-  assert_string_equal(a.input, "--weird");
-  ok("reduce -", &a);
-  assert_string_equal(a.input, "-");
+  assert_string_equal(parsed("reduce -- --weird").input, "--weird");
+  assert_string_equal(parsed("reduce -").input, "-");
 
-  ok("scan -o out.npy in.npy", &a);
-  assert_int_equal(a.command, CLI_CMD_SCAN);
+  a = command_of("scan -o out.npy in.npy", CLI_CMD_SCAN);
   assert_int_equal(a.kind, CUPRIM_INCLUSIVE);
   assert_string_equal(a.output, "out.npy");
   ok("scan --exclusive --op prod --alg BLELLOCH --output=o.npy --chunk 1000 in.npy", &a);
@@ -223,11 +244,7 @@ static void test_reduce_and_scan(void **state) {
   assert_int_equal(a.chunk, 1000);
   ok("scan --exclusive --inclusive -o o.npy in.npy", &a); /* the last one wins */
   assert_int_equal(a.kind, CUPRIM_INCLUSIVE);
-  for (int k = 0; k < hr_alg_count(HR_SCAN); ++k) {
-    okf(&a, "scan --alg %s -o o.npy f", hr_alg_name(HR_SCAN, k));
-    assert_int_equal(a.alg, k);
-  }
-  assert_int_equal(hr_alg_count(HR_SCAN), CUPRIM_SCAN_DECOUPLED_LOOKBACK + 1);
+  check_alg_names(HR_SCAN, "scan --alg %s -o o.npy f", CUPRIM_SCAN_DECOUPLED_LOOKBACK);
   bad("scan in.npy", "scan needs -o");
   bad("scan -o o.npy", "missing the input FILE");
   bad("scan --alg atomic -o o.npy in.npy", "not an algorithm of scan");
@@ -301,9 +318,7 @@ static void test_devices(void **state) {
 
 static void test_histogram(void **state) {
   (void)state;
-  cli_args a;
-  ok("histogram --bins 10 --range 0 1 data.npy", &a);
-  assert_int_equal(a.command, CLI_CMD_HISTOGRAM);
+  cli_args a = command_of("histogram --bins 10 --range 0 1 data.npy", CLI_CMD_HISTOGRAM);
   assert_int_equal(a.bins, 10);
   assert_true(a.lower == 0.0 && a.upper == 1.0);
   assert_null(a.edges);
@@ -321,11 +336,8 @@ static void test_histogram(void **state) {
   assert_string_equal(a.edges, "e.txt");
   assert_true(a.have_dtype && a.dtype == CUPRIM_U8);
   ok("histogram --edges e.txt --alg auto d", &a);
-  for (int k = 0; k < hr_alg_count(HR_HISTOGRAM); ++k) {
-    okf(&a, "histogram --alg %s --bins 1 --range 0 1 f", hr_alg_name(HR_HISTOGRAM, k));
-    assert_int_equal(a.alg, k);
-  }
-  assert_int_equal(hr_alg_count(HR_HISTOGRAM), CUPRIM_HISTOGRAM_SORT_REDUCE_BY_KEY + 1);
+  check_alg_names(HR_HISTOGRAM, "histogram --alg %s --bins 1 --range 0 1 f",
+                  CUPRIM_HISTOGRAM_SORT_REDUCE_BY_KEY);
   /* Bin counts. */
   bad("histogram --bins 0 --range 0 1 d", "at least 1");
   bad("histogram --bins 4294967296 --range 0 1 d", "too large (at most 4294967295)");
@@ -353,8 +365,7 @@ static void test_histogram(void **state) {
   bad("histogram --edges e --bins 4 --range 0 1 d", "exclude each other");
   bad("histogram --edges e --alg block_private d", "equal-width bins only");
   /* The output's name is checked when it is opened (test_cli_run): -o - and devices are fine. */
-  ok("histogram --bins 4 --range 0 1 -o - d", &a);
-  assert_string_equal(a.output, "-");
+  assert_string_equal(parsed("histogram --bins 4 --range 0 1 -o - d").output, "-");
   bad("histogram --bins 4 --range -1e308 1e308 d", "too wide");
   bad("histogram --bins 4 --range 0 1e-320 d", "too narrow for 4 bins");
   bad("histogram --bins 4 --range 0 1 --op sum d", "histogram does not take --op");
@@ -364,9 +375,7 @@ static void test_histogram(void **state) {
 
 static void test_ladder(void **state) {
   (void)state;
-  cli_args a;
-  ok("ladder reduce", &a);
-  assert_int_equal(a.command, CLI_CMD_LADDER);
+  cli_args a = command_of("ladder reduce", CLI_CMD_LADDER);
   assert_int_equal(a.primitive, CLI_PRIM_REDUCE);
   assert_int_equal(a.dtype, CUPRIM_F32);
   assert_int_equal(a.n, (uint64_t)1 << 26);

@@ -30,6 +30,21 @@ int tc_remove_scratch(void) {
 
 const char *tc_scratch(void) { return scratch; }
 
+int tc_setup(void **state) {
+  tc_run *r = malloc(sizeof *r);
+  if (!r || tc_make_scratch() != 0) {
+    free(r);
+    return -1;
+  }
+  *state = r;
+  return 0;
+}
+
+int tc_teardown(void **state) {
+  free(*state);
+  return tc_remove_scratch();
+}
+
 const char *tc_path(const char *name) {
   /* Interned: the same name always gives the same buffer, valid for the whole process, so a test
    * may hold a path across any number of other calls. */
@@ -92,6 +107,11 @@ void tc_write_npy(const char *path, cuprim_dtype t, unsigned ndim, const uint64_
   if (bytes)
     assert_int_equal(fwrite(data, 1, bytes, f), bytes);
   assert_int_equal(fclose(f), 0);
+}
+
+void tc_write_vector(const char *path, cuprim_dtype t, uint64_t n, const void *data) {
+  const uint64_t shape[1] = {n};
+  tc_write_npy(path, t, 1, shape, data, (size_t)n * cuprim_dtype_size(t));
 }
 
 void *tc_read_npy(const char *path, cuprim_dtype *t, uint64_t *count) {

@@ -25,6 +25,11 @@ typedef struct tc_run {
   char err[8192];  /* stderr */
 } tc_run;
 
+/* cmocka group setup and teardown: the scratch directory, and one tc_run for the whole program
+ * (too large for the stack), which each test finds in *state. */
+int tc_setup(void **state);
+int tc_teardown(void **state);
+
 /* Runs CUPRIM_CLI_PATH with `args` (a shell word list, formatted like printf), with stdin from
  * /dev/null; prints the command, its status and stderr as cmocka messages. */
 void tc_cli(tc_run *r, const char *args_fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -33,6 +38,8 @@ void tc_cli(tc_run *r, const char *args_fmt, ...) __attribute__((format(printf, 
  * with cuprim's writer; fails the test on error. */
 void tc_write_npy(const char *path, cuprim_dtype t, unsigned ndim, const uint64_t *shape,
                   const void *data, size_t bytes);
+/* tc_write_npy of a vector: shape (n,), n elements of t. */
+void tc_write_vector(const char *path, cuprim_dtype t, uint64_t n, const void *data);
 /* Writes raw bytes; fails the test on error. */
 void tc_write_file(const char *path, const void *data, size_t bytes);
 /* Reads a .npy file written by the program: its dtype, element count and data (malloc'd). Fails

@@ -29,14 +29,10 @@ enum {
   MAX_ABS = 100 /* float sums: |x| <= 100, so every partial sum of N is below 2^24 (exact) */
 };
 
-static int setup(void **state) {
-  (void)state;
-  return tc_make_scratch();
-}
-
-static int teardown(void **state) {
-  (void)state;
-  return tc_remove_scratch();
+/* The group's tc_run (tc_setup), for a test that needs a device: it skips where there is none. */
+static tc_run *device_run(void **state) {
+  TU_SKIP_WITHOUT_DEVICE();
+  return *state;
 }
 
 static int is_float(cuprim_dtype t) { return t == CUPRIM_F32 || t == CUPRIM_F64; }
@@ -57,17 +53,18 @@ static void *make_data(cuprim_dtype t, cuprim_op op, uint64_t n, uint64_t seed) 
         v = (r & 1) ? 1.0 : -1.0;
       else
         v = (double)(r >> 40) * 0x1p-23 - 1.0; /* [-1, 1) */
-      if (t == CUPRIM_F32) {
-        const float f = (float)v;
-        memcpy(h + i * size, &f, size);
-      } else {
-        memcpy(h + i * size, &v, size);
-      }
+      hr_store_float(t, h, i, v);
     } else {
-      const uint64_t v = op == CUPRIM_PROD ? (r | 1) : r; /* odd: products stay nonzero */
-      memcpy(h + i * size, &v, size);
+      hr_store_bits(t, h, i, op == CUPRIM_PROD ? (r | 1) : r); /* odd: products stay nonzero */
     }
   }
+  return h;
+}
+
+/* make_data's data, written to `path` as a vector .npy. */
+static void *write_data(const char *path, cuprim_dtype t, cuprim_op op, uint64_t n, uint64_t seed) {
+  void *h = make_data(t, op, n, seed);
+  tc_write_vector(path, t, n, h);
   return h;
 }
 
@@ -85,6 +82,44 @@ enum { NUM_SCAN_TYPES = sizeof kScanTypes / sizeof kScanTypes[0] };
 
 static int op_applies(cuprim_dtype t, int op) { return !(is_float(t) && op >= CUPRIM_AND); }
 
+/* For every dtype of kScanTypes and every op it takes: N elements of write_data's data in the
+ * scratch file `name`, seeded from the test's seed and k * 16 + op + seed_offset (k the dtype's
+ * index), checked by check_case. */
+static void for_each_type_op(tc_run *r, const char *name, uint64_t seed_offset,
+                             void (*check_case)(tc_run *r, const char *file, cuprim_dtype t,
+                                                cuprim_op op, const void *h)) {
+  for (int k = 0; k < NUM_SCAN_TYPES; ++k) {
+    const cuprim_dtype t = kScanTypes[k];
+    for (int op = 0; op <= CUPRIM_XOR; ++op) {
+      if (!op_applies(t, op))
+        continue;
+      const char *file = tc_path(name);
+      void *h = write_data(file, t, (cuprim_op)op, N,
+                           hr_mix(tu_seed(), (uint64_t)(k * 16 + op) + seed_offset));
+      check_case(r, file, t, (cuprim_op)op, h);
+      free(h);
+    }
+  }
+}
+
+/* "--alg NAME" of algorithm `alg` of p, followed by `more`: static storage, valid until the next
+ * call. */
+static const char *alg_option(hr_primitive p, int alg, const char *more) {
+  static char option[96];
+  snprintf(option, sizeof option, "--alg %s%s", hr_alg_name(p, alg), more);
+  return option;
+}
+
+/* Opens a CSV written by the program and checks its first line, `header`. */
+static FILE *open_csv(const char *path, const char *header) {
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  char line[256];
+  assert_non_null(fgets(line, sizeof line, f));
+  assert_string_equal(line, header);
+  return f;
+}
+
 /* ---------------------------------------------------------------- reduce */
 
 /* Runs `reduce [extra] FILE` and checks stdout against the host's value of data. */
@@ -101,46 +136,23 @@ static void check_reduce(tc_run *r, const char *file, cuprim_dtype t, cuprim_op 
              hr_dtype_name(t), extra, (unsigned long long)n, r->status, r->out, text);
 }
 
-static void test_reduce(void **state) {
-  (void)state;
-  TU_SKIP_WITHOUT_DEVICE();
-  tc_run *r = malloc(sizeof *r);
-  assert_non_null(r);
-  for (int k = 0; k < NUM_SCAN_TYPES; ++k) {
-    const cuprim_dtype t = kScanTypes[k];
-    for (int op = 0; op <= CUPRIM_XOR; ++op) {
-      if (!op_applies(t, op))
-        continue;
-      void *h = make_data(t, (cuprim_op)op, N, hr_mix(tu_seed(), (uint64_t)(k * 16 + op)));
-      const uint64_t shape[1] = {N};
-      const char *file = tc_path("reduce.npy");
-      tc_write_npy(file, t, 1, shape, h, (size_t)N * cuprim_dtype_size(t));
-      /* Passes of CHUNK elements, joined on the host with the same op: the same value. Every
-       * op goes through the join; one pass (the library alone) for SUM and MAX. */
-      check_reduce(r, file, t, (cuprim_op)op, h, N, "--chunk 1000");
-      if (op == CUPRIM_SUM || op == CUPRIM_MAX)
-        check_reduce(r, file, t, (cuprim_op)op, h, N, "");
-      free(h);
-    }
-  }
-  free(r);
+/* Passes of CHUNK elements, joined on the host with the same op: the same value. Every op goes
+ * through the join; one pass (the library alone) for SUM and MAX. */
+static void reduce_case(tc_run *r, const char *file, cuprim_dtype t, cuprim_op op, const void *h) {
+  check_reduce(r, file, t, op, h, N, "--chunk 1000");
+  if (op == CUPRIM_SUM || op == CUPRIM_MAX)
+    check_reduce(r, file, t, op, h, N, "");
 }
 
 static void test_reduce_inputs_and_outputs(void **state) {
-  (void)state;
-  TU_SKIP_WITHOUT_DEVICE();
-  tc_run *r = malloc(sizeof *r);
-  assert_non_null(r);
+  tc_run *r = device_run(state);
   /* Every algorithm, on integers (exact), with and without passes. */
-  int32_t *h = make_data(CUPRIM_I32, CUPRIM_SUM, N, 11);
-  const uint64_t shape[1] = {N};
-  tc_write_npy(tc_path("i32.npy"), CUPRIM_I32, 1, shape, h, N * sizeof(int32_t));
+  int32_t *h = write_data(tc_path("i32.npy"), CUPRIM_I32, CUPRIM_SUM, N, 11);
   for (int alg = 0; alg < hr_alg_count(HR_REDUCE); ++alg) {
-    char extra[96];
-    snprintf(extra, sizeof extra, "--alg %s", hr_alg_name(HR_REDUCE, alg));
-    check_reduce(r, tc_path("i32.npy"), CUPRIM_I32, CUPRIM_SUM, h, N, extra);
-    snprintf(extra, sizeof extra, "--alg %s --chunk 4096", hr_alg_name(HR_REDUCE, alg));
-    check_reduce(r, tc_path("i32.npy"), CUPRIM_I32, CUPRIM_MAX, h, N, extra);
+    check_reduce(r, tc_path("i32.npy"), CUPRIM_I32, CUPRIM_SUM, h, N,
+                 alg_option(HR_REDUCE, alg, ""));
+    check_reduce(r, tc_path("i32.npy"), CUPRIM_I32, CUPRIM_MAX, h, N,
+                 alg_option(HR_REDUCE, alg, " --chunk 4096"));
   }
   /* The same data as raw binary, and as a 3-d array (flattened). */
   tc_write_file(tc_path("i32.bin"), h, N * sizeof(int32_t));
@@ -151,8 +163,7 @@ static void test_reduce_inputs_and_outputs(void **state) {
   /* 0-d (one element) and empty (the identity). */
   tc_write_npy(tc_path("zero_d.npy"), CUPRIM_I32, 0, NULL, h, sizeof(int32_t));
   check_reduce(r, tc_path("zero_d.npy"), CUPRIM_I32, CUPRIM_PROD, h, 1, "");
-  const uint64_t empty[1] = {0};
-  tc_write_npy(tc_path("empty.npy"), CUPRIM_I32, 1, empty, NULL, 0);
+  tc_write_vector(tc_path("empty.npy"), CUPRIM_I32, 0, NULL);
   check_reduce(r, tc_path("empty.npy"), CUPRIM_I32, CUPRIM_MIN, h, 0, "");
   check_reduce(r, tc_path("empty.npy"), CUPRIM_I32, CUPRIM_AND, h, 0, "--chunk 3");
   /* -o: a 0-d .npy of the dtype, or a text line. */
@@ -179,14 +190,17 @@ static void test_reduce_inputs_and_outputs(void **state) {
   /* Float MAX with a NaN: NaN, in one pass and in many. */
   float *hf = make_data(CUPRIM_F32, CUPRIM_MAX, N, 5);
   hf[N / 3] = NAN;
-  tc_write_npy(tc_path("nan.npy"), CUPRIM_F32, 1, shape, hf, N * sizeof(float));
+  tc_write_vector(tc_path("nan.npy"), CUPRIM_F32, N, hf);
   tc_cli(r, "reduce --op max %s", tc_path("nan.npy"));
   assert_string_equal(r->out, "nan\n");
   tc_cli(r, "reduce --op max --chunk 1000 %s", tc_path("nan.npy"));
   assert_string_equal(r->out, "nan\n");
   free(hf);
   free(h);
-  free(r);
+}
+
+static void test_reduce(void **state) {
+  for_each_type_op(device_run(state), "reduce.npy", 0, reduce_case);
 }
 
 /* ---------------------------------------------------------------- scan */
@@ -224,60 +238,39 @@ static void check_scan(tc_run *r, const char *file, cuprim_dtype t, cuprim_op op
   free(want);
 }
 
-static void test_scan(void **state) {
-  (void)state;
-  TU_SKIP_WITHOUT_DEVICE();
-  tc_run *r = malloc(sizeof *r);
-  assert_non_null(r);
-  for (int k = 0; k < NUM_SCAN_TYPES; ++k) {
-    const cuprim_dtype t = kScanTypes[k];
-    for (int op = 0; op <= CUPRIM_XOR; ++op) {
-      if (!op_applies(t, op))
-        continue;
-      void *h = make_data(t, (cuprim_op)op, N, hr_mix(tu_seed(), (uint64_t)(k * 16 + op + 100)));
-      const uint64_t shape[1] = {N};
-      const char *file = tc_path("scan.npy");
-      tc_write_npy(file, t, 1, shape, h, (size_t)N * cuprim_dtype_size(t));
-      for (int kind = 0; kind < 2; ++kind) {
-        /* The carry between passes, for every op: ~100 passes. */
-        check_scan(r, file, t, (cuprim_op)op, (cuprim_scan_kind)kind, h, N, "--chunk 1000");
-        /* One pass (the library alone), and two passes with a short last one. */
-        if (op == CUPRIM_SUM)
-          check_scan(r, file, t, (cuprim_op)op, (cuprim_scan_kind)kind, h, N, "");
-        if (op == CUPRIM_SUM && (t == CUPRIM_I32 || t == CUPRIM_F32))
-          check_scan(r, file, t, (cuprim_op)op, (cuprim_scan_kind)kind, h, N, "--chunk 99999");
-      }
-      free(h);
-    }
+static void scan_case(tc_run *r, const char *file, cuprim_dtype t, cuprim_op op, const void *h) {
+  for (int kind = 0; kind < 2; ++kind) {
+    /* The carry between passes, for every op: ~100 passes. */
+    check_scan(r, file, t, op, (cuprim_scan_kind)kind, h, N, "--chunk 1000");
+    /* One pass (the library alone), and two passes with a short last one. */
+    if (op == CUPRIM_SUM)
+      check_scan(r, file, t, op, (cuprim_scan_kind)kind, h, N, "");
+    if (op == CUPRIM_SUM && (t == CUPRIM_I32 || t == CUPRIM_F32))
+      check_scan(r, file, t, op, (cuprim_scan_kind)kind, h, N, "--chunk 99999");
   }
-  free(r);
+}
+
+static void test_scan(void **state) {
+  for_each_type_op(device_run(state), "scan.npy", 100, scan_case);
 }
 
 static void test_scan_algorithms_and_shapes(void **state) {
-  (void)state;
-  TU_SKIP_WITHOUT_DEVICE();
-  tc_run *r = malloc(sizeof *r);
-  assert_non_null(r);
-  int64_t *h = make_data(CUPRIM_I64, CUPRIM_SUM, N, 21);
-  const uint64_t shape[1] = {N};
-  tc_write_npy(tc_path("i64.npy"), CUPRIM_I64, 1, shape, h, N * sizeof(int64_t));
+  tc_run *r = device_run(state);
+  int64_t *h = write_data(tc_path("i64.npy"), CUPRIM_I64, CUPRIM_SUM, N, 21);
   for (int alg = 0; alg < hr_alg_count(HR_SCAN); ++alg) {
-    char extra[96];
-    snprintf(extra, sizeof extra, "--alg %s", hr_alg_name(HR_SCAN, alg));
-    check_scan(r, tc_path("i64.npy"), CUPRIM_I64, CUPRIM_SUM, CUPRIM_INCLUSIVE, h, N, extra);
-    snprintf(extra, sizeof extra, "--alg %s --chunk 3000", hr_alg_name(HR_SCAN, alg));
-    check_scan(r, tc_path("i64.npy"), CUPRIM_I64, CUPRIM_SUM, CUPRIM_EXCLUSIVE, h, N, extra);
+    check_scan(r, tc_path("i64.npy"), CUPRIM_I64, CUPRIM_SUM, CUPRIM_INCLUSIVE, h, N,
+               alg_option(HR_SCAN, alg, ""));
+    check_scan(r, tc_path("i64.npy"), CUPRIM_I64, CUPRIM_SUM, CUPRIM_EXCLUSIVE, h, N,
+               alg_option(HR_SCAN, alg, " --chunk 3000"));
   }
   /* Tiny passes: one element each; a file of one element; an empty file; a 2-d array. */
-  const uint64_t five[1] = {5};
-  tc_write_npy(tc_path("five.npy"), CUPRIM_I64, 1, five, h, 5 * sizeof(int64_t));
+  tc_write_vector(tc_path("five.npy"), CUPRIM_I64, 5, h);
   check_scan(r, tc_path("five.npy"), CUPRIM_I64, CUPRIM_SUM, CUPRIM_INCLUSIVE, h, 5, "--chunk 1");
   check_scan(r, tc_path("five.npy"), CUPRIM_I64, CUPRIM_MIN, CUPRIM_EXCLUSIVE, h, 5, "--chunk 1");
   check_scan(r, tc_path("five.npy"), CUPRIM_I64, CUPRIM_XOR, CUPRIM_EXCLUSIVE, h, 5, "--chunk 2");
   tc_write_npy(tc_path("one.npy"), CUPRIM_I64, 0, NULL, h, sizeof(int64_t));
   check_scan(r, tc_path("one.npy"), CUPRIM_I64, CUPRIM_SUM, CUPRIM_EXCLUSIVE, h, 1, "");
-  const uint64_t empty[1] = {0};
-  tc_write_npy(tc_path("empty.npy"), CUPRIM_I64, 1, empty, NULL, 0);
+  tc_write_vector(tc_path("empty.npy"), CUPRIM_I64, 0, NULL);
   check_scan(r, tc_path("empty.npy"), CUPRIM_I64, CUPRIM_SUM, CUPRIM_INCLUSIVE, h, 0, "");
   const uint64_t shape2[2] = {100, 1000};
   tc_write_npy(tc_path("2d.npy"), CUPRIM_I64, 2, shape2, h, 100000 * sizeof(int64_t));
@@ -287,7 +280,7 @@ static void test_scan_algorithms_and_shapes(void **state) {
   tc_write_file(tc_path("u32.bin"), h, N * sizeof(uint32_t)); /* h's first 4N bytes as u32 */
   check_scan(r, tc_path("u32.bin"), CUPRIM_U32, CUPRIM_SUM, CUPRIM_INCLUSIVE, h, N,
              "--dtype u32 --chunk 5000");
-  tc_write_npy(tc_path("inplace.npy"), CUPRIM_I64, 1, shape, h, N * sizeof(int64_t));
+  tc_write_vector(tc_path("inplace.npy"), CUPRIM_I64, N, h);
   tc_cli(r, "scan --chunk 10000 -o %s %s", tc_path("inplace.npy"), tc_path("inplace.npy"));
   assert_int_equal(r->status, 0);
   cuprim_dtype t;
@@ -302,7 +295,6 @@ static void test_scan_algorithms_and_shapes(void **state) {
   free(got);
   free(want);
   free(h);
-  free(r);
 }
 
 /* ---------------------------------------------------------------- histogram */
@@ -318,16 +310,10 @@ static void *histogram_data(cuprim_dtype t, uint64_t n, uint64_t seed, double *l
   for (uint64_t i = 0; i < n; ++i) {
     const uint64_t r = hr_splitmix64(&s);
     if (is_float(t)) {
-      const double v = (double)(r >> 40) * 0x1p-22 - 2.0; /* [-2, 2): half outside the range */
-      if (t == CUPRIM_F32) {
-        const float f = (float)v;
-        memcpy(h + i * size, &f, size);
-      } else {
-        memcpy(h + i * size, &v, size);
-      }
+      /* [-2, 2): half outside the range */
+      hr_store_float(t, h, i, (double)(r >> 40) * 0x1p-22 - 2.0);
     } else {
-      const uint64_t v = r % 120; /* [0, 120): some below 10, some at or above 100 */
-      memcpy(h + i * size, &v, size);
+      hr_store_bits(t, h, i, r % 120); /* [0, 120): some below 10, some at or above 100 */
     }
   }
   return h;
@@ -356,17 +342,12 @@ static void table_counts(const char *out, uint64_t *counts, uint32_t bins) {
 }
 
 static void test_histogram(void **state) {
-  (void)state;
-  TU_SKIP_WITHOUT_DEVICE();
-  tc_run *r = malloc(sizeof *r);
-  assert_non_null(r);
+  tc_run *r = device_run(state);
   for (int t = 0; t <= CUPRIM_F64; ++t) {
     double lo, hi;
     void *h = histogram_data((cuprim_dtype)t, N, hr_mix(tu_seed(), (uint64_t)t + 200), &lo, &hi);
-    const uint64_t shape[1] = {N};
     const char *file = tc_path("hist.npy");
-    tc_write_npy(file, (cuprim_dtype)t, 1, shape, h,
-                 (size_t)N * cuprim_dtype_size((cuprim_dtype)t));
+    tc_write_vector(file, (cuprim_dtype)t, N, h);
     uint64_t want[BINS] = {0}, got[BINS];
     host_histogram((cuprim_dtype)t, h, N, BINS, lo, hi, NULL, want);
     /* The table, in one pass and in many. */
@@ -379,18 +360,13 @@ static void test_histogram(void **state) {
     }
     free(h);
   }
-  free(r);
 }
 
 static void test_histogram_outputs_edges_algorithms(void **state) {
-  (void)state;
-  TU_SKIP_WITHOUT_DEVICE();
-  tc_run *r = malloc(sizeof *r);
-  assert_non_null(r);
+  tc_run *r = device_run(state);
   double lo, hi;
   float *h = histogram_data(CUPRIM_F32, N, 31, &lo, &hi);
-  const uint64_t shape[1] = {N};
-  tc_write_npy(tc_path("f32.npy"), CUPRIM_F32, 1, shape, h, N * sizeof(float));
+  tc_write_vector(tc_path("f32.npy"), CUPRIM_F32, N, h);
   uint64_t want[BINS] = {0};
   host_histogram(CUPRIM_F32, h, N, BINS, lo, hi, NULL, want);
   /* Every algorithm, to a .npy of u64 counts. */
@@ -411,11 +387,8 @@ static void test_histogram_outputs_edges_algorithms(void **state) {
   tc_cli(r, "histogram --bins %d --range %g %g -o %s %s", BINS, lo, hi, tc_path("h.csv"),
          tc_path("f32.npy"));
   assert_int_equal(r->status, 0);
-  FILE *f = fopen(tc_path("h.csv"), "r");
-  assert_non_null(f);
+  FILE *f = open_csv(tc_path("h.csv"), "lower,upper,count\n");
   char line[256];
-  assert_non_null(fgets(line, sizeof line, f));
-  assert_string_equal(line, "lower,upper,count\n");
   for (int b = 0; b < BINS; ++b) {
     double l, u;
     unsigned long long c;
@@ -435,8 +408,7 @@ static void test_histogram_outputs_edges_algorithms(void **state) {
   host_histogram(CUPRIM_F32, h, N, 4, 0.0, 0.0, edges, want_e);
   const char *text = "# edges\n-1.5, -0.25\n0 0.125 1.75\n";
   tc_write_file(tc_path("edges.txt"), text, strlen(text));
-  const uint64_t five[1] = {5};
-  tc_write_npy(tc_path("edges.npy"), CUPRIM_F64, 1, five, edges, sizeof edges);
+  tc_write_vector(tc_path("edges.npy"), CUPRIM_F64, 5, edges);
   const char *const sources[] = {"edges.txt", "edges.npy"};
   for (int s = 0; s < 2; ++s) {
     for (int chunked = 0; chunked < 2; ++chunked) {
@@ -467,8 +439,7 @@ static void test_histogram_outputs_edges_algorithms(void **state) {
   check_counts(got8, want8, 256, "u8 raw");
   free(got8);
   /* An empty input: zeros. */
-  const uint64_t empty[1] = {0};
-  tc_write_npy(tc_path("empty.npy"), CUPRIM_F32, 1, empty, NULL, 0);
+  tc_write_vector(tc_path("empty.npy"), CUPRIM_F32, 0, NULL);
   tc_cli(r, "histogram --bins 3 --range 0 1 -o %s %s", tc_path("e.npy"), tc_path("empty.npy"));
   assert_int_equal(r->status, 0);
   uint64_t *zeros = tc_read_npy(tc_path("e.npy"), &t, &count);
@@ -478,7 +449,6 @@ static void test_histogram_outputs_edges_algorithms(void **state) {
   assert_int_equal(tc_count_entries(".tmp-"), 0);
   free(bytes);
   free(h);
-  free(r);
 }
 
 /* ---------------------------------------------------------------- --devices */
@@ -506,13 +476,11 @@ static void check_histogram(tc_run *r, const char *args, const char *file, const
  * result is exact; and inputs smaller than the list (empty shares) and empty. */
 static void check_devices(tc_run *r, const char *devices) {
   char extra[256];
-  const uint64_t shape[1] = {N};
   for (int chunked = 0; chunked < 2; ++chunked) {
     snprintf(extra, sizeof extra, "%s%s", devices, chunked ? " --chunk 1000" : "");
     /* i64 (wrapping sums and products), float sums of small integers: each program run starts
      * NCCL, so a few ops stand for all (the per-device steps are the one-device ones). */
-    int64_t *h = make_data(CUPRIM_I64, CUPRIM_SUM, N, 41);
-    tc_write_npy(tc_path("dev_i64.npy"), CUPRIM_I64, 1, shape, h, N * sizeof(int64_t));
+    int64_t *h = write_data(tc_path("dev_i64.npy"), CUPRIM_I64, CUPRIM_SUM, N, 41);
     check_reduce(r, tc_path("dev_i64.npy"), CUPRIM_I64, CUPRIM_SUM, h, N, extra);
     check_reduce(r, tc_path("dev_i64.npy"), CUPRIM_I64, CUPRIM_PROD, h, N, extra);
     check_reduce(r, tc_path("dev_i64.npy"), CUPRIM_I64, CUPRIM_XOR, h, N, extra);
@@ -520,8 +488,7 @@ static void check_devices(tc_run *r, const char *devices) {
     check_scan(r, tc_path("dev_i64.npy"), CUPRIM_I64, CUPRIM_SUM, CUPRIM_EXCLUSIVE, h, N, extra);
     check_scan(r, tc_path("dev_i64.npy"), CUPRIM_I64, CUPRIM_MIN, CUPRIM_EXCLUSIVE, h, N, extra);
     free(h);
-    float *hf = make_data(CUPRIM_F32, CUPRIM_SUM, N, 43);
-    tc_write_npy(tc_path("dev_f32.npy"), CUPRIM_F32, 1, shape, hf, N * sizeof(float));
+    float *hf = write_data(tc_path("dev_f32.npy"), CUPRIM_F32, CUPRIM_SUM, N, 43);
     check_reduce(r, tc_path("dev_f32.npy"), CUPRIM_F32, CUPRIM_SUM, hf, N, extra);
     for (int kind = 0; kind < 2; ++kind)
       check_scan(r, tc_path("dev_f32.npy"), CUPRIM_F32, CUPRIM_SUM, (cuprim_scan_kind)kind, hf, N,
@@ -530,7 +497,7 @@ static void check_devices(tc_run *r, const char *devices) {
     /* Equal-width bins (each pass a collective, in lock step) and edges (local counts). */
     double lo, hi;
     float *hs = histogram_data(CUPRIM_F32, N, 47, &lo, &hi);
-    tc_write_npy(tc_path("dev_hist.npy"), CUPRIM_F32, 1, shape, hs, N * sizeof(float));
+    tc_write_vector(tc_path("dev_hist.npy"), CUPRIM_F32, N, hs);
     uint64_t want[BINS] = {0};
     host_histogram(CUPRIM_F32, hs, N, BINS, lo, hi, NULL, want);
     char args[384];
@@ -550,8 +517,7 @@ static void check_devices(tc_run *r, const char *devices) {
   check_reduce(r, tc_path("dev_one.npy"), CUPRIM_I64, CUPRIM_PROD, one, 1, devices);
   check_scan(r, tc_path("dev_one.npy"), CUPRIM_I64, CUPRIM_SUM, CUPRIM_EXCLUSIVE, one, 1, devices);
   check_scan(r, tc_path("dev_one.npy"), CUPRIM_I64, CUPRIM_MAX, CUPRIM_INCLUSIVE, one, 1, devices);
-  const uint64_t empty[1] = {0};
-  tc_write_npy(tc_path("dev_empty.npy"), CUPRIM_I64, 1, empty, NULL, 0);
+  tc_write_vector(tc_path("dev_empty.npy"), CUPRIM_I64, 0, NULL);
   check_reduce(r, tc_path("dev_empty.npy"), CUPRIM_I64, CUPRIM_MIN, one, 0, devices);
   check_scan(r, tc_path("dev_empty.npy"), CUPRIM_I64, CUPRIM_SUM, CUPRIM_INCLUSIVE, one, 0,
              devices);
@@ -563,10 +529,7 @@ static void check_devices(tc_run *r, const char *devices) {
 
 /* --devices D with one device works as --device D; a device past the last is a usage error. */
 static void test_devices_one(void **state) {
-  (void)state;
-  TU_SKIP_WITHOUT_DEVICE();
-  tc_run *r = malloc(sizeof *r);
-  assert_non_null(r);
+  tc_run *r = device_run(state);
   const int count = device_count();
   char devices[64];
   snprintf(devices, sizeof devices, "--devices %d", count - 1);
@@ -584,15 +547,13 @@ static void test_devices_one(void **state) {
 #else
   assert_non_null(strstr(r->err, "built without NCCL"));
 #endif
-  free(r);
 }
 
 /* Two or more GPUs, with the NCCL component: the first two in order and reversed, and all of
  * them, each against the host (and so against one device, which test_devices_one and the tests
  * above check the same way). */
 static void test_devices_several(void **state) {
-  (void)state;
-  TU_SKIP_WITHOUT_DEVICE();
+  tc_run *r = device_run(state);
   const int count = device_count();
   if (!CUPRIM_CLI_HAS_NCCL || count < 2) {
     print_message("[  SKIP    ] --devices over several GPUs needs two GPUs and the NCCL "
@@ -600,8 +561,6 @@ static void test_devices_several(void **state) {
                   count, CUPRIM_CLI_HAS_NCCL ? "with" : "without");
     skip();
   }
-  tc_run *r = malloc(sizeof *r);
-  assert_non_null(r);
   check_devices(r, "--devices 0,1");
   check_devices(r, "--devices 1,0");
   if (count > 2) {
@@ -610,7 +569,6 @@ static void test_devices_several(void **state) {
       snprintf(devices + strlen(devices), sizeof devices - strlen(devices), ",%d", d);
     check_devices(r, devices);
   }
-  free(r);
 }
 
 /* ---------------------------------------------------------------- ladder, info, demo */
@@ -646,14 +604,9 @@ static void check_ladder(tc_run *r, cli_primitive p, const char *args) {
  * output for each command ("-" and /dev/stdout; reduce's value printed once), and a symbolic
  * link (written through to its target, and still a link). */
 static void test_output_targets(void **state) {
-  (void)state;
-  TU_SKIP_WITHOUT_DEVICE();
-  tc_run *r = malloc(sizeof *r);
-  assert_non_null(r);
+  tc_run *r = device_run(state);
   enum { M = 1000 };
-  int32_t *h = make_data(CUPRIM_I32, CUPRIM_SUM, M, 5);
-  const uint64_t shape[1] = {M};
-  tc_write_npy(tc_path("m.npy"), CUPRIM_I32, 1, shape, h, M * sizeof(int32_t));
+  int32_t *h = write_data(tc_path("m.npy"), CUPRIM_I32, CUPRIM_SUM, M, 5);
   int32_t want[M];
   hr_scan_seq(CUPRIM_I32, CUPRIM_SUM, CUPRIM_INCLUSIVE, h, want, M);
   /* CSV: line i is element i. */
@@ -710,21 +663,16 @@ static void test_output_targets(void **state) {
   assert_memory_equal(got, want, sizeof want);
   free(got);
   free(h);
-  free(r);
 }
 
 static void test_ladder(void **state) {
-  (void)state;
-  TU_SKIP_WITHOUT_DEVICE();
-  tc_run *r = malloc(sizeof *r);
-  assert_non_null(r);
+  tc_run *r = device_run(state);
   check_ladder(r, CLI_PRIM_REDUCE, "--n 2^20 --runs 3");
   check_ladder(r, CLI_PRIM_REDUCE, "--n 100003 --runs 2 --dtype i64 --op xor");
   check_ladder(r, CLI_PRIM_SCAN, "--n 2^20 --runs 3");
   check_ladder(r, CLI_PRIM_SCAN, "--n 100003 --runs 2 --dtype u32 --op max --exclusive");
   check_ladder(r, CLI_PRIM_HISTOGRAM, "--n 2^20 --runs 3");
   check_ladder(r, CLI_PRIM_HISTOGRAM, "--n 100003 --runs 2 --dtype u8 --bins 256");
-  free(r);
 }
 
 /* The line `cuprim info` prints for the code a device runs, from a context of the test's own. */
@@ -785,10 +733,7 @@ static void check_info(const char *out, int count, int chosen) {
 }
 
 static void test_info(void **state) {
-  (void)state;
-  TU_SKIP_WITHOUT_DEVICE();
-  tc_run *r = malloc(sizeof *r);
-  assert_non_null(r);
+  tc_run *r = device_run(state);
   const int count = device_count();
   tc_cli(r, "info --runs 3");
   assert_int_equal(r->status, 0);
@@ -800,14 +745,10 @@ static void test_info(void **state) {
   check_info(r->out, count, count - 1);
   tc_cli(r, "info --device %d", count);
   assert_int_equal(r->status, CLI_EXIT_USAGE);
-  free(r);
 }
 
 static void test_demo(void **state) {
-  (void)state;
-  TU_SKIP_WITHOUT_DEVICE();
-  tc_run *r = malloc(sizeof *r);
-  assert_non_null(r);
+  tc_run *r = device_run(state);
   tc_cli(r, "demo --n 100003 --runs 2");
   assert_int_equal(r->status, 0);
   print_message("%s", r->out);
@@ -819,7 +760,6 @@ static void test_demo(void **state) {
   }
   assert_int_equal(oks, 3);
   assert_null(strstr(r->out, "WRONG"));
-  free(r);
 }
 
 /* ---------------------------------------------------------------- argmin, argmax */
@@ -828,12 +768,11 @@ static void test_demo(void **state) {
 static const char *write_input(const char *name, cuprim_dtype t, const void *h, uint64_t n,
                                char *opts, size_t len) {
   const char *file = tc_path(name);
-  const uint64_t shape[1] = {n};
   if (t == CUPRIM_BF16) {
     tc_write_file(file, h, (size_t)n * 2);
     snprintf(opts, len, "--dtype bf16");
   } else {
-    tc_write_npy(file, t, 1, shape, h, (size_t)n * cuprim_dtype_size(t));
+    tc_write_vector(file, t, n, h);
     opts[0] = '\0';
   }
   return file;
@@ -861,10 +800,7 @@ static void check_arg(tc_run *r, const char *file, const char *opts, cuprim_dtyp
  * floats also a NaN case (the first NaN, in a later pass than the extremes, wins both ways) and
  * signed zeros (all values >= 1 but -0.0 at 1100 and +0.0 at 1200: equal, so argmin is 1100). */
 static void test_arg_reduce(void **state) {
-  (void)state;
-  TU_SKIP_WITHOUT_DEVICE();
-  tc_run *r = malloc(sizeof *r);
-  assert_non_null(r);
+  tc_run *r = device_run(state);
   for (int ti = 0; ti <= CUPRIM_BF16; ++ti) {
     const cuprim_dtype t = (cuprim_dtype)ti;
     const size_t size = cuprim_dtype_size(t);
@@ -917,8 +853,7 @@ static void test_arg_reduce(void **state) {
   }
   /* -o: the same line as text; a .npy holds the index as a 0-d u8. */
   float f[5] = {3, 1, 4, 1, 5};
-  const uint64_t shape[1] = {5};
-  tc_write_npy(tc_path("five.npy"), CUPRIM_F32, 1, shape, f, sizeof f);
+  tc_write_vector(tc_path("five.npy"), CUPRIM_F32, 5, f);
   tc_cli(r, "reduce --op argmin -o %s %s", tc_path("idx.npy"), tc_path("five.npy"));
   assert_int_equal(r->status, 0);
   assert_string_equal(r->out, "1 1\n");
@@ -929,7 +864,6 @@ static void test_arg_reduce(void **state) {
   free(idx);
   tc_cli(r, "reduce --op argmax -o - %s", tc_path("five.npy"));
   assert_string_equal(r->out, "4 5\n");
-  free(r);
 }
 
 /* ---------------------------------------------------------------- 16-bit floats */
@@ -944,10 +878,7 @@ static void half_bits(cuprim_dtype t, const char *text, uint16_t *bits) {
  * for bf16, CSV for both) and histogram, against the host references (computed in float or
  * double, rounded once). */
 static void test_half(void **state) {
-  (void)state;
-  TU_SKIP_WITHOUT_DEVICE();
-  tc_run *r = malloc(sizeof *r);
-  assert_non_null(r);
+  tc_run *r = device_run(state);
   const hr_gpu_shape shape = {1, 1}; /* AUTO's bound does not depend on it */
   /* got16 holds one element more: the raw read below asks for N + 1 to see that none follows. */
   uint16_t *h = malloc((size_t)N * 2), *got16 = malloc(((size_t)N + 1) * 2);
@@ -1027,7 +958,6 @@ static void test_half(void **state) {
   }
   free(got16);
   free(h);
-  free(r);
 }
 
 /* ---------------------------------------------------------------- channels and weights */
@@ -1047,10 +977,7 @@ static void channel_reference(const hr_hist_bins *b, cuprim_dtype t, const void 
 /* RGBA u8 pixels (and f32 ones): all four channels into a 2-d .npy (4 x bins), three of four
  * with bins and ranges of their own into a CSV, one pass and passes cut on whole pixels. */
 static void test_channels(void **state) {
-  (void)state;
-  TU_SKIP_WITHOUT_DEVICE();
-  tc_run *r = malloc(sizeof *r);
-  assert_non_null(r);
+  tc_run *r = device_run(state);
   enum { PIXELS = 25013 };
   const cuprim_dtype types[2] = {CUPRIM_U8, CUPRIM_F32};
   for (int k = 0; k < 2; ++k) {
@@ -1066,8 +993,7 @@ static void test_channels(void **state) {
       else
         hr_store_float(t, h, i, (double)v / 64.0 - 1.0); /* [-1, 3) */
     }
-    const uint64_t shape[1] = {(uint64_t)PIXELS * 4};
-    tc_write_npy(tc_path("px.npy"), t, 1, shape, h, (size_t)PIXELS * 4 * size);
+    tc_write_vector(tc_path("px.npy"), t, (uint64_t)PIXELS * 4, h);
     const double lo = t == CUPRIM_U8 ? 0 : -1, hi = t == CUPRIM_U8 ? 256 : 3;
     /* 4 of 4, 16 bins each, over one range. */
     for (int chunked = 0; chunked < 2; ++chunked) {
@@ -1095,11 +1021,8 @@ static void test_channels(void **state) {
              los[0], los[1], los[2], his[0], his[1], his[2], chunked ? "--chunk 1001" : "",
              tc_path("ch.csv"), tc_path("px.npy"));
       assert_int_equal(r->status, 0);
-      FILE *f = fopen(tc_path("ch.csv"), "r");
-      assert_non_null(f);
+      FILE *f = open_csv(tc_path("ch.csv"), "channel,lower,upper,count\n");
       char line[256];
-      assert_non_null(fgets(line, sizeof line, f));
-      assert_string_equal(line, "channel,lower,upper,count\n");
       for (int c = 0; c < 3; ++c) {
         uint64_t want[8], got[8];
         const hr_hist_bins b = hr_hist_bins_even(bins[c], los[c], his[c]);
@@ -1119,7 +1042,6 @@ static void test_channels(void **state) {
     }
     free(h);
   }
-  free(r);
 }
 
 /* Weighted sums of f32 samples with f32 and f64 weights, AUTO and FIXED_ORDER, one pass and
@@ -1127,17 +1049,13 @@ static void test_channels(void **state) {
  * API's bound for m weights, plus one rounding per pass added on the host). FIXED_ORDER twice
  * gives the same bits. */
 static void test_weights(void **state) {
-  (void)state;
-  TU_SKIP_WITHOUT_DEVICE();
-  tc_run *r = malloc(sizeof *r);
-  assert_non_null(r);
+  tc_run *r = device_run(state);
   const hr_hist_bins b = hr_hist_bins_even(BINS, -1.0, 1.0);
   float *x = malloc((size_t)N * sizeof *x);
   double *w = malloc((size_t)N * sizeof *w);
   assert_true(x && w);
   hr_hist_fill(&b, CUPRIM_F32, HR_HIST_OUT_OF_RANGE, hr_mix(tu_seed(), 400), x, N);
-  const uint64_t shape[1] = {N};
-  tc_write_npy(tc_path("x.npy"), CUPRIM_F32, 1, shape, x, (size_t)N * sizeof *x);
+  tc_write_vector(tc_path("x.npy"), CUPRIM_F32, N, x);
   for (int wk = 0; wk < 2; ++wk) {
     const cuprim_dtype wt = wk ? CUPRIM_F64 : CUPRIM_F32;
     uint64_t s = hr_mix(tu_seed(), 401 + (uint64_t)wk);
@@ -1149,8 +1067,7 @@ static void test_weights(void **state) {
       if (!wk)
         w[i] = wf[i]; /* the f32 weights' exact values */
     }
-    tc_write_npy(tc_path("w.npy"), wt, 1, shape, wk ? (const void *)w : (const void *)wf,
-                 (size_t)N * cuprim_dtype_size(wt));
+    tc_write_vector(tc_path("w.npy"), wt, N, wk ? (const void *)w : (const void *)wf);
     free(wf);
     long double want[BINS] = {0}, abs_sum[BINS] = {0};
     uint64_t m[BINS] = {0};
@@ -1195,7 +1112,6 @@ static void test_weights(void **state) {
   assert_non_null(strstr(r->out, " sum\n"));
   free(w);
   free(x);
-  free(r);
 }
 
 int main(void) {
@@ -1217,7 +1133,7 @@ int main(void) {
       cmocka_unit_test(test_channels),
       cmocka_unit_test(test_weights),
   };
-  const int failed = cmocka_run_group_tests(tests, setup, teardown);
+  const int failed = cmocka_run_group_tests(tests, tc_setup, tc_teardown);
   if (failed == 0 && !tu_device_available(NULL, 0))
     return 77; /* every test skipped: no device (CTest SKIP_RETURN_CODE) */
   return failed;

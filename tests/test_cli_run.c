@@ -15,16 +15,6 @@
 #include "cli_args.h"
 #include "test_cli_common.h"
 
-static int setup(void **state) {
-  (void)state;
-  return tc_make_scratch();
-}
-
-static int teardown(void **state) {
-  (void)state;
-  return tc_remove_scratch();
-}
-
 /* A .npy built from a header dict and data bytes (the header padded to 64 bytes). */
 static void write_raw_npy(const char *name, const char *dict, const void *data, size_t len,
                           unsigned major) {
@@ -60,9 +50,6 @@ static void expect(const tc_run *r, int status, const char *needle) {
   assert_int_equal(tc_count_entries(".tmp-"), 0);
 }
 
-/* The result of the last run: one for the whole program (too large for the stack). */
-static tc_run g_run;
-
 /* Runs the program with `args_fmt` (as tc_cli) and expects what expect() does. */
 static void fails(tc_run *r, int status, const char *needle, const char *args_fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -95,10 +82,14 @@ static void make_inputs(void) {
   tc_write_npy(tc_path("i8.npy"), CUPRIM_I8, 1, s3, i8, sizeof i8);
 }
 
-static void test_input_files(void **state) {
-  (void)state;
+/* make_inputs(), and the group's tc_run (tc_setup). */
+static tc_run *with_inputs(void **state) {
   make_inputs();
-  tc_run *r = &g_run;
+  return *state;
+}
+
+static void test_input_files(void **state) {
+  tc_run *r = with_inputs(state);
   const float four[4] = {1, 2, 3, 4};
 
   fails(r, CLI_EXIT_INPUT, "missing.npy: No such file or directory", "reduce %s",
@@ -140,9 +131,7 @@ static void test_input_files(void **state) {
 }
 
 static void test_unsupported(void **state) {
-  (void)state;
-  make_inputs();
-  tc_run *r = &g_run;
+  tc_run *r = with_inputs(state);
   fails(r, CLI_EXIT_UNSUPPORTED, "integer data only", "reduce --op and %s", tc_path("f32.npy"));
   fails(r, CLI_EXIT_UNSUPPORTED, "integer data only", "scan --op xor -o %s %s", tc_path("x.npy"),
         tc_path("f64.npy"));
@@ -164,9 +153,7 @@ static void test_unsupported(void **state) {
 }
 
 static void test_outputs_and_edges(void **state) {
-  (void)state;
-  make_inputs();
-  tc_run *r = &g_run;
+  tc_run *r = with_inputs(state);
   /* An output in a directory that does not exist. */
   fails(r, CLI_EXIT_OUTPUT, "cannot create a file there", "scan -o %s %s",
         tc_path("no/such/dir/out.npy"), tc_path("i32.npy"));
@@ -201,9 +188,7 @@ static void test_outputs_and_edges(void **state) {
 }
 
 static void test_usage(void **state) {
-  (void)state;
-  make_inputs();
-  tc_run *r = &g_run;
+  tc_run *r = with_inputs(state);
   const char *f = tc_path("f32.npy");
   fails(r, CLI_EXIT_USAGE, "at least 1", "histogram --bins 0 --range 0 1 %s", f);
   fails(r, CLI_EXIT_USAGE, "LO must be less than HI", "histogram --bins 4 --range 1 0 %s", f);
@@ -242,9 +227,7 @@ static void test_usage(void **state) {
 /* What a new user ran into (issue 12), each refused at once with its exit code, or written where
  * it should be. */
 static void test_new_user_cases(void **state) {
-  (void)state;
-  make_inputs();
-  tc_run *r = &g_run;
+  tc_run *r = with_inputs(state);
   /* A FIFO as input or edges: exit 3 at once, not a read that waits for a writer forever. */
   assert_int_equal(mkfifo(tc_path("fifo"), 0666), 0);
   fails(r, CLI_EXIT_INPUT, "not a regular file (a FIFO)", "reduce %s", tc_path("fifo"));
@@ -280,9 +263,7 @@ static void test_new_user_cases(void **state) {
  * temporary is left, and links stay links. The written contents are checked on a GPU
  * (test_cli_gpu.c). */
 static void test_output_names(void **state) {
-  (void)state;
-  make_inputs();
-  tc_run *r = &g_run;
+  tc_run *r = with_inputs(state);
   char name[251]; /* 250 bytes: the temporary's name must still fit NAME_MAX */
   memset(name, 'n', 246);
   memcpy(name + 246, ".npy", 5);
@@ -328,9 +309,7 @@ static void expect_sum_of_i32(tc_run *r, const char *extra) {
 /* Valid input: 0 where there is a device, 77 (one line) where there is none; either way no
  * temporary file is left, and an output exists only after success. */
 static void test_valid_input_device_or_skip(void **state) {
-  (void)state;
-  make_inputs();
-  tc_run *r = &g_run;
+  tc_run *r = with_inputs(state);
   tc_cli(r, "scan -o %s %s", tc_path("ok.npy"), tc_path("i32.npy"));
   assert_int_equal(tc_count_entries(".tmp-"), 0);
   if (r->status == CLI_EXIT_NO_DEVICE) {
@@ -347,9 +326,7 @@ static void test_valid_input_device_or_skip(void **state) {
  * exist); several devices need the NCCL component (else a usage error, before the input too),
  * and with it look for the devices after the input's checks, as one device does. */
 static void test_devices(void **state) {
-  (void)state;
-  make_inputs();
-  tc_run *r = &g_run;
+  tc_run *r = with_inputs(state);
   const char *missing = tc_path("missing.npy");
   fails(r, CLI_EXIT_USAGE, "device 0 is listed twice", "reduce --devices 0,0 %s", missing);
   fails(r, CLI_EXIT_USAGE, "device 2000 is too large (at most 1023)",
@@ -378,8 +355,7 @@ static void test_devices(void **state) {
 /* `cuprim info` says what the build holds (the CUDA architectures, NCCL or not) before it looks
  * for a device: on a machine without one too. */
 static void test_info_build_lines(void **state) {
-  (void)state;
-  tc_run *r = &g_run;
+  tc_run *r = *state;
   tc_cli(r, "info --runs 1");
   char want[256];
   snprintf(want, sizeof want, "cuprim %s\nbuilt for CUDA architectures %s\nNCCL",
@@ -400,9 +376,7 @@ static void test_info_build_lines(void **state) {
  * before any device: a bf16 .npy (NumPy has no bfloat16), a file that is not whole pixels, a 2-d
  * .npy of channels with differing bin counts, weights of another dtype or length. */
 static void test_half_channels_weights(void **state) {
-  (void)state;
-  make_inputs();
-  tc_run *r = &g_run;
+  tc_run *r = with_inputs(state);
   const uint16_t bf[4] = {0x3F80, 0x4000, 0x4040, 0x4080};
   tc_write_file(tc_path("bf16.bin"), bf, sizeof bf);
   fails(r, CLI_EXIT_USAGE, "NumPy has no bfloat16", "scan --dtype bf16 -o %s %s", tc_path("x.npy"),
@@ -446,5 +420,5 @@ int main(void) {
       cmocka_unit_test(test_info_build_lines),
       cmocka_unit_test(test_half_channels_weights),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  return cmocka_run_group_tests(tests, tc_setup, tc_teardown);
 }

@@ -112,6 +112,12 @@ void *ta_pointer(ta_ptr k, const ta_shape *s) {
   return NULL;
 }
 
+ta_shape ta_shape_of(int dtype, uint64_t n, uint64_t out_count) {
+  const size_t size = cuprim_dtype_size((cuprim_dtype)dtype);
+  const ta_shape s = {size, n, size, out_count};
+  return s;
+}
+
 void ta_poison(void) { memset(g_mem, GUARD, sizeof g_mem); }
 
 int ta_check_call(const char *fn, const char *what, const char *args, cuprim_status got,

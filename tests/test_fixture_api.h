@@ -98,6 +98,9 @@ typedef struct ta_shape {
 } ta_shape;
 
 void *ta_pointer(ta_ptr k, const ta_shape *s);
+/* The shape of a call whose input is n elements of dtype and whose output is out_count elements of
+ * the same dtype (reduce: 1; scan: n). */
+ta_shape ta_shape_of(int dtype, uint64_t n, uint64_t out_count);
 /* The address of fake device memory's byte `offset`, for ranges computed by a test. */
 uintptr_t ta_address(size_t offset);
 #define TA_IN_OFFSET 2048

@@ -401,18 +401,22 @@ static void multi_check(ta_tally *t, const char *what, const multi_call *m, cupr
                  (unsigned long long)m->pixels, m->channels, m->active);
 }
 
+/* One case of a call that starts from valid() and takes one change (a statement, or (void)0 for
+ * none): call = valid(); change; then check(&t, what, &call, expect), t the test's tally. */
+#define ONE_CHANGE(call, valid, check, what, change, expect)                                       \
+  do {                                                                                             \
+    call = valid();                                                                                \
+    change;                                                                                        \
+    check(&t, what, &call, expect);                                                                \
+  } while (0)
+
 /* Every check of cuprim_histogram_even_multi (docs/errors.md), each case one change from a
  * valid call; entries past num_active_channels are never read, so garbage there is valid. */
 static void test_invalid_arguments_multi(void **state) {
   (void)state;
   ta_tally t = {0, 0, 20};
   multi_call m = multi_valid();
-#define MULTI(what, change, expect)                                                                \
-  do {                                                                                             \
-    m = multi_valid();                                                                             \
-    change;                                                                                        \
-    multi_check(&t, what, &m, expect);                                                             \
-  } while (0)
+#define MULTI(what, change, expect) ONE_CHANGE(m, multi_valid, multi_check, what, change, expect)
   MULTI("valid RGBA u8", (void)0, NO_DEVICE);
   MULTI("valid, 3 of 4 active", m.active = 3, NO_DEVICE);
   MULTI("valid, 1 channel", m.channels = m.active = 1, NO_DEVICE);
@@ -560,11 +564,7 @@ static void test_invalid_arguments_weighted(void **state) {
   const uintptr_t far = (uintptr_t)1 << 44;
   weighted_call w = weighted_valid();
 #define WEIGHTED(what, change, expect)                                                             \
-  do {                                                                                             \
-    w = weighted_valid();                                                                          \
-    change;                                                                                        \
-    weighted_check(&t, what, &w, expect);                                                          \
-  } while (0)
+  ONE_CHANGE(w, weighted_valid, weighted_check, what, change, expect)
   WEIGHTED("valid, f32 samples and weights", (void)0, NO_DEVICE);
   WEIGHTED("valid, F64 weights", w.wdtype = F64, NO_DEVICE);
   WEIGHTED("valid, FIXED_ORDER", w.alg = CUPRIM_HISTOGRAM_WEIGHTED_FIXED_ORDER, NO_DEVICE);

@@ -13,21 +13,24 @@
 
 typedef struct api_case {
   const char *what;
-  int ctx;
-  int alg, dtype, op; /* int: out-of-range values on purpose */
+  int ctx, alg, dtype, op; /* int: alg, dtype and op out of range on purpose */
   ta_ptr in, out;
   uint64_t n;
   cuprim_status expect;
 } api_case;
 
+/* The algorithms, short for the tables. */
+#define AUTO CUPRIM_REDUCE_AUTO
+#define TREE CUPRIM_REDUCE_GLOBAL_TREE
+#define ATOMIC CUPRIM_REDUCE_ATOMIC
+
 /* Makes one call on the (poisoned) fake memory; on a mismatch returns 0 with a message. */
 static int run_case(const void *p, int use_shorthand, char *why, size_t len) {
   const api_case *c = (const api_case *)p;
-  cuprim_ctx *ctx = ta_context(c->ctx);
-  const size_t size = cuprim_dtype_size((cuprim_dtype)c->dtype);
-  const ta_shape shape = {size, c->n, size, 1};
+  const ta_shape shape = ta_shape_of(c->dtype, c->n, 1);
   const void *in = ta_pointer(c->in, &shape);
   void *out = ta_pointer(c->out, &shape);
+  cuprim_ctx *ctx = ta_context(c->ctx);
   const cuprim_status s =
       use_shorthand ? cuprim_reduce(ctx, in, out, c->n, (cuprim_dtype)c->dtype, (cuprim_op)c->op, 0)
                     : cuprim_reduce_ex(ctx, (cuprim_reduce_alg)c->alg, in, out, c->n,
@@ -37,10 +40,6 @@ static int run_case(const void *p, int use_shorthand, char *why, size_t len) {
                         hr_dtype_name((cuprim_dtype)c->dtype), hr_op_name((cuprim_op)c->op),
                         (unsigned long long)c->n);
 }
-
-#define AUTO CUPRIM_REDUCE_AUTO
-#define TREE CUPRIM_REDUCE_GLOBAL_TREE
-#define ATOMIC CUPRIM_REDUCE_ATOMIC
 
 static void test_invalid_arguments(void **state) {
   (void)state;

@@ -142,11 +142,13 @@ static void test_invalid_arguments(void **state) {
   TA_RUN_TABLE(cases, arg_case, run_case);
 }
 
+/* The sizes of test_every_combination: none (the input may be NULL), one element, and more. */
+static const uint64_t sizes[] = {0, 1, 33};
+
 /* Every (dtype, op) in range and out, with valid pointers: NO_DEVICE for each of the twelve
  * dtypes with either op (the arg-reduce takes every dtype), INVALID otherwise. */
 static void test_every_combination(void **state) {
   (void)state;
-  const uint64_t sizes[] = {0, 1, 33};
   ta_tally tally = {0, 0, 20};
   for (int t = -1; t <= 12; ++t)
     for (int op = -1; op <= 2; ++op)

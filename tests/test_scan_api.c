@@ -25,14 +25,20 @@ typedef struct api_case {
   cuprim_status expect;
 } api_case;
 
+/* The algorithms, short for the tables. */
+#define AUTO CUPRIM_SCAN_AUTO
+#define HS CUPRIM_SCAN_HILLIS_STEELE
+#define BL CUPRIM_SCAN_BLELLOCH
+#define WS CUPRIM_SCAN_WARP_SHUFFLE
+#define LB CUPRIM_SCAN_DECOUPLED_LOOKBACK
+
 /* Makes one call on the (poisoned) fake memory; on a mismatch returns 0 with a message. */
 static int run_case(const void *p, int use_shorthand, char *why, size_t len) {
   const api_case *c = (const api_case *)p;
-  cuprim_ctx *ctx = ta_context(c->ctx);
-  const size_t size = cuprim_dtype_size((cuprim_dtype)c->dtype);
-  const ta_shape shape = {size, c->n, size, c->n};
+  const ta_shape shape = ta_shape_of(c->dtype, c->n, c->n);
   const void *in = ta_pointer(c->in, &shape);
   void *out = ta_pointer(c->out, &shape);
+  cuprim_ctx *ctx = ta_context(c->ctx);
   const cuprim_status s =
       use_shorthand
           ? cuprim_scan(ctx, in, out, c->n, (cuprim_dtype)c->dtype, (cuprim_op)c->op,
@@ -44,12 +50,6 @@ static int run_case(const void *p, int use_shorthand, char *why, size_t len) {
                         hr_dtype_name((cuprim_dtype)c->dtype), hr_op_name((cuprim_op)c->op),
                         c->kind, (unsigned long long)c->n);
 }
-
-#define AUTO CUPRIM_SCAN_AUTO
-#define HS CUPRIM_SCAN_HILLIS_STEELE
-#define BL CUPRIM_SCAN_BLELLOCH
-#define WS CUPRIM_SCAN_WARP_SHUFFLE
-#define LB CUPRIM_SCAN_DECOUPLED_LOOKBACK
 
 static void test_invalid_arguments(void **state) {
   (void)state;
