@@ -153,6 +153,9 @@ constexpr int BYTE_THREADS = 1024;
 /* Byte values a one-block grid counts (one launch, no zeroing kernel); as single-channel AUTO's
  * BYTE_ONE_BLOCK_MAX_N (histogram_count.cu): provisional for several channels. */
 constexpr uint64_t BYTE_ONE_BLOCK_MAX_BYTES = 65536;
+/* Four active channels of bytes: 32 counter columns from this many bytes on, 16 below
+ * (count_bytes_cols). */
+constexpr uint64_t COLS32_MIN_BYTES = (uint64_t)1 << 23;
 
 /* Counts channel c's byte v in this lane's column: counts[(c * 256 + v) * COLS + lane % COLS].
  * With COLS == 32 no two lanes of a warp share a counter or a bank; with 16 (GPUs whose blocks
@@ -337,11 +340,18 @@ cuprim_status count_bytes(const cuprim_ctx *ctx, const T *in, uint64_t num_pixel
 template <class T, int C>
 cuprim_status count_bytes_cols(const cuprim_ctx *ctx, const T *in, uint64_t num_pixels,
                                const multi_args &a, cudaStream_t stream) {
-  /* Lane-private columns (32) where a block can hold them for every active channel: 32 KB a
-   * channel, 128 KB for RGBA (one block of 1024 threads per SM on an H100; provisional), else 16
-   * (64 KB for RGBA: every GPU from 7.5 on). */
+  /* Lane-private columns: 32 (no two lanes of a warp share a counter) for one or two active
+   * channels (32 or 64 KB), and for four from COLS32_MIN_BYTES on (128 KB: one block of 1024
+   * threads per SM), where a block can hold them; else 16 (lanes l and l + 16 share one; 48 KB
+   * for three channels, 64 for four, which every GPU from 7.5 on holds). Each block zeroes and
+   * folds all of its counters, a cost that only large inputs repay. H100 (2026-11-24 04:26
+   * UTC, two runs each, RGBA bytes, 32 columns against 16): four channels 9.66 against 9.25 us
+   * at 2^16 bytes, 9.82 against 9.30 at 2^20, 10.98 against 10.90 at 2^22, 14.54 against 14.88
+   * at 2^24, 96.88 against 99.34 at 2^28; three channels 8.83 against 8.40 at 2^16, 14.70
+   * against 13.57 at 2^24, 96.10 against 95.86 at 2^28. One and two channels: not measured. */
   const size_t col32 = (size_t)a.active * 256 * 32 * sizeof(uint32_t);
-  if (col32 <= (size_t)ctx->attrs.smem_per_block_optin)
+  const bool wide = a.active <= 2 || (a.active == 4 && num_pixels * C >= COLS32_MIN_BYTES);
+  if (wide && col32 <= (size_t)ctx->attrs.smem_per_block_optin)
     return count_bytes<T, C, 32>(ctx, in, num_pixels, a, stream);
   return count_bytes<T, C, 16>(ctx, in, num_pixels, a, stream);
 }
