@@ -433,6 +433,12 @@ void tf_run_two_streams(const tf_call_ops *ops, cuprim_ctx *ctx, int count, cons
   }
 }
 
+int tf_passed(tf_result *r, const tf_case *cs, const void *out) {
+  if (cs->want_hash)
+    r->hash = hr_hash_bytes(out, r->slot.out_bytes);
+  return 1;
+}
+
 int tf_check(const tf_call_ops *ops, const tf_region *rg, const void *call, tf_result *r,
              const tf_case *cs) {
   char what[512];
@@ -446,14 +452,20 @@ int tf_check(const tf_call_ops *ops, const tf_region *rg, const void *call, tf_r
   return r->ok;
 }
 
-void tf_poison_inputs(size_t in_bytes, size_t out_bytes) {
+/* What tf_poison_inputs poisoned, for tf_check_argument_errors. */
+static size_t poisoned_in_bytes, poisoned_out_bytes;
+
+unsigned char *tf_poison_inputs(size_t in_bytes, size_t out_bytes) {
+  poisoned_in_bytes = in_bytes;
+  poisoned_out_bytes = out_bytes;
   TF_CUDA(cudaMemsetAsync(tf.d_in, TF_POISON, in_bytes, tf.stream));
   tf_poison(&tf.out, out_bytes, tf.stream);
   tf_finish(tf.stream);
+  return tf.out.d + TF_GUARD_BYTES;
 }
 
-void tf_check_argument_errors(const tf_status_case *cases, size_t count, size_t in_bytes,
-                              size_t out_bytes) {
+void tf_check_argument_errors(const tf_status_case *cases, size_t count) {
+  const size_t in_bytes = poisoned_in_bytes, out_bytes = poisoned_out_bytes;
   for (size_t i = 0; i < count; ++i)
     if (cases[i].got != cases[i].want)
       tf_failure("%s: expected %s, got %s", cases[i].what, tu_status_name(cases[i].want),
@@ -693,6 +705,13 @@ void tf_check_out_of_memory(const tf_call_ops *ops, const void *calls, int count
     else
       tf_check(ops, rg, call, &res[i], cs);
   }
+}
+
+void tf_run_out_of_memory(const tf_call_ops *ops, cuprim_ctx *ctx, const void *calls, int count,
+                          tf_result *res, const int *must_fail, const tf_case *cs) {
+  tf_enqueue(ops, ctx, calls, count, &tf.out, res, tf.stream);
+  tf_finish(tf.stream);
+  tf_check_out_of_memory(ops, calls, count, &tf.out, res, must_fail, cs);
 }
 
 /* ---------------------------------------------------------------- the last test */

@@ -12,12 +12,12 @@
  *
  *   int main(void) {
  *     const struct CMUnitTest tests[] = {cmocka_unit_test(test_x), ...,
- *                                        cmocka_unit_test(tf_test_no_cuda_error_left)};
- *     tf_configure(&config);
- *     return tf_exit_code(cmocka_run_group_tests(tests, tf_group_setup, tf_group_teardown));
+ *                                        cmocka_unit_test(test_no_cuda_error_left)};
+ *     return TF_RUN_TESTS(tests, &config);
  *   }
  *
- * and every test body opens with tf_begin() and closes with tf_end(). Host code, plain C11. */
+ * and every test body opens with tf_begin() and closes with tf_end() (TF_TEST writes both).
+ * Host code, plain C11. */
 #ifndef CUPRIM_TEST_FIXTURE_GPU_H
 #define CUPRIM_TEST_FIXTURE_GPU_H
 
@@ -122,15 +122,38 @@ void tf_failure(const char *fmt, ...) TF_PRINTF(1, 2);
 /* The last line of every GPU test: fails it if any check failed, naming the base seed. */
 void tf_end(void);
 
+/* A GPU test: TF_TEST(test_x) { body } defines test_x(void **state), the name main() lists,
+ * which opens with tf_begin(), runs the body (a function of its own: `return` ends the body) and
+ * closes with tf_end(). TF_TEST_FROM(test_x, begin) opens with begin() instead: a program's own
+ * first line, which calls tf_begin(). */
+#define TF_TEST_FROM(name, begin)                                                                  \
+  static void name##_body(void);                                                                   \
+  static void name(void **state) {                                                                 \
+    (void)state;                                                                                   \
+    begin();                                                                                       \
+    name##_body();                                                                                 \
+    tf_end();                                                                                      \
+  }                                                                                                \
+  static void name##_body(void)
+#define TF_TEST(name) TF_TEST_FROM(name, tf_begin)
+
+/* main()'s last line: tf_configure(config), the group run with the fixture's setup and teardown,
+ * and its result through tf_exit_code. */
+#define TF_RUN_TESTS(tests, config)                                                                \
+  (tf_configure(config),                                                                           \
+   tf_exit_code(cmocka_run_group_tests(tests, tf_group_setup, tf_group_teardown)))
+
 /* A program's sweep tests, one per dtype: TF_SWEEP_TESTS_32_64(sweep) defines
- * test_sweep_i32(void **state), which calls sweep(CUPRIM_I32), and likewise test_sweep_u32, _i64,
- * _u64, _f32 and _f64; TF_SWEEP_TESTS_8_16 the four of 8 and 16 bits. main() lists each by name,
- * cmocka_unit_test(test_sweep_i32), so that CUPRIM_TEST_FILTER and scripts/gpu_suite.sh find
- * them. */
+ * test_sweep_i32(void **state), which calls sweep(CUPRIM_I32) between tf_begin() and tf_end(),
+ * and likewise test_sweep_u32, _i64, _u64, _f32 and _f64; TF_SWEEP_TESTS_8_16 the four of 8 and
+ * 16 bits. main() lists each by name, cmocka_unit_test(test_sweep_i32), so that
+ * CUPRIM_TEST_FILTER and scripts/gpu_suite.sh find them. */
 #define TF_SWEEP_TEST(fn, suffix, t)                                                               \
   static void test_sweep_##suffix(void **state) {                                                  \
     (void)state;                                                                                   \
+    tf_begin();                                                                                    \
     fn(t);                                                                                         \
+    tf_end();                                                                                      \
   }
 #define TF_SWEEP_TESTS_8_16(fn)                                                                    \
   TF_SWEEP_TEST(fn, i8, CUPRIM_I8)                                                                 \
@@ -284,6 +307,10 @@ typedef struct tf_call_ops {
   int (*same_bits)(const void *call);
 } tf_call_ops;
 
+/* The end of an ops->check that found the output `out` right: r->hash = the hash of its
+ * r->slot.out_bytes bytes (hr_hash_bytes) when cs->want_hash; returns 1. */
+int tf_passed(tf_result *r, const tf_case *cs, const void *out);
+
 /* The full check of a call that ran: status, guards, then ops->check. Sets and returns r->ok. */
 int tf_check(const tf_call_ops *ops, const tf_region *rg, const void *call, tf_result *r,
              const tf_case *cs);
@@ -318,16 +345,19 @@ void tf_run_two_streams(const tf_call_ops *ops, cuprim_ctx *ctx, int count, cons
                         const tf_case *cs_b, cudaStream_t stream_b);
 
 /* Argument errors with a real context: calls that must return before any CUDA work. The test
- * poisons the first in_bytes of d_in and out_bytes of the region out (tf_poison_inputs), makes
- * its calls into them (a table of what each returned and should have returned), and checks: each
- * status, nothing written into either, no CUDA error recorded (tf_check_argument_errors). */
+ * poisons the first in_bytes of d_in and out_bytes of the region out (tf_poison_inputs, which
+ * returns the address TF_GUARD_BYTES into the region out where the calls put their outputs),
+ * makes its calls into them (a table of what each returned and should have returned), and checks:
+ * each status, nothing written into the bytes tf_poison_inputs poisoned, no CUDA error recorded
+ * (tf_check_argument_errors; TF_CHECK_ARGUMENT_ERRORS(cases) for a whole array). */
 typedef struct tf_status_case {
   const char *what;
   cuprim_status got, want;
 } tf_status_case;
-void tf_poison_inputs(size_t in_bytes, size_t out_bytes);
-void tf_check_argument_errors(const tf_status_case *cases, size_t count, size_t in_bytes,
-                              size_t out_bytes);
+unsigned char *tf_poison_inputs(size_t in_bytes, size_t out_bytes);
+void tf_check_argument_errors(const tf_status_case *cases, size_t count);
+#define TF_CHECK_ARGUMENT_ERRORS(cases)                                                            \
+  tf_check_argument_errors((cases), sizeof(cases) / sizeof(cases)[0])
 /* cuprim_last_cuda_error() must be cudaSuccess on this thread: else a failure. */
 void tf_check_no_recorded_error(const char *after);
 
@@ -396,12 +426,28 @@ void tf_check_failing(cuprim_ctx *ctx, const tf_failing_allocator *counts);
  * called) or tf_check_failing, and tf_end. */
 void tf_counting_test(void (*run_cases)(cuprim_ctx *ctx), const char *why);
 void tf_failing_test(void (*run_cases)(cuprim_ctx *ctx));
+/* The allocator tests themselves: test_counting_allocator(void **state) and
+ * test_failing_allocator(void **state), the names main() lists, with the bodies above. */
+#define TF_COUNTING_ALLOCATOR_TEST(run_cases, why)                                                 \
+  static void test_counting_allocator(void **state) {                                              \
+    (void)state;                                                                                   \
+    tf_counting_test(run_cases, why);                                                              \
+  }
+#define TF_FAILING_ALLOCATOR_TEST(run_cases)                                                       \
+  static void test_failing_allocator(void **state) {                                               \
+    (void)state;                                                                                   \
+    tf_failing_test(run_cases);                                                                    \
+  }
 
 /* Calls made with a failing allocator: a call that returned CUPRIM_ERROR_OUT_OF_MEMORY must have
  * written nothing; one in must_fail[] must have returned it; any other must pass tf_check. */
 void tf_check_out_of_memory(const tf_call_ops *ops, const void *calls, int count,
                             const tf_region *rg, tf_result *res, const int *must_fail,
                             const tf_case *cs);
+/* calls[0..count) through ctx (a context with a failing allocator) in tf.out on tf.stream
+ * (tf_enqueue), waited for, then checked by tf_check_out_of_memory. */
+void tf_run_out_of_memory(const tf_call_ops *ops, cuprim_ctx *ctx, const void *calls, int count,
+                          tf_result *res, const int *must_fail, const tf_case *cs);
 
 /* ---------------------------------------------------------------- the last test */
 

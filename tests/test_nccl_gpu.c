@@ -258,9 +258,7 @@ static int check(const tf_region *rg, const void *p, tf_result *r, const tf_case
       return 0;
     }
   }
-  if (cs->want_hash)
-    r->hash = hr_hash_bytes(got, r->slot.out_bytes);
-  return 1;
+  return tf_passed(r, cs, got);
 }
 
 /* The output is d_out (reduce, scan) or d_counts (histogram). */
@@ -304,9 +302,7 @@ static size_t one_rank_sizes(uint64_t *sizes, size_t cap, cuprim_dtype t) {
 
 /* Every dtype and op reduce takes: the NCCL call on one rank against the reference, and the same
  * bits as cuprim_reduce (its partial, combined alone, is copied bit for bit). */
-static void test_one_rank_reduce(void **state) {
-  (void)state;
-  begin_one_rank();
+TF_TEST_FROM(test_one_rank_reduce, begin_one_rank) {
   for (size_t d = 0; d < NUM_SCAN_DTYPES; ++d) {
     const cuprim_dtype t = scan_dtypes[d];
     uint64_t sizes[32];
@@ -331,7 +327,6 @@ static void test_one_rank_reduce(void **state) {
         }
     }
   }
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- one rank: scan */
@@ -339,9 +334,7 @@ static void test_one_rank_reduce(void **state) {
 /* Every dtype, op and kind scan takes, in place and not: rank 0 scans its shard as cuprim_scan
  * does, so where cuprim_scan's bits are fixed (integers, MIN/MAX, exact float data) they must be
  * the same. */
-static void test_one_rank_scan(void **state) {
-  (void)state;
-  begin_one_rank();
+TF_TEST_FROM(test_one_rank_scan, begin_one_rank) {
   for (size_t d = 0; d < NUM_SCAN_DTYPES; ++d) {
     const cuprim_dtype t = scan_dtypes[d];
     uint64_t sizes[32];
@@ -376,7 +369,6 @@ static void test_one_rank_scan(void **state) {
       }
     }
   }
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- one rank: histogram */
@@ -388,9 +380,7 @@ static const cuprim_dtype hist_dtypes[] = {CUPRIM_I8,  CUPRIM_U8,  CUPRIM_I16, C
 /* Every sample dtype histogram takes, bin counts from 1 to thousands, ranges of every kind and
  * every data kind: the counts of all samples (one rank: its own), the same as
  * cuprim_histogram_even's. */
-static void test_one_rank_histogram(void **state) {
-  (void)state;
-  begin_one_rank();
+TF_TEST_FROM(test_one_rank_histogram, begin_one_rank) {
   const uint32_t bins[] = {1, 16, 256, 4099};
   const uint64_t sizes[] = {0, 1, 1000, 100003};
   for (size_t d = 0; d < sizeof hist_dtypes / sizeof hist_dtypes[0]; ++d) {
@@ -424,15 +414,12 @@ static void test_one_rank_histogram(void **state) {
           }
         }
   }
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- one rank: streams, graphs */
 
 /* The legacy default stream and the per-thread default stream: one call of each primitive. */
-static void test_one_rank_default_streams(void **state) {
-  (void)state;
-  begin_one_rank();
+TF_TEST_FROM(test_one_rank_default_streams, begin_one_rank) {
   const uint64_t n = tf.quick ? 65537 : 1000003;
   const cuprim_dtype t = CUPRIM_U32;
   for (int si = 0; si < TF_DEFAULT_STREAMS; ++si) {
@@ -452,7 +439,6 @@ static void test_one_rank_default_streams(void **state) {
     calls[3] = hist_call(VIA_NCCL, tf.d_in, n, t, &b, g_want);
     run_and_check(calls, 4, stream, tf_default_stream_name[si], seed, 0, res);
   }
-  tf_end();
 }
 
 /* A graph round: new U32 data (SUM), every call's expectation. */
@@ -482,9 +468,7 @@ static void graph_round(void *p, int count, int round, uint64_t seed, char *data
 /* The three NCCL calls captured into one graph on the one-rank communicator (after a warm-up
  * outside the capture, as NCCL advises: the first collective of a communicator may set up
  * connections, which a capture cannot hold), replayed: each replay reads the data of the moment. */
-static void test_one_rank_graph(void **state) {
-  (void)state;
-  begin_one_rank();
+TF_TEST_FROM(test_one_rank_graph, begin_one_rank) {
   const uint64_t n = tf.quick ? 65537 : (1u << 20) + 1;
   const cuprim_dtype t = CUPRIM_U32;
   const hr_hist_bins b = hr_hist_bins_even(256, 0.0, 4294967296.0);
@@ -501,20 +485,15 @@ static void test_one_rank_graph(void **state) {
   tf_graph_rounds(&ops, calls, 5, n, graph_round);
   for (int k = 0; k < 2; ++k)
     hr_scan_ref_free(&g_graph_sref[k]);
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- one rank: errors */
 
 /* With a real context and communicator, invalid and unsupported calls return before any CUDA or
  * NCCL work: nothing written, no CUDA error recorded, no NCCL error recorded. */
-static void test_one_rank_errors(void **state) {
-  (void)state;
-  begin_one_rank();
-  const size_t in_bytes = 4096, out_bytes = 8192;
-  tf_poison_inputs(in_bytes, out_bytes);
+TF_TEST_FROM(test_one_rank_errors, begin_one_rank) {
+  unsigned char *out = tf_poison_inputs(4096, 8192);
   const unsigned char *in = tf.d_in;
-  unsigned char *out = tf.out.d + TF_GUARD_BYTES;
   uint64_t *counts = (uint64_t *)(void *)out;
   ncclComm_t c = g_comm1;
   const cudaStream_t s = tf.stream;
@@ -555,11 +534,10 @@ static void test_one_rank_errors(void **state) {
        cuprim_nccl_histogram_even(tf.ctx, c, in, 10, CUPRIM_U8, counts, 4, 1.0, 1.0, s),
        CUPRIM_ERROR_INVALID_ARGUMENT},
   };
-  tf_check_argument_errors(cases, sizeof cases / sizeof cases[0], in_bytes, out_bytes);
+  TF_CHECK_ARGUMENT_ERRORS(cases);
   if (cuprim_nccl_last_error() != ncclSuccess)
     tf_failure("cuprim_nccl_last_error() is %s after argument errors",
                ncclGetErrorString(cuprim_nccl_last_error()));
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- shard layouts */
@@ -683,9 +661,7 @@ static cuprim_status run_virtual(int p, const uint64_t *off, const unsigned char
  * reduce against the reference (exact data: exactly; float SUM on random data within the bound of
  * the combination), the same bits whichever rank combines, and for P = 1 the bits of
  * cuprim_reduce; the shards' scans together against the scan of the whole, in place and not. */
-static void test_virtual_ranks(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_virtual_ranks) {
   const int ps[] = {1, 2, 3, 4, 7, 16};
   const uint64_t full_sizes[] = {0, 1, 5, 1000, 65537, 1000003};
   const uint64_t quick_sizes[] = {0, 1, 1000, 65537};
@@ -801,16 +777,13 @@ static void test_virtual_ranks(void **state) {
     }
   }
   print_message("virtual ranks: %lu cases\n", cases);
-  tf_end();
 }
 
 /* cuprim__nccl_combine alone, on partials written here: the identity for none, the partial
  * itself (bit for bit, -0.0 and NaN payloads included) for one, and left to right for more:
  * a float SUM whose order shows ((1e20 + -1e20) + 1 = 1, but 1e20 + (-1e20 + 1) = 0), and MIN over
  * a NaN (the first NaN wins). Also past one block of staged partials (129, 300 partials). */
-static void test_combine_order(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_combine_order) {
   unsigned char *d_part = tf.d_in2, *d_out = tf.d_in2 + 8192;
   double h_part[300];
   double got = 0.0;
@@ -888,7 +861,6 @@ static void test_combine_order(void **state) {
   tf_finish(tf.stream);
   if (!isnan(gf))
     tf_failure("combine (3, NaN, -1, 2) (MIN) gave %g, not NaN", (double)gf);
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- several GPUs */
@@ -1103,9 +1075,7 @@ static int rank_guards_ok(int r, size_t out_bytes, const char *what) {
  * place and not (and one case of each captured into graphs). Each rank's reduce must have the
  * same bits as every other rank's and as the virtual ranks' on device 0 for the same shards; each
  * rank's scan is its part of the scan of the whole. */
-static void test_multi_gpu_reduce_scan(void **state) {
-  (void)state;
-  begin_multi();
+TF_TEST_FROM(test_multi_gpu_reduce_scan, begin_multi) {
   const int p = g_multi.p;
   const uint64_t sizes[] = {0, 1000, tf.quick ? 65537u : 1000003u};
   unsigned char *d_partials = tf.d_in2, *d_prefix = tf.d_in2 + 4096, *d_red = tf.d_in2 + 8192;
@@ -1230,14 +1200,11 @@ static void test_multi_gpu_reduce_scan(void **state) {
         }
     }
   }
-  tf_end();
 }
 
 /* The histogram over every GPU: every sample dtype, bins and ranges; every rank's counts are those
  * of all samples. */
-static void test_multi_gpu_histogram(void **state) {
-  (void)state;
-  begin_multi();
+TF_TEST_FROM(test_multi_gpu_histogram, begin_multi) {
   const int p = g_multi.p;
   const uint32_t bins[] = {1, 256, 4099};
   const uint64_t n = tf.quick ? 65537 : 1000003;
@@ -1286,14 +1253,11 @@ static void test_multi_gpu_histogram(void **state) {
         }
       }
   }
-  tf_end();
 }
 
 /* A context on another GPU than the communicator's is refused before anything is enqueued (no
  * rank enters the collective, so nothing waits). */
-static void test_multi_gpu_wrong_device(void **state) {
-  (void)state;
-  begin_multi();
+TF_TEST_FROM(test_multi_gpu_wrong_device, begin_multi) {
   rank_state *s0 = &g_multi.r[0], *s1 = &g_multi.r[1];
   TF_CUDA(cudaSetDevice(0));
   const cuprim_status a = cuprim_nccl_reduce(s0->ctx, s1->comm, s0->d_in, s0->d_out, 10, CUPRIM_F32,
@@ -1312,7 +1276,6 @@ static void test_multi_gpu_wrong_device(void **state) {
   TF_CUDA(cudaGetDevice(&dev));
   if (dev != 0)
     tf_failure("the current device changed from 0 to %d", dev);
-  tf_end();
 }
 
 int main(void) {
@@ -1330,6 +1293,5 @@ int main(void) {
       cmocka_unit_test(test_multi_gpu_wrong_device),
       cmocka_unit_test(test_no_cuda_error_left),
   };
-  tf_configure(&config);
-  return tf_exit_code(cmocka_run_group_tests(tests, tf_group_setup, tf_group_teardown));
+  return TF_RUN_TESTS(tests, &config);
 }

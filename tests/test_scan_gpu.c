@@ -180,9 +180,7 @@ static int check(const tf_region *rg, const void *p, tf_result *r, const tf_case
                what, wrong, first, last, why);
     return 0;
   }
-  if (cs->want_hash)
-    r->hash = hr_hash_bytes(out, r->slot.out_bytes);
-  return 1;
+  return tf_passed(r, cs, out);
 }
 
 static const tf_call_ops ops = {sizeof(scan_call), "d_out", call_output, issue,
@@ -282,7 +280,6 @@ static int sweep_calls(scan_call *calls, const void *d_in, uint64_t n, cuprim_dt
 /* Every alg (and cuprim_scan) x op x data kind x size x kind for one dtype, in place and out of
  * place. One reference per (op, data, size, kind), shared by the calls. */
 static void sweep(cuprim_dtype t) {
-  tf_begin();
   uint64_t sizes[64];
   const size_t nsizes = sweep_sizes(t, sizes, 64);
   const size_t esize = cuprim_dtype_size(t);
@@ -320,7 +317,6 @@ static void sweep(cuprim_dtype t) {
     }
   }
   print_message("%s: %lu cases, %lu calls\n", hr_dtype_name(t), cases, ncalls);
-  tf_end();
 }
 
 TF_SWEEP_TESTS_32_64(sweep)
@@ -331,9 +327,7 @@ TF_SWEEP_TEST(sweep, bf16, CUPRIM_BF16)
 
 /* n == 0 succeeds and writes nothing, with d_in and d_out NULL or not, through every algorithm,
  * dtype, op and kind. */
-static void test_empty_input(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_empty_input) {
   const size_t bytes = 4 * TF_GUARD_BYTES;
   unsigned char *out = tf.out.d + TF_GUARD_BYTES;
   TF_CUDA(cudaMemsetAsync(tf.out.d, TF_POISON, bytes, tf.stream));
@@ -360,7 +354,6 @@ static void test_empty_input(void **state) {
   tf_check_poisoned(tf.out.d, tf.out.h, bytes, tf.stream, "a call with n == 0",
                     "device memory (from d_out - 256)");
   tf_check_no_recorded_error("after calls with n == 0");
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- NaN and infinities */
@@ -390,12 +383,7 @@ static void nan_case(cuprim_dtype t, cuprim_op op, uint64_t n, tf_special sp, ui
 /* Float MIN and MAX scans: every output from the first NaN input on (inclusive) or after it
  * (exclusive) is NaN, every output before it exact; an infinity is an ordinary value. Through
  * every algorithm and both kinds. */
-static void test_nan_and_inf(void **state) {
-  (void)state;
-  tf_begin();
-  tf_special_cases(nan_fill, nan_case);
-  tf_end();
-}
+TF_TEST(test_nan_and_inf) { tf_special_cases(nan_fill, nan_case); }
 
 /* ---------------------------------------------------------------- misaligned pointers */
 
@@ -403,9 +391,7 @@ static void test_nan_and_inf(void **state) {
  * in place at + 1 and + 3 elements (not 16-byte aligned for any dtype but d_in + 2 of 8-byte
  * ones). AUTO with every placement; every
  * other algorithm with both pointers misaligned. */
-static void test_misaligned(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_misaligned) {
   static const uint64_t full[] = {1, 33, 2049, 4096, 4097, 16385, 65537, 1000003};
   static const uint64_t quick[] = {1, 33, 2049, 4097, 16385};
   size_t nsizes = 0;
@@ -460,16 +446,13 @@ static void test_misaligned(void **state) {
         }
       }
   }
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- streams */
 
 /* The legacy default stream (0) and the per-thread default stream, besides the non-blocking
  * stream every other test uses. */
-static void test_default_streams(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_default_streams) {
   const cuprim_dtype dtypes[] = {CUPRIM_F32, CUPRIM_I64};
   const cuprim_op ops[] = {CUPRIM_SUM, CUPRIM_MIN};
   const uint64_t sizes[] = {1000, tf.quick ? 65537u : (1u << 20) + 1};
@@ -494,14 +477,11 @@ static void test_default_streams(void **state) {
           run_and_check(calls, count, stream, &g_ref, tf_default_stream_name[si], seed, 0, res);
         }
       }
-  tf_end();
 }
 
 /* Two non-blocking streams in flight at once on one context, each with calls that take temporary
  * memory from the context's pool, enqueued alternately before either is waited for. */
-static void test_concurrent_streams(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_concurrent_streams) {
   cudaStream_t other;
   TF_CUDA(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking));
   const uint64_t n = tf.quick ? 65537 : (1u << 21) + 3;
@@ -534,7 +514,6 @@ static void test_concurrent_streams(void **state) {
     tf_run_two_streams(&ops, tf.ctx, CALLS, ca, &cs_a, tf.stream, cb, &cs_b, other);
   }
   TF_CUDA(cudaStreamDestroy(other));
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- CUDA graphs */
@@ -559,9 +538,7 @@ static void graph_round(void *p, int count, int round, uint64_t seed, char *data
 /* AUTO (through cuprim_scan, on a large and a small input, in place, exclusive), every other
  * algorithm, and both of AUTO's kernels forced, captured into one graph: capture enqueues and runs
  * nothing; each replay reads whatever the input buffer holds then. */
-static void test_graph_capture(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_graph_capture) {
   const uint64_t n = tf.quick ? 65537 : (1u << 20) + 1, n_small = 1000;
   const cuprim_dtype t = CUPRIM_U32; /* graph_round fills U32 SUM data */
   const cuprim_op op = CUPRIM_SUM;
@@ -584,7 +561,6 @@ static void test_graph_capture(void **state) {
   tf_graph_rounds(&ops, calls, count, n, graph_round);
   for (int i = 0; i < count; ++i)
     hr_scan_ref_free(&g_graph_refs[i]);
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- determinism */
@@ -592,9 +568,7 @@ static void test_graph_capture(void **state) {
 /* Integer dtypes and MIN/MAX: every algorithm gives the same bits on three runs (and the right
  * ones). Float SUM with inexact data may differ between runs of the look-back algorithms
  * (scan.h); how often it does is printed, not checked. */
-static void test_determinism(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_determinism) {
   const uint64_t n = tf.quick ? (1u << 16) + 3 : (1u << 20) + 3;
   const struct {
     cuprim_dtype t;
@@ -640,7 +614,6 @@ static void test_determinism(void **state) {
       }
     }
   }
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- AUTO's kernels */
@@ -648,9 +621,7 @@ static void test_determinism(void **state) {
 /* The single-block kernel (single_block_max_tiles = 64) and the look-back kernel (0), forced
  * through the internal entry point for the same input, and AUTO: all correct, and for integers,
  * MIN/MAX and exact float data the same bits. Sizes around the tile up to 64 tiles. */
-static void test_kernel_choice_same_bits(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_kernel_choice_same_bits) {
   const cuprim_dtype dtypes[] = {CUPRIM_I32, CUPRIM_U64, CUPRIM_F32, CUPRIM_F64, CUPRIM_F16};
   for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; ++d) {
     const cuprim_dtype t = dtypes[d];
@@ -695,7 +666,6 @@ static void test_kernel_choice_same_bits(void **state) {
         }
     }
   }
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- look-back stress */
@@ -734,9 +704,7 @@ static void stress(cuprim_dtype t, cuprim_op op, hr_scan_data data, uint64_t n, 
   }
 }
 
-static void test_lookback_stress(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_lookback_stress) {
   const int runs = tf.quick ? 5 : 50;
   /* 4-byte values: status and value packed in one word; 8-byte: separate arrays and a fence. */
   stress(CUPRIM_I32, CUPRIM_SUM, HR_SCAN_RANDOM, tf.quick ? (1u << 17) + 5 : (1u << 24) + 5, runs);
@@ -747,7 +715,6 @@ static void test_lookback_stress(void **state) {
   /* F16: float tile values (packed) from two passes over 16-bit registers. */
   stress(CUPRIM_F16, CUPRIM_SUM, HR_SCAN_EXACT, tf.quick ? (1u << 17) + 5 : (1u << 24) + 5,
          tf.quick ? 3 : 20);
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- allocators */
@@ -785,10 +752,7 @@ static void counting_cases(cuprim_ctx *ctx) {
     }
 }
 
-static void test_counting_allocator(void **state) {
-  (void)state;
-  tf_counting_test(counting_cases, "the look-back tile status needs memory");
-}
+TF_COUNTING_ALLOCATOR_TEST(counting_cases, "the look-back tile status needs memory")
 
 /* Calls that need temporary memory (the look-back kernel's tile status, the ladder's tile totals
  * past one tile) return OUT_OF_MEMORY having launched nothing (their output untouched); calls that
@@ -813,29 +777,20 @@ static void failing_cases(cuprim_ctx *ctx) {
       calls[count++] = make_call(al, tf.d_in, n, t, op, CUPRIM_INCLUSIVE);
     }
     expect(calls, count, &g_ref);
-    tf_enqueue(&ops, ctx, calls, count, &tf.out, res, tf.stream);
-    tf_finish(tf.stream);
     const tf_case cs = {"random, failing allocator", seed, 0};
-    tf_check_out_of_memory(&ops, calls, count, &tf.out, res, must_fail, &cs);
+    tf_run_out_of_memory(&ops, ctx, calls, count, res, must_fail, &cs);
   }
 }
 
-static void test_failing_allocator(void **state) {
-  (void)state;
-  tf_failing_test(failing_cases);
-}
+TF_FAILING_ALLOCATOR_TEST(failing_cases)
 
 /* ---------------------------------------------------------------- errors with a device */
 
 /* With a real context, invalid and unsupported calls still return before any CUDA work: nothing
  * is written, no CUDA error is recorded. */
-static void test_errors_with_device(void **state) {
-  (void)state;
-  tf_begin();
-  const size_t in_bytes = 4096, out_bytes = 8192;
-  tf_poison_inputs(in_bytes, out_bytes);
+TF_TEST(test_errors_with_device) {
+  unsigned char *out = tf_poison_inputs(4096, 8192);
   const unsigned char *in = tf.d_in;
-  unsigned char *out = tf.out.d + TF_GUARD_BYTES;
   const cuprim_scan_kind I = CUPRIM_INCLUSIVE, E = CUPRIM_EXCLUSIVE;
   const tf_status_case cases[] = {
       {"NULL ctx", cuprim_scan(NULL, in, out, 10, CUPRIM_F32, CUPRIM_SUM, I, tf.stream),
@@ -883,8 +838,7 @@ static void test_errors_with_device(void **state) {
                       E, tf.stream),
        CUPRIM_ERROR_UNSUPPORTED},
   };
-  tf_check_argument_errors(cases, sizeof cases / sizeof cases[0], in_bytes, out_bytes);
-  tf_end();
+  TF_CHECK_ARGUMENT_ERRORS(cases);
 }
 
 /* ---------------------------------------------------------------- past 2^31 elements */
@@ -1019,6 +973,5 @@ int main(void) {
       cmocka_unit_test(test_large_input),
       cmocka_unit_test(test_no_cuda_error_left),
   };
-  tf_configure(&config);
-  return tf_exit_code(cmocka_run_group_tests(tests, tf_group_setup, tf_group_teardown));
+  return TF_RUN_TESTS(tests, &config);
 }

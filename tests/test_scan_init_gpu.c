@@ -199,9 +199,7 @@ static int check(const tf_region *rg, const void *p, tf_result *r, const tf_case
                what, wrong, first, last, why);
     return 0;
   }
-  if (cs->want_hash)
-    r->hash = hr_hash_bytes(out, r->slot.out_bytes);
-  return 1;
+  return tf_passed(r, cs, out);
 }
 
 static const tf_call_ops ops = {sizeof(init_call), "d_out", call_output, issue,
@@ -273,7 +271,6 @@ static int sweep_calls(init_call *calls, uint64_t n, cuprim_dtype t, cuprim_op o
 }
 
 static void sweep(cuprim_dtype t) {
-  tf_begin();
   uint64_t sizes[64];
   const size_t nsizes = sweep_sizes(t, sizes, 64);
   const size_t esize = cuprim_dtype_size(t);
@@ -311,7 +308,6 @@ static void sweep(cuprim_dtype t) {
     }
   }
   print_message("%s: %lu cases, %lu calls\n", hr_dtype_name(t), cases, ncalls);
-  tf_end();
 }
 
 TF_SWEEP_TESTS_32_64(sweep)
@@ -404,9 +400,7 @@ static int special_applies(cuprim_dtype t, cuprim_op op, int which) {
 /* Each special initial value with every dtype, op and kind, on a size for each kernel: the
  * reference says what it must give (a NaN makes every float MIN/MAX output NaN, an infinity is an
  * ordinary value, zero annihilates PROD, the identity gives cuprim_scan's result). */
-static void test_special_inits(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_special_inits) {
   const uint64_t sizes[] = {1, 1000, 70001};
   for (size_t d = 0; d < NUM_SCAN_DTYPES; ++d) {
     const cuprim_dtype t = scan_dtypes[d];
@@ -443,7 +437,6 @@ static void test_special_inits(void **state) {
       }
     }
   }
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- a scan in two parts */
@@ -453,9 +446,7 @@ static void test_special_inits(void **state) {
  * slot; together they must be the scan of x[0..n). Nothing goes through the host between the
  * parts. For every dtype, op and kind, with split points at 0, inside the first tile, at a tile
  * edge and in the middle. */
-static void test_two_parts(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_two_parts) {
   const uint64_t n = tf.quick ? 50001 : 1000003;
   hr_scan_ref full;
   hr_scan_ref_init(&full);
@@ -510,16 +501,13 @@ static void test_two_parts(void **state) {
   }
   free(h_out);
   hr_scan_ref_free(&full);
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- n == 0 */
 
 /* n == 0 succeeds, writes nothing and does not read the initial value, whatever the pointers
  * (NULL, valid, d_init inside d_out). */
-static void test_empty_input(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_empty_input) {
   const size_t bytes = 4 * TF_GUARD_BYTES;
   unsigned char *out = tf.out.d + TF_GUARD_BYTES;
   TF_CUDA(cudaMemsetAsync(tf.out.d, TF_POISON, bytes, tf.stream));
@@ -544,15 +532,12 @@ static void test_empty_input(void **state) {
   tf_check_poisoned(tf.out.d, tf.out.h, bytes, tf.stream, "a call with n == 0",
                     "device memory (from d_out - 256)");
   tf_check_no_recorded_error("after calls with n == 0");
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- streams */
 
 /* The legacy default stream and the per-thread default stream. */
-static void test_default_streams(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_default_streams) {
   const uint64_t sizes[] = {1000, tf.quick ? 65537u : (1u << 20) + 1};
   for (int si = 0; si < TF_DEFAULT_STREAMS; ++si)
     for (int k = 0; k < 2; ++k) {
@@ -574,7 +559,6 @@ static void test_default_streams(void **state) {
         run_and_check(calls, 3, stream, tf_default_stream_name[si], seed, res);
       }
     }
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- CUDA graphs */
@@ -625,24 +609,17 @@ static void graph_case(cuprim_dtype t, cuprim_op op) {
   tf_graph_rounds(&ops, calls, count, n, graph_round);
 }
 
-static void test_graph_capture(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_graph_capture) {
   graph_case(CUPRIM_U32, CUPRIM_SUM);
   graph_case(CUPRIM_F64, CUPRIM_MAX);
   for (int i = 0; i < GRAPH_CALLS; ++i)
     hr_scan_init_ref_free(&g_graph_refs[i]);
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- allocators */
 
 /* The look-back kernel's tile status comes from the context's allocator and goes back to it. */
-static void test_counting_allocator(void **state) {
-  (void)state;
-  tf_begin();
-  static tf_counting_allocator counts; /* static: large */
-  cuprim_ctx *ctx = tf_counting_context(&counts);
+static void counting_cases(cuprim_ctx *ctx) {
   const cuprim_dtype t = CUPRIM_U64;
   const uint64_t sizes[] = {1000, tf.quick ? 65537 : (1u << 20) + 1};
   for (int k = 0; k < 2; ++k) {
@@ -659,17 +636,13 @@ static void test_counting_allocator(void **state) {
     const tf_case cs = {"random, counting allocator", seed, 0};
     tf_run_and_check(&ops, ctx, calls, 2, tf.stream, &cs, res);
   }
-  tf_check_counting(ctx, &counts, "the look-back tile status needs memory");
-  tf_end();
 }
+
+TF_COUNTING_ALLOCATOR_TEST(counting_cases, "the look-back tile status needs memory")
 
 /* Past the single block, the call needs memory: OUT_OF_MEMORY, nothing written; below, it
  * succeeds without any. */
-static void test_failing_allocator(void **state) {
-  (void)state;
-  tf_begin();
-  tf_failing_allocator counts;
-  cuprim_ctx *ctx = tf_failing_context(&counts);
+static void failing_cases(cuprim_ctx *ctx) {
   const cuprim_dtype t = CUPRIM_I32;
   const uint64_t sizes[] = {1000, (1u << 17) + 1};
   for (int k = 0; k < 2; ++k) {
@@ -683,25 +656,19 @@ static void test_failing_allocator(void **state) {
     tf_result res[1];
     const int must_fail[1] = {k == 1};
     calls[0] = make_call(tf.d_in, n, t, CUPRIM_MAX, CUPRIM_INCLUSIVE, 0, &g_ref[0].view);
-    tf_enqueue(&ops, ctx, calls, 1, &tf.out, res, tf.stream);
-    tf_finish(tf.stream);
     const tf_case cs = {"random, failing allocator", seed, 0};
-    tf_check_out_of_memory(&ops, calls, 1, &tf.out, res, must_fail, &cs);
+    tf_run_out_of_memory(&ops, ctx, calls, 1, res, must_fail, &cs);
   }
-  tf_check_failing(ctx, &counts);
-  tf_end();
 }
+
+TF_FAILING_ALLOCATOR_TEST(failing_cases)
 
 /* ---------------------------------------------------------------- errors with a device */
 
 /* With a real context, invalid and unsupported calls return before any CUDA work. */
-static void test_errors_with_device(void **state) {
-  (void)state;
-  tf_begin();
-  const size_t in_bytes = 4096, out_bytes = 8192;
-  tf_poison_inputs(in_bytes, out_bytes);
+TF_TEST(test_errors_with_device) {
+  unsigned char *out = tf_poison_inputs(4096, 8192);
   const unsigned char *in = tf.d_in;
-  unsigned char *out = tf.out.d + TF_GUARD_BYTES;
   const void *init = init_device(0);
   const cuprim_scan_kind I = CUPRIM_INCLUSIVE, E = CUPRIM_EXCLUSIVE;
   const tf_status_case cases[] = {
@@ -736,8 +703,7 @@ static void test_errors_with_device(void **state) {
        cuprim_scan_init(tf.ctx, in, out, 10, CUPRIM_F64, CUPRIM_XOR, E, init, tf.stream),
        CUPRIM_ERROR_UNSUPPORTED},
   };
-  tf_check_argument_errors(cases, sizeof cases / sizeof cases[0], in_bytes, out_bytes);
-  tf_end();
+  TF_CHECK_ARGUMENT_ERRORS(cases);
 }
 
 int main(void) {
@@ -751,6 +717,5 @@ int main(void) {
       cmocka_unit_test(test_failing_allocator),  cmocka_unit_test(test_errors_with_device),
       cmocka_unit_test(test_no_cuda_error_left),
   };
-  tf_configure(&config);
-  return tf_exit_code(cmocka_run_group_tests(tests, tf_group_setup, tf_group_teardown));
+  return TF_RUN_TESTS(tests, &config);
 }

@@ -287,9 +287,7 @@ static int check(const tf_region *rg, const void *p, tf_result *r, const tf_case
       return 0;
     }
   }
-  if (cs->want_hash)
-    r->hash = hr_hash_bytes(out, r->slot.out_bytes);
-  return 1;
+  return tf_passed(r, cs, out);
 }
 
 static const tf_call_ops ops = {sizeof(seg_call), "d_out", call_output, issue,
@@ -490,7 +488,6 @@ static void run_case(cuprim_dtype t, cuprim_op op, hr_scan_data data, const layo
 /* Every op x layout x data kind for one dtype, offsets of a dtype that rotates with the case
  * (negative offsets: a signed one). Quick mode: each op takes three of the layouts, in turn. */
 static void sweep(cuprim_dtype t) {
-  tf_begin();
   unsigned long cases = 0;
   for (int op = 0; op <= CUPRIM_XOR; ++op) {
     if (!hr_scan_supported(t, (cuprim_op)op))
@@ -511,7 +508,6 @@ static void sweep(cuprim_dtype t) {
     }
   }
   print_message("%s: %lu cases\n", hr_dtype_name(t), cases);
-  tf_end();
 }
 
 TF_SWEEP_TESTS_32_64(sweep)
@@ -519,9 +515,7 @@ TF_SWEEP_TEST(sweep, f16, CUPRIM_F16) /* 0.2: combined in float, each output rou
 TF_SWEEP_TEST(sweep, bf16, CUPRIM_BF16)
 
 /* Every offset dtype on the layouts where the offsets matter most, for an integer and a float. */
-static void test_offset_dtypes(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_offset_dtypes) {
   const size_t picks[] = {5, 6, 8, 9, 10, 11}; /* random, power law, past n, decreasing, ... */
   const struct {
     cuprim_dtype t;
@@ -537,16 +531,13 @@ static void test_offset_dtypes(void **state) {
           continue;
         run_case(pairs[p].t, pairs[p].op, HR_SCAN_RANDOM, L, offset_dtypes[o], 0x0FF);
       }
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- nothing to do */
 
 /* num_segments == 0 writes nothing (with NULL pointers or not); n == 0 with segments writes the
  * identity into every d_out[s]; rows of 0 elements too; scans of n == 0 write nothing. */
-static void test_empty(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_empty) {
   const size_t bytes = 4 * TF_GUARD_BYTES;
   unsigned char *out = tf.out.d + TF_GUARD_BYTES;
   TF_CUDA(cudaMemsetAsync(tf.out.d, TF_POISON, bytes, tf.stream));
@@ -605,7 +596,6 @@ static void test_empty(void **state) {
       run_and_check(calls, count, tf.stream, "none", 0, 0, res);
     }
   tf_check_no_recorded_error("after calls with nothing to do");
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- misaligned pointers */
@@ -613,9 +603,7 @@ static void test_empty(void **state) {
 /* Pointers need only element alignment: d_in + 1 element (a copy of the data there), d_out + 1
  * element, in place at + 1 and + 3 elements; the 16-byte loads of AUTO and the scan must give the
  * same values as aligned ones. */
-static void test_misaligned(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_misaligned) {
   const size_t picks[] = {1, 3, 5, 6, 11};
   for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; ++d)
     for (size_t k = 0; k < sizeof picks / sizeof picks[0]; ++k) {
@@ -657,15 +645,12 @@ static void test_misaligned(void **state) {
         calls[i].layout = L->name;
       run_and_check(calls, count, tf.stream, hr_scan_data_name(data), seed, 0, res);
     }
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- streams */
 
 /* The legacy default stream (0) and the per-thread default stream. */
-static void test_default_streams(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_default_streams) {
   for (int si = 0; si < TF_DEFAULT_STREAMS; ++si) {
     const cudaStream_t stream = tf_default_stream[si];
     const layout *L = &layouts[6]; /* power law */
@@ -689,7 +674,6 @@ static void test_default_streams(void **state) {
       calls[i].layout = L->name;
     run_and_check(calls, count, stream, tf_default_stream_name[si], seed, 0, res);
   }
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- CUDA graphs */
@@ -713,9 +697,7 @@ static void graph_round(void *p, int count, int round, uint64_t seed, char *data
  * scans (the exclusive one in place), captured into one graph: capture runs nothing, each replay
  * reads what the input buffer holds then. The batched calls check against the same references
  * because the offsets are rows of one length. */
-static void test_graph_capture(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_graph_capture) {
   const uint64_t len = 1000, n = tf.quick ? 20 * len : 300 * len;
   const cuprim_dtype t = CUPRIM_U32, ot = CUPRIM_I64;
   const cuprim_op op = CUPRIM_SUM;
@@ -738,7 +720,6 @@ static void test_graph_capture(void **state) {
   for (int i = 0; i < count; ++i)
     calls[i].layout = "uniform 1000 (graph)";
   tf_graph_rounds(&ops, calls, count, n, graph_round);
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- determinism */
@@ -746,9 +727,7 @@ static void test_graph_capture(void **state) {
 /* Float SUM on inexact data, where the order of combination shows in the bits: AUTO gives the
  * same bits on three runs, on a copy of the input 1 element further (other 16-byte alignment, the
  * same offsets relative to it), and as MERGE_PATH; each per-segment rung repeats its own bits. */
-static void test_determinism(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_determinism) {
   const size_t picks[] = {5, 6, 2};
   for (size_t d = 0; d < 2; ++d)
     for (size_t k = 0; k < sizeof picks / sizeof picks[0]; ++k) {
@@ -791,7 +770,6 @@ static void test_determinism(void **state) {
         tf_failure("%s %s: AUTO and MERGE_PATH gave other bits", hr_dtype_name(t), L->name);
     next:;
     }
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- many tiles */
@@ -799,9 +777,7 @@ static void test_determinism(void **state) {
 /* More tiles than the block that joins them takes in one step (4096 tiles: about 2.4e7 merge
  * items of 4 bytes, 1.6e7 of 8), with segments across tile boundaries; the scan's look-back over
  * thousands of tiles. Full mode only. */
-static void test_many_tiles(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_many_tiles) {
   if (tf.quick) {
     print_message("[  SKIP    ] many tiles: skipped in quick mode\n");
     skip();
@@ -839,7 +815,6 @@ static void test_many_tiles(void **state) {
       calls[i].layout = L.name;
     run_and_check(calls, count, tf.stream, hr_scan_data_name(cases[k].data), seed, 0, res);
   }
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- look-back stress */
@@ -847,9 +822,7 @@ static void test_many_tiles(void **state) {
 /* The segmented scan run many times on one input of exact data with small and large segments,
  * inclusive and exclusive by turns, every element compared each time: a missing fence or a
  * misread tile status shows up as a rare wrong element. */
-static void test_scan_stress(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_scan_stress) {
   const int runs = tf.quick ? 3 : 20;
   const struct {
     cuprim_dtype t;
@@ -874,7 +847,6 @@ static void test_scan_stress(void **state) {
     print_message("segmented scan stress: %s \"%s\" n=%" PRIu64 ": %d of %d runs wrong\n",
                   hr_dtype_name(t), L.name, L.n, bad, runs);
   }
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- allocators */
@@ -919,9 +891,7 @@ static void allocator_calls(cuprim_ctx *ctx, int failing) {
   if (!failing) {
     tf_run_and_check(&ops, ctx, calls, count, tf.stream, &cs, res);
   } else {
-    tf_enqueue(&ops, ctx, calls, count, &tf.out, res, tf.stream);
-    tf_finish(tf.stream);
-    tf_check_out_of_memory(&ops, calls, count, &tf.out, res, must_fail, &cs);
+    tf_run_out_of_memory(&ops, ctx, calls, count, res, must_fail, &cs);
   }
   hr_seg_reduce_ref_free(&rows_ref);
 }
@@ -929,26 +899,17 @@ static void allocator_calls(cuprim_ctx *ctx, int failing) {
 static void counting_cases(cuprim_ctx *ctx) { allocator_calls(ctx, 0); }
 static void failing_cases(cuprim_ctx *ctx) { allocator_calls(ctx, 1); }
 
-static void test_counting_allocator(void **state) {
-  (void)state;
-  tf_counting_test(counting_cases, "the merge path's partitions and tile records need memory");
-}
+TF_COUNTING_ALLOCATOR_TEST(counting_cases,
+                           "the merge path's partitions and tile records need memory")
 
-static void test_failing_allocator(void **state) {
-  (void)state;
-  tf_failing_test(failing_cases);
-}
+TF_FAILING_ALLOCATOR_TEST(failing_cases)
 
 /* ---------------------------------------------------------------- errors with a device */
 
 /* With a real context, invalid and unsupported calls return before any CUDA work. */
-static void test_errors_with_device(void **state) {
-  (void)state;
-  tf_begin();
-  const size_t in_bytes = 4096, out_bytes = 8192;
-  tf_poison_inputs(in_bytes, out_bytes);
+TF_TEST(test_errors_with_device) {
+  unsigned char *out = tf_poison_inputs(4096, 8192);
   const unsigned char *in = tf.d_in, *off = tf.d_in + 2048;
-  unsigned char *out = tf.out.d + TF_GUARD_BYTES;
   const cuprim_dtype F = CUPRIM_F32, I64 = CUPRIM_I64;
   const tf_status_case cases[] = {
       {"NULL ctx",
@@ -992,8 +953,7 @@ static void test_errors_with_device(void **state) {
                            tf.stream),
        CUPRIM_ERROR_UNSUPPORTED},
   };
-  tf_check_argument_errors(cases, sizeof cases / sizeof cases[0], in_bytes, out_bytes);
-  tf_end();
+  TF_CHECK_ARGUMENT_ERRORS(cases);
 }
 
 /* ---------------------------------------------------------------- past 2^32 */
@@ -1122,6 +1082,5 @@ int main(void) {
       cmocka_unit_test(test_failing_allocator),  cmocka_unit_test(test_large_input),
       cmocka_unit_test(test_no_cuda_error_left),
   };
-  tf_configure(&config);
-  return tf_exit_code(cmocka_run_group_tests(tests, tf_group_setup, tf_group_teardown));
+  return TF_RUN_TESTS(tests, &config);
 }
