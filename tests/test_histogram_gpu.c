@@ -126,34 +126,28 @@ typedef struct hist_call {
 
 static hist_call even_call(int alg, const void *d_samples, uint64_t n, cuprim_dtype t,
                            const hr_hist_bins *b, const uint64_t *want) {
-  hist_call c;
-  memset(&c, 0, sizeof c);
-  c.alg = alg;
-  c.d_samples = (const unsigned char *)d_samples;
-  c.garbage = -1;
-  c.n = n;
-  c.dtype = t;
-  c.num_bins = b->num_bins;
-  c.lower = b->lower;
-  c.upper = b->upper;
-  c.want = want;
-  return c;
+  return (hist_call){.alg = alg,
+                     .d_samples = (const unsigned char *)d_samples,
+                     .garbage = -1,
+                     .n = n,
+                     .dtype = t,
+                     .num_bins = b->num_bins,
+                     .lower = b->lower,
+                     .upper = b->upper,
+                     .want = want};
 }
 
 static hist_call range_call(int alg, const void *d_samples, uint64_t n, cuprim_dtype t,
                             uint32_t num_bins, const double *d_edges, const uint64_t *want) {
-  hist_call c;
-  memset(&c, 0, sizeof c);
-  c.alg = alg;
-  c.by_edges = 1;
-  c.d_samples = (const unsigned char *)d_samples;
-  c.garbage = -1;
-  c.n = n;
-  c.dtype = t;
-  c.num_bins = num_bins;
-  c.d_edges = d_edges;
-  c.want = want;
-  return c;
+  return (hist_call){.alg = alg,
+                     .by_edges = 1,
+                     .d_samples = (const unsigned char *)d_samples,
+                     .garbage = -1,
+                     .n = n,
+                     .dtype = t,
+                     .num_bins = num_bins,
+                     .d_edges = d_edges,
+                     .want = want};
 }
 
 static const char *call_name(const hist_call *c) {

@@ -304,20 +304,17 @@ static void upload(const unsigned char *d_samples, const unsigned char *d_weight
 static w_call make_call(int alg, const unsigned char *d_samples, const unsigned char *d_weights,
                         uint64_t n, cuprim_dtype t, cuprim_dtype wt, const hr_hist_bins *b,
                         const w_ref *ref) {
-  w_call c;
-  memset(&c, 0, sizeof c);
-  c.alg = alg;
-  c.d_samples = d_samples;
-  c.d_weights = d_weights;
-  c.garbage = -1;
-  c.n = n;
-  c.dtype = t;
-  c.wdtype = wt;
-  c.bins = b->num_bins;
-  c.lower = b->lower;
-  c.upper = b->upper;
-  c.want = ref;
-  return c;
+  return (w_call){.alg = alg,
+                  .d_samples = d_samples,
+                  .d_weights = d_weights,
+                  .garbage = -1,
+                  .n = n,
+                  .dtype = t,
+                  .wdtype = wt,
+                  .bins = b->num_bins,
+                  .lower = b->lower,
+                  .upper = b->upper,
+                  .want = ref};
 }
 
 /* The three calls of a case: the shorthand, AUTO and FIXED_ORDER through _ex. */

@@ -128,17 +128,14 @@ typedef struct nccl_call {
 
 static nccl_call reduce_call(int via, const void *d_in, uint64_t n, cuprim_dtype t, cuprim_op op,
                              const hr_reduce_ref *ref) {
-  nccl_call c;
-  memset(&c, 0, sizeof c);
-  c.prim = REDUCE;
-  c.via = via;
-  c.comm = g_comm1;
-  c.d_in = (const unsigned char *)d_in;
-  c.n = n;
-  c.dtype = t;
-  c.op = op;
-  c.rref = ref;
-  return c;
+  return (nccl_call){.prim = REDUCE,
+                     .via = via,
+                     .comm = g_comm1,
+                     .d_in = (const unsigned char *)d_in,
+                     .n = n,
+                     .dtype = t,
+                     .op = op,
+                     .rref = ref};
 }
 
 static nccl_call scan_call(int via, const void *d_in, uint64_t n, cuprim_dtype t, cuprim_op op,

@@ -278,15 +278,8 @@ static int make_calls(call *calls, const void *d_in, uint64_t n, cuprim_dtype t,
   int k = 0;
   for (int how = PATH_PUBLIC; how <= PATH_GRID; ++how)
     for (int v = 1; v >= 0; --v) {
-      call c;
-      memset(&c, 0, sizeof c);
-      c.how = (path)how;
-      c.d_in = d_in;
-      c.n = n;
-      c.dtype = t;
-      c.op = op;
-      c.with_value = v;
-      calls[k++] = c;
+      calls[k++] =
+          (call){.how = (path)how, .d_in = d_in, .n = n, .dtype = t, .op = op, .with_value = v};
     }
   return k;
 }

@@ -68,14 +68,7 @@ typedef struct call {
 } call;
 
 static call make_call(int alg, const void *d_in, uint64_t n, cuprim_dtype t, cuprim_op op) {
-  call c;
-  memset(&c, 0, sizeof c);
-  c.alg = alg;
-  c.d_in = d_in;
-  c.n = n;
-  c.dtype = t;
-  c.op = op;
-  return c;
+  return (call){.alg = alg, .d_in = d_in, .n = n, .dtype = t, .op = op};
 }
 
 static const char *call_name(const call *c) {

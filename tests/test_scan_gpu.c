@@ -83,15 +83,8 @@ typedef struct scan_call {
 
 static scan_call make_call(int alg, const void *d_in, uint64_t n, cuprim_dtype t, cuprim_op op,
                            cuprim_scan_kind kind) {
-  scan_call c;
-  memset(&c, 0, sizeof c);
-  c.alg = alg;
-  c.d_in = (const unsigned char *)d_in;
-  c.n = n;
-  c.dtype = t;
-  c.op = op;
-  c.kind = kind;
-  return c;
+  return (scan_call){
+      .alg = alg, .d_in = (const unsigned char *)d_in, .n = n, .dtype = t, .op = op, .kind = kind};
 }
 
 static scan_call in_place(scan_call c) {

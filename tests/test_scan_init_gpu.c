@@ -102,19 +102,17 @@ typedef struct init_call {
 
 static init_call make_call(const void *d_in, uint64_t n, cuprim_dtype t, cuprim_op op,
                            cuprim_scan_kind kind, int stage, const hr_scan_ref *ref) {
-  init_call c;
-  memset(&c, 0, sizeof c);
-  c.single_block_max_tiles = PUBLIC;
-  c.d_in = (const unsigned char *)d_in;
-  c.n = n;
-  c.dtype = t;
-  c.op = op;
-  c.kind = kind;
-  c.stage = stage;
-  c.d_init = stage >= 0 ? init_device(stage) : NULL; /* -1: the caller points it elsewhere */
-  c.ref = ref;
-  c.init_what = "its own slot";
-  return c;
+  /* d_init: -1: the caller points it elsewhere */
+  return (init_call){.single_block_max_tiles = PUBLIC,
+                     .d_in = (const unsigned char *)d_in,
+                     .n = n,
+                     .dtype = t,
+                     .op = op,
+                     .kind = kind,
+                     .stage = stage,
+                     .d_init = stage >= 0 ? init_device(stage) : NULL,
+                     .ref = ref,
+                     .init_what = "its own slot"};
 }
 
 static init_call in_place(init_call c) {

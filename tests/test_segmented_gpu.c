@@ -295,19 +295,16 @@ static const tf_call_ops ops = {sizeof(seg_call), "d_out", call_output, issue,
 
 static seg_call reduce_call(int alg, const void *d_in, uint64_t n, const void *d_off,
                             cuprim_dtype ot, uint64_t segs, cuprim_dtype t, cuprim_op op) {
-  seg_call c;
-  memset(&c, 0, sizeof c);
-  c.fn = FN_REDUCE;
-  c.alg = alg;
-  c.d_in = (const unsigned char *)d_in;
-  c.n = n;
-  c.d_off = d_off;
-  c.odtype = ot;
-  c.segs = segs;
-  c.dtype = t;
-  c.op = op;
-  c.want = &g_rref;
-  return c;
+  return (seg_call){.fn = FN_REDUCE,
+                    .alg = alg,
+                    .d_in = (const unsigned char *)d_in,
+                    .n = n,
+                    .d_off = d_off,
+                    .odtype = ot,
+                    .segs = segs,
+                    .dtype = t,
+                    .op = op,
+                    .want = &g_rref};
 }
 
 static seg_call scan_call(const void *d_in, uint64_t n, const void *d_off, cuprim_dtype ot,
