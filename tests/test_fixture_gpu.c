@@ -439,6 +439,23 @@ int tf_passed(tf_result *r, const tf_case *cs, const void *out) {
   return 1;
 }
 
+int tf_check_scan(const hr_scan_ref *ref, uint64_t n, cuprim_dtype t, cuprim_op op,
+                  cuprim_scan_kind kind, const tf_region *rg, tf_result *r, const tf_case *cs,
+                  const char *what) {
+  char why[512];
+  if (ref->n != n || ref->dtype != t || ref->op != op || ref->kind != kind)
+    fail_msg("test bug: the reference does not match the call %s", what);
+  const unsigned char *out = tf_slot_host(rg, &r->slot);
+  uint64_t first = 0, last = 0;
+  const uint64_t wrong = hr_scan_check(ref, out, TF_POISON, &first, &last, why, sizeof why);
+  if (wrong) {
+    tf_failure("%s: %" PRIu64 " wrong element(s) (indices %" PRIu64 "..%" PRIu64 "), the first %s",
+               what, wrong, first, last, why);
+    return 0;
+  }
+  return tf_passed(r, cs, out);
+}
+
 int tf_check(const tf_call_ops *ops, const tf_region *rg, const void *call, tf_result *r,
              const tf_case *cs) {
   char what[512];

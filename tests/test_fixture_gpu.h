@@ -21,6 +21,7 @@
 #ifndef CUPRIM_TEST_FIXTURE_GPU_H
 #define CUPRIM_TEST_FIXTURE_GPU_H
 
+#include "hostref_scan.h"
 #include "test_util.h"
 
 #define TF_POISON 0xA5     /* guard bytes, and what an output holds until it is written */
@@ -310,6 +311,15 @@ typedef struct tf_call_ops {
 /* The end of an ops->check that found the output `out` right: r->hash = the hash of its
  * r->slot.out_bytes bytes (hr_hash_bytes) when cs->want_hash; returns 1. */
 int tf_passed(tf_result *r, const tf_case *cs, const void *out);
+
+/* The check of a scan's output (an ops->check of test_scan_gpu.c and test_scan_init_gpu.c): ref
+ * must be the reference of the call's n, dtype, op and kind (else a test bug); every element of
+ * the output (tf_slot_host(rg, &r->slot)) must be right (hr_scan_check: an element still holding
+ * the poison was never written), else one failure with `what`, the number of wrong elements,
+ * their range and the first; then tf_passed. Returns 1 if right. */
+int tf_check_scan(const hr_scan_ref *ref, uint64_t n, cuprim_dtype t, cuprim_op op,
+                  cuprim_scan_kind kind, const tf_region *rg, tf_result *r, const tf_case *cs,
+                  const char *what);
 
 /* The full check of a call that ran: status, guards, then ops->check. Sets and returns r->ok. */
 int tf_check(const tf_call_ops *ops, const tf_region *rg, const void *call, tf_result *r,

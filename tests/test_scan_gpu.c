@@ -161,19 +161,7 @@ static cuprim_status issue(cuprim_ctx *ctx, const void *p, void *d_out, cudaStre
 static int check(const tf_region *rg, const void *p, tf_result *r, const tf_case *cs,
                  const char *what) {
   const scan_call *c = (const scan_call *)p;
-  const hr_scan_ref *ref = c->ref;
-  char why[512];
-  if (ref->n != c->n || ref->dtype != c->dtype || ref->op != c->op || ref->kind != c->kind)
-    fail_msg("test bug: the reference does not match the call %s", what);
-  const unsigned char *out = tf_slot_host(rg, &r->slot);
-  uint64_t first = 0, last = 0;
-  const uint64_t wrong = hr_scan_check(ref, out, TF_POISON, &first, &last, why, sizeof why);
-  if (wrong) {
-    tf_failure("%s: %" PRIu64 " wrong element(s) (indices %" PRIu64 "..%" PRIu64 "), the first %s",
-               what, wrong, first, last, why);
-    return 0;
-  }
-  return tf_passed(r, cs, out);
+  return tf_check_scan(c->ref, c->n, c->dtype, c->op, c->kind, rg, r, cs, what);
 }
 
 static const tf_call_ops ops = {sizeof(scan_call), "d_out", call_output, issue,
