@@ -300,6 +300,18 @@ TF_SWEEP_TESTS_32_64(sweep)
 
 /* ---------------------------------------------------------------- special initial values */
 
+/* Writes `bits` to out as an integer of `size` bytes (4: its low 32 bits; two's complement, so a
+ * negative value converted to uint64_t gives the bits of the narrower type too). Returns 1. */
+static int put_int(void *out, size_t size, uint64_t bits) {
+  if (size == 4) {
+    const uint32_t v = (uint32_t)bits;
+    memcpy(out, &v, 4);
+  } else {
+    memcpy(out, &bits, 8);
+  }
+  return 1;
+}
+
 /* The bits of a special initial value for (t, op), by number: 0 the identity, 1 zero, 2 the
  * dtype's largest, 3 its lowest, 4 (floats) NaN, 5 (floats) +inf, 6 (floats) -inf, 7 (floats)
  * -0.0. Returns 0 where the value does not apply. */
@@ -321,26 +333,14 @@ static int special_init(cuprim_dtype t, cuprim_op op, int which, void *out, cons
     const int hi = which == 2;
     *name = hi ? "the largest value" : "the lowest value";
     switch (t) {
-    case CUPRIM_I32: {
-      const int32_t v = hi ? INT32_MAX : INT32_MIN;
-      memcpy(out, &v, 4);
-      return 1;
-    }
-    case CUPRIM_U32: {
-      const uint32_t v = hi ? UINT32_MAX : 0;
-      memcpy(out, &v, 4);
-      return 1;
-    }
-    case CUPRIM_I64: {
-      const int64_t v = hi ? INT64_MAX : INT64_MIN;
-      memcpy(out, &v, 8);
-      return 1;
-    }
-    case CUPRIM_U64: {
-      const uint64_t v = hi ? UINT64_MAX : 0;
-      memcpy(out, &v, 8);
-      return 1;
-    }
+    case CUPRIM_I32:
+      return put_int(out, 4, hi ? (uint64_t)INT32_MAX : (uint64_t)INT32_MIN);
+    case CUPRIM_U32:
+      return put_int(out, 4, hi ? UINT32_MAX : 0);
+    case CUPRIM_I64:
+      return put_int(out, 8, hi ? (uint64_t)INT64_MAX : (uint64_t)INT64_MIN);
+    case CUPRIM_U64:
+      return put_int(out, 8, hi ? UINT64_MAX : 0);
     case CUPRIM_F32: {
       const float v = hi ? 3.4028235e38f : -3.4028235e38f;
       memcpy(out, &v, 4);
