@@ -159,6 +159,24 @@ void tf_upload(void *d, const void *h, size_t bytes, cudaStream_t stream) {
     TF_CUDA(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, stream));
 }
 
+void tf_scan_input(cuprim_dtype t, cuprim_op op, hr_scan_data data, uint64_t seed, uint64_t n,
+                   cudaStream_t stream) {
+  hr_scan_fill(t, op, data, seed, tf.h_in, n);
+  tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), stream);
+}
+
+void tf_reduce_input(cuprim_dtype t, cuprim_op op, hr_data_kind kind, uint64_t seed, uint64_t n,
+                     cudaStream_t stream) {
+  hr_reduce_fill(t, op, kind, seed, tf.h_in, n);
+  tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), stream);
+}
+
+void tf_hist_input(const hr_hist_bins *b, cuprim_dtype t, hr_hist_data data, uint64_t seed,
+                   uint64_t n, cudaStream_t stream) {
+  hr_hist_fill(b, t, data, seed, tf.h_in, n);
+  tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), stream);
+}
+
 size_t tf_sizes(const uint64_t *base, size_t nbase, uint64_t salt, int randoms, double top,
                 uint64_t *sizes, size_t cap) {
   size_t k = 0;

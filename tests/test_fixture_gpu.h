@@ -21,6 +21,8 @@
 #ifndef CUPRIM_TEST_FIXTURE_GPU_H
 #define CUPRIM_TEST_FIXTURE_GPU_H
 
+#include "hostref_histogram.h"
+#include "hostref_reduce.h"
 #include "hostref_scan.h"
 #include "test_util.h"
 
@@ -177,6 +179,14 @@ uint64_t tf_case_seed(uint64_t a, uint64_t b, uint64_t c, uint64_t d);
 void tf_finish(cudaStream_t stream);
 /* Copies h[0..bytes) to d, which must lie in d_in or d_in2 with room for it (else a test bug). */
 void tf_upload(void *d, const void *h, size_t bytes, cudaStream_t stream);
+/* A case's input: n elements of dtype t drawn into tf.h_in (hr_scan_fill, hr_reduce_fill,
+ * hr_hist_fill with the bins b) and uploaded to tf.d_in on `stream` (tf_upload). */
+void tf_scan_input(cuprim_dtype t, cuprim_op op, hr_scan_data data, uint64_t seed, uint64_t n,
+                   cudaStream_t stream);
+void tf_reduce_input(cuprim_dtype t, cuprim_op op, hr_data_kind kind, uint64_t seed, uint64_t n,
+                     cudaStream_t stream);
+void tf_hist_input(const hr_hist_bins *b, cuprim_dtype t, hr_hist_data data, uint64_t seed,
+                   uint64_t n, cudaStream_t stream);
 /* Sizes for a sweep: base[0..nbase) and then `randoms` seeded sizes, log-uniform in [2, 2^top)
  * and the same for every dtype (drawn from the base seed and `salt`). Returns how many it wrote
  * (at most cap). */

@@ -419,7 +419,6 @@ static void sweep(cuprim_dtype t) {
   const uint32_t *bins = tf.quick ? sweep_bins_quick : sweep_bins_full;
   const size_t nbins = tf.quick ? sizeof sweep_bins_quick / sizeof sweep_bins_quick[0]
                                 : sizeof sweep_bins_full / sizeof sweep_bins_full[0];
-  const size_t esize = cuprim_dtype_size(t);
   unsigned long cases = 0, ncalls = 0;
   for (size_t bi = 0; bi < nbins; ++bi) {
     const uint32_t nb = bins[bi];
@@ -440,8 +439,7 @@ static void sweep(cuprim_dtype t) {
         hr_hist_span_range(t, nb, span, &lo, &hi);
         const hr_hist_bins b = hr_hist_bins_even(nb, lo, hi);
         const uint64_t seed = tf_case_seed(t, nb, (uint64_t)d * 8 + span, n);
-        hr_hist_fill(&b, t, (hr_hist_data)d, seed, tf.h_in, n);
-        tf_upload(tf.d_in, tf.h_in, n * esize, tf.stream);
+        tf_hist_input(&b, t, (hr_hist_data)d, seed, n, tf.stream);
         uint64_t *want = want_slot(0);
         reference(&b, t, tf.h_in, n, want);
         hist_call calls[MAX_CALLS];
@@ -581,8 +579,7 @@ TF_TEST(test_streams) {
         hr_hist_span_range(t, nb, HR_HIST_FULL, &lo, &hi);
         const hr_hist_bins b = hr_hist_bins_even(nb, lo, hi);
         const uint64_t seed = tf_case_seed(0x57E, t, (uint64_t)si, n);
-        hr_hist_fill(&b, t, HR_HIST_UNIFORM, seed, tf.h_in, n);
-        tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), stream);
+        tf_hist_input(&b, t, HR_HIST_UNIFORM, seed, n, stream);
         uint64_t *want = want_slot(0), *want_e = want_slot(1);
         reference(&b, t, tf.h_in, n, want);
         hr_hist_random_edges(g.h_edges, nb, lo, hi, !is_float(t), seed);
@@ -641,8 +638,7 @@ static void graph_round(void *p, int count, int round, uint64_t seed, char *data
   const uint64_t n = calls[0].n;
   const cuprim_dtype t = CUPRIM_F32;
   (void)count; /* each call's reference is one of g_graph's */
-  hr_hist_fill(&g_graph.b, t, round ? HR_HIST_EDGES : HR_HIST_NAN, seed, tf.h_in, n);
-  tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
+  tf_hist_input(&g_graph.b, t, round ? HR_HIST_EDGES : HR_HIST_NAN, seed, n, tf.stream);
   reference(&g_graph.b, t, tf.h_in, n, g_graph.w_b);
   reference(&g_graph.be, t, tf.h_in, n, g_graph.w_e);
   reference(&g_graph.b, t, tf.h_in, g_graph.n_small, g_graph.w_small);
@@ -741,8 +737,7 @@ TF_TEST(test_range) {
           const int nkinds = n == 0 || n > SWEEP_DATA_MAX ? 1 : 2;
           for (int ki = 0; ki < nkinds; ++ki) {
             const uint64_t seed = tf_case_seed(seed_e, kinds[ki], n, 0);
-            hr_hist_fill(&be, t, kinds[ki], seed, tf.h_in, n);
-            tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
+            tf_hist_input(&be, t, kinds[ki], seed, n, tf.stream);
             uint64_t *want = want_slot(0), *want_even = want_slot(1);
             reference(&be, t, tf.h_in, n, want);
             hist_call calls[MAX_CALLS];
@@ -833,8 +828,7 @@ static int allocator_case(hist_call *calls, cuprim_dtype t, uint32_t num_bins, h
   double lo, hi;
   hr_hist_span_range(t, num_bins, span, &lo, &hi);
   const hr_hist_bins b = hr_hist_bins_even(num_bins, lo, hi);
-  hr_hist_fill(&b, t, HR_HIST_UNIFORM, seed, tf.h_in, n);
-  tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
+  tf_hist_input(&b, t, HR_HIST_UNIFORM, seed, n, tf.stream);
   uint64_t *want = want_slot(0), *want_e = want_slot(1);
   reference(&b, t, tf.h_in, n, want);
   hr_hist_random_edges(g.h_edges, num_bins, lo, hi, !is_float(t), seed);

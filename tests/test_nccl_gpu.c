@@ -317,8 +317,7 @@ static void one_rank_reduce_op(cuprim_dtype t, cuprim_op op, const uint64_t *siz
     for (size_t k = 0; k < nsizes; ++k) {
       const uint64_t n = sizes[k];
       const uint64_t seed = tf_case_seed(0x9E1, t, (uint64_t)op * 4 + (uint64_t)kind, n);
-      hr_reduce_fill(t, op, (hr_data_kind)kind, seed, tf.h_in, n);
-      tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
+      tf_reduce_input(t, op, (hr_data_kind)kind, seed, n, tf.stream);
       hr_reduce_reference(t, op, tf.h_in, n, &g_rref);
       nccl_call calls[2];
       tf_result res[2];
@@ -345,8 +344,7 @@ static void one_rank_scan_op(cuprim_dtype t, cuprim_op op, const uint64_t *sizes
     for (size_t k = 0; k < nsizes; ++k) {
       const uint64_t n = sizes[k];
       const uint64_t seed = tf_case_seed(0x9E2, t, (uint64_t)op * 4 + (uint64_t)dk, n);
-      hr_scan_fill(t, op, (hr_scan_data)dk, seed, tf.h_in, n);
-      tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
+      tf_scan_input(t, op, (hr_scan_data)dk, seed, n, tf.stream);
       for (int ki = 0; ki < 2; ++ki) {
         make_scan_reference(&g_sref, t, op, kinds[ki], tf.h_in, n);
         nccl_call calls[3];
@@ -401,8 +399,7 @@ TF_TEST_FROM(test_one_rank_histogram, begin_one_rank) {
             const uint64_t n = sizes[k];
             const uint64_t seed =
                 tf_case_seed(0x9E3, t, bi * 64 + (uint64_t)span * 8 + (uint64_t)dk, n);
-            hr_hist_fill(&b, t, (hr_hist_data)dk, seed, tf.h_in, n);
-            tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
+            tf_hist_input(&b, t, (hr_hist_data)dk, seed, n, tf.stream);
             hr_hist_reference(&b, t, tf.h_in, n, g_want);
             nccl_call calls[2];
             tf_result res[2];
@@ -426,8 +423,7 @@ TF_TEST_FROM(test_one_rank_default_streams, begin_one_rank) {
   for (int si = 0; si < TF_DEFAULT_STREAMS; ++si) {
     const cudaStream_t stream = tf_default_stream[si];
     const uint64_t seed = tf_case_seed(0x57E, t, (uint64_t)si, n);
-    hr_scan_fill(t, CUPRIM_SUM, HR_SCAN_RANDOM, seed, tf.h_in, n);
-    tf_upload(tf.d_in, tf.h_in, n * sizeof(uint32_t), stream);
+    tf_scan_input(t, CUPRIM_SUM, HR_SCAN_RANDOM, seed, n, stream);
     hr_reduce_reference(t, CUPRIM_SUM, tf.h_in, n, &g_rref);
     make_scan_reference(&g_sref, t, CUPRIM_SUM, CUPRIM_EXCLUSIVE, tf.h_in, n);
     const hr_hist_bins b = hr_hist_bins_even(256, 0.0, 4294967296.0);
@@ -449,8 +445,7 @@ static uint64_t g_graph_want[256];
 static void graph_round(void *p, int count, int round, uint64_t seed, char *data, size_t len) {
   nccl_call *calls = (nccl_call *)p;
   const uint64_t n = calls[0].n;
-  hr_scan_fill(CUPRIM_U32, CUPRIM_SUM, HR_SCAN_RANDOM, seed, tf.h_in, n);
-  tf_upload(tf.d_in, tf.h_in, n * sizeof(uint32_t), tf.stream);
+  tf_scan_input(CUPRIM_U32, CUPRIM_SUM, HR_SCAN_RANDOM, seed, n, tf.stream);
   tf_finish(tf.stream);
   hr_reduce_reference(CUPRIM_U32, CUPRIM_SUM, tf.h_in, n, &g_rref);
   for (int k = 0; k < 2; ++k)
@@ -686,8 +681,7 @@ TF_TEST(test_virtual_ranks) {
           const uint64_t n = sizes[si];
           const hr_scan_data data = exact ? HR_SCAN_EXACT : HR_SCAN_RANDOM;
           const uint64_t seed = tf_case_seed(0x7A1, t, (uint64_t)op * 2 + (uint64_t)exact, n);
-          hr_scan_fill(t, (cuprim_op)op, data, seed, tf.h_in, n);
-          tf_upload(tf.d_in, tf.h_in, n * size, tf.stream);
+          tf_scan_input(t, (cuprim_op)op, data, seed, n, tf.stream);
           hr_reduce_reference(t, (cuprim_op)op, tf.h_in, n, &g_rref);
           make_scan_reference(&g_sref, t, (cuprim_op)op, CUPRIM_INCLUSIVE, tf.h_in, n);
           make_scan_reference(&g_sref_excl, t, (cuprim_op)op, CUPRIM_EXCLUSIVE, tf.h_in, n);
@@ -1093,8 +1087,7 @@ TF_TEST_FROM(test_multi_gpu_reduce_scan, begin_multi) {
           const uint64_t n = sizes[si];
           const hr_scan_data data = exact ? HR_SCAN_EXACT : HR_SCAN_RANDOM;
           const uint64_t seed = tf_case_seed(0x3A7, t, (uint64_t)op * 2 + (uint64_t)exact, n);
-          hr_scan_fill(t, (cuprim_op)op, data, seed, tf.h_in, n);
-          tf_upload(tf.d_in, tf.h_in, n * size, tf.stream);
+          tf_scan_input(t, (cuprim_op)op, data, seed, n, tf.stream);
           hr_reduce_reference(t, (cuprim_op)op, tf.h_in, n, &g_rref);
           make_scan_reference(&g_sref, t, (cuprim_op)op, CUPRIM_INCLUSIVE, tf.h_in, n);
           make_scan_reference(&g_sref_excl, t, (cuprim_op)op, CUPRIM_EXCLUSIVE, tf.h_in, n);

@@ -215,7 +215,6 @@ static size_t sweep_sizes(cuprim_dtype t, uint64_t *sizes, size_t cap) {
 static void sweep(cuprim_dtype t) {
   uint64_t sizes[64];
   const size_t nsizes = sweep_sizes(t, sizes, 64);
-  const size_t esize = cuprim_dtype_size(t);
   const int kinds = tf.quick ? 1 : HR_DATA_KINDS;
   unsigned long cases = 0;
   for (int op = 0; op <= CUPRIM_XOR; ++op) {
@@ -227,8 +226,7 @@ static void sweep(cuprim_dtype t) {
         if (kind != HR_DATA_RANDOM && n > SWEEP_MAX)
           continue;
         const uint64_t seed = tf_case_seed(t, (uint64_t)op, (uint64_t)kind, n);
-        hr_reduce_fill(t, (cuprim_op)op, (hr_data_kind)kind, seed, tf.h_in, n);
-        tf_upload(tf.d_in, tf.h_in, n * esize, tf.stream);
+        tf_reduce_input(t, (cuprim_op)op, (hr_data_kind)kind, seed, n, tf.stream);
         hr_reduce_ref ref;
         hr_reduce_reference(t, (cuprim_op)op, tf.h_in, n, &ref);
 
@@ -341,8 +339,7 @@ TF_TEST(test_default_streams) {
           const cuprim_dtype t = dtypes[d];
           const uint64_t n = sizes[k];
           const uint64_t seed = tf_case_seed(0x57E, t, (uint64_t)op, n);
-          hr_reduce_fill(t, op, HR_DATA_RANDOM, seed, tf.h_in, n);
-          tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), stream);
+          tf_reduce_input(t, op, HR_DATA_RANDOM, seed, n, stream);
           hr_reduce_ref ref;
           hr_reduce_reference(t, op, tf.h_in, n, &ref);
           run_all(tf.ctx, tf.d_in, n, t, op, stream, &ref, tf_default_stream_name[si], seed);
@@ -627,8 +624,7 @@ TF_TEST(test_auto_kernel_choice_same_bits) {
       const size_t nsizes = tf.quick ? 10 : sizeof sizes / sizeof sizes[0];
       const uint64_t max_n = tf.quick ? 64 * C : 3 * C * CA + 7 * C + 1;
       const uint64_t seed = tf_case_seed(0xA07, t, ops[o], 0);
-      hr_reduce_fill(t, ops[o], HR_DATA_RANDOM, seed, tf.h_in, max_n);
-      tf_upload(tf.d_in, tf.h_in, max_n * cuprim_dtype_size(t), tf.stream);
+      tf_reduce_input(t, ops[o], HR_DATA_RANDOM, seed, max_n, tf.stream);
       for (size_t k = 0; k < nsizes; ++k) {
         const uint64_t n = sizes[k];
         hr_reduce_ref ref;
@@ -677,8 +673,7 @@ static void counting_cases(cuprim_ctx *ctx) {
     const cuprim_dtype t = cases[k].t;
     const uint64_t n = cases[k].n;
     const uint64_t seed = tf_case_seed(0xA11C, t, cases[k].op, n);
-    hr_reduce_fill(t, cases[k].op, HR_DATA_RANDOM, seed, tf.h_in, n);
-    tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
+    tf_reduce_input(t, cases[k].op, HR_DATA_RANDOM, seed, n, tf.stream);
     hr_reduce_ref ref;
     hr_reduce_reference(t, cases[k].op, tf.h_in, n, &ref);
     run_all(ctx, tf.d_in, n, t, cases[k].op, tf.stream, &ref, "random, counting allocator", seed);
@@ -697,8 +692,7 @@ static void failing_cases(cuprim_ctx *ctx) {
   const uint64_t n_big = tf.quick ? 64 * 4096 + 1 : 1u << 24;
   const uint64_t n_mid = tf.quick ? 65537 : (1u << 20) + 1;
   const uint64_t seed = tf_case_seed(0xFA11, t, op, n_big);
-  hr_reduce_fill(t, op, HR_DATA_RANDOM, seed, tf.h_in, n_big);
-  tf_upload(tf.d_in, tf.h_in, n_big * cuprim_dtype_size(t), tf.stream);
+  tf_reduce_input(t, op, HR_DATA_RANDOM, seed, n_big, tf.stream);
   hr_reduce_ref ref_big, ref_mid, ref_small, ref_two;
   hr_reduce_reference(t, op, tf.h_in, n_big, &ref_big);
   hr_reduce_reference(t, op, tf.h_in, n_mid, &ref_mid);

@@ -278,8 +278,7 @@ static void sweep(cuprim_dtype t) {
         if (d != HR_SCAN_RANDOM && n > SWEEP_MAX)
           continue;
         const uint64_t seed = tf_case_seed(t, (uint64_t)op, (uint64_t)d, n);
-        hr_scan_fill(t, (cuprim_op)op, (hr_scan_data)d, seed, tf.h_in, n);
-        tf_upload(tf.d_in, tf.h_in, n * esize, tf.stream);
+        tf_scan_input(t, (cuprim_op)op, (hr_scan_data)d, seed, n, tf.stream);
         for (int ki = 0; ki < 2; ++ki) {
           make_reference(&g_ref, t, (cuprim_op)op, kinds[ki], tf.h_in, n);
           scan_call calls[MAX_CALLS];
@@ -445,8 +444,7 @@ TF_TEST(test_default_streams) {
         const cuprim_op op = ops[d];
         const uint64_t n = sizes[k];
         const uint64_t seed = tf_case_seed(0x57E, t, (uint64_t)si, n);
-        hr_scan_fill(t, op, HR_SCAN_EXACT, seed, tf.h_in, n);
-        tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), stream);
+        tf_scan_input(t, op, HR_SCAN_EXACT, seed, n, stream);
         for (int ki = 0; ki < 2; ++ki) {
           make_reference(&g_ref, t, op, kinds[ki], tf.h_in, n);
           scan_call calls[MAX_CALLS];
@@ -507,8 +505,7 @@ static hr_scan_ref g_graph_refs[GRAPH_CALLS];
 static void graph_round(void *p, int count, int round, uint64_t seed, char *data, size_t len) {
   scan_call *calls = (scan_call *)p;
   const uint64_t n = calls[0].n;
-  hr_scan_fill(CUPRIM_U32, CUPRIM_SUM, HR_SCAN_RANDOM, seed, tf.h_in, n);
-  tf_upload(tf.d_in, tf.h_in, n * sizeof(uint32_t), tf.stream);
+  tf_scan_input(CUPRIM_U32, CUPRIM_SUM, HR_SCAN_RANDOM, seed, n, tf.stream);
   for (int i = 0; i < count; ++i) {
     make_reference(&g_graph_refs[i], CUPRIM_U32, CUPRIM_SUM, calls[i].kind, tf.h_in, calls[i].n);
     calls[i].ref = &g_graph_refs[i];
@@ -564,8 +561,7 @@ TF_TEST(test_determinism) {
     const cuprim_op op = cases[k].op;
     const int promised = !(is_float(t) && (op == CUPRIM_SUM || op == CUPRIM_PROD));
     const uint64_t seed = tf_case_seed(0xDE7, t, op, n);
-    hr_scan_fill(t, op, HR_SCAN_RANDOM, seed, tf.h_in, n);
-    tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
+    tf_scan_input(t, op, HR_SCAN_RANDOM, seed, n, tf.stream);
     for (int ki = 0; ki < 2; ++ki) {
       make_reference(&g_ref, t, op, kinds[ki], tf.h_in, n);
       scan_call calls[MAX_CALLS];
@@ -615,8 +611,7 @@ TF_TEST(test_kernel_choice_same_bits) {
       const uint64_t max_n = sizes[nsizes - 1];
       const uint64_t seed = tf_case_seed(0xA07, t, ops[o], 0);
       const hr_scan_data data = is_float(t) ? HR_SCAN_EXACT : HR_SCAN_RANDOM;
-      hr_scan_fill(t, ops[o], data, seed, tf.h_in, max_n);
-      tf_upload(tf.d_in, tf.h_in, max_n * cuprim_dtype_size(t), tf.stream);
+      tf_scan_input(t, ops[o], data, seed, max_n, tf.stream);
       for (size_t k = 0; k < nsizes; ++k)
         for (int ki = 0; ki < 2; ++ki) {
           const uint64_t n = sizes[k];
@@ -657,8 +652,7 @@ TF_TEST(test_kernel_choice_same_bits) {
  * what to look at. */
 static void stress(cuprim_dtype t, cuprim_op op, hr_scan_data data, uint64_t n, int runs) {
   const uint64_t seed = tf_case_seed(0x57E55, t, op, n);
-  hr_scan_fill(t, op, data, seed, tf.h_in, n);
-  tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
+  tf_scan_input(t, op, data, seed, n, tf.stream);
   hr_scan_ref *refs[2] = {&g_ref, &g_ref2};
   for (int ki = 0; ki < 2; ++ki)
     make_reference(refs[ki], t, op, kinds[ki], tf.h_in, n);
@@ -723,8 +717,7 @@ static void counting_cases(cuprim_ctx *ctx) {
       const cuprim_dtype t = cases[k].t;
       const uint64_t n = cases[k].n;
       const uint64_t seed = tf_case_seed(0xA11C, t, cases[k].op, n);
-      hr_scan_fill(t, cases[k].op, HR_SCAN_RANDOM, seed, tf.h_in, n);
-      tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
+      tf_scan_input(t, cases[k].op, HR_SCAN_RANDOM, seed, n, tf.stream);
       make_reference(&g_ref, t, cases[k].op, kinds[ki], tf.h_in, n);
       scan_call calls[NUM_ALGS + 1];
       tf_result res[NUM_ALGS + 1];
@@ -745,8 +738,7 @@ static void failing_cases(cuprim_ctx *ctx) {
   for (int k = 0; k < 2; ++k) {
     const uint64_t n = sizes[k];
     const uint64_t seed = tf_case_seed(0xFA11, t, op, n);
-    hr_scan_fill(t, op, HR_SCAN_RANDOM, seed, tf.h_in, n);
-    tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
+    tf_scan_input(t, op, HR_SCAN_RANDOM, seed, n, tf.stream);
     make_reference(&g_ref, t, op, CUPRIM_INCLUSIVE, tf.h_in, n);
     scan_call calls[NUM_ALGS + 1];
     tf_result res[NUM_ALGS + 1];

@@ -274,8 +274,7 @@ static void sweep(cuprim_dtype t) {
         if (d != HR_SCAN_RANDOM && n > SWEEP_MAX)
           continue;
         const uint64_t seed = tf_case_seed(t, (uint64_t)op, (uint64_t)d, n);
-        hr_scan_fill(t, (cuprim_op)op, (hr_scan_data)d, seed, tf.h_in, n);
-        tf_upload(tf.d_in, tf.h_in, n * esize, tf.stream);
+        tf_scan_input(t, (cuprim_op)op, (hr_scan_data)d, seed, n, tf.stream);
         draw_init(t, (cuprim_op)op, (hr_scan_data)d, hr_mix(seed, 1), init_host(0));
         uint64_t state = hr_mix(seed, 2);
         const uint64_t k = hr_below(&state, n);
@@ -390,15 +389,13 @@ TF_TEST(test_special_inits) {
   const uint64_t sizes[] = {1, 1000, 70001};
   for (size_t d = 0; d < NUM_SCAN_DTYPES; ++d) {
     const cuprim_dtype t = scan_dtypes[d];
-    const size_t esize = cuprim_dtype_size(t);
     for (int op = 0; op <= CUPRIM_XOR; ++op) {
       if (!hr_scan_supported(t, (cuprim_op)op))
         continue;
       for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; ++si) {
         const uint64_t n = sizes[si];
         const uint64_t seed = tf_case_seed(0x5BEC, t, (uint64_t)op, n);
-        hr_scan_fill(t, (cuprim_op)op, HR_SCAN_RANDOM, seed, tf.h_in, n);
-        tf_upload(tf.d_in, tf.h_in, n * esize, tf.stream);
+        tf_scan_input(t, (cuprim_op)op, HR_SCAN_RANDOM, seed, n, tf.stream);
         for (int which = 0; which < 8; ++which) {
           const char *name = NULL;
           if (!special_applies(t, (cuprim_op)op, which) ||
@@ -448,8 +445,7 @@ TF_TEST(test_two_parts) {
       const hr_scan_data data =
           is_float(t) && (op == CUPRIM_SUM || op == CUPRIM_PROD) ? HR_SCAN_EXACT : HR_SCAN_RANDOM;
       const uint64_t seed = tf_case_seed(0x2BA, t, (uint64_t)op, n);
-      hr_scan_fill(t, (cuprim_op)op, data, seed, tf.h_in, n);
-      tf_upload(tf.d_in, tf.h_in, n * esize, tf.stream);
+      tf_scan_input(t, (cuprim_op)op, data, seed, n, tf.stream);
       for (int ki = 0; ki < 2; ++ki) {
         if (hr_scan_reference(&full, t, (cuprim_op)op, kinds[ki], tf.h_in, n) != 0)
           fail_msg("out of host memory");
@@ -532,8 +528,7 @@ TF_TEST(test_default_streams) {
       const cuprim_op op = k ? CUPRIM_MIN : CUPRIM_SUM;
       const uint64_t n = sizes[k];
       const uint64_t seed = tf_case_seed(0x57E, t, (uint64_t)si, n);
-      hr_scan_fill(t, op, HR_SCAN_EXACT, seed, tf.h_in, n);
-      tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), stream);
+      tf_scan_input(t, op, HR_SCAN_EXACT, seed, n, stream);
       draw_init(t, op, HR_SCAN_EXACT, hr_mix(seed, 1), init_host(3));
       for (int ki = 0; ki < 2; ++ki) {
         make_reference(&g_ref[0], t, op, kinds[ki], init_host(3), tf.h_in, n);
@@ -560,8 +555,7 @@ static void graph_round(void *p, int count, int round, uint64_t seed, char *data
   const uint64_t n = calls[0].n; /* every call scans tf.d_in[0..n) or a prefix of it */
   const cuprim_dtype t = calls[0].dtype;
   const cuprim_op op = calls[0].op;
-  hr_scan_fill(t, op, HR_SCAN_RANDOM, seed, tf.h_in, n);
-  tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
+  tf_scan_input(t, op, HR_SCAN_RANDOM, seed, n, tf.stream);
   tf_finish(tf.stream);
   for (int i = 0; i < count; ++i) {
     draw_init(t, op, HR_SCAN_RANDOM, hr_mix(seed, (uint64_t)i), init_host(calls[i].stage));
@@ -611,8 +605,7 @@ static void counting_cases(cuprim_ctx *ctx) {
   for (int k = 0; k < 2; ++k) {
     const uint64_t n = sizes[k];
     const uint64_t seed = tf_case_seed(0xA11C, t, CUPRIM_SUM, n);
-    hr_scan_fill(t, CUPRIM_SUM, HR_SCAN_RANDOM, seed, tf.h_in, n);
-    tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
+    tf_scan_input(t, CUPRIM_SUM, HR_SCAN_RANDOM, seed, n, tf.stream);
     draw_init(t, CUPRIM_SUM, HR_SCAN_RANDOM, seed, init_host(0));
     make_reference(&g_ref[0], t, CUPRIM_SUM, CUPRIM_EXCLUSIVE, init_host(0), tf.h_in, n);
     init_call calls[2];
@@ -634,8 +627,7 @@ static void failing_cases(cuprim_ctx *ctx) {
   for (int k = 0; k < 2; ++k) {
     const uint64_t n = sizes[k];
     const uint64_t seed = tf_case_seed(0xFA11, t, CUPRIM_MAX, n);
-    hr_scan_fill(t, CUPRIM_MAX, HR_SCAN_RANDOM, seed, tf.h_in, n);
-    tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
+    tf_scan_input(t, CUPRIM_MAX, HR_SCAN_RANDOM, seed, n, tf.stream);
     draw_init(t, CUPRIM_MAX, HR_SCAN_RANDOM, seed, init_host(0));
     make_reference(&g_ref[0], t, CUPRIM_MAX, CUPRIM_INCLUSIVE, init_host(0), tf.h_in, n);
     init_call calls[1];

@@ -431,8 +431,7 @@ static void run_case(cuprim_dtype t, cuprim_op op, hr_scan_data data, const layo
   const uint64_t n = tf.quick ? L->quick_n : L->n;
   const size_t size = cuprim_dtype_size(t);
   const uint64_t seed = tf_case_seed(t, op, (uint64_t)data * 1000 + (uint64_t)(L - layouts), salt);
-  hr_scan_fill(t, op, data, seed, tf.h_in, n);
-  tf_upload(tf.d_in, tf.h_in, n * size, tf.stream);
+  tf_scan_input(t, op, data, seed, n, tf.stream);
   const uint64_t segs = make_offsets(L, n, ot, seed);
   make_references(t, op, n, ot, segs, 1);
   const uint64_t len = L->size ? L->size : n;
@@ -613,8 +612,7 @@ TF_TEST(test_misaligned) {
       const uint64_t n = tf.quick ? L->quick_n : L->n;
       const size_t size = cuprim_dtype_size(t);
       const uint64_t seed = tf_case_seed(0x3A1, t, op, picks[k]);
-      hr_scan_fill(t, op, data, seed, tf.h_in, n);
-      tf_upload(tf.d_in, tf.h_in, n * size, tf.stream);
+      tf_scan_input(t, op, data, seed, n, tf.stream);
       unsigned char *in1 = tf.d_in + (IN_CAP_BYTES / 2) + size; /* a copy, 1 element past */
       tf_upload(in1, tf.h_in, n * size, tf.stream);
       const cuprim_dtype ot = offset_dtypes[k % 4];
@@ -655,8 +653,7 @@ TF_TEST(test_default_streams) {
     const cuprim_op op = si ? CUPRIM_SUM : CUPRIM_MIN;
     const uint64_t n = tf.quick ? L->quick_n : L->n;
     const uint64_t seed = tf_case_seed(0x57E, t, (uint64_t)si, n);
-    hr_scan_fill(t, op, HR_SCAN_EXACT, seed, tf.h_in, n);
-    tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
+    tf_scan_input(t, op, HR_SCAN_EXACT, seed, n, tf.stream);
     const uint64_t segs = make_offsets(L, n, ot, seed);
     tf_finish(tf.stream);
     make_references(t, op, n, ot, segs, 1);
@@ -682,8 +679,7 @@ static uint64_t g_graph_segs;
 static void graph_round(void *p, int count, int round, uint64_t seed, char *data, size_t len) {
   seg_call *calls = (seg_call *)p;
   const uint64_t n = calls[0].n;
-  hr_scan_fill(CUPRIM_U32, CUPRIM_SUM, HR_SCAN_RANDOM, seed, tf.h_in, n);
-  tf_upload(tf.d_in, tf.h_in, n * sizeof(uint32_t), tf.stream);
+  tf_scan_input(CUPRIM_U32, CUPRIM_SUM, HR_SCAN_RANDOM, seed, n, tf.stream);
   tf_finish(tf.stream);
   make_references(CUPRIM_U32, CUPRIM_SUM, n, CUPRIM_I64, g_graph_segs, 1);
   (void)count;
@@ -734,8 +730,7 @@ TF_TEST(test_determinism) {
       const uint64_t n = tf.quick ? L->quick_n : L->n;
       const size_t size = cuprim_dtype_size(t);
       const uint64_t seed = tf_case_seed(0xDE7, t, op, picks[k]);
-      hr_scan_fill(t, op, HR_SCAN_RANDOM, seed, tf.h_in, n);
-      tf_upload(tf.d_in, tf.h_in, n * size, tf.stream);
+      tf_scan_input(t, op, HR_SCAN_RANDOM, seed, n, tf.stream);
       unsigned char *in1 = tf.d_in + (IN_CAP_BYTES / 2) + size;
       tf_upload(in1, tf.h_in, n * size, tf.stream);
       const uint64_t segs = make_offsets(L, n, ot, seed);
@@ -793,8 +788,7 @@ TF_TEST(test_many_tiles) {
     L.n = cases[k].n;
     const cuprim_dtype t = cases[k].t, ot = CUPRIM_U64;
     const uint64_t seed = tf_case_seed(0x7113, t, cases[k].op, L.n);
-    hr_scan_fill(t, cases[k].op, cases[k].data, seed, tf.h_in, L.n);
-    tf_upload(tf.d_in, tf.h_in, L.n * cuprim_dtype_size(t), tf.stream);
+    tf_scan_input(t, cases[k].op, cases[k].data, seed, L.n, tf.stream);
     const uint64_t segs = make_offsets(&L, L.n, ot, seed);
     make_references(t, cases[k].op, L.n, ot, segs, 1);
     seg_call calls[8];
@@ -830,8 +824,7 @@ TF_TEST(test_scan_stress) {
     L.n = tf.quick ? L.quick_n * 2 : (uint64_t)2 << 20;
     const cuprim_dtype t = cases[k].t, ot = CUPRIM_I64;
     const uint64_t seed = tf_case_seed(0x57E55, t, cases[k].layout, L.n);
-    hr_scan_fill(t, CUPRIM_SUM, HR_SCAN_EXACT, seed, tf.h_in, L.n);
-    tf_upload(tf.d_in, tf.h_in, L.n * cuprim_dtype_size(t), tf.stream);
+    tf_scan_input(t, CUPRIM_SUM, HR_SCAN_EXACT, seed, L.n, tf.stream);
     const uint64_t segs = make_offsets(&L, L.n, ot, seed);
     make_references(t, CUPRIM_SUM, L.n, ot, segs, 1);
     int bad = 0;
@@ -854,8 +847,7 @@ static void allocator_calls(cuprim_ctx *ctx, int failing) {
   const cuprim_op op = CUPRIM_SUM;
   const uint64_t n = L->quick_n;
   const uint64_t seed = tf_case_seed(0xA11C, t, op, n);
-  hr_scan_fill(t, op, HR_SCAN_RANDOM, seed, tf.h_in, n);
-  tf_upload(tf.d_in, tf.h_in, n * 4, tf.stream);
+  tf_scan_input(t, op, HR_SCAN_RANDOM, seed, n, tf.stream);
   const uint64_t segs = make_offsets(L, n, ot, seed);
   make_references(t, op, n, ot, segs, 1);
   seg_call calls[MAX_CALLS];
