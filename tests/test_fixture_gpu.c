@@ -159,6 +159,22 @@ void tf_upload(void *d, const void *h, size_t bytes, cudaStream_t stream) {
     TF_CUDA(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, stream));
 }
 
+int tf_next_dtype_op(tf_dtype_op *it, const cuprim_dtype *dtypes, size_t n,
+                     int (*supported)(cuprim_dtype t, cuprim_op op)) {
+  const size_t nops = (size_t)CUPRIM_XOR + 1;
+  while (it->next < n * nops) {
+    const size_t d = it->next / nops;
+    const int op = (int)(it->next % nops);
+    ++it->next;
+    if (supported(dtypes[d], (cuprim_op)op)) {
+      it->t = dtypes[d];
+      it->op = (cuprim_op)op;
+      return 1;
+    }
+  }
+  return 0;
+}
+
 void tf_scan_input(cuprim_dtype t, cuprim_op op, hr_scan_data data, uint64_t seed, uint64_t n,
                    cudaStream_t stream) {
   hr_scan_fill(t, op, data, seed, tf.h_in, n);

@@ -179,6 +179,19 @@ uint64_t tf_case_seed(uint64_t a, uint64_t b, uint64_t c, uint64_t d);
 void tf_finish(cudaStream_t stream);
 /* Copies h[0..bytes) to d, which must lie in d_in or d_in2 with room for it (else a test bug). */
 void tf_upload(void *d, const void *h, size_t bytes, cudaStream_t stream);
+/* The pairs (dtype, op) of dtypes[0..n) and the ops 0..CUPRIM_XOR that supported(t, op) takes,
+ * dtype-major, as two nested loops would give them:
+ *   for (tf_dtype_op it = {0}; tf_next_dtype_op(&it, dtypes, n, supported);)
+ *     ... it.t, it.op ...
+ * Returns 0 when none is left. */
+typedef struct tf_dtype_op {
+  size_t next; /* the pair the next call looks at first: dtype index * (CUPRIM_XOR + 1) + op */
+  cuprim_dtype t;
+  cuprim_op op;
+} tf_dtype_op;
+int tf_next_dtype_op(tf_dtype_op *it, const cuprim_dtype *dtypes, size_t n,
+                     int (*supported)(cuprim_dtype t, cuprim_op op));
+
 /* A case's input: n elements of dtype t drawn into tf.h_in (hr_scan_fill, hr_reduce_fill,
  * hr_hist_fill with the bins b) and uploaded to tf.d_in on `stream` (tf_upload). */
 void tf_scan_input(cuprim_dtype t, cuprim_op op, hr_scan_data data, uint64_t seed, uint64_t n,

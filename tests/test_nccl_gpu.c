@@ -653,6 +653,20 @@ static cuprim_status run_virtual(int p, const uint64_t *off, const unsigned char
   return CUPRIM_SUCCESS;
 }
 
+/* A reduce-and-scan case of the shard tests: the input (scan data of kind `data`, seed from salt,
+ * t, op, data and n) in tf.h_in and tf.d_in, and its references g_rref, g_sref (inclusive) and
+ * g_sref_excl. Returns the seed. */
+static uint64_t shard_case(uint64_t salt, cuprim_dtype t, cuprim_op op, hr_scan_data data,
+                           uint64_t n) {
+  const uint64_t seed =
+      tf_case_seed(salt, t, (uint64_t)op * 2 + (uint64_t)(data == HR_SCAN_EXACT), n);
+  tf_scan_input(t, op, data, seed, n, tf.stream);
+  hr_reduce_reference(t, op, tf.h_in, n, &g_rref);
+  make_scan_reference(&g_sref, t, op, CUPRIM_INCLUSIVE, tf.h_in, n);
+  make_scan_reference(&g_sref_excl, t, op, CUPRIM_EXCLUSIVE, tf.h_in, n);
+  return seed;
+}
+
 /* P virtual ranks x every layout x every dtype and op (and kind), on a few sizes: the combined
  * reduce against the reference (exact data: exactly; float SUM on random data within the bound of
  * the combination), the same bits whichever rank combines, and for P = 1 the bits of
@@ -669,107 +683,100 @@ TF_TEST(test_virtual_ranks) {
   unsigned char *h_scan = tf.out.h + TF_GUARD_BYTES;
   unsigned char h_red[MAX_RANKS + 1][8];
   unsigned long cases = 0;
-  for (size_t d = 0; d < NUM_SCAN_DTYPES; ++d) {
-    const cuprim_dtype t = scan_dtypes[d];
+  for (tf_dtype_op it = {0};
+       tf_next_dtype_op(&it, scan_dtypes, NUM_SCAN_DTYPES, hr_scan_supported);) {
+    const cuprim_dtype t = it.t;
+    const int op = (int)it.op;
     const size_t size = cuprim_dtype_size(t);
-    for (int op = 0; op <= CUPRIM_XOR; ++op) {
-      if (!hr_scan_supported(t, (cuprim_op)op))
-        continue;
-      const int float_arith = is_float(t) && (op == CUPRIM_SUM || op == CUPRIM_PROD);
-      for (int exact = 0; exact <= float_arith; ++exact)
-        for (size_t si = 0; si < nsizes; ++si) {
-          const uint64_t n = sizes[si];
-          const hr_scan_data data = exact ? HR_SCAN_EXACT : HR_SCAN_RANDOM;
-          const uint64_t seed = tf_case_seed(0x7A1, t, (uint64_t)op * 2 + (uint64_t)exact, n);
-          tf_scan_input(t, (cuprim_op)op, data, seed, n, tf.stream);
-          hr_reduce_reference(t, (cuprim_op)op, tf.h_in, n, &g_rref);
-          make_scan_reference(&g_sref, t, (cuprim_op)op, CUPRIM_INCLUSIVE, tf.h_in, n);
-          make_scan_reference(&g_sref_excl, t, (cuprim_op)op, CUPRIM_EXCLUSIVE, tf.h_in, n);
-          /* cuprim_reduce of the whole, for P = 1 */
-          TF_CUDA(cudaMemsetAsync(d_red, TF_POISON, 8, tf.stream));
-          const cuprim_status rs =
-              cuprim_reduce(tf.ctx, tf.d_in, d_red, n, t, (cuprim_op)op, tf.stream);
-          TF_CUDA(
-              cudaMemcpyAsync(h_red[MAX_RANKS], d_red, size, cudaMemcpyDeviceToHost, tf.stream));
-          tf_finish(tf.stream);
-          if (rs != CUPRIM_SUCCESS)
-            tf_failure("cuprim_reduce: %s", tu_status_name(rs));
-          for (size_t pi = 0; pi < sizeof ps / sizeof ps[0]; ++pi)
-            for (int lay = 0; lay < LAYOUTS; ++lay) {
-              const int p = ps[pi];
-              /* Quick mode, and the largest size: a third of the (P, layout) pairs, uneven
-               * shards always. */
-              if ((tf.quick || n > 100000) && lay != 1 && (pi + (size_t)lay + si) % 3 != 0)
-                continue;
-              uint64_t off[MAX_RANKS + 1];
-              layout(lay, p, n, hr_mix(seed, (uint64_t)(p * 16 + lay)), off);
-              uint64_t max_shard = 0;
-              for (int r = 0; r < p; ++r)
-                max_shard = off[r + 1] - off[r] > max_shard ? off[r + 1] - off[r] : max_shard;
-              for (int ki = 0; ki < 2; ++ki)
-                for (int place = 0; place < 2; ++place) {
-                  const hr_scan_ref *sref = ki ? &g_sref_excl : &g_sref;
-                  char what[256];
-                  snprintf(what, sizeof what,
-                           "virtual ranks: P=%d %s shards, %s %s %s %s n=%" PRIu64
-                           " data=%s seed=0x%016" PRIx64,
-                           p, layout_names[lay], hr_dtype_name(t), hr_op_name((cuprim_op)op),
-                           hr_scan_kind_name(kinds[ki]), place ? "in-place" : "out-of-place", n,
-                           hr_scan_data_name(data), seed);
-                  TF_CUDA(cudaMemsetAsync(tf.out.d, TF_POISON, n * size + 2 * TF_GUARD_BYTES,
+    const int float_arith = is_float(t) && (op == CUPRIM_SUM || op == CUPRIM_PROD);
+    for (int exact = 0; exact <= float_arith; ++exact)
+      for (size_t si = 0; si < nsizes; ++si) {
+        const uint64_t n = sizes[si];
+        const hr_scan_data data = exact ? HR_SCAN_EXACT : HR_SCAN_RANDOM;
+        const uint64_t seed = shard_case(0x7A1, t, (cuprim_op)op, data, n);
+        /* cuprim_reduce of the whole, for P = 1 */
+        TF_CUDA(cudaMemsetAsync(d_red, TF_POISON, 8, tf.stream));
+        const cuprim_status rs =
+            cuprim_reduce(tf.ctx, tf.d_in, d_red, n, t, (cuprim_op)op, tf.stream);
+        TF_CUDA(cudaMemcpyAsync(h_red[MAX_RANKS], d_red, size, cudaMemcpyDeviceToHost, tf.stream));
+        tf_finish(tf.stream);
+        if (rs != CUPRIM_SUCCESS)
+          tf_failure("cuprim_reduce: %s", tu_status_name(rs));
+        for (size_t pi = 0; pi < sizeof ps / sizeof ps[0]; ++pi)
+          for (int lay = 0; lay < LAYOUTS; ++lay) {
+            const int p = ps[pi];
+            /* Quick mode, and the largest size: a third of the (P, layout) pairs, uneven
+             * shards always. */
+            if ((tf.quick || n > 100000) && lay != 1 && (pi + (size_t)lay + si) % 3 != 0)
+              continue;
+            uint64_t off[MAX_RANKS + 1];
+            layout(lay, p, n, hr_mix(seed, (uint64_t)(p * 16 + lay)), off);
+            uint64_t max_shard = 0;
+            for (int r = 0; r < p; ++r)
+              max_shard = off[r + 1] - off[r] > max_shard ? off[r + 1] - off[r] : max_shard;
+            for (int ki = 0; ki < 2; ++ki)
+              for (int place = 0; place < 2; ++place) {
+                const hr_scan_ref *sref = ki ? &g_sref_excl : &g_sref;
+                char what[256];
+                snprintf(what, sizeof what,
+                         "virtual ranks: P=%d %s shards, %s %s %s %s n=%" PRIu64
+                         " data=%s seed=0x%016" PRIx64,
+                         p, layout_names[lay], hr_dtype_name(t), hr_op_name((cuprim_op)op),
+                         hr_scan_kind_name(kinds[ki]), place ? "in-place" : "out-of-place", n,
+                         hr_scan_data_name(data), seed);
+                TF_CUDA(
+                    cudaMemsetAsync(tf.out.d, TF_POISON, n * size + 2 * TF_GUARD_BYTES, tf.stream));
+                /* The reduce: every rank combines the same partials; ranks 0 and p-1 here, and
+                 * only once per layout (the scan's kind and placement do not change it). */
+                const int with_reduce = ki == 0 && place == 0;
+                cuprim_status st =
+                    run_virtual(p, off, tf.d_in, n, t, (cuprim_op)op, kinds[ki], d_partials,
+                                d_prefix, with_reduce ? d_red : NULL, d_scan, place);
+                if (st == CUPRIM_SUCCESS && with_reduce)
+                  st = cuprim__nccl_combine(tf.ctx, d_partials, p, d_red + 8, t, (cuprim_op)op,
+                                            tf.stream);
+                TF_CUDA(cudaMemcpyAsync(tf.out.h, tf.out.d, n * size + 2 * TF_GUARD_BYTES,
+                                        cudaMemcpyDeviceToHost, tf.stream));
+                if (with_reduce) {
+                  TF_CUDA(
+                      cudaMemcpyAsync(h_red[0], d_red, size, cudaMemcpyDeviceToHost, tf.stream));
+                  TF_CUDA(cudaMemcpyAsync(h_red[1], d_red + 8, size, cudaMemcpyDeviceToHost,
                                           tf.stream));
-                  /* The reduce: every rank combines the same partials; ranks 0 and p-1 here, and
-                   * only once per layout (the scan's kind and placement do not change it). */
-                  const int with_reduce = ki == 0 && place == 0;
-                  cuprim_status st =
-                      run_virtual(p, off, tf.d_in, n, t, (cuprim_op)op, kinds[ki], d_partials,
-                                  d_prefix, with_reduce ? d_red : NULL, d_scan, place);
-                  if (st == CUPRIM_SUCCESS && with_reduce)
-                    st = cuprim__nccl_combine(tf.ctx, d_partials, p, d_red + 8, t, (cuprim_op)op,
-                                              tf.stream);
-                  TF_CUDA(cudaMemcpyAsync(tf.out.h, tf.out.d, n * size + 2 * TF_GUARD_BYTES,
-                                          cudaMemcpyDeviceToHost, tf.stream));
-                  if (with_reduce) {
-                    TF_CUDA(
-                        cudaMemcpyAsync(h_red[0], d_red, size, cudaMemcpyDeviceToHost, tf.stream));
-                    TF_CUDA(cudaMemcpyAsync(h_red[1], d_red + 8, size, cudaMemcpyDeviceToHost,
-                                            tf.stream));
-                  }
-                  tf_finish(tf.stream);
-                  ++cases;
-                  if (st != CUPRIM_SUCCESS) {
-                    tf_failure("%s: returned %s", what, tu_status_name(st));
-                    continue;
-                  }
-                  if (tu_pattern_mismatch(tf.out.h, TF_GUARD_BYTES, TF_POISON) != TF_GUARD_BYTES ||
-                      tu_pattern_mismatch(h_scan + n * size, TF_GUARD_BYTES, TF_POISON) !=
-                          TF_GUARD_BYTES)
-                    tf_failure("%s: the scans wrote outside their output", what);
-                  uint64_t first = 0, last = 0;
-                  char why[512];
-                  const uint64_t wrong =
-                      hr_scan_check(sref, h_scan, TF_POISON, &first, &last, why, sizeof why);
-                  if (wrong)
-                    tf_failure("%s: scan: %" PRIu64 " wrong element(s) (%" PRIu64 "..%" PRIu64
-                               "), the first %s",
-                               what, wrong, first, last, why);
-                  if (!with_reduce)
-                    continue;
-                  if (memcmp(h_red[0], h_red[1], size) != 0)
-                    tf_failure("%s: reduce: two combinations of the same partials differ", what);
-                  const int ok =
-                      float_arith && !g_rref.exact && (cuprim_op)op == CUPRIM_SUM
-                          ? virtual_sum_ok(&g_rref, h_red[0], max_shard, p, why, sizeof why)
-                          : hr_reduce_check(&g_rref, CUPRIM_REDUCE_AUTO, &g_shape, h_red[0], why,
-                                            sizeof why);
-                  if (!ok)
-                    tf_failure("%s: reduce: %s", what, why);
-                  if (p == 1 && memcmp(h_red[0], h_red[MAX_RANKS], size) != 0)
-                    tf_failure("%s: reduce: one rank's result differs from cuprim_reduce's", what);
                 }
-            }
-        }
-    }
+                tf_finish(tf.stream);
+                ++cases;
+                if (st != CUPRIM_SUCCESS) {
+                  tf_failure("%s: returned %s", what, tu_status_name(st));
+                  continue;
+                }
+                if (tu_pattern_mismatch(tf.out.h, TF_GUARD_BYTES, TF_POISON) != TF_GUARD_BYTES ||
+                    tu_pattern_mismatch(h_scan + n * size, TF_GUARD_BYTES, TF_POISON) !=
+                        TF_GUARD_BYTES)
+                  tf_failure("%s: the scans wrote outside their output", what);
+                uint64_t first = 0, last = 0;
+                char why[512];
+                const uint64_t wrong =
+                    hr_scan_check(sref, h_scan, TF_POISON, &first, &last, why, sizeof why);
+                if (wrong)
+                  tf_failure("%s: scan: %" PRIu64 " wrong element(s) (%" PRIu64 "..%" PRIu64
+                             "), the first %s",
+                             what, wrong, first, last, why);
+                if (!with_reduce)
+                  continue;
+                if (memcmp(h_red[0], h_red[1], size) != 0)
+                  tf_failure("%s: reduce: two combinations of the same partials differ", what);
+                const int ok =
+                    float_arith && !g_rref.exact && (cuprim_op)op == CUPRIM_SUM
+                        ? virtual_sum_ok(&g_rref, h_red[0], max_shard, p, why, sizeof why)
+                        : hr_reduce_check(&g_rref, CUPRIM_REDUCE_AUTO, &g_shape, h_red[0], why,
+                                          sizeof why);
+                if (!ok)
+                  tf_failure("%s: reduce: %s", what, why);
+                if (p == 1 && memcmp(h_red[0], h_red[MAX_RANKS], size) != 0)
+                  tf_failure("%s: reduce: one rank's result differs from cuprim_reduce's", what);
+              }
+          }
+      }
   }
   print_message("virtual ranks: %lu cases\n", cases);
 }
@@ -1075,124 +1082,117 @@ TF_TEST_FROM(test_multi_gpu_reduce_scan, begin_multi) {
   const uint64_t sizes[] = {0, 1000, tf.quick ? 65537u : 1000003u};
   unsigned char *d_partials = tf.d_in2, *d_prefix = tf.d_in2 + 4096, *d_red = tf.d_in2 + 8192;
   int graphs_done = 0;
-  for (size_t d = 0; d < NUM_SCAN_DTYPES; ++d) {
-    const cuprim_dtype t = scan_dtypes[d];
+  for (tf_dtype_op it = {0};
+       tf_next_dtype_op(&it, scan_dtypes, NUM_SCAN_DTYPES, hr_scan_supported);) {
+    const cuprim_dtype t = it.t;
+    const int op = (int)it.op;
     const size_t size = cuprim_dtype_size(t);
-    for (int op = 0; op <= CUPRIM_XOR; ++op) {
-      if (!hr_scan_supported(t, (cuprim_op)op))
-        continue;
-      const int float_arith = is_float(t) && (op == CUPRIM_SUM || op == CUPRIM_PROD);
-      for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; ++si)
-        for (int exact = 0; exact <= float_arith; ++exact) {
-          const uint64_t n = sizes[si];
-          const hr_scan_data data = exact ? HR_SCAN_EXACT : HR_SCAN_RANDOM;
-          const uint64_t seed = tf_case_seed(0x3A7, t, (uint64_t)op * 2 + (uint64_t)exact, n);
-          tf_scan_input(t, (cuprim_op)op, data, seed, n, tf.stream);
-          hr_reduce_reference(t, (cuprim_op)op, tf.h_in, n, &g_rref);
-          make_scan_reference(&g_sref, t, (cuprim_op)op, CUPRIM_INCLUSIVE, tf.h_in, n);
-          make_scan_reference(&g_sref_excl, t, (cuprim_op)op, CUPRIM_EXCLUSIVE, tf.h_in, n);
-          for (int lay = 0; lay < LAYOUTS; ++lay) {
-            if (tf.quick && lay != 1 && lay != (int)(si % LAYOUTS))
-              continue;
-            uint64_t off[MAX_GPUS + 1];
-            layout(lay, p, n, hr_mix(seed, (uint64_t)lay), off);
-            char what[256];
-            snprintf(what, sizeof what,
-                     "%d GPUs, %s shards: %s %s n=%" PRIu64 " data=%s seed=0x%016" PRIx64, p,
-                     layout_names[lay], hr_dtype_name(t), hr_op_name((cuprim_op)op), n,
-                     hr_scan_data_name(data), seed);
-            /* The virtual ranks' result for the same shards, on device 0. */
-            unsigned char virt[8];
-            TF_CUDA(cudaMemsetAsync(d_red, TF_POISON, 8, tf.stream));
-            const cuprim_status vs =
-                run_virtual(p, off, tf.d_in, n, t, (cuprim_op)op, CUPRIM_INCLUSIVE, d_partials,
-                            d_prefix, d_red, NULL, 0);
-            TF_CUDA(cudaMemcpyAsync(virt, d_red, size, cudaMemcpyDeviceToHost, tf.stream));
-            tf_finish(tf.stream);
-            if (vs != CUPRIM_SUCCESS)
-              tf_failure("%s: the virtual ranks returned %s", what, tu_status_name(vs));
-            /* reduce on every GPU */
-            const int graph = !graphs_done && n > 0 && lay == 1;
-            rank_job jobs[MAX_GPUS];
-            memset(jobs, 0, sizeof jobs);
-            for (int r = 0; r < p; ++r) {
-              jobs[r].prim = REDUCE;
-              jobs[r].off = off[r];
-              jobs[r].n = off[r + 1] - off[r];
-              jobs[r].dtype = t;
-              jobs[r].op = (cuprim_op)op;
-              jobs[r].graph = graph;
-            }
-            if (run_ranks(jobs, what)) {
-              for (int r = 0; r < p; ++r) {
-                if (!rank_guards_ok(r, size, what))
-                  continue;
-                const unsigned char *got = g_multi.r[r].h_out + MULTI_GUARD;
-                if (memcmp(got, g_multi.r[0].h_out + MULTI_GUARD, size) != 0)
-                  tf_failure("%s: reduce: rank %d's bits differ from rank 0's", what, r);
-                if (vs == CUPRIM_SUCCESS && memcmp(got, virt, size) != 0)
-                  tf_failure(
-                      "%s: reduce: rank %d's bits differ from the virtual ranks' on device 0", what,
-                      r);
-              }
-              char why[512];
-              const unsigned char *got = g_multi.r[0].h_out + MULTI_GUARD;
-              uint64_t max_shard = 0;
-              for (int r = 0; r < p; ++r)
-                max_shard = off[r + 1] - off[r] > max_shard ? off[r + 1] - off[r] : max_shard;
-              const int ok = float_arith && !g_rref.exact && (cuprim_op)op == CUPRIM_SUM
-                                 ? virtual_sum_ok(&g_rref, got, max_shard, p, why, sizeof why)
-                                 : hr_reduce_check(&g_rref, CUPRIM_REDUCE_AUTO, &g_shape, got, why,
-                                                   sizeof why);
-              if (!ok)
-                tf_failure("%s: reduce: %s", what, why);
-            }
-            /* scan on every GPU */
-            for (int ki = 0; ki < 2; ++ki)
-              for (int place = 0; place < 2; ++place) {
-                if (tf.quick && place != ki)
-                  continue;
-                const hr_scan_ref *sref = ki ? &g_sref_excl : &g_sref;
-                for (int r = 0; r < p; ++r) {
-                  jobs[r].prim = SCAN;
-                  jobs[r].kind = kinds[ki];
-                  jobs[r].in_place = place;
-                  jobs[r].graph = graph && place == 1;
-                }
-                char swhat[320];
-                snprintf(swhat, sizeof swhat, "%s, scan %s %s", what, hr_scan_kind_name(kinds[ki]),
-                         place ? "in-place" : "out-of-place");
-                if (!run_ranks(jobs, swhat))
-                  continue;
-                for (int r = 0; r < p; ++r) {
-                  const uint64_t m = off[r + 1] - off[r];
-                  if (!rank_guards_ok(r, (size_t)m * size, swhat))
-                    continue;
-                  /* rank r's part of the whole scan: the reference from off[r] on */
-                  hr_scan_ref part = *sref;
-                  part.n = m;
-                  part.bits = sref->bits + off[r] * size;
-                  if (!sref->exact) {
-                    part.value = sref->value + off[r];
-                    part.tol = sref->tol + off[r];
-                  }
-                  part.nan_from = sref->nan_from > off[r] ? sref->nan_from - off[r] : 0;
-                  if (part.nan_from > m)
-                    part.nan_from = m;
-                  uint64_t first = 0, last = 0;
-                  char why[512];
-                  const uint64_t wrong = hr_scan_check(&part, g_multi.r[r].h_out + MULTI_GUARD,
-                                                       TF_POISON, &first, &last, why, sizeof why);
-                  if (wrong)
-                    tf_failure("%s: rank %d (elements %" PRIu64 "..%" PRIu64 "): %" PRIu64
-                               " wrong, the first %s",
-                               swhat, r, off[r], off[r + 1], wrong, why);
-                }
-              }
-            graphs_done |= graph;
+    const int float_arith = is_float(t) && (op == CUPRIM_SUM || op == CUPRIM_PROD);
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; ++si)
+      for (int exact = 0; exact <= float_arith; ++exact) {
+        const uint64_t n = sizes[si];
+        const hr_scan_data data = exact ? HR_SCAN_EXACT : HR_SCAN_RANDOM;
+        const uint64_t seed = shard_case(0x3A7, t, (cuprim_op)op, data, n);
+        for (int lay = 0; lay < LAYOUTS; ++lay) {
+          if (tf.quick && lay != 1 && lay != (int)(si % LAYOUTS))
+            continue;
+          uint64_t off[MAX_GPUS + 1];
+          layout(lay, p, n, hr_mix(seed, (uint64_t)lay), off);
+          char what[256];
+          snprintf(what, sizeof what,
+                   "%d GPUs, %s shards: %s %s n=%" PRIu64 " data=%s seed=0x%016" PRIx64, p,
+                   layout_names[lay], hr_dtype_name(t), hr_op_name((cuprim_op)op), n,
+                   hr_scan_data_name(data), seed);
+          /* The virtual ranks' result for the same shards, on device 0. */
+          unsigned char virt[8];
+          TF_CUDA(cudaMemsetAsync(d_red, TF_POISON, 8, tf.stream));
+          const cuprim_status vs =
+              run_virtual(p, off, tf.d_in, n, t, (cuprim_op)op, CUPRIM_INCLUSIVE, d_partials,
+                          d_prefix, d_red, NULL, 0);
+          TF_CUDA(cudaMemcpyAsync(virt, d_red, size, cudaMemcpyDeviceToHost, tf.stream));
+          tf_finish(tf.stream);
+          if (vs != CUPRIM_SUCCESS)
+            tf_failure("%s: the virtual ranks returned %s", what, tu_status_name(vs));
+          /* reduce on every GPU */
+          const int graph = !graphs_done && n > 0 && lay == 1;
+          rank_job jobs[MAX_GPUS];
+          memset(jobs, 0, sizeof jobs);
+          for (int r = 0; r < p; ++r) {
+            jobs[r].prim = REDUCE;
+            jobs[r].off = off[r];
+            jobs[r].n = off[r + 1] - off[r];
+            jobs[r].dtype = t;
+            jobs[r].op = (cuprim_op)op;
+            jobs[r].graph = graph;
           }
+          if (run_ranks(jobs, what)) {
+            for (int r = 0; r < p; ++r) {
+              if (!rank_guards_ok(r, size, what))
+                continue;
+              const unsigned char *got = g_multi.r[r].h_out + MULTI_GUARD;
+              if (memcmp(got, g_multi.r[0].h_out + MULTI_GUARD, size) != 0)
+                tf_failure("%s: reduce: rank %d's bits differ from rank 0's", what, r);
+              if (vs == CUPRIM_SUCCESS && memcmp(got, virt, size) != 0)
+                tf_failure("%s: reduce: rank %d's bits differ from the virtual ranks' on device 0",
+                           what, r);
+            }
+            char why[512];
+            const unsigned char *got = g_multi.r[0].h_out + MULTI_GUARD;
+            uint64_t max_shard = 0;
+            for (int r = 0; r < p; ++r)
+              max_shard = off[r + 1] - off[r] > max_shard ? off[r + 1] - off[r] : max_shard;
+            const int ok =
+                float_arith && !g_rref.exact && (cuprim_op)op == CUPRIM_SUM
+                    ? virtual_sum_ok(&g_rref, got, max_shard, p, why, sizeof why)
+                    : hr_reduce_check(&g_rref, CUPRIM_REDUCE_AUTO, &g_shape, got, why, sizeof why);
+            if (!ok)
+              tf_failure("%s: reduce: %s", what, why);
+          }
+          /* scan on every GPU */
+          for (int ki = 0; ki < 2; ++ki)
+            for (int place = 0; place < 2; ++place) {
+              if (tf.quick && place != ki)
+                continue;
+              const hr_scan_ref *sref = ki ? &g_sref_excl : &g_sref;
+              for (int r = 0; r < p; ++r) {
+                jobs[r].prim = SCAN;
+                jobs[r].kind = kinds[ki];
+                jobs[r].in_place = place;
+                jobs[r].graph = graph && place == 1;
+              }
+              char swhat[320];
+              snprintf(swhat, sizeof swhat, "%s, scan %s %s", what, hr_scan_kind_name(kinds[ki]),
+                       place ? "in-place" : "out-of-place");
+              if (!run_ranks(jobs, swhat))
+                continue;
+              for (int r = 0; r < p; ++r) {
+                const uint64_t m = off[r + 1] - off[r];
+                if (!rank_guards_ok(r, (size_t)m * size, swhat))
+                  continue;
+                /* rank r's part of the whole scan: the reference from off[r] on */
+                hr_scan_ref part = *sref;
+                part.n = m;
+                part.bits = sref->bits + off[r] * size;
+                if (!sref->exact) {
+                  part.value = sref->value + off[r];
+                  part.tol = sref->tol + off[r];
+                }
+                part.nan_from = sref->nan_from > off[r] ? sref->nan_from - off[r] : 0;
+                if (part.nan_from > m)
+                  part.nan_from = m;
+                uint64_t first = 0, last = 0;
+                char why[512];
+                const uint64_t wrong = hr_scan_check(&part, g_multi.r[r].h_out + MULTI_GUARD,
+                                                     TF_POISON, &first, &last, why, sizeof why);
+                if (wrong)
+                  tf_failure("%s: rank %d (elements %" PRIu64 "..%" PRIu64 "): %" PRIu64
+                             " wrong, the first %s",
+                             swhat, r, off[r], off[r + 1], wrong, why);
+              }
+            }
+          graphs_done |= graph;
         }
-    }
+      }
   }
 }
 
