@@ -653,6 +653,12 @@ static cuprim_status run_virtual(int p, const uint64_t *off, const unsigned char
   return CUPRIM_SUCCESS;
 }
 
+/* Float SUM and PROD: rounding makes their results depend on the order of combination; the shard
+ * tests take them on exact data too. */
+static int float_arith(cuprim_dtype t, int op) {
+  return is_float(t) && (op == CUPRIM_SUM || op == CUPRIM_PROD);
+}
+
 /* A reduce-and-scan case of the shard tests: the input (scan data of kind `data`, seed from salt,
  * t, op, data and n) in tf.h_in and tf.d_in, and its references g_rref, g_sref (inclusive) and
  * g_sref_excl. Returns the seed. */
@@ -688,8 +694,7 @@ TF_TEST(test_virtual_ranks) {
     const cuprim_dtype t = it.t;
     const int op = (int)it.op;
     const size_t size = cuprim_dtype_size(t);
-    const int float_arith = is_float(t) && (op == CUPRIM_SUM || op == CUPRIM_PROD);
-    for (int exact = 0; exact <= float_arith; ++exact)
+    for (int exact = 0; exact <= float_arith(t, op); ++exact)
       for (size_t si = 0; si < nsizes; ++si) {
         const uint64_t n = sizes[si];
         const hr_scan_data data = exact ? HR_SCAN_EXACT : HR_SCAN_RANDOM;
@@ -766,7 +771,7 @@ TF_TEST(test_virtual_ranks) {
                 if (memcmp(h_red[0], h_red[1], size) != 0)
                   tf_failure("%s: reduce: two combinations of the same partials differ", what);
                 const int ok =
-                    float_arith && !g_rref.exact && (cuprim_op)op == CUPRIM_SUM
+                    float_arith(t, op) && !g_rref.exact && (cuprim_op)op == CUPRIM_SUM
                         ? virtual_sum_ok(&g_rref, h_red[0], max_shard, p, why, sizeof why)
                         : hr_reduce_check(&g_rref, CUPRIM_REDUCE_AUTO, &g_shape, h_red[0], why,
                                           sizeof why);
@@ -781,43 +786,42 @@ TF_TEST(test_virtual_ranks) {
   print_message("virtual ranks: %lu cases\n", cases);
 }
 
+/* cuprim__nccl_combine of the `count` partials h[0..count) of (t, op): uploaded to tf.d_in2 (none
+ * for 0), combined into tf.d_in2 + 8192, whose element comes back in *got once the stream is done.
+ * Returns what the call returned. */
+static cuprim_status combine(const void *h, int count, cuprim_dtype t, cuprim_op op, void *got) {
+  unsigned char *d_part = tf.d_in2, *d_out = tf.d_in2 + 8192;
+  const size_t size = cuprim_dtype_size(t);
+  if (count)
+    TF_CUDA(cudaMemcpyAsync(d_part, h, (size_t)count * size, cudaMemcpyHostToDevice, tf.stream));
+  const cuprim_status st = cuprim__nccl_combine(tf.ctx, d_part, count, d_out, t, op, tf.stream);
+  TF_CUDA(cudaMemcpyAsync(got, d_out, size, cudaMemcpyDeviceToHost, tf.stream));
+  tf_finish(tf.stream);
+  return st;
+}
+
 /* cuprim__nccl_combine alone, on partials written here: the identity for none, the partial
  * itself (bit for bit, -0.0 and NaN payloads included) for one, and left to right for more:
  * a float SUM whose order shows ((1e20 + -1e20) + 1 = 1, but 1e20 + (-1e20 + 1) = 0), and MIN over
  * a NaN (the first NaN wins). Also past one block of staged partials (129, 300 partials). */
 TF_TEST(test_combine_order) {
-  unsigned char *d_part = tf.d_in2, *d_out = tf.d_in2 + 8192;
   double h_part[300];
   double got = 0.0;
   /* one partial: -0.0 stays -0.0 under SUM */
   h_part[0] = -0.0;
-  TF_CUDA(cudaMemcpyAsync(d_part, h_part, 8, cudaMemcpyHostToDevice, tf.stream));
-  assert_int_equal(
-      cuprim__nccl_combine(tf.ctx, d_part, 1, d_out, CUPRIM_F64, CUPRIM_SUM, tf.stream),
-      CUPRIM_SUCCESS);
-  TF_CUDA(cudaMemcpyAsync(&got, d_out, 8, cudaMemcpyDeviceToHost, tf.stream));
-  tf_finish(tf.stream);
+  assert_int_equal(combine(h_part, 1, CUPRIM_F64, CUPRIM_SUM, &got), CUPRIM_SUCCESS);
   if (!(got == 0.0 && signbit(got)))
     tf_failure("combine of one partial -0.0 (SUM) gave %g, not -0.0", got);
   /* none: the identity */
-  TF_CUDA(cudaMemsetAsync(d_out, TF_POISON, 8, tf.stream));
-  assert_int_equal(
-      cuprim__nccl_combine(tf.ctx, d_part, 0, d_out, CUPRIM_F64, CUPRIM_MIN, tf.stream),
-      CUPRIM_SUCCESS);
-  TF_CUDA(cudaMemcpyAsync(&got, d_out, 8, cudaMemcpyDeviceToHost, tf.stream));
-  tf_finish(tf.stream);
+  TF_CUDA(cudaMemsetAsync(tf.d_in2 + 8192, TF_POISON, 8, tf.stream));
+  assert_int_equal(combine(h_part, 0, CUPRIM_F64, CUPRIM_MIN, &got), CUPRIM_SUCCESS);
   if (!(isinf(got) && got > 0))
     tf_failure("combine of no partials (MIN) gave %g, not +inf", got);
   /* the order: left to right */
   h_part[0] = 1e20;
   h_part[1] = -1e20;
   h_part[2] = 1.0;
-  TF_CUDA(cudaMemcpyAsync(d_part, h_part, 24, cudaMemcpyHostToDevice, tf.stream));
-  assert_int_equal(
-      cuprim__nccl_combine(tf.ctx, d_part, 3, d_out, CUPRIM_F64, CUPRIM_SUM, tf.stream),
-      CUPRIM_SUCCESS);
-  TF_CUDA(cudaMemcpyAsync(&got, d_out, 8, cudaMemcpyDeviceToHost, tf.stream));
-  tf_finish(tf.stream);
+  assert_int_equal(combine(h_part, 3, CUPRIM_F64, CUPRIM_SUM, &got), CUPRIM_SUCCESS);
   if (got != 1.0)
     tf_failure("combine (1e20, -1e20, 1) (SUM) gave %g, not 1 (left to right)", got);
   /* many partials, past the 128 staged at a time: an order-revealing sum and an integer XOR */
@@ -825,12 +829,7 @@ TF_TEST(test_combine_order) {
     for (int i = 0; i < count; ++i)
       h_part[i] = i % 2 ? -1e20 : 1e20;
     h_part[count - 1] = 3.0; /* left to right, 3 survives only where the sum before it is 0 */
-    TF_CUDA(cudaMemcpyAsync(d_part, h_part, (size_t)count * 8, cudaMemcpyHostToDevice, tf.stream));
-    assert_int_equal(
-        cuprim__nccl_combine(tf.ctx, d_part, count, d_out, CUPRIM_F64, CUPRIM_SUM, tf.stream),
-        CUPRIM_SUCCESS);
-    TF_CUDA(cudaMemcpyAsync(&got, d_out, 8, cudaMemcpyDeviceToHost, tf.stream));
-    tf_finish(tf.stream);
+    assert_int_equal(combine(h_part, count, CUPRIM_F64, CUPRIM_SUM, &got), CUPRIM_SUCCESS);
     double want = 0.0;
     for (int i = 0; i < count; ++i)
       want = i == 0 ? h_part[0] : want + h_part[i];
@@ -843,24 +842,14 @@ TF_TEST(test_combine_order) {
       hx[i] = 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1);
       wx ^= hx[i];
     }
-    TF_CUDA(cudaMemcpyAsync(d_part, hx, (size_t)count * 8, cudaMemcpyHostToDevice, tf.stream));
-    assert_int_equal(
-        cuprim__nccl_combine(tf.ctx, d_part, count, d_out, CUPRIM_U64, CUPRIM_XOR, tf.stream),
-        CUPRIM_SUCCESS);
-    TF_CUDA(cudaMemcpyAsync(&gx, d_out, 8, cudaMemcpyDeviceToHost, tf.stream));
-    tf_finish(tf.stream);
+    assert_int_equal(combine(hx, count, CUPRIM_U64, CUPRIM_XOR, &gx), CUPRIM_SUCCESS);
     if (gx != wx)
       tf_failure("combine of %d U64 partials (XOR) gave 0x%016" PRIx64 ", expected 0x%016" PRIx64,
                  count, gx, wx);
   }
   /* MIN with a NaN among the partials: NaN */
   float hf[4] = {3.0f, NAN, -1.0f, 2.0f}, gf = 0.0f;
-  TF_CUDA(cudaMemcpyAsync(d_part, hf, sizeof hf, cudaMemcpyHostToDevice, tf.stream));
-  assert_int_equal(
-      cuprim__nccl_combine(tf.ctx, d_part, 4, d_out, CUPRIM_F32, CUPRIM_MIN, tf.stream),
-      CUPRIM_SUCCESS);
-  TF_CUDA(cudaMemcpyAsync(&gf, d_out, 4, cudaMemcpyDeviceToHost, tf.stream));
-  tf_finish(tf.stream);
+  assert_int_equal(combine(hf, 4, CUPRIM_F32, CUPRIM_MIN, &gf), CUPRIM_SUCCESS);
   if (!isnan(gf))
     tf_failure("combine (3, NaN, -1, 2) (MIN) gave %g, not NaN", (double)gf);
 }
@@ -1073,6 +1062,18 @@ static int rank_guards_ok(int r, size_t out_bytes, const char *what) {
   return 1;
 }
 
+/* The jobs of one primitive over the shards off[0..p]: rank r takes elements off[r]..off[r+1] of
+ * tf.d_in; every other member zero (jobs holds MAX_GPUS). */
+static void shard_jobs(rank_job *jobs, int p, int prim, const uint64_t *off, cuprim_dtype t) {
+  memset(jobs, 0, MAX_GPUS * sizeof *jobs);
+  for (int r = 0; r < p; ++r) {
+    jobs[r].prim = prim;
+    jobs[r].off = off[r];
+    jobs[r].n = off[r + 1] - off[r];
+    jobs[r].dtype = t;
+  }
+}
+
 /* Reduce and scan over every GPU: every dtype and op, shards in every layout, both kinds, in
  * place and not (and one case of each captured into graphs). Each rank's reduce must have the
  * same bits as every other rank's and as the virtual ranks' on device 0 for the same shards; each
@@ -1087,9 +1088,8 @@ TF_TEST_FROM(test_multi_gpu_reduce_scan, begin_multi) {
     const cuprim_dtype t = it.t;
     const int op = (int)it.op;
     const size_t size = cuprim_dtype_size(t);
-    const int float_arith = is_float(t) && (op == CUPRIM_SUM || op == CUPRIM_PROD);
     for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; ++si)
-      for (int exact = 0; exact <= float_arith; ++exact) {
+      for (int exact = 0; exact <= float_arith(t, op); ++exact) {
         const uint64_t n = sizes[si];
         const hr_scan_data data = exact ? HR_SCAN_EXACT : HR_SCAN_RANDOM;
         const uint64_t seed = shard_case(0x3A7, t, (cuprim_op)op, data, n);
@@ -1116,12 +1116,8 @@ TF_TEST_FROM(test_multi_gpu_reduce_scan, begin_multi) {
           /* reduce on every GPU */
           const int graph = !graphs_done && n > 0 && lay == 1;
           rank_job jobs[MAX_GPUS];
-          memset(jobs, 0, sizeof jobs);
+          shard_jobs(jobs, p, REDUCE, off, t);
           for (int r = 0; r < p; ++r) {
-            jobs[r].prim = REDUCE;
-            jobs[r].off = off[r];
-            jobs[r].n = off[r + 1] - off[r];
-            jobs[r].dtype = t;
             jobs[r].op = (cuprim_op)op;
             jobs[r].graph = graph;
           }
@@ -1142,7 +1138,7 @@ TF_TEST_FROM(test_multi_gpu_reduce_scan, begin_multi) {
             for (int r = 0; r < p; ++r)
               max_shard = off[r + 1] - off[r] > max_shard ? off[r + 1] - off[r] : max_shard;
             const int ok =
-                float_arith && !g_rref.exact && (cuprim_op)op == CUPRIM_SUM
+                float_arith(t, op) && !g_rref.exact && (cuprim_op)op == CUPRIM_SUM
                     ? virtual_sum_ok(&g_rref, got, max_shard, p, why, sizeof why)
                     : hr_reduce_check(&g_rref, CUPRIM_REDUCE_AUTO, &g_shape, got, why, sizeof why);
             if (!ok)
@@ -1218,12 +1214,8 @@ TF_TEST_FROM(test_multi_gpu_histogram, begin_multi) {
         uint64_t off[MAX_GPUS + 1];
         layout(lay, p, n, seed, off);
         rank_job jobs[MAX_GPUS];
-        memset(jobs, 0, sizeof jobs);
+        shard_jobs(jobs, p, HIST, off, t);
         for (int r = 0; r < p; ++r) {
-          jobs[r].prim = HIST;
-          jobs[r].off = off[r];
-          jobs[r].n = off[r + 1] - off[r];
-          jobs[r].dtype = t;
           jobs[r].num_bins = bins[bi];
           jobs[r].lower = lo;
           jobs[r].upper = hi;
