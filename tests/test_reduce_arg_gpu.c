@@ -49,30 +49,24 @@ static int is_signed_int(cuprim_dtype t) {
 /* Element i of a float array, as a double (exact). */
 static double get_float(cuprim_dtype t, const void *h, uint64_t i) { return hr_to_double(t, h, i); }
 
-/* Element i of an integer array, as a 64-bit signed (signed dtypes) or unsigned value. */
-static int64_t get_signed(cuprim_dtype t, const void *h, uint64_t i) {
-  switch (t) {
-  case CUPRIM_I8:
-    return ((const int8_t *)h)[i];
-  case CUPRIM_I16:
-    return ((const int16_t *)h)[i];
-  case CUPRIM_I32:
-    return ((const int32_t *)h)[i];
-  default:
-    return ((const int64_t *)h)[i];
-  }
-}
+/* Element i of an integer array, as a 64-bit unsigned (unsigned dtypes) or signed value: its bits
+ * zero-extended, or sign-extended from the dtype's width. */
 static uint64_t get_unsigned(cuprim_dtype t, const void *h, uint64_t i) {
-  switch (t) {
-  case CUPRIM_U8:
+  switch (cuprim_dtype_size(t)) {
+  case 1:
     return ((const uint8_t *)h)[i];
-  case CUPRIM_U16:
+  case 2:
     return ((const uint16_t *)h)[i];
-  case CUPRIM_U32:
+  case 4:
     return ((const uint32_t *)h)[i];
   default:
     return ((const uint64_t *)h)[i];
   }
+}
+static int64_t get_signed(cuprim_dtype t, const void *h, uint64_t i) {
+  const uint64_t u = get_unsigned(t, h, i), sign = 1ull << (8 * cuprim_dtype_size(t) - 1);
+  /* negative: -(magnitude - 1) - 1, without converting an out-of-range unsigned value */
+  return u & sign ? -(int64_t)(~u & (sign - 1)) - 1 : (int64_t)u;
 }
 
 /* Stores v into element i: floats rounded to the dtype (the values used are exact), integers
