@@ -224,6 +224,23 @@ size_t tf_begin_large(const char *what, size_t need) {
   return free_bytes;
 }
 
+unsigned char *tf_alloc_guarded(size_t bytes) {
+  unsigned char *d_slot = NULL;
+  TF_CUDA(cudaMalloc((void **)&d_slot, bytes + 2 * TF_GUARD_BYTES));
+  return d_slot;
+}
+
+void tf_check_large_guards(const unsigned char *d_slot, size_t bytes, const char *what) {
+  unsigned char guards[2 * TF_GUARD_BYTES];
+  TF_CUDA(cudaMemcpy(guards, d_slot, TF_GUARD_BYTES, cudaMemcpyDeviceToHost));
+  TF_CUDA(cudaMemcpy(guards + TF_GUARD_BYTES, d_slot + TF_GUARD_BYTES + bytes, TF_GUARD_BYTES,
+                     cudaMemcpyDeviceToHost));
+  const size_t bad = tu_pattern_mismatch(guards, sizeof guards, TF_POISON);
+  if (bad != sizeof guards)
+    tf_failure("%s: wrote %s d_out (guard byte %zu)", what,
+               bad < TF_GUARD_BYTES ? "before" : "past", bad);
+}
+
 const uint64_t *tf_pick(const uint64_t *full, size_t nfull, const uint64_t *quick, size_t nquick,
                         size_t *n) {
   *n = tf.quick ? nquick : nfull;

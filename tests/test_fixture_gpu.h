@@ -218,6 +218,13 @@ extern const char *const tf_default_stream_name[TF_DEFAULT_STREAMS];
 #define TF_GIB 1073741824.0
 size_t tf_begin_large(const char *what, size_t need);
 
+/* A large output of a test's own: `bytes` at d_slot + TF_GUARD_BYTES, with TF_GUARD_BYTES of
+ * guards on either side. tf_alloc_guarded returns d_slot (cudaMalloc; the test poisons and frees
+ * it); tf_check_large_guards copies the guards back and fails "`what`: wrote before (or past) d_out
+ * (guard byte k)" unless they still hold the poison. */
+unsigned char *tf_alloc_guarded(size_t bytes);
+void tf_check_large_guards(const unsigned char *d_slot, size_t bytes, const char *what);
+
 /* The sizes of a test, full or quick: TF_PICK(full, quick, &n) gives the array (and its length
  * in n) that the mode asks for. */
 const uint64_t *tf_pick(const uint64_t *full, size_t nfull, const uint64_t *quick, size_t nquick,

@@ -78,43 +78,34 @@ static void put(cuprim_dtype t, void *h, uint64_t i, double v_float, uint64_t v_
     hr_store_bits(t, h, i, v_int);
 }
 
+/* 1 if element i is strictly greater (max) or less than element j: as doubles for floats (no NaN
+ * here), as 64-bit signed or unsigned values for integers. */
+static int better(cuprim_dtype t, const void *h, uint64_t i, uint64_t j, int max) {
+  if (is_float(t)) {
+    const double a = get_float(t, h, i), b = get_float(t, h, j);
+    return max ? a > b : a < b;
+  }
+  if (is_signed_int(t)) {
+    const int64_t a = get_signed(t, h, i), b = get_signed(t, h, j);
+    return max ? a > b : a < b;
+  }
+  const uint64_t a = get_unsigned(t, h, i), b = get_unsigned(t, h, j);
+  return max ? a > b : a < b;
+}
+
 /* The index cuprim_reduce_arg must return (UINT64_MAX for n == 0). */
 static uint64_t reference(cuprim_dtype t, cuprim_arg_op op, const void *h, uint64_t n) {
   if (n == 0)
     return UINT64_MAX;
   const int max = op == CUPRIM_ARGMAX;
-  uint64_t best = 0;
-  if (is_float(t)) {
+  if (is_float(t))
     for (uint64_t i = 0; i < n; ++i)
       if (isnan(get_float(t, h, i)))
         return i; /* the first NaN wins */
-    double b = get_float(t, h, 0);
-    for (uint64_t i = 1; i < n; ++i) {
-      const double v = get_float(t, h, i);
-      if (max ? v > b : v < b) { /* -0.0 == +0.0: the first stays */
-        b = v;
-        best = i;
-      }
-    }
-  } else if (is_signed_int(t)) {
-    int64_t b = get_signed(t, h, 0);
-    for (uint64_t i = 1; i < n; ++i) {
-      const int64_t v = get_signed(t, h, i);
-      if (max ? v > b : v < b) {
-        b = v;
-        best = i;
-      }
-    }
-  } else {
-    uint64_t b = get_unsigned(t, h, 0);
-    for (uint64_t i = 1; i < n; ++i) {
-      const uint64_t v = get_unsigned(t, h, i);
-      if (max ? v > b : v < b) {
-        b = v;
-        best = i;
-      }
-    }
-  }
+  uint64_t best = 0;
+  for (uint64_t i = 1; i < n; ++i)
+    if (better(t, h, i, best, max)) /* a tie (-0.0 == +0.0 too): the first stays */
+      best = i;
   return best;
 }
 

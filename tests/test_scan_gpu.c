@@ -829,9 +829,8 @@ static void test_large_input(void **state) {
   tf_begin_large("past 2^31", 2 * bytes + 2 * TF_GUARD_BYTES + ((size_t)1 << 30));
   cuprim_ctx *ctx = tf_context(NULL);
   uint32_t *d_in = NULL;
-  unsigned char *d_slot = NULL;
   TF_CUDA(cudaMalloc((void **)&d_in, bytes));
-  TF_CUDA(cudaMalloc((void **)&d_slot, bytes + 2 * TF_GUARD_BYTES));
+  unsigned char *d_slot = tf_alloc_guarded(bytes);
   uint32_t *d_out = (uint32_t *)(void *)(d_slot + TF_GUARD_BYTES);
   TF_CUDA(tu_device_fill_u32(d_in, n, tf.stream));
 
@@ -898,14 +897,7 @@ static void test_large_input(void **state) {
                  what, wrong, first, got[0], got[1], got[1] - got[0],
                  tu_fill_u32_formula(excl ? first - 1 : first));
     }
-    unsigned char guards[2 * TF_GUARD_BYTES];
-    TF_CUDA(cudaMemcpy(guards, d_slot, TF_GUARD_BYTES, cudaMemcpyDeviceToHost));
-    TF_CUDA(cudaMemcpy(guards + TF_GUARD_BYTES, d_slot + TF_GUARD_BYTES + bytes, TF_GUARD_BYTES,
-                       cudaMemcpyDeviceToHost));
-    const size_t bad = tu_pattern_mismatch(guards, sizeof guards, TF_POISON);
-    if (bad != sizeof guards)
-      tf_failure("%s: wrote %s d_out (guard byte %zu)", what,
-                 bad < TF_GUARD_BYTES ? "before" : "past", bad);
+    tf_check_large_guards(d_slot, bytes, what);
     for (size_t s = 0; s < NSPOTS; ++s) {
       uint32_t got = 0;
       TF_CUDA(cudaMemcpy(&got, d_out + spots[s], 4, cudaMemcpyDeviceToHost));

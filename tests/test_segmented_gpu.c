@@ -952,17 +952,6 @@ TF_TEST(test_errors_with_device) {
  * every algorithm over about 2^20 random segments (I64 offsets), the segmented scan (inclusive,
  * then exclusive in place) over them, and the batched scan over 4097 rows of 2^20 + 3. Checked on
  * the device against the formula, and the guards around each output. A context of its own. */
-static void check_guards(const unsigned char *d_slot, size_t bytes, const char *what) {
-  unsigned char guards[2 * TF_GUARD_BYTES];
-  TF_CUDA(cudaMemcpy(guards, d_slot, TF_GUARD_BYTES, cudaMemcpyDeviceToHost));
-  TF_CUDA(cudaMemcpy(guards + TF_GUARD_BYTES, d_slot + TF_GUARD_BYTES + bytes, TF_GUARD_BYTES,
-                     cudaMemcpyDeviceToHost));
-  const size_t bad = tu_pattern_mismatch(guards, sizeof guards, TF_POISON);
-  if (bad != sizeof guards)
-    tf_failure("%s: wrote %s d_out (guard byte %zu)", what,
-               bad < TF_GUARD_BYTES ? "before" : "past", bad);
-}
-
 static void report(const char *what, cuprim_status st, cudaError_t ce, uint64_t wrong,
                    uint64_t first) {
   if (st != CUPRIM_SUCCESS)
@@ -981,9 +970,8 @@ static void test_large_input(void **state) {
   tf_begin_large("past 2^32", 2 * bytes + ((size_t)1 << 30));
   cuprim_ctx *ctx = tf_context(NULL);
   uint32_t *d_in = NULL;
-  unsigned char *d_slot = NULL;
   TF_CUDA(cudaMalloc((void **)&d_in, bytes));
-  TF_CUDA(cudaMalloc((void **)&d_slot, bytes + 2 * TF_GUARD_BYTES));
+  unsigned char *d_slot = tf_alloc_guarded(bytes);
   uint32_t *d_out = (uint32_t *)(void *)(d_slot + TF_GUARD_BYTES);
   TF_CUDA(tu_device_fill_u32(d_in, N, tf.stream));
   uint64_t wrong = 0, first = 0;
@@ -996,7 +984,7 @@ static void test_large_input(void **state) {
   const tu_segments ones = {NULL, N, 1};
   cudaError_t ce = tu_device_check_segmented_sum_u32(d_out, ones, &wrong, &first, tf.stream);
   report("cuprim_batched_reduce U32 SUM, rows of 1, past 2^32 rows", st, ce, wrong, first);
-  check_guards(d_slot, N * 4, "cuprim_batched_reduce, past 2^32 rows");
+  tf_check_large_guards(d_slot, N * 4, "cuprim_batched_reduce, past 2^32 rows");
 
   /* About 2^20 random segments over N elements, I64 offsets (as uint64 on the device too: the
    * values are non-negative). */
@@ -1018,7 +1006,7 @@ static void test_large_input(void **state) {
                                     segs, CUPRIM_U32, CUPRIM_SUM, tf.stream);
     ce = tu_device_check_segmented_sum_u32(d_out, random_segs, &wrong, &first, tf.stream);
     report(what, st, ce, wrong, first);
-    check_guards(d_slot, segs * 4, what);
+    tf_check_large_guards(d_slot, segs * 4, what);
   }
   /* The scans: inclusive out of place, then exclusive in place (last: it overwrites the input),
    * and the batched scan (in place on the scanned data would need the input: out of place). */
@@ -1047,7 +1035,7 @@ static void test_large_input(void **state) {
                exclusive ? "exclusive" : "inclusive", in_place ? " in place" : "", N);
     }
     report(what, st, ce, wrong, first);
-    check_guards(d_slot, bytes, what);
+    tf_check_large_guards(d_slot, bytes, what);
   }
   free(h_off);
   TF_CUDA(cudaFree(d_off));
