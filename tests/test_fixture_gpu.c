@@ -507,6 +507,30 @@ int tf_check_scan(const hr_scan_ref *ref, uint64_t n, cuprim_dtype t, cuprim_op 
   return tf_passed(r, cs, out);
 }
 
+void tf_scan_sweep_cases(cuprim_dtype t, const uint64_t *sizes, size_t nsizes,
+                         uint64_t random_only_above,
+                         void (*run)(cuprim_dtype t, cuprim_op op, hr_scan_data data,
+                                     size_t size_index, uint64_t n, uint64_t seed)) {
+  for (int op = 0; op <= CUPRIM_XOR; ++op) {
+    if (!hr_scan_supported(t, (cuprim_op)op))
+      continue;
+    for (int d = 0; d < HR_SCAN_DATA_KINDS; ++d) {
+      if (!hr_scan_data_applies(t, (cuprim_op)op, (hr_scan_data)d))
+        continue;
+      if (tf.quick && d == HR_SCAN_CONSTANT)
+        continue;
+      for (size_t k = 0; k < nsizes; ++k) {
+        const uint64_t n = sizes[k];
+        if (d != HR_SCAN_RANDOM && n > random_only_above)
+          continue;
+        const uint64_t seed = tf_case_seed(t, (uint64_t)op, (uint64_t)d, n);
+        tf_scan_input(t, (cuprim_op)op, (hr_scan_data)d, seed, n, tf.stream);
+        run(t, (cuprim_op)op, (hr_scan_data)d, k, n, seed);
+      }
+    }
+  }
+}
+
 int tf_check(const tf_call_ops *ops, const tf_region *rg, const void *call, tf_result *r,
              const tf_case *cs) {
   char what[512];

@@ -351,6 +351,16 @@ int tf_check_scan(const hr_scan_ref *ref, uint64_t n, cuprim_dtype t, cuprim_op 
                   cuprim_scan_kind kind, const tf_region *rg, tf_result *r, const tf_case *cs,
                   const char *what);
 
+/* The cases of a scan sweep for dtype t (test_scan_gpu.c, test_scan_init_gpu.c), in this order:
+ * every op scan takes with t, every data kind that applies to (t, op) (not CONSTANT in quick mode),
+ * every size of sizes[0..nsizes) (above random_only_above: random data only). For each the input
+ * is drawn (tf_scan_input, seed tf_case_seed(t, op, data, n)), then run(t, op, data, size_index,
+ * n, seed) makes the calls. */
+void tf_scan_sweep_cases(cuprim_dtype t, const uint64_t *sizes, size_t nsizes,
+                         uint64_t random_only_above,
+                         void (*run)(cuprim_dtype t, cuprim_op op, hr_scan_data data,
+                                     size_t size_index, uint64_t n, uint64_t seed));
+
 /* The full check of a call that ran: status, guards, then ops->check. Sets and returns r->ok. */
 int tf_check(const tf_call_ops *ops, const tf_region *rg, const void *call, tf_result *r,
              const tf_case *cs);

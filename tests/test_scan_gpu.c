@@ -258,45 +258,34 @@ static int sweep_calls(scan_call *calls, const void *d_in, uint64_t n, cuprim_dt
   return count;
 }
 
+static unsigned long g_cases, g_ncalls; /* of the running sweep */
+
+/* One sweep case (its input in tf.d_in): both kinds, then the input must be intact. */
+static void sweep_case(cuprim_dtype t, cuprim_op op, hr_scan_data d, size_t k, uint64_t n,
+                       uint64_t seed) {
+  for (int ki = 0; ki < 2; ++ki) {
+    make_reference(&g_ref, t, op, kinds[ki], tf.h_in, n);
+    scan_call calls[MAX_CALLS];
+    tf_result res[MAX_CALLS];
+    const int count = sweep_calls(calls, tf.d_in, n, t, op, kinds[ki], k);
+    run_and_check(calls, count, tf.stream, &g_ref, hr_scan_data_name(d), seed, 0, res);
+    g_ncalls += (unsigned long)count;
+    ++g_cases;
+  }
+  char what[128];
+  snprintf(what, sizeof what, "%s %s n=%" PRIu64 " seed=0x%016" PRIx64, hr_dtype_name(t),
+           hr_op_name(op), n, seed);
+  check_input_intact(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), what);
+}
+
 /* Every alg (and cuprim_scan) x op x data kind x size x kind for one dtype, in place and out of
  * place. One reference per (op, data, size, kind), shared by the calls. */
 static void sweep(cuprim_dtype t) {
   uint64_t sizes[64];
   const size_t nsizes = sweep_sizes(t, sizes, 64);
-  const size_t esize = cuprim_dtype_size(t);
-  unsigned long cases = 0, ncalls = 0;
-  for (int op = 0; op <= CUPRIM_XOR; ++op) {
-    if (!hr_scan_supported(t, (cuprim_op)op))
-      continue;
-    for (int d = 0; d < HR_SCAN_DATA_KINDS; ++d) {
-      if (!hr_scan_data_applies(t, (cuprim_op)op, (hr_scan_data)d))
-        continue;
-      if (tf.quick && d == HR_SCAN_CONSTANT)
-        continue;
-      for (size_t k = 0; k < nsizes; ++k) {
-        const uint64_t n = sizes[k];
-        if (d != HR_SCAN_RANDOM && n > SWEEP_MAX)
-          continue;
-        const uint64_t seed = tf_case_seed(t, (uint64_t)op, (uint64_t)d, n);
-        tf_scan_input(t, (cuprim_op)op, (hr_scan_data)d, seed, n, tf.stream);
-        for (int ki = 0; ki < 2; ++ki) {
-          make_reference(&g_ref, t, (cuprim_op)op, kinds[ki], tf.h_in, n);
-          scan_call calls[MAX_CALLS];
-          tf_result res[MAX_CALLS];
-          const int count = sweep_calls(calls, tf.d_in, n, t, (cuprim_op)op, kinds[ki], k);
-          run_and_check(calls, count, tf.stream, &g_ref, hr_scan_data_name((hr_scan_data)d), seed,
-                        0, res);
-          ncalls += (unsigned long)count;
-          ++cases;
-        }
-        char what[128];
-        snprintf(what, sizeof what, "%s %s n=%" PRIu64 " seed=0x%016" PRIx64, hr_dtype_name(t),
-                 hr_op_name((cuprim_op)op), n, seed);
-        check_input_intact(tf.d_in, tf.h_in, n * esize, what);
-      }
-    }
-  }
-  print_message("%s: %lu cases, %lu calls\n", hr_dtype_name(t), cases, ncalls);
+  g_cases = g_ncalls = 0;
+  tf_scan_sweep_cases(t, sizes, nsizes, SWEEP_MAX, sweep_case);
+  print_message("%s: %lu cases, %lu calls\n", hr_dtype_name(t), g_cases, g_ncalls);
 }
 
 TF_SWEEP_TESTS_32_64(sweep)

@@ -256,43 +256,35 @@ static int sweep_calls(init_call *calls, uint64_t n, cuprim_dtype t, cuprim_op o
   return count;
 }
 
+static unsigned long g_cases, g_ncalls; /* of the running sweep */
+
+/* One sweep case (its input in tf.d_in): an initial value in slot 0 and one inside the input
+ * (element k), both kinds. */
+static void sweep_case(cuprim_dtype t, cuprim_op op, hr_scan_data d, size_t si, uint64_t n,
+                       uint64_t seed) {
+  const size_t esize = cuprim_dtype_size(t);
+  draw_init(t, op, d, hr_mix(seed, 1), init_host(0));
+  uint64_t state = hr_mix(seed, 2);
+  const uint64_t k = hr_below(&state, n);
+  for (int ki = 0; ki < 2; ++ki) {
+    make_reference(&g_ref[0], t, op, kinds[ki], init_host(0), tf.h_in, n);
+    make_reference(&g_ref[1], t, op, kinds[ki], tf.h_in + k * esize, tf.h_in, n);
+    const hr_scan_ref *const refs[2] = {&g_ref[0].view, &g_ref[1].view};
+    init_call calls[MAX_CALLS];
+    tf_result res[MAX_CALLS];
+    const int count = sweep_calls(calls, n, t, op, kinds[ki], k, si, refs);
+    run_and_check(calls, count, tf.stream, hr_scan_data_name(d), seed, res);
+    g_ncalls += (unsigned long)count;
+    ++g_cases;
+  }
+}
+
 static void sweep(cuprim_dtype t) {
   uint64_t sizes[64];
   const size_t nsizes = sweep_sizes(t, sizes, 64);
-  const size_t esize = cuprim_dtype_size(t);
-  unsigned long cases = 0, ncalls = 0;
-  for (int op = 0; op <= CUPRIM_XOR; ++op) {
-    if (!hr_scan_supported(t, (cuprim_op)op))
-      continue;
-    for (int d = 0; d < HR_SCAN_DATA_KINDS; ++d) {
-      if (!hr_scan_data_applies(t, (cuprim_op)op, (hr_scan_data)d))
-        continue;
-      if (tf.quick && d == HR_SCAN_CONSTANT)
-        continue;
-      for (size_t si = 0; si < nsizes; ++si) {
-        const uint64_t n = sizes[si];
-        if (d != HR_SCAN_RANDOM && n > SWEEP_MAX)
-          continue;
-        const uint64_t seed = tf_case_seed(t, (uint64_t)op, (uint64_t)d, n);
-        tf_scan_input(t, (cuprim_op)op, (hr_scan_data)d, seed, n, tf.stream);
-        draw_init(t, (cuprim_op)op, (hr_scan_data)d, hr_mix(seed, 1), init_host(0));
-        uint64_t state = hr_mix(seed, 2);
-        const uint64_t k = hr_below(&state, n);
-        for (int ki = 0; ki < 2; ++ki) {
-          make_reference(&g_ref[0], t, (cuprim_op)op, kinds[ki], init_host(0), tf.h_in, n);
-          make_reference(&g_ref[1], t, (cuprim_op)op, kinds[ki], tf.h_in + k * esize, tf.h_in, n);
-          const hr_scan_ref *const refs[2] = {&g_ref[0].view, &g_ref[1].view};
-          init_call calls[MAX_CALLS];
-          tf_result res[MAX_CALLS];
-          const int count = sweep_calls(calls, n, t, (cuprim_op)op, kinds[ki], k, si, refs);
-          run_and_check(calls, count, tf.stream, hr_scan_data_name((hr_scan_data)d), seed, res);
-          ncalls += (unsigned long)count;
-          ++cases;
-        }
-      }
-    }
-  }
-  print_message("%s: %lu cases, %lu calls\n", hr_dtype_name(t), cases, ncalls);
+  g_cases = g_ncalls = 0;
+  tf_scan_sweep_cases(t, sizes, nsizes, SWEEP_MAX, sweep_case);
+  print_message("%s: %lu cases, %lu calls\n", hr_dtype_name(t), g_cases, g_ncalls);
 }
 
 TF_SWEEP_TESTS_32_64(sweep)
