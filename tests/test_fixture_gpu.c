@@ -412,6 +412,16 @@ size_t tf_layout(const tf_call_ops *ops, const void *calls, int count, const tf_
   return used;
 }
 
+const void *tf_in_place_input(int in_place, void *d_out, const void *d_in, size_t bytes,
+                              cudaStream_t stream) {
+  if (!in_place)
+    return d_in;
+  if (bytes)
+    TF_CUDA_NOTE(cudaMemcpyAsync(d_out, d_in, bytes, cudaMemcpyDeviceToDevice, stream),
+                 &tf.deferred);
+  return d_out;
+}
+
 void tf_issue(const tf_call_ops *ops, cuprim_ctx *ctx, const void *calls, int i,
               const tf_region *rg, tf_result *res, cudaStream_t stream) {
   res[i].st = ops->issue(ctx, tf_call_at(ops, calls, i), tf_slot_device(rg, &res[i].slot), stream);
@@ -507,28 +517,20 @@ int tf_check_scan(const hr_scan_ref *ref, uint64_t n, cuprim_dtype t, cuprim_op 
   return tf_passed(r, cs, out);
 }
 
-void tf_scan_sweep_cases(cuprim_dtype t, const uint64_t *sizes, size_t nsizes,
-                         uint64_t random_only_above,
-                         void (*run)(cuprim_dtype t, cuprim_op op, hr_scan_data data,
-                                     size_t size_index, uint64_t n, uint64_t seed)) {
-  for (int op = 0; op <= CUPRIM_XOR; ++op) {
-    if (!hr_scan_supported(t, (cuprim_op)op))
-      continue;
-    for (int d = 0; d < HR_SCAN_DATA_KINDS; ++d) {
-      if (!hr_scan_data_applies(t, (cuprim_op)op, (hr_scan_data)d))
-        continue;
-      if (tf.quick && d == HR_SCAN_CONSTANT)
-        continue;
-      for (size_t k = 0; k < nsizes; ++k) {
-        const uint64_t n = sizes[k];
-        if (d != HR_SCAN_RANDOM && n > random_only_above)
-          continue;
-        const uint64_t seed = tf_case_seed(t, (uint64_t)op, (uint64_t)d, n);
-        tf_scan_input(t, (cuprim_op)op, (hr_scan_data)d, seed, n, tf.stream);
-        run(t, (cuprim_op)op, (hr_scan_data)d, k, n, seed);
-      }
-    }
-  }
+void tf_scan_sweep(cuprim_dtype t, const uint64_t *sizes, size_t nsizes, uint64_t random_only_above,
+                   void (*run)(cuprim_dtype t, cuprim_op op, hr_scan_data data, size_t size_index,
+                               uint64_t n, uint64_t seed, tf_sweep_counts *counts)) {
+  tf_sweep_counts counts = {0, 0};
+  for (tf_dtype_op it = {0}; tf_next_dtype_op(&it, &t, 1, hr_scan_supported);)
+    for (int d = 0; d < HR_SCAN_DATA_KINDS; ++d)
+      if (hr_scan_data_applies(t, it.op, (hr_scan_data)d) && !(tf.quick && d == HR_SCAN_CONSTANT))
+        for (size_t k = 0; k < nsizes; ++k)
+          if (d == HR_SCAN_RANDOM || sizes[k] <= random_only_above) {
+            const uint64_t seed = tf_case_seed(t, (uint64_t)it.op, (uint64_t)d, sizes[k]);
+            tf_scan_input(t, it.op, (hr_scan_data)d, seed, sizes[k], tf.stream);
+            run(t, it.op, (hr_scan_data)d, k, sizes[k], seed, &counts);
+          }
+  print_message("%s: %lu cases, %lu calls\n", hr_dtype_name(t), counts.cases, counts.calls);
 }
 
 int tf_check(const tf_call_ops *ops, const tf_region *rg, const void *call, tf_result *r,

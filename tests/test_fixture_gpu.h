@@ -351,15 +351,18 @@ int tf_check_scan(const hr_scan_ref *ref, uint64_t n, cuprim_dtype t, cuprim_op 
                   cuprim_scan_kind kind, const tf_region *rg, tf_result *r, const tf_case *cs,
                   const char *what);
 
-/* The cases of a scan sweep for dtype t (test_scan_gpu.c, test_scan_init_gpu.c), in this order:
- * every op scan takes with t, every data kind that applies to (t, op) (not CONSTANT in quick mode),
- * every size of sizes[0..nsizes) (above random_only_above: random data only). For each the input
- * is drawn (tf_scan_input, seed tf_case_seed(t, op, data, n)), then run(t, op, data, size_index,
- * n, seed) makes the calls. */
-void tf_scan_sweep_cases(cuprim_dtype t, const uint64_t *sizes, size_t nsizes,
-                         uint64_t random_only_above,
-                         void (*run)(cuprim_dtype t, cuprim_op op, hr_scan_data data,
-                                     size_t size_index, uint64_t n, uint64_t seed));
+/* A scan sweep for dtype t (test_scan_gpu.c, test_scan_init_gpu.c), its cases in this order: every
+ * op scan takes with t, every data kind that applies to (t, op) (not CONSTANT in quick mode), every
+ * size of sizes[0..nsizes) (above random_only_above: random data only). For each the input is
+ * drawn (tf_scan_input, seed tf_case_seed(t, op, data, n)), then run(t, op, data, size_index, n,
+ * seed, counts) makes the calls, counting them and its cases into *counts; the totals are printed
+ * at the end ("<dtype>: <cases> cases, <calls> calls"). */
+typedef struct tf_sweep_counts {
+  unsigned long cases, calls;
+} tf_sweep_counts;
+void tf_scan_sweep(cuprim_dtype t, const uint64_t *sizes, size_t nsizes, uint64_t random_only_above,
+                   void (*run)(cuprim_dtype t, cuprim_op op, hr_scan_data data, size_t size_index,
+                               uint64_t n, uint64_t seed, tf_sweep_counts *counts));
 
 /* The full check of a call that ran: status, guards, then ops->check. Sets and returns r->ok. */
 int tf_check(const tf_call_ops *ops, const tf_region *rg, const void *call, tf_result *r,
@@ -367,6 +370,12 @@ int tf_check(const tf_call_ops *ops, const tf_region *rg, const void *call, tf_r
 
 /* The call at index i of an array of ops->size-byte calls. */
 const void *tf_call_at(const tf_call_ops *ops, const void *calls, int i);
+
+/* The input of a call made in place or not, from an issue (ops->issue): in place, the `bytes` at
+ * d_in are copied into d_out first on `stream` (a failure noted in tf.deferred; nothing for 0
+ * bytes) and d_out is returned; else d_in. */
+const void *tf_in_place_input(int in_place, void *d_out, const void *d_in, size_t bytes,
+                              cudaStream_t stream);
 
 /* Lays out the slots of calls[0..count) one after another in rg (a test bug if they do not fit);
  * returns the bytes they take. */

@@ -201,14 +201,8 @@ static cuprim_status issue(cuprim_ctx *ctx, const void *p, void *d_out, cudaStre
     return nccl ? cuprim_nccl_reduce(ctx, c->comm, c->d_in, d_out, c->n, c->dtype, c->op, stream)
                 : cuprim_reduce(ctx, c->d_in, d_out, c->n, c->dtype, c->op, stream);
   case SCAN: {
-    const void *in = c->d_in;
-    if (c->in_place) {
-      if (c->n)
-        TF_CUDA_NOTE(cudaMemcpyAsync(d_out, c->d_in, (size_t)c->n * cuprim_dtype_size(c->dtype),
-                                     cudaMemcpyDeviceToDevice, stream),
-                     &tf.deferred);
-      in = d_out;
-    }
+    const size_t bytes = (size_t)c->n * cuprim_dtype_size(c->dtype);
+    const void *in = tf_in_place_input(c->in_place, d_out, c->d_in, bytes, stream);
     return nccl ? cuprim_nccl_scan(ctx, c->comm, in, d_out, c->n, c->dtype, c->op, c->kind, stream)
                 : cuprim_scan(ctx, in, d_out, c->n, c->dtype, c->op, c->kind, stream);
   }

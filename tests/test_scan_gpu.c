@@ -150,11 +150,9 @@ static cuprim_status call_scan(cuprim_ctx *ctx, const scan_call *c, const void *
 /* In place: the input copied into the output first, which is then scanned. */
 static cuprim_status issue(cuprim_ctx *ctx, const void *p, void *d_out, cudaStream_t stream) {
   const scan_call *c = (const scan_call *)p;
-  if (c->in_place && c->n)
-    TF_CUDA_NOTE(cudaMemcpyAsync(d_out, c->d_in, (size_t)c->n * cuprim_dtype_size(c->dtype),
-                                 cudaMemcpyDeviceToDevice, stream),
-                 &tf.deferred);
-  return call_scan(ctx, c, c->in_place ? d_out : (const void *)c->d_in, d_out, stream);
+  const size_t bytes = (size_t)c->n * cuprim_dtype_size(c->dtype);
+  return call_scan(ctx, c, tf_in_place_input(c->in_place, d_out, c->d_in, bytes, stream), d_out,
+                   stream);
 }
 
 /* Every element (and its hash if asked). */
@@ -258,19 +256,17 @@ static int sweep_calls(scan_call *calls, const void *d_in, uint64_t n, cuprim_dt
   return count;
 }
 
-static unsigned long g_cases, g_ncalls; /* of the running sweep */
-
 /* One sweep case (its input in tf.d_in): both kinds, then the input must be intact. */
 static void sweep_case(cuprim_dtype t, cuprim_op op, hr_scan_data d, size_t k, uint64_t n,
-                       uint64_t seed) {
+                       uint64_t seed, tf_sweep_counts *counts) {
   for (int ki = 0; ki < 2; ++ki) {
     make_reference(&g_ref, t, op, kinds[ki], tf.h_in, n);
     scan_call calls[MAX_CALLS];
     tf_result res[MAX_CALLS];
     const int count = sweep_calls(calls, tf.d_in, n, t, op, kinds[ki], k);
     run_and_check(calls, count, tf.stream, &g_ref, hr_scan_data_name(d), seed, 0, res);
-    g_ncalls += (unsigned long)count;
-    ++g_cases;
+    counts->calls += (unsigned long)count;
+    ++counts->cases;
   }
   char what[128];
   snprintf(what, sizeof what, "%s %s n=%" PRIu64 " seed=0x%016" PRIx64, hr_dtype_name(t),
@@ -283,9 +279,7 @@ static void sweep_case(cuprim_dtype t, cuprim_op op, hr_scan_data d, size_t k, u
 static void sweep(cuprim_dtype t) {
   uint64_t sizes[64];
   const size_t nsizes = sweep_sizes(t, sizes, 64);
-  g_cases = g_ncalls = 0;
-  tf_scan_sweep_cases(t, sizes, nsizes, SWEEP_MAX, sweep_case);
-  print_message("%s: %lu cases, %lu calls\n", hr_dtype_name(t), g_cases, g_ncalls);
+  tf_scan_sweep(t, sizes, nsizes, SWEEP_MAX, sweep_case);
 }
 
 TF_SWEEP_TESTS_32_64(sweep)

@@ -175,11 +175,9 @@ static cuprim_status issue(cuprim_ctx *ctx, const void *p, void *d_out, cudaStre
     TF_CUDA_NOTE(cudaMemcpyAsync(init_device(c->stage), init_host(c->stage), size,
                                  cudaMemcpyHostToDevice, stream),
                  &tf.deferred);
-  if (c->in_place && c->n)
-    TF_CUDA_NOTE(
-        cudaMemcpyAsync(d_out, c->d_in, (size_t)c->n * size, cudaMemcpyDeviceToDevice, stream),
-        &tf.deferred);
-  return call_scan(ctx, c, c->in_place ? d_out : (const void *)c->d_in, d_out, stream);
+  return call_scan(ctx, c,
+                   tf_in_place_input(c->in_place, d_out, c->d_in, (size_t)c->n * size, stream),
+                   d_out, stream);
 }
 
 static int check(const tf_region *rg, const void *p, tf_result *r, const tf_case *cs,
@@ -256,12 +254,10 @@ static int sweep_calls(init_call *calls, uint64_t n, cuprim_dtype t, cuprim_op o
   return count;
 }
 
-static unsigned long g_cases, g_ncalls; /* of the running sweep */
-
 /* One sweep case (its input in tf.d_in): an initial value in slot 0 and one inside the input
  * (element k), both kinds. */
 static void sweep_case(cuprim_dtype t, cuprim_op op, hr_scan_data d, size_t si, uint64_t n,
-                       uint64_t seed) {
+                       uint64_t seed, tf_sweep_counts *counts) {
   const size_t esize = cuprim_dtype_size(t);
   draw_init(t, op, d, hr_mix(seed, 1), init_host(0));
   uint64_t state = hr_mix(seed, 2);
@@ -274,17 +270,15 @@ static void sweep_case(cuprim_dtype t, cuprim_op op, hr_scan_data d, size_t si, 
     tf_result res[MAX_CALLS];
     const int count = sweep_calls(calls, n, t, op, kinds[ki], k, si, refs);
     run_and_check(calls, count, tf.stream, hr_scan_data_name(d), seed, res);
-    g_ncalls += (unsigned long)count;
-    ++g_cases;
+    counts->calls += (unsigned long)count;
+    ++counts->cases;
   }
 }
 
 static void sweep(cuprim_dtype t) {
   uint64_t sizes[64];
   const size_t nsizes = sweep_sizes(t, sizes, 64);
-  g_cases = g_ncalls = 0;
-  tf_scan_sweep_cases(t, sizes, nsizes, SWEEP_MAX, sweep_case);
-  print_message("%s: %lu cases, %lu calls\n", hr_dtype_name(t), g_cases, g_ncalls);
+  tf_scan_sweep(t, sizes, nsizes, SWEEP_MAX, sweep_case);
 }
 
 TF_SWEEP_TESTS_32_64(sweep)

@@ -256,10 +256,8 @@ static cuprim_status call_segmented(cuprim_ctx *ctx, const seg_call *c, const vo
 static cuprim_status issue(cuprim_ctx *ctx, const void *p, void *d_out, cudaStream_t stream) {
   const seg_call *c = (const seg_call *)p;
   const size_t bytes = (size_t)elements(c) * cuprim_dtype_size(c->dtype);
-  if (c->in_place && bytes)
-    TF_CUDA_NOTE(cudaMemcpyAsync(d_out, c->d_in, bytes, cudaMemcpyDeviceToDevice, stream),
-                 &tf.deferred);
-  return call_segmented(ctx, c, c->in_place ? d_out : (const void *)c->d_in, d_out, stream);
+  return call_segmented(ctx, c, tf_in_place_input(c->in_place, d_out, c->d_in, bytes, stream),
+                        d_out, stream);
 }
 
 static int check(const tf_region *rg, const void *p, tf_result *r, const tf_case *cs,
