@@ -350,6 +350,14 @@ int tf_passed(tf_result *r, const tf_case *cs, const void *out);
 int tf_check_scan(const hr_scan_ref *ref, uint64_t n, cuprim_dtype t, cuprim_op op,
                   cuprim_scan_kind kind, const tf_region *rg, tf_result *r, const tf_case *cs,
                   const char *what);
+/* Defines `static int name(...)`, the ops->check of calls of type T (members ref, n, dtype, op,
+ * kind): tf_check_scan of the call. */
+#define TF_SCAN_CHECK(name, T)                                                                     \
+  static int name(const tf_region *rg, const void *p, tf_result *r, const tf_case *cs,             \
+                  const char *what) {                                                              \
+    const T *c = (const T *)p;                                                                     \
+    return tf_check_scan(c->ref, c->n, c->dtype, c->op, c->kind, rg, r, cs, what);                 \
+  }
 
 /* A scan sweep for dtype t (test_scan_gpu.c, test_scan_init_gpu.c), its cases in this order: every
  * op scan takes with t, every data kind that applies to (t, op) (not CONSTANT in quick mode), every

@@ -180,11 +180,7 @@ static cuprim_status issue(cuprim_ctx *ctx, const void *p, void *d_out, cudaStre
                    d_out, stream);
 }
 
-static int check(const tf_region *rg, const void *p, tf_result *r, const tf_case *cs,
-                 const char *what) {
-  const init_call *c = (const init_call *)p;
-  return tf_check_scan(c->ref, c->n, c->dtype, c->op, c->kind, rg, r, cs, what);
-}
+TF_SCAN_CHECK(check, init_call)
 
 static const tf_call_ops ops = {sizeof(init_call), "d_out", call_output, issue,
                                 describe,          check,   NULL};
