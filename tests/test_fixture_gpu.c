@@ -570,6 +570,19 @@ void tf_check_argument_errors(const tf_status_case *cases, size_t count) {
   tf_check_no_recorded_error("after argument errors");
 }
 
+#define EMPTY_BYTES (4 * TF_GUARD_BYTES)
+
+unsigned char *tf_poison_empty(void) {
+  TF_CUDA(cudaMemsetAsync(tf.out.d, TF_POISON, EMPTY_BYTES, tf.stream));
+  tf_finish(tf.stream);
+  return tf.out.d + TF_GUARD_BYTES;
+}
+
+void tf_check_empty(const char *what) {
+  tf_check_poisoned(tf.out.d, tf.out.h, EMPTY_BYTES, tf.stream, what,
+                    "device memory (from d_out - 256)");
+}
+
 void tf_check_no_recorded_error(const char *after) {
   if (cuprim_last_cuda_error() != cudaSuccess)
     tf_failure("cuprim_last_cuda_error() is %s %s", cudaGetErrorName(cuprim_last_cuda_error()),

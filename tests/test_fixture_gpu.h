@@ -425,6 +425,12 @@ unsigned char *tf_poison_inputs(size_t in_bytes, size_t out_bytes);
 void tf_check_argument_errors(const tf_status_case *cases, size_t count);
 #define TF_CHECK_ARGUMENT_ERRORS(cases)                                                            \
   tf_check_argument_errors((cases), sizeof(cases) / sizeof(cases)[0])
+/* Calls with nothing to do (n == 0) must write nothing: tf_poison_empty poisons the first
+ * 4 * TF_GUARD_BYTES of the region out (waiting for it) and returns the address TF_GUARD_BYTES
+ * into it, where the calls' outputs go; tf_check_empty then checks that those bytes still hold the
+ * poison (else "`what` wrote device memory (from d_out - 256) (byte k)"). */
+unsigned char *tf_poison_empty(void);
+void tf_check_empty(const char *what);
 /* cuprim_last_cuda_error() must be cudaSuccess on this thread: else a failure. */
 void tf_check_no_recorded_error(const char *after);
 

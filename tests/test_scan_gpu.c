@@ -287,31 +287,26 @@ TF_SWEEP_TEST(sweep, bf16, CUPRIM_BF16)
 /* n == 0 succeeds and writes nothing, with d_in and d_out NULL or not, through every algorithm,
  * dtype, op and kind. */
 TF_TEST(test_empty_input) {
-  const size_t bytes = 4 * TF_GUARD_BYTES;
-  unsigned char *out = tf.out.d + TF_GUARD_BYTES;
-  TF_CUDA(cudaMemsetAsync(tf.out.d, TF_POISON, bytes, tf.stream));
-  tf_finish(tf.stream);
-  for (size_t d = 0; d < NUM_SCAN_DTYPES; ++d)
-    for (int op = 0; op <= CUPRIM_XOR; ++op)
-      for (int ki = 0; ki < 2; ++ki)
-        for (int a = SHORTHAND; a < NUM_ALGS; ++a)
-          for (int ptrs = 0; ptrs < 5; ++ptrs) {
-            const cuprim_dtype t = scan_dtypes[d];
-            if (!hr_scan_supported(t, (cuprim_op)op))
-              continue;
-            const void *in = ptrs & 1 ? (const void *)tf.d_in : NULL;
-            void *o = ptrs & 2 ? (void *)out : NULL;
-            if (ptrs == 4)
-              in = o = out; /* in place */
-            const scan_call c = make_call(a, in, 0, t, (cuprim_op)op, kinds[ki]);
-            const cuprim_status st = call_scan(tf.ctx, &c, in, o, tf.stream);
-            if (st != CUPRIM_SUCCESS)
-              tf_failure("%s %s %s %s n=0 d_in=%s d_out=%s: returned %s", call_name(&c),
-                         hr_dtype_name(t), hr_op_name((cuprim_op)op), hr_scan_kind_name(kinds[ki]),
-                         in ? "valid" : "NULL", o ? "valid" : "NULL", tu_status_name(st));
-          }
-  tf_check_poisoned(tf.out.d, tf.out.h, bytes, tf.stream, "a call with n == 0",
-                    "device memory (from d_out - 256)");
+  unsigned char *out = tf_poison_empty();
+  for (tf_dtype_op it = {0};
+       tf_next_dtype_op(&it, scan_dtypes, NUM_SCAN_DTYPES, hr_scan_supported);)
+    for (int ki = 0; ki < 2; ++ki)
+      for (int a = SHORTHAND; a < NUM_ALGS; ++a)
+        for (int ptrs = 0; ptrs < 5; ++ptrs) {
+          const cuprim_dtype t = it.t;
+          const cuprim_op op = it.op;
+          const void *in = ptrs & 1 ? (const void *)tf.d_in : NULL;
+          void *o = ptrs & 2 ? (void *)out : NULL;
+          if (ptrs == 4)
+            in = o = out; /* in place */
+          const scan_call c = make_call(a, in, 0, t, (cuprim_op)op, kinds[ki]);
+          const cuprim_status st = call_scan(tf.ctx, &c, in, o, tf.stream);
+          if (st != CUPRIM_SUCCESS)
+            tf_failure("%s %s %s %s n=0 d_in=%s d_out=%s: returned %s", call_name(&c),
+                       hr_dtype_name(t), hr_op_name((cuprim_op)op), hr_scan_kind_name(kinds[ki]),
+                       in ? "valid" : "NULL", o ? "valid" : "NULL", tu_status_name(st));
+        }
+  tf_check_empty("a call with n == 0");
   tf_check_no_recorded_error("after calls with n == 0");
 }
 

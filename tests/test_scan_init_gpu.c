@@ -472,29 +472,24 @@ TF_TEST(test_two_parts) {
 /* n == 0 succeeds, writes nothing and does not read the initial value, whatever the pointers
  * (NULL, valid, d_init inside d_out). */
 TF_TEST(test_empty_input) {
-  const size_t bytes = 4 * TF_GUARD_BYTES;
-  unsigned char *out = tf.out.d + TF_GUARD_BYTES;
-  TF_CUDA(cudaMemsetAsync(tf.out.d, TF_POISON, bytes, tf.stream));
-  tf_finish(tf.stream);
-  for (size_t d = 0; d < NUM_SCAN_DTYPES; ++d)
-    for (int op = 0; op <= CUPRIM_XOR; ++op)
-      for (int ki = 0; ki < 2; ++ki)
-        for (int ptrs = 0; ptrs < 4; ++ptrs) {
-          const cuprim_dtype t = scan_dtypes[d];
-          if (!hr_scan_supported(t, (cuprim_op)op))
-            continue;
-          const void *in = ptrs & 1 ? (const void *)tf.d_in : NULL;
-          void *o = ptrs & 2 ? (void *)out : NULL;
-          const void *init = ptrs == 0 ? NULL : ptrs == 3 ? (const void *)out : init_device(0);
-          const cuprim_status st =
-              cuprim_scan_init(tf.ctx, in, o, 0, t, (cuprim_op)op, kinds[ki], init, tf.stream);
-          if (st != CUPRIM_SUCCESS)
-            tf_failure("cuprim_scan_init %s %s %s n=0 (pointers %d): returned %s", hr_dtype_name(t),
-                       hr_op_name((cuprim_op)op), hr_scan_kind_name(kinds[ki]), ptrs,
-                       tu_status_name(st));
-        }
-  tf_check_poisoned(tf.out.d, tf.out.h, bytes, tf.stream, "a call with n == 0",
-                    "device memory (from d_out - 256)");
+  unsigned char *out = tf_poison_empty();
+  for (tf_dtype_op it = {0};
+       tf_next_dtype_op(&it, scan_dtypes, NUM_SCAN_DTYPES, hr_scan_supported);)
+    for (int ki = 0; ki < 2; ++ki)
+      for (int ptrs = 0; ptrs < 4; ++ptrs) {
+        const cuprim_dtype t = it.t;
+        const cuprim_op op = it.op;
+        const void *in = ptrs & 1 ? (const void *)tf.d_in : NULL;
+        void *o = ptrs & 2 ? (void *)out : NULL;
+        const void *init = ptrs == 0 ? NULL : ptrs == 3 ? (const void *)out : init_device(0);
+        const cuprim_status st =
+            cuprim_scan_init(tf.ctx, in, o, 0, t, (cuprim_op)op, kinds[ki], init, tf.stream);
+        if (st != CUPRIM_SUCCESS)
+          tf_failure("cuprim_scan_init %s %s %s n=0 (pointers %d): returned %s", hr_dtype_name(t),
+                     hr_op_name((cuprim_op)op), hr_scan_kind_name(kinds[ki]), ptrs,
+                     tu_status_name(st));
+      }
+  tf_check_empty("a call with n == 0");
   tf_check_no_recorded_error("after calls with n == 0");
 }
 
