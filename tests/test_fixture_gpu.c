@@ -204,6 +204,16 @@ size_t tf_sizes(const uint64_t *base, size_t nbase, uint64_t salt, int randoms, 
   return k;
 }
 
+size_t tf_sweep_sizes(const uint64_t *full, size_t nfull, const uint64_t *quick, size_t nquick,
+                      uint64_t salt, int full_randoms, uint64_t large, uint64_t *sizes,
+                      size_t cap) {
+  size_t k = tf.quick ? tf_sizes(quick, nquick, salt, 1, 17.0, sizes, cap)
+                      : tf_sizes(full, nfull, salt, full_randoms, 21.0, sizes, cap);
+  if (!tf.quick && large && k < cap)
+    sizes[k++] = large;
+  return k;
+}
+
 const cudaStream_t tf_default_stream[TF_DEFAULT_STREAMS] = {0, cudaStreamPerThread};
 const char *const tf_default_stream_name[TF_DEFAULT_STREAMS] = {"legacy default stream",
                                                                 "per-thread default stream"};

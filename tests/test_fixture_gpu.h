@@ -206,6 +206,17 @@ void tf_hist_input(const hr_hist_bins *b, cuprim_dtype t, hr_hist_data data, uin
 size_t tf_sizes(const uint64_t *base, size_t nbase, uint64_t salt, int randoms, double top,
                 uint64_t *sizes, size_t cap);
 
+/* A sweep's sizes (tf_sizes): in quick mode quick[0..nquick) and one random size below 2^17; in
+ * full mode full[0..nfull), full_randoms random sizes below 2^21 and then `large` unless it is 0
+ * (the sweeps take it with random data only). Returns how many it wrote (at most cap).
+ * TF_SWEEP_SIZES takes the two arrays whole. */
+size_t tf_sweep_sizes(const uint64_t *full, size_t nfull, const uint64_t *quick, size_t nquick,
+                      uint64_t salt, int full_randoms, uint64_t large, uint64_t *sizes, size_t cap);
+#define TF_SWEEP_SIZES(full, quick, salt, full_randoms, large, sizes, cap)                         \
+  tf_sweep_sizes((full), sizeof(full) / sizeof(full)[0], (quick),                                  \
+                 sizeof(quick) / sizeof(quick)[0], (salt), (full_randoms), (large), (sizes),       \
+                 (cap))
+
 /* The streams a program's calls also run on, besides the non-blocking tf.stream: the legacy
  * default stream (0) and the per-thread default stream; their names for messages. */
 #define TF_DEFAULT_STREAMS 2

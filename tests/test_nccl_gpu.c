@@ -284,11 +284,8 @@ static void make_scan_reference(hr_scan_ref *r, cuprim_dtype t, cuprim_op op, cu
 static size_t one_rank_sizes(uint64_t *sizes, size_t cap, cuprim_dtype t) {
   static const uint64_t full[] = {0, 1, 2, 33, 4095, 4096, 4097, 65537, 262145, 1000003, 1048576};
   static const uint64_t quick[] = {0, 1, 33, 4097, 65537};
-  size_t k = tf.quick ? tf_sizes(quick, sizeof quick / sizeof quick[0], 0x9CC1, 1, 17.0, sizes, cap)
-                      : tf_sizes(full, sizeof full / sizeof full[0], 0x9CC1, 2, 21.0, sizes, cap);
-  if (!tf.quick && k < cap)
-    sizes[k++] = cuprim_dtype_size(t) == 4 ? (1u << 23) + 3 : (1u << 22) + 5;
-  return k;
+  const uint64_t large = cuprim_dtype_size(t) == 4 ? (1u << 23) + 3 : (1u << 22) + 5;
+  return TF_SWEEP_SIZES(full, quick, 0x9CC1, 2, large, sizes, cap);
 }
 
 /* For every dtype of scan_dtypes and every op that `supported` takes with it, in that order:

@@ -301,8 +301,7 @@ static size_t sweep_sizes(uint64_t *sizes, size_t cap) {
                                   16384,  16385,  32767,  32768,   32769,  65535, 65536, 65537,
                                   131071, 131072, 131073, 1000003, 4194311};
   static const uint64_t quick[] = {1, 2, 33, 257, 4097, 16385, 32769, 65537, 131071};
-  return tf.quick ? tf_sizes(quick, sizeof quick / sizeof quick[0], 0xA26, 1, 17.0, sizes, cap)
-                  : tf_sizes(full, sizeof full / sizeof full[0], 0xA26, 3, 21.0, sizes, cap);
+  return TF_SWEEP_SIZES(full, quick, 0xA26, 3, 0, sizes, cap);
 }
 
 /* ---------------------------------------------------------------- tests */

@@ -200,12 +200,9 @@ static size_t sweep_sizes(cuprim_dtype t, uint64_t *sizes, size_t cap) {
       131072, 131073, 262143, 262144, 262145, 1000003, 1048575, 1048576, 1048577};
   static const uint64_t quick[] = {0, 1, 33, 257, 1025, 4097, 8193, 16385, 65537, 131071};
   /* Random sizes, log-uniform in [2, 2^21) (quick: [2, 2^17)). */
-  size_t k = tf.quick
-                 ? tf_sizes(quick, sizeof quick / sizeof quick[0], 0x512E5, 1, 17.0, sizes, cap)
-                 : tf_sizes(full, sizeof full / sizeof full[0], 0x512E5, 3, 21.0, sizes, cap);
-  if (!tf.quick && k < cap)
-    sizes[k++] = cuprim_dtype_size(t) == 4 ? (1u << 24) + 2 * 4096 + 3 : (1u << 22) + 3 * 2048 + 5;
-  return k;
+  const uint64_t large =
+      cuprim_dtype_size(t) == 4 ? (1u << 24) + 2 * 4096 + 3 : (1u << 22) + 3 * 2048 + 5;
+  return TF_SWEEP_SIZES(full, quick, 0x512E5, 3, large, sizes, cap);
 }
 
 /* ---------------------------------------------------------------- the sweep */

@@ -209,11 +209,8 @@ static size_t sweep_sizes(cuprim_dtype t, uint64_t *sizes, size_t cap) {
                                   8191,  8192,   8193,   16383,  16384,  16385,   32769,
                                   65537, 131071, 131072, 131073, 262147, 1000003, 1048575};
   static const uint64_t quick[] = {1, 33, 3073, 6145, 8193, 16385, 65537, 131073};
-  size_t k = tf.quick ? tf_sizes(quick, sizeof quick / sizeof quick[0], 0x1417, 1, 17.0, sizes, cap)
-                      : tf_sizes(full, sizeof full / sizeof full[0], 0x1417, 3, 21.0, sizes, cap);
-  if (!tf.quick && k < cap)
-    sizes[k++] = cuprim_dtype_size(t) == 4 ? (1u << 23) + 3 : (1u << 22) + 5;
-  return k;
+  const uint64_t large = cuprim_dtype_size(t) == 4 ? (1u << 23) + 3 : (1u << 22) + 5;
+  return TF_SWEEP_SIZES(full, quick, 0x1417, 3, large, sizes, cap);
 }
 
 /* ---------------------------------------------------------------- the sweep */
