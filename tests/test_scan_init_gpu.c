@@ -102,7 +102,7 @@ typedef struct init_call {
 
 static init_call make_call(const void *d_in, uint64_t n, cuprim_dtype t, cuprim_op op,
                            cuprim_scan_kind kind, int stage, const hr_scan_ref *ref) {
-  /* d_init: -1: the caller points it elsewhere */
+  /* stage -1: the caller points d_init elsewhere */
   return (init_call){.single_block_max_tiles = PUBLIC,
                      .d_in = (const unsigned char *)d_in,
                      .n = n,
