@@ -251,6 +251,23 @@ void tf_check_large_guards(const unsigned char *d_slot, size_t bytes, const char
                bad < TF_GUARD_BYTES ? "before" : "past", bad);
 }
 
+tf_large_u32 tf_begin_large_u32(const char *what, size_t need, uint64_t n) {
+  tf_begin_large(what, need);
+  const size_t bytes = n * sizeof(uint32_t);
+  tf_large_u32 L = {tf_context(NULL), NULL, NULL, NULL};
+  TF_CUDA(cudaMalloc((void **)&L.d_in, bytes));
+  L.d_slot = tf_alloc_guarded(bytes);
+  L.d_out = (uint32_t *)(void *)(L.d_slot + TF_GUARD_BYTES);
+  return L;
+}
+
+void tf_end_large_u32(const tf_large_u32 *L) {
+  TF_CUDA(cudaFree(L->d_in));
+  TF_CUDA(cudaFree(L->d_slot));
+  assert_int_equal(cuprim_ctx_destroy(L->ctx), CUPRIM_SUCCESS);
+  tf_end();
+}
+
 const uint64_t *tf_pick(const uint64_t *full, size_t nfull, const uint64_t *quick, size_t nquick,
                         size_t *n) {
   *n = tf.quick ? nquick : nfull;

@@ -236,6 +236,19 @@ size_t tf_begin_large(const char *what, size_t need);
 unsigned char *tf_alloc_guarded(size_t bytes);
 void tf_check_large_guards(const unsigned char *d_slot, size_t bytes, const char *what);
 
+/* A large test's U32 buffers, in a context of its own (destroyed at the end, so that its pool gives
+ * back what it took): n elements of input at d_in and a guarded output of n elements at
+ * d_out = d_slot + TF_GUARD_BYTES (tf_alloc_guarded). tf_begin_large_u32 opens the test with
+ * tf_begin_large(what, need) (and skips as it does), then makes the context and the buffers;
+ * tf_end_large_u32 frees them, destroys the context and closes the test with tf_end. */
+typedef struct tf_large_u32 {
+  cuprim_ctx *ctx;
+  uint32_t *d_in, *d_out;
+  unsigned char *d_slot;
+} tf_large_u32;
+tf_large_u32 tf_begin_large_u32(const char *what, size_t need, uint64_t n);
+void tf_end_large_u32(const tf_large_u32 *L);
+
 /* The sizes of a test, full or quick: TF_PICK(full, quick, &n) gives the array (and its length
  * in n) that the mode asks for. */
 const uint64_t *tf_pick(const uint64_t *full, size_t nfull, const uint64_t *quick, size_t nquick,

@@ -797,13 +797,9 @@ static void test_large_input(void **state) {
   (void)state;
   const uint64_t n = (1ull << 31) + 17;
   const size_t bytes = n * sizeof(uint32_t);
-  tf_begin_large("past 2^31", 2 * bytes + 2 * TF_GUARD_BYTES + ((size_t)1 << 30));
-  cuprim_ctx *ctx = tf_context(NULL);
-  uint32_t *d_in = NULL;
-  TF_CUDA(cudaMalloc((void **)&d_in, bytes));
-  unsigned char *d_slot = tf_alloc_guarded(bytes);
-  uint32_t *d_out = (uint32_t *)(void *)(d_slot + TF_GUARD_BYTES);
-  TF_CUDA(tu_device_fill_u32(d_in, n, tf.stream));
+  const tf_large_u32 L =
+      tf_begin_large_u32("past 2^31", 2 * bytes + 2 * TF_GUARD_BYTES + ((size_t)1 << 30), n);
+  TF_CUDA(tu_device_fill_u32(L.d_in, n, tf.stream));
 
   /* The inclusive prefix at a few indices, streamed on the host while the device fills. */
   const uint64_t spots[] = {0,     1,    4095, 4096, (1ull << 31) - 1, 1ull << 31, (1ull << 31) + 1,
@@ -834,15 +830,15 @@ static void test_large_input(void **state) {
               {CUPRIM_SCAN_BLELLOCH, CUPRIM_INCLUSIVE, 0},
               {CUPRIM_SCAN_WARP_SHUFFLE, CUPRIM_INCLUSIVE, 0}};
   for (size_t r = 0; r < sizeof runs / sizeof runs[0]; ++r) {
-    scan_call c = make_call(runs[r].alg, d_in, n, CUPRIM_U32, CUPRIM_SUM, runs[r].kind);
+    scan_call c = make_call(runs[r].alg, L.d_in, n, CUPRIM_U32, CUPRIM_SUM, runs[r].kind);
     c.in_place = runs[r].in_place;
     char what[384];
     describe(what, sizeof what, &c, "(u32)(i * 2654435761) >> 7", 0);
-    TF_CUDA(cudaMemsetAsync(d_slot, TF_POISON, bytes + 2 * TF_GUARD_BYTES, tf.stream));
+    TF_CUDA(cudaMemsetAsync(L.d_slot, TF_POISON, bytes + 2 * TF_GUARD_BYTES, tf.stream));
     if (c.in_place)
-      TF_CUDA(cudaMemcpyAsync(d_out, d_in, bytes, cudaMemcpyDeviceToDevice, tf.stream));
+      TF_CUDA(cudaMemcpyAsync(L.d_out, L.d_in, bytes, cudaMemcpyDeviceToDevice, tf.stream));
     const cuprim_status st =
-        call_scan(ctx, &c, c.in_place ? (const void *)d_out : d_in, d_out, tf.stream);
+        call_scan(L.ctx, &c, c.in_place ? (const void *)L.d_out : L.d_in, L.d_out, tf.stream);
     tf_finish(tf.stream);
     if (st != CUPRIM_SUCCESS) {
       tf_failure("%s: returned %s (last CUDA error %s)", what, tu_status_name(st),
@@ -851,16 +847,16 @@ static void test_large_input(void **state) {
     }
     const int excl = c.kind == CUPRIM_EXCLUSIVE;
     uint64_t wrong = 0, first = 0;
-    TF_CUDA(tu_device_check_scan_sum_u32(d_out, n, excl, &wrong, &first, tf.stream));
+    TF_CUDA(tu_device_check_scan_sum_u32(L.d_out, n, excl, &wrong, &first, tf.stream));
     if (wrong && first == 0) {
       uint32_t got = 0;
-      TF_CUDA(cudaMemcpy(&got, d_out, 4, cudaMemcpyDeviceToHost));
+      TF_CUDA(cudaMemcpy(&got, L.d_out, 4, cudaMemcpyDeviceToHost));
       tf_failure("%s: at index 0: expected %" PRIu32 ", got %" PRIu32 " (%" PRIu64
                  " element(s) wrong relative to their predecessor)",
                  what, excl ? 0u : tu_fill_u32_formula(0), got, wrong);
     } else if (wrong) {
       uint32_t got[2] = {0, 0};
-      TF_CUDA(cudaMemcpy(got, d_out + first - 1, 8, cudaMemcpyDeviceToHost));
+      TF_CUDA(cudaMemcpy(got, L.d_out + first - 1, 8, cudaMemcpyDeviceToHost));
       tf_failure("%s: %" PRIu64
                  " element(s) differ from their predecessor by the wrong amount; the "
                  "first at index %" PRIu64 ": d_out[i-1] = %" PRIu32 ", d_out[i] = %" PRIu32
@@ -868,20 +864,17 @@ static void test_large_input(void **state) {
                  what, wrong, first, got[0], got[1], got[1] - got[0],
                  tu_fill_u32_formula(excl ? first - 1 : first));
     }
-    tf_check_large_guards(d_slot, bytes, what);
+    tf_check_large_guards(L.d_slot, bytes, what);
     for (size_t s = 0; s < NSPOTS; ++s) {
       uint32_t got = 0;
-      TF_CUDA(cudaMemcpy(&got, d_out + spots[s], 4, cudaMemcpyDeviceToHost));
+      TF_CUDA(cudaMemcpy(&got, L.d_out + spots[s], 4, cudaMemcpyDeviceToHost));
       const uint32_t want = excl ? prefix[s] - tu_fill_u32_formula(spots[s]) : prefix[s];
       if (got != want)
         tf_failure("%s: at index %" PRIu64 ": expected %" PRIu32 ", got %" PRIu32, what, spots[s],
                    want, got);
     }
   }
-  TF_CUDA(cudaFree(d_in));
-  TF_CUDA(cudaFree(d_slot));
-  assert_int_equal(cuprim_ctx_destroy(ctx), CUPRIM_SUCCESS);
-  tf_end();
+  tf_end_large_u32(&L);
 }
 
 int main(void) {

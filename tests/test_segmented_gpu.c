@@ -961,24 +961,19 @@ static void test_large_input(void **state) {
   (void)state;
   const uint64_t rows = 4097, len = (1u << 20) + 3, N = rows * len;
   const size_t bytes = N * sizeof(uint32_t);
-  tf_begin_large("past 2^32", 2 * bytes + ((size_t)1 << 30));
-  cuprim_ctx *ctx = tf_context(NULL);
-  uint32_t *d_in = NULL;
-  TF_CUDA(cudaMalloc((void **)&d_in, bytes));
-  unsigned char *d_slot = tf_alloc_guarded(bytes);
-  uint32_t *d_out = (uint32_t *)(void *)(d_slot + TF_GUARD_BYTES);
-  TF_CUDA(tu_device_fill_u32(d_in, N, tf.stream));
+  const tf_large_u32 L = tf_begin_large_u32("past 2^32", 2 * bytes + ((size_t)1 << 30), N);
+  TF_CUDA(tu_device_fill_u32(L.d_in, N, tf.stream));
   uint64_t wrong = 0, first = 0;
   char what[160];
 
   /* N rows of one element: num_segments past 2^32. */
-  TF_CUDA(cudaMemsetAsync(d_slot, TF_POISON, N * 4 + 2 * TF_GUARD_BYTES, tf.stream));
+  TF_CUDA(cudaMemsetAsync(L.d_slot, TF_POISON, N * 4 + 2 * TF_GUARD_BYTES, tf.stream));
   cuprim_status st =
-      cuprim_batched_reduce(ctx, d_in, d_out, N, 1, CUPRIM_U32, CUPRIM_SUM, tf.stream);
+      cuprim_batched_reduce(L.ctx, L.d_in, L.d_out, N, 1, CUPRIM_U32, CUPRIM_SUM, tf.stream);
   const tu_segments ones = {NULL, N, 1};
-  cudaError_t ce = tu_device_check_segmented_sum_u32(d_out, ones, &wrong, &first, tf.stream);
+  cudaError_t ce = tu_device_check_segmented_sum_u32(L.d_out, ones, &wrong, &first, tf.stream);
   report("cuprim_batched_reduce U32 SUM, rows of 1, past 2^32 rows", st, ce, wrong, first);
-  tf_check_large_guards(d_slot, N * 4, "cuprim_batched_reduce, past 2^32 rows");
+  tf_check_large_guards(L.d_slot, N * 4, "cuprim_batched_reduce, past 2^32 rows");
 
   /* About 2^20 random segments over N elements, I64 offsets (as uint64 on the device too: the
    * values are non-negative). */
@@ -995,32 +990,32 @@ static void test_large_input(void **state) {
              "cuprim_segmented_reduce_ex(%s) U32 SUM, %" PRIu64 " segments over %" PRIu64
              " elements",
              hr_segmented_alg_name((cuprim_segmented_alg)a), segs, N);
-    TF_CUDA(cudaMemsetAsync(d_slot, TF_POISON, segs * 4 + 2 * TF_GUARD_BYTES, tf.stream));
-    st = cuprim_segmented_reduce_ex(ctx, (cuprim_segmented_alg)a, d_in, d_out, N, d_off, CUPRIM_I64,
-                                    segs, CUPRIM_U32, CUPRIM_SUM, tf.stream);
-    ce = tu_device_check_segmented_sum_u32(d_out, random_segs, &wrong, &first, tf.stream);
+    TF_CUDA(cudaMemsetAsync(L.d_slot, TF_POISON, segs * 4 + 2 * TF_GUARD_BYTES, tf.stream));
+    st = cuprim_segmented_reduce_ex(L.ctx, (cuprim_segmented_alg)a, L.d_in, L.d_out, N, d_off,
+                                    CUPRIM_I64, segs, CUPRIM_U32, CUPRIM_SUM, tf.stream);
+    ce = tu_device_check_segmented_sum_u32(L.d_out, random_segs, &wrong, &first, tf.stream);
     report(what, st, ce, wrong, first);
-    tf_check_large_guards(d_slot, segs * 4, what);
+    tf_check_large_guards(L.d_slot, segs * 4, what);
   }
   /* The scans: inclusive out of place, then exclusive in place (last: it overwrites the input),
    * and the batched scan (in place on the scanned data would need the input: out of place). */
   for (int k = 0; k < 3; ++k) {
     const int exclusive = k == 2, in_place = k == 2, rows_form = k == 1;
-    TF_CUDA(cudaMemsetAsync(d_slot, TF_POISON, bytes + 2 * TF_GUARD_BYTES, tf.stream));
-    uint32_t *target = d_out;
+    TF_CUDA(cudaMemsetAsync(L.d_slot, TF_POISON, bytes + 2 * TF_GUARD_BYTES, tf.stream));
+    uint32_t *target = L.d_out;
     if (in_place) {
-      TF_CUDA(cudaMemcpyAsync(d_out, d_in, bytes, cudaMemcpyDeviceToDevice, tf.stream));
+      TF_CUDA(cudaMemcpyAsync(L.d_out, L.d_in, bytes, cudaMemcpyDeviceToDevice, tf.stream));
     }
-    const void *src = in_place ? (const void *)target : d_in;
+    const void *src = in_place ? (const void *)target : L.d_in;
     if (rows_form) {
-      st = cuprim_batched_scan(ctx, src, target, rows, len, CUPRIM_U32, CUPRIM_SUM,
+      st = cuprim_batched_scan(L.ctx, src, target, rows, len, CUPRIM_U32, CUPRIM_SUM,
                                CUPRIM_INCLUSIVE, tf.stream);
       const tu_segments r = {NULL, rows, len};
       ce = tu_device_check_segmented_scan_sum_u32(target, r, 0, &wrong, &first, tf.stream);
       snprintf(what, sizeof what, "cuprim_batched_scan U32 SUM, %" PRIu64 " rows of %" PRIu64, rows,
                len);
     } else {
-      st = cuprim_segmented_scan(ctx, src, target, N, d_off, CUPRIM_I64, segs, CUPRIM_U32,
+      st = cuprim_segmented_scan(L.ctx, src, target, N, d_off, CUPRIM_I64, segs, CUPRIM_U32,
                                  CUPRIM_SUM, exclusive ? CUPRIM_EXCLUSIVE : CUPRIM_INCLUSIVE,
                                  tf.stream);
       ce = tu_device_check_segmented_scan_sum_u32(target, random_segs, exclusive, &wrong, &first,
@@ -1029,14 +1024,11 @@ static void test_large_input(void **state) {
                exclusive ? "exclusive" : "inclusive", in_place ? " in place" : "", N);
     }
     report(what, st, ce, wrong, first);
-    tf_check_large_guards(d_slot, bytes, what);
+    tf_check_large_guards(L.d_slot, bytes, what);
   }
   free(h_off);
   TF_CUDA(cudaFree(d_off));
-  TF_CUDA(cudaFree(d_in));
-  TF_CUDA(cudaFree(d_slot));
-  assert_int_equal(cuprim_ctx_destroy(ctx), CUPRIM_SUCCESS);
-  tf_end();
+  tf_end_large_u32(&L);
 }
 
 int main(void) {
