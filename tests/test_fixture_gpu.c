@@ -497,6 +497,12 @@ int tf_run_and_check(const tf_call_ops *ops, cuprim_ctx *ctx, const void *calls,
   return passed;
 }
 
+cudaStream_t tf_new_stream(void) {
+  cudaStream_t s = NULL;
+  TF_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  return s;
+}
+
 void tf_run_two_streams(const tf_call_ops *ops, cuprim_ctx *ctx, int count, const void *calls_a,
                         const tf_case *cs_a, cudaStream_t stream_a, const void *calls_b,
                         const tf_case *cs_b, cudaStream_t stream_b) {

@@ -427,6 +427,9 @@ void tf_enqueue(const tf_call_ops *ops, cuprim_ctx *ctx, const void *calls, int 
  * and checks each (tf_check). Returns how many passed. */
 int tf_run_and_check(const tf_call_ops *ops, cuprim_ctx *ctx, const void *calls, int count,
                      cudaStream_t stream, const tf_case *cs, tf_result *res);
+/* A non-blocking stream of the test's own (the other of tf_run_two_streams); fails the test if it
+ * cannot be made. The test destroys it (cudaStreamDestroy). */
+cudaStream_t tf_new_stream(void);
 /* Two non-blocking streams in flight at once on one context: calls_a[0..count) in tf.out on
  * stream_a and calls_b[0..count) in tf.out2 on stream_b, enqueued alternately before either is
  * waited for, then each checked (tf_check with cs_a or cs_b). count <= TF_MAX_BATCH. */

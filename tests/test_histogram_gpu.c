@@ -593,8 +593,7 @@ TF_TEST(test_streams) {
         run_and_check(calls, count, stream, tf_default_stream_name[si], seed, res);
       }
 
-  cudaStream_t other;
-  TF_CUDA(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking));
+  cudaStream_t other = tf_new_stream();
   const uint64_t n = tf.quick ? 65537 : (1u << 21) + 3;
   const cuprim_dtype ta = CUPRIM_U16, tb = CUPRIM_F64;
   assert_true(n * cuprim_dtype_size(tb) <= IN2_CAP_BYTES);

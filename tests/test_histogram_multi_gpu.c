@@ -439,8 +439,7 @@ TF_TEST(test_streams) {
     tf_upload(tf.d_in, tf.h_in, pixels * 4, tf_default_stream[si]);
     run_calls(calls, 1, tf_default_stream[si], tf_default_stream_name[si], seed);
   }
-  cudaStream_t other;
-  TF_CUDA(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking));
+  cudaStream_t other = tf_new_stream();
   const layout lay_b = {3, 3, {4096, 7, 256}};
   for (int round = 0; round < (tf.quick ? 1 : 3); ++round) {
     const uint64_t seed_a = tf_case_seed(0xC0C, 1, (uint64_t)round, pixels);

@@ -550,8 +550,7 @@ TF_TEST(test_streams) {
     run_and_check(calls, count, tf_default_stream[si], tf_default_stream_name[si], seed, res, 0);
   }
   /* Two streams: the same inputs, 256 bins on one and 4096 on the other (two references). */
-  cudaStream_t other;
-  TF_CUDA(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking));
+  cudaStream_t other = tf_new_stream();
   double lo, hi;
   hr_hist_span_range(CUPRIM_F32, 256, HR_HIST_FULL, &lo, &hi);
   const hr_hist_bins ba = hr_hist_bins_even(256, lo, hi);

@@ -346,8 +346,7 @@ TF_TEST(test_default_streams) {
 /* Two non-blocking streams in flight at once on one context, each with calls that take temporary
  * memory from the context's pool, enqueued alternately before either is waited for. */
 TF_TEST(test_concurrent_streams) {
-  cudaStream_t other;
-  TF_CUDA(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking));
+  cudaStream_t other = tf_new_stream();
   const uint64_t n = tf.quick ? 65537 : (1u << 22) + 3;
   const cuprim_dtype t = CUPRIM_U64;
   const size_t bytes = n * cuprim_dtype_size(t);
