@@ -159,6 +159,40 @@ void tf_upload(void *d, const void *h, size_t bytes, cudaStream_t stream) {
     TF_CUDA(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, stream));
 }
 
+int tf_next_dtype_op(tf_dtype_op *it, const cuprim_dtype *dtypes, size_t n,
+                     int (*supported)(cuprim_dtype t, cuprim_op op)) {
+  const size_t nops = (size_t)CUPRIM_XOR + 1;
+  while (it->next < n * nops) {
+    const size_t d = it->next / nops;
+    const int op = (int)(it->next % nops);
+    ++it->next;
+    if (supported(dtypes[d], (cuprim_op)op)) {
+      it->t = dtypes[d];
+      it->op = (cuprim_op)op;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+void tf_scan_input(cuprim_dtype t, cuprim_op op, hr_scan_data data, uint64_t seed, uint64_t n,
+                   cudaStream_t stream) {
+  hr_scan_fill(t, op, data, seed, tf.h_in, n);
+  tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), stream);
+}
+
+void tf_reduce_input(cuprim_dtype t, cuprim_op op, hr_data_kind kind, uint64_t seed, uint64_t n,
+                     cudaStream_t stream) {
+  hr_reduce_fill(t, op, kind, seed, tf.h_in, n);
+  tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), stream);
+}
+
+void tf_hist_input(const hr_hist_bins *b, cuprim_dtype t, hr_hist_data data, uint64_t seed,
+                   uint64_t n, cudaStream_t stream) {
+  hr_hist_fill(b, t, data, seed, tf.h_in, n);
+  tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), stream);
+}
+
 size_t tf_sizes(const uint64_t *base, size_t nbase, uint64_t salt, int randoms, double top,
                 uint64_t *sizes, size_t cap) {
   size_t k = 0;
@@ -167,6 +201,16 @@ size_t tf_sizes(const uint64_t *base, size_t nbase, uint64_t salt, int randoms, 
   uint64_t s = hr_mix(tf.seed, salt);
   for (int i = 0; i < randoms && k < cap; ++i)
     sizes[k++] = (uint64_t)exp2(1.0 + hr_unit(&s) * (top - 1.0));
+  return k;
+}
+
+size_t tf_sweep_sizes(const uint64_t *full, size_t nfull, const uint64_t *quick, size_t nquick,
+                      uint64_t salt, int full_randoms, uint64_t large, uint64_t *sizes,
+                      size_t cap) {
+  size_t k = tf.quick ? tf_sizes(quick, nquick, salt, 1, 17.0, sizes, cap)
+                      : tf_sizes(full, nfull, salt, full_randoms, 21.0, sizes, cap);
+  if (!tf.quick && large && k < cap)
+    sizes[k++] = large;
   return k;
 }
 
@@ -188,6 +232,40 @@ size_t tf_begin_large(const char *what, size_t need) {
     skip();
   }
   return free_bytes;
+}
+
+unsigned char *tf_alloc_guarded(size_t bytes) {
+  unsigned char *d_slot = NULL;
+  TF_CUDA(cudaMalloc((void **)&d_slot, bytes + 2 * TF_GUARD_BYTES));
+  return d_slot;
+}
+
+void tf_check_large_guards(const unsigned char *d_slot, size_t bytes, const char *what) {
+  unsigned char guards[2 * TF_GUARD_BYTES];
+  TF_CUDA(cudaMemcpy(guards, d_slot, TF_GUARD_BYTES, cudaMemcpyDeviceToHost));
+  TF_CUDA(cudaMemcpy(guards + TF_GUARD_BYTES, d_slot + TF_GUARD_BYTES + bytes, TF_GUARD_BYTES,
+                     cudaMemcpyDeviceToHost));
+  const size_t bad = tu_pattern_mismatch(guards, sizeof guards, TF_POISON);
+  if (bad != sizeof guards)
+    tf_failure("%s: wrote %s d_out (guard byte %zu)", what,
+               bad < TF_GUARD_BYTES ? "before" : "past", bad);
+}
+
+tf_large_u32 tf_begin_large_u32(const char *what, size_t need, uint64_t n) {
+  tf_begin_large(what, need);
+  const size_t bytes = n * sizeof(uint32_t);
+  tf_large_u32 L = {tf_context(NULL), NULL, NULL, NULL};
+  TF_CUDA(cudaMalloc((void **)&L.d_in, bytes));
+  L.d_slot = tf_alloc_guarded(bytes);
+  L.d_out = (uint32_t *)(void *)(L.d_slot + TF_GUARD_BYTES);
+  return L;
+}
+
+void tf_end_large_u32(const tf_large_u32 *L) {
+  TF_CUDA(cudaFree(L->d_in));
+  TF_CUDA(cudaFree(L->d_slot));
+  assert_int_equal(cuprim_ctx_destroy(L->ctx), CUPRIM_SUCCESS);
+  tf_end();
 }
 
 const uint64_t *tf_pick(const uint64_t *full, size_t nfull, const uint64_t *quick, size_t nquick,
@@ -361,6 +439,16 @@ size_t tf_layout(const tf_call_ops *ops, const void *calls, int count, const tf_
   return used;
 }
 
+const void *tf_in_place_input(int in_place, void *d_out, const void *d_in, size_t bytes,
+                              cudaStream_t stream) {
+  if (!in_place)
+    return d_in;
+  if (bytes)
+    TF_CUDA_NOTE(cudaMemcpyAsync(d_out, d_in, bytes, cudaMemcpyDeviceToDevice, stream),
+                 &tf.deferred);
+  return d_out;
+}
+
 void tf_issue(const tf_call_ops *ops, cuprim_ctx *ctx, const void *calls, int i,
               const tf_region *rg, tf_result *res, cudaStream_t stream) {
   res[i].st = ops->issue(ctx, tf_call_at(ops, calls, i), tf_slot_device(rg, &res[i].slot), stream);
@@ -409,6 +497,12 @@ int tf_run_and_check(const tf_call_ops *ops, cuprim_ctx *ctx, const void *calls,
   return passed;
 }
 
+cudaStream_t tf_new_stream(void) {
+  cudaStream_t s = NULL;
+  TF_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  return s;
+}
+
 void tf_run_two_streams(const tf_call_ops *ops, cuprim_ctx *ctx, int count, const void *calls_a,
                         const tf_case *cs_a, cudaStream_t stream_a, const void *calls_b,
                         const tf_case *cs_b, cudaStream_t stream_b) {
@@ -433,6 +527,45 @@ void tf_run_two_streams(const tf_call_ops *ops, cuprim_ctx *ctx, int count, cons
   }
 }
 
+int tf_passed(tf_result *r, const tf_case *cs, const void *out) {
+  if (cs->want_hash)
+    r->hash = hr_hash_bytes(out, r->slot.out_bytes);
+  return 1;
+}
+
+int tf_check_scan(const hr_scan_ref *ref, uint64_t n, cuprim_dtype t, cuprim_op op,
+                  cuprim_scan_kind kind, const tf_region *rg, tf_result *r, const tf_case *cs,
+                  const char *what) {
+  char why[512];
+  if (ref->n != n || ref->dtype != t || ref->op != op || ref->kind != kind)
+    fail_msg("test bug: the reference does not match the call %s", what);
+  const unsigned char *out = tf_slot_host(rg, &r->slot);
+  uint64_t first = 0, last = 0;
+  const uint64_t wrong = hr_scan_check(ref, out, TF_POISON, &first, &last, why, sizeof why);
+  if (wrong) {
+    tf_failure("%s: %" PRIu64 " wrong element(s) (indices %" PRIu64 "..%" PRIu64 "), the first %s",
+               what, wrong, first, last, why);
+    return 0;
+  }
+  return tf_passed(r, cs, out);
+}
+
+void tf_scan_sweep(cuprim_dtype t, const uint64_t *sizes, size_t nsizes, uint64_t random_only_above,
+                   void (*run)(cuprim_dtype t, cuprim_op op, hr_scan_data data, size_t size_index,
+                               uint64_t n, uint64_t seed, tf_sweep_counts *counts)) {
+  tf_sweep_counts counts = {0, 0};
+  for (tf_dtype_op it = {0}; tf_next_dtype_op(&it, &t, 1, hr_scan_supported);)
+    for (int d = 0; d < HR_SCAN_DATA_KINDS; ++d)
+      if (hr_scan_data_applies(t, it.op, (hr_scan_data)d) && !(tf.quick && d == HR_SCAN_CONSTANT))
+        for (size_t k = 0; k < nsizes; ++k)
+          if (d == HR_SCAN_RANDOM || sizes[k] <= random_only_above) {
+            const uint64_t seed = tf_case_seed(t, (uint64_t)it.op, (uint64_t)d, sizes[k]);
+            tf_scan_input(t, it.op, (hr_scan_data)d, seed, sizes[k], tf.stream);
+            run(t, it.op, (hr_scan_data)d, k, sizes[k], seed, &counts);
+          }
+  print_message("%s: %lu cases, %lu calls\n", hr_dtype_name(t), counts.cases, counts.calls);
+}
+
 int tf_check(const tf_call_ops *ops, const tf_region *rg, const void *call, tf_result *r,
              const tf_case *cs) {
   char what[512];
@@ -446,14 +579,20 @@ int tf_check(const tf_call_ops *ops, const tf_region *rg, const void *call, tf_r
   return r->ok;
 }
 
-void tf_poison_inputs(size_t in_bytes, size_t out_bytes) {
+/* What tf_poison_inputs poisoned, for tf_check_argument_errors. */
+static size_t poisoned_in_bytes, poisoned_out_bytes;
+
+unsigned char *tf_poison_inputs(size_t in_bytes, size_t out_bytes) {
+  poisoned_in_bytes = in_bytes;
+  poisoned_out_bytes = out_bytes;
   TF_CUDA(cudaMemsetAsync(tf.d_in, TF_POISON, in_bytes, tf.stream));
   tf_poison(&tf.out, out_bytes, tf.stream);
   tf_finish(tf.stream);
+  return tf.out.d + TF_GUARD_BYTES;
 }
 
-void tf_check_argument_errors(const tf_status_case *cases, size_t count, size_t in_bytes,
-                              size_t out_bytes) {
+void tf_check_argument_errors(const tf_status_case *cases, size_t count) {
+  const size_t in_bytes = poisoned_in_bytes, out_bytes = poisoned_out_bytes;
   for (size_t i = 0; i < count; ++i)
     if (cases[i].got != cases[i].want)
       tf_failure("%s: expected %s, got %s", cases[i].what, tu_status_name(cases[i].want),
@@ -462,6 +601,19 @@ void tf_check_argument_errors(const tf_status_case *cases, size_t count, size_t 
   tf_check_poisoned(tf.out.d, tf.out.h, out_bytes, tf.stream, what, "its output");
   tf_check_poisoned(tf.d_in, tf.h_in, in_bytes, tf.stream, what, "into d_in");
   tf_check_no_recorded_error("after argument errors");
+}
+
+#define EMPTY_BYTES (4 * TF_GUARD_BYTES)
+
+unsigned char *tf_poison_empty(void) {
+  TF_CUDA(cudaMemsetAsync(tf.out.d, TF_POISON, EMPTY_BYTES, tf.stream));
+  tf_finish(tf.stream);
+  return tf.out.d + TF_GUARD_BYTES;
+}
+
+void tf_check_empty(const char *what) {
+  tf_check_poisoned(tf.out.d, tf.out.h, EMPTY_BYTES, tf.stream, what,
+                    "device memory (from d_out - 256)");
 }
 
 void tf_check_no_recorded_error(const char *after) {
@@ -693,6 +845,13 @@ void tf_check_out_of_memory(const tf_call_ops *ops, const void *calls, int count
     else
       tf_check(ops, rg, call, &res[i], cs);
   }
+}
+
+void tf_run_out_of_memory(const tf_call_ops *ops, cuprim_ctx *ctx, const void *calls, int count,
+                          tf_result *res, const int *must_fail, const tf_case *cs) {
+  tf_enqueue(ops, ctx, calls, count, &tf.out, res, tf.stream);
+  tf_finish(tf.stream);
+  tf_check_out_of_memory(ops, calls, count, &tf.out, res, must_fail, cs);
 }
 
 /* ---------------------------------------------------------------- the last test */

@@ -12,15 +12,18 @@
  *
  *   int main(void) {
  *     const struct CMUnitTest tests[] = {cmocka_unit_test(test_x), ...,
- *                                        cmocka_unit_test(tf_test_no_cuda_error_left)};
- *     tf_configure(&config);
- *     return tf_exit_code(cmocka_run_group_tests(tests, tf_group_setup, tf_group_teardown));
+ *                                        cmocka_unit_test(test_no_cuda_error_left)};
+ *     return TF_RUN_TESTS(tests, &config);
  *   }
  *
- * and every test body opens with tf_begin() and closes with tf_end(). Host code, plain C11. */
+ * and every test body opens with tf_begin() and closes with tf_end() (TF_TEST writes both).
+ * Host code, plain C11. */
 #ifndef CUPRIM_TEST_FIXTURE_GPU_H
 #define CUPRIM_TEST_FIXTURE_GPU_H
 
+#include "hostref_histogram.h"
+#include "hostref_reduce.h"
+#include "hostref_scan.h"
 #include "test_util.h"
 
 #define TF_POISON 0xA5     /* guard bytes, and what an output holds until it is written */
@@ -122,15 +125,38 @@ void tf_failure(const char *fmt, ...) TF_PRINTF(1, 2);
 /* The last line of every GPU test: fails it if any check failed, naming the base seed. */
 void tf_end(void);
 
+/* A GPU test: TF_TEST(test_x) { body } defines test_x(void **state), the name main() lists,
+ * which opens with tf_begin(), runs the body (a function of its own: `return` ends the body) and
+ * closes with tf_end(). TF_TEST_FROM(test_x, begin) opens with begin() instead: a program's own
+ * first line, which calls tf_begin(). */
+#define TF_TEST_FROM(name, begin)                                                                  \
+  static void name##_body(void);                                                                   \
+  static void name(void **state) {                                                                 \
+    (void)state;                                                                                   \
+    begin();                                                                                       \
+    name##_body();                                                                                 \
+    tf_end();                                                                                      \
+  }                                                                                                \
+  static void name##_body(void)
+#define TF_TEST(name) TF_TEST_FROM(name, tf_begin)
+
+/* main()'s last line: tf_configure(config), the group run with the fixture's setup and teardown,
+ * and its result through tf_exit_code. */
+#define TF_RUN_TESTS(tests, config)                                                                \
+  (tf_configure(config),                                                                           \
+   tf_exit_code(cmocka_run_group_tests(tests, tf_group_setup, tf_group_teardown)))
+
 /* A program's sweep tests, one per dtype: TF_SWEEP_TESTS_32_64(sweep) defines
- * test_sweep_i32(void **state), which calls sweep(CUPRIM_I32), and likewise test_sweep_u32, _i64,
- * _u64, _f32 and _f64; TF_SWEEP_TESTS_8_16 the four of 8 and 16 bits. main() lists each by name,
- * cmocka_unit_test(test_sweep_i32), so that CUPRIM_TEST_FILTER and scripts/gpu_suite.sh find
- * them. */
+ * test_sweep_i32(void **state), which calls sweep(CUPRIM_I32) between tf_begin() and tf_end(),
+ * and likewise test_sweep_u32, _i64, _u64, _f32 and _f64; TF_SWEEP_TESTS_8_16 the four of 8 and
+ * 16 bits. main() lists each by name, cmocka_unit_test(test_sweep_i32), so that
+ * CUPRIM_TEST_FILTER and scripts/gpu_suite.sh find them. */
 #define TF_SWEEP_TEST(fn, suffix, t)                                                               \
   static void test_sweep_##suffix(void **state) {                                                  \
     (void)state;                                                                                   \
+    tf_begin();                                                                                    \
     fn(t);                                                                                         \
+    tf_end();                                                                                      \
   }
 #define TF_SWEEP_TESTS_8_16(fn)                                                                    \
   TF_SWEEP_TEST(fn, i8, CUPRIM_I8)                                                                 \
@@ -153,11 +179,43 @@ uint64_t tf_case_seed(uint64_t a, uint64_t b, uint64_t c, uint64_t d);
 void tf_finish(cudaStream_t stream);
 /* Copies h[0..bytes) to d, which must lie in d_in or d_in2 with room for it (else a test bug). */
 void tf_upload(void *d, const void *h, size_t bytes, cudaStream_t stream);
+/* The pairs (dtype, op) of dtypes[0..n) and the ops 0..CUPRIM_XOR that supported(t, op) takes,
+ * dtype-major, as two nested loops would give them:
+ *   for (tf_dtype_op it = {0}; tf_next_dtype_op(&it, dtypes, n, supported);)
+ *     ... it.t, it.op ...
+ * Returns 0 when none is left. */
+typedef struct tf_dtype_op {
+  size_t next; /* the pair the next call looks at first: dtype index * (CUPRIM_XOR + 1) + op */
+  cuprim_dtype t;
+  cuprim_op op;
+} tf_dtype_op;
+int tf_next_dtype_op(tf_dtype_op *it, const cuprim_dtype *dtypes, size_t n,
+                     int (*supported)(cuprim_dtype t, cuprim_op op));
+
+/* A case's input: n elements of dtype t drawn into tf.h_in (hr_scan_fill, hr_reduce_fill,
+ * hr_hist_fill with the bins b) and uploaded to tf.d_in on `stream` (tf_upload). */
+void tf_scan_input(cuprim_dtype t, cuprim_op op, hr_scan_data data, uint64_t seed, uint64_t n,
+                   cudaStream_t stream);
+void tf_reduce_input(cuprim_dtype t, cuprim_op op, hr_data_kind kind, uint64_t seed, uint64_t n,
+                     cudaStream_t stream);
+void tf_hist_input(const hr_hist_bins *b, cuprim_dtype t, hr_hist_data data, uint64_t seed,
+                   uint64_t n, cudaStream_t stream);
 /* Sizes for a sweep: base[0..nbase) and then `randoms` seeded sizes, log-uniform in [2, 2^top)
  * and the same for every dtype (drawn from the base seed and `salt`). Returns how many it wrote
  * (at most cap). */
 size_t tf_sizes(const uint64_t *base, size_t nbase, uint64_t salt, int randoms, double top,
                 uint64_t *sizes, size_t cap);
+
+/* A sweep's sizes (tf_sizes): in quick mode quick[0..nquick) and one random size below 2^17; in
+ * full mode full[0..nfull), full_randoms random sizes below 2^21 and then `large` unless it is 0
+ * (the sweeps take it with random data only). Returns how many it wrote (at most cap).
+ * TF_SWEEP_SIZES takes the two arrays whole. */
+size_t tf_sweep_sizes(const uint64_t *full, size_t nfull, const uint64_t *quick, size_t nquick,
+                      uint64_t salt, int full_randoms, uint64_t large, uint64_t *sizes, size_t cap);
+#define TF_SWEEP_SIZES(full, quick, salt, full_randoms, large, sizes, cap)                         \
+  tf_sweep_sizes((full), sizeof(full) / sizeof(full)[0], (quick),                                  \
+                 sizeof(quick) / sizeof(quick)[0], (salt), (full_randoms), (large), (sizes),       \
+                 (cap))
 
 /* The streams a program's calls also run on, besides the non-blocking tf.stream: the legacy
  * default stream (0) and the per-thread default stream; their names for messages. */
@@ -170,6 +228,26 @@ extern const char *const tf_default_stream_name[TF_DEFAULT_STREAMS];
  * the test). Returns the bytes free. */
 #define TF_GIB 1073741824.0
 size_t tf_begin_large(const char *what, size_t need);
+
+/* A large output of a test's own: `bytes` at d_slot + TF_GUARD_BYTES, with TF_GUARD_BYTES of
+ * guards on either side. tf_alloc_guarded returns d_slot (cudaMalloc; the test poisons and frees
+ * it); tf_check_large_guards copies the guards back and fails "`what`: wrote before (or past) d_out
+ * (guard byte k)" unless they still hold the poison. */
+unsigned char *tf_alloc_guarded(size_t bytes);
+void tf_check_large_guards(const unsigned char *d_slot, size_t bytes, const char *what);
+
+/* A large test's U32 buffers, in a context of its own (destroyed at the end, so that its pool gives
+ * back what it took): n elements of input at d_in and a guarded output of n elements at
+ * d_out = d_slot + TF_GUARD_BYTES (tf_alloc_guarded). tf_begin_large_u32 opens the test with
+ * tf_begin_large(what, need) (and skips as it does), then makes the context and the buffers;
+ * tf_end_large_u32 frees them, destroys the context and closes the test with tf_end. */
+typedef struct tf_large_u32 {
+  cuprim_ctx *ctx;
+  uint32_t *d_in, *d_out;
+  unsigned char *d_slot;
+} tf_large_u32;
+tf_large_u32 tf_begin_large_u32(const char *what, size_t need, uint64_t n);
+void tf_end_large_u32(const tf_large_u32 *L);
 
 /* The sizes of a test, full or quick: TF_PICK(full, quick, &n) gives the array (and its length
  * in n) that the mode asks for. */
@@ -284,12 +362,52 @@ typedef struct tf_call_ops {
   int (*same_bits)(const void *call);
 } tf_call_ops;
 
+/* The end of an ops->check that found the output `out` right: r->hash = the hash of its
+ * r->slot.out_bytes bytes (hr_hash_bytes) when cs->want_hash; returns 1. */
+int tf_passed(tf_result *r, const tf_case *cs, const void *out);
+
+/* The check of a scan's output (an ops->check of test_scan_gpu.c and test_scan_init_gpu.c): ref
+ * must be the reference of the call's n, dtype, op and kind (else a test bug); every element of
+ * the output (tf_slot_host(rg, &r->slot)) must be right (hr_scan_check: an element still holding
+ * the poison was never written), else one failure with `what`, the number of wrong elements,
+ * their range and the first; then tf_passed. Returns 1 if right. */
+int tf_check_scan(const hr_scan_ref *ref, uint64_t n, cuprim_dtype t, cuprim_op op,
+                  cuprim_scan_kind kind, const tf_region *rg, tf_result *r, const tf_case *cs,
+                  const char *what);
+/* Defines `static int name(...)`, the ops->check of calls of type T (members ref, n, dtype, op,
+ * kind): tf_check_scan of the call. */
+#define TF_SCAN_CHECK(name, T)                                                                     \
+  static int name(const tf_region *rg, const void *p, tf_result *r, const tf_case *cs,             \
+                  const char *what) {                                                              \
+    const T *c = (const T *)p;                                                                     \
+    return tf_check_scan(c->ref, c->n, c->dtype, c->op, c->kind, rg, r, cs, what);                 \
+  }
+
+/* A scan sweep for dtype t (test_scan_gpu.c, test_scan_init_gpu.c), its cases in this order: every
+ * op scan takes with t, every data kind that applies to (t, op) (not CONSTANT in quick mode), every
+ * size of sizes[0..nsizes) (above random_only_above: random data only). For each the input is
+ * drawn (tf_scan_input, seed tf_case_seed(t, op, data, n)), then run(t, op, data, size_index, n,
+ * seed, counts) makes the calls, counting them and its cases into *counts; the totals are printed
+ * at the end ("<dtype>: <cases> cases, <calls> calls"). */
+typedef struct tf_sweep_counts {
+  unsigned long cases, calls;
+} tf_sweep_counts;
+void tf_scan_sweep(cuprim_dtype t, const uint64_t *sizes, size_t nsizes, uint64_t random_only_above,
+                   void (*run)(cuprim_dtype t, cuprim_op op, hr_scan_data data, size_t size_index,
+                               uint64_t n, uint64_t seed, tf_sweep_counts *counts));
+
 /* The full check of a call that ran: status, guards, then ops->check. Sets and returns r->ok. */
 int tf_check(const tf_call_ops *ops, const tf_region *rg, const void *call, tf_result *r,
              const tf_case *cs);
 
 /* The call at index i of an array of ops->size-byte calls. */
 const void *tf_call_at(const tf_call_ops *ops, const void *calls, int i);
+
+/* The input of a call made in place or not, from an issue (ops->issue): in place, the `bytes` at
+ * d_in are copied into d_out first on `stream` (a failure noted in tf.deferred; nothing for 0
+ * bytes) and d_out is returned; else d_in. */
+const void *tf_in_place_input(int in_place, void *d_out, const void *d_in, size_t bytes,
+                              cudaStream_t stream);
 
 /* Lays out the slots of calls[0..count) one after another in rg (a test bug if they do not fit);
  * returns the bytes they take. */
@@ -309,6 +427,9 @@ void tf_enqueue(const tf_call_ops *ops, cuprim_ctx *ctx, const void *calls, int 
  * and checks each (tf_check). Returns how many passed. */
 int tf_run_and_check(const tf_call_ops *ops, cuprim_ctx *ctx, const void *calls, int count,
                      cudaStream_t stream, const tf_case *cs, tf_result *res);
+/* A non-blocking stream of the test's own (the other of tf_run_two_streams); fails the test if it
+ * cannot be made. The test destroys it (cudaStreamDestroy). */
+cudaStream_t tf_new_stream(void);
 /* Two non-blocking streams in flight at once on one context: calls_a[0..count) in tf.out on
  * stream_a and calls_b[0..count) in tf.out2 on stream_b, enqueued alternately before either is
  * waited for, then each checked (tf_check with cs_a or cs_b). count <= TF_MAX_BATCH. */
@@ -318,16 +439,25 @@ void tf_run_two_streams(const tf_call_ops *ops, cuprim_ctx *ctx, int count, cons
                         const tf_case *cs_b, cudaStream_t stream_b);
 
 /* Argument errors with a real context: calls that must return before any CUDA work. The test
- * poisons the first in_bytes of d_in and out_bytes of the region out (tf_poison_inputs), makes
- * its calls into them (a table of what each returned and should have returned), and checks: each
- * status, nothing written into either, no CUDA error recorded (tf_check_argument_errors). */
+ * poisons the first in_bytes of d_in and out_bytes of the region out (tf_poison_inputs, which
+ * returns the address TF_GUARD_BYTES into the region out where the calls put their outputs),
+ * makes its calls into them (a table of what each returned and should have returned), and checks:
+ * each status, nothing written into the bytes tf_poison_inputs poisoned, no CUDA error recorded
+ * (tf_check_argument_errors; TF_CHECK_ARGUMENT_ERRORS(cases) for a whole array). */
 typedef struct tf_status_case {
   const char *what;
   cuprim_status got, want;
 } tf_status_case;
-void tf_poison_inputs(size_t in_bytes, size_t out_bytes);
-void tf_check_argument_errors(const tf_status_case *cases, size_t count, size_t in_bytes,
-                              size_t out_bytes);
+unsigned char *tf_poison_inputs(size_t in_bytes, size_t out_bytes);
+void tf_check_argument_errors(const tf_status_case *cases, size_t count);
+#define TF_CHECK_ARGUMENT_ERRORS(cases)                                                            \
+  tf_check_argument_errors((cases), sizeof(cases) / sizeof(cases)[0])
+/* Calls with nothing to do (n == 0) must write nothing: tf_poison_empty poisons the first
+ * 4 * TF_GUARD_BYTES of the region out (waiting for it) and returns the address TF_GUARD_BYTES
+ * into it, where the calls' outputs go; tf_check_empty then checks that those bytes still hold the
+ * poison (else "`what` wrote device memory (from d_out - 256) (byte k)"). */
+unsigned char *tf_poison_empty(void);
+void tf_check_empty(const char *what);
 /* cuprim_last_cuda_error() must be cudaSuccess on this thread: else a failure. */
 void tf_check_no_recorded_error(const char *after);
 
@@ -396,12 +526,28 @@ void tf_check_failing(cuprim_ctx *ctx, const tf_failing_allocator *counts);
  * called) or tf_check_failing, and tf_end. */
 void tf_counting_test(void (*run_cases)(cuprim_ctx *ctx), const char *why);
 void tf_failing_test(void (*run_cases)(cuprim_ctx *ctx));
+/* The allocator tests themselves: test_counting_allocator(void **state) and
+ * test_failing_allocator(void **state), the names main() lists, with the bodies above. */
+#define TF_COUNTING_ALLOCATOR_TEST(run_cases, why)                                                 \
+  static void test_counting_allocator(void **state) {                                              \
+    (void)state;                                                                                   \
+    tf_counting_test(run_cases, why);                                                              \
+  }
+#define TF_FAILING_ALLOCATOR_TEST(run_cases)                                                       \
+  static void test_failing_allocator(void **state) {                                               \
+    (void)state;                                                                                   \
+    tf_failing_test(run_cases);                                                                    \
+  }
 
 /* Calls made with a failing allocator: a call that returned CUPRIM_ERROR_OUT_OF_MEMORY must have
  * written nothing; one in must_fail[] must have returned it; any other must pass tf_check. */
 void tf_check_out_of_memory(const tf_call_ops *ops, const void *calls, int count,
                             const tf_region *rg, tf_result *res, const int *must_fail,
                             const tf_case *cs);
+/* calls[0..count) through ctx (a context with a failing allocator) in tf.out on tf.stream
+ * (tf_enqueue), waited for, then checked by tf_check_out_of_memory. */
+void tf_run_out_of_memory(const tf_call_ops *ops, cuprim_ctx *ctx, const void *calls, int count,
+                          tf_result *res, const int *must_fail, const tf_case *cs);
 
 /* ---------------------------------------------------------------- the last test */
 

@@ -126,34 +126,28 @@ typedef struct hist_call {
 
 static hist_call even_call(int alg, const void *d_samples, uint64_t n, cuprim_dtype t,
                            const hr_hist_bins *b, const uint64_t *want) {
-  hist_call c;
-  memset(&c, 0, sizeof c);
-  c.alg = alg;
-  c.d_samples = (const unsigned char *)d_samples;
-  c.garbage = -1;
-  c.n = n;
-  c.dtype = t;
-  c.num_bins = b->num_bins;
-  c.lower = b->lower;
-  c.upper = b->upper;
-  c.want = want;
-  return c;
+  return (hist_call){.alg = alg,
+                     .d_samples = (const unsigned char *)d_samples,
+                     .garbage = -1,
+                     .n = n,
+                     .dtype = t,
+                     .num_bins = b->num_bins,
+                     .lower = b->lower,
+                     .upper = b->upper,
+                     .want = want};
 }
 
 static hist_call range_call(int alg, const void *d_samples, uint64_t n, cuprim_dtype t,
                             uint32_t num_bins, const double *d_edges, const uint64_t *want) {
-  hist_call c;
-  memset(&c, 0, sizeof c);
-  c.alg = alg;
-  c.by_edges = 1;
-  c.d_samples = (const unsigned char *)d_samples;
-  c.garbage = -1;
-  c.n = n;
-  c.dtype = t;
-  c.num_bins = num_bins;
-  c.d_edges = d_edges;
-  c.want = want;
-  return c;
+  return (hist_call){.alg = alg,
+                     .by_edges = 1,
+                     .d_samples = (const unsigned char *)d_samples,
+                     .garbage = -1,
+                     .n = n,
+                     .dtype = t,
+                     .num_bins = num_bins,
+                     .d_edges = d_edges,
+                     .want = want};
 }
 
 static const char *call_name(const hist_call *c) {
@@ -271,14 +265,11 @@ static uint64_t reference(const hr_hist_bins *b, cuprim_dtype t, const void *h, 
 
 /* With a real context, invalid calls still return before any CUDA work: nothing is written, no
  * CUDA error is recorded. */
-static void test_errors_with_device(void **state) {
-  (void)state;
-  tf_begin();
-  const size_t in_bytes = 4096, out_bytes = 8192, edge_bytes = 4096;
+TF_TEST(test_errors_with_device) {
+  const size_t edge_bytes = 4096;
   TF_CUDA(cudaMemsetAsync(g.d_edges, TF_POISON, edge_bytes, tf.stream));
-  tf_poison_inputs(in_bytes, out_bytes);
+  uint64_t *out = (uint64_t *)(void *)tf_poison_inputs(4096, 8192);
   const unsigned char *in = tf.d_in;
-  uint64_t *out = (uint64_t *)(void *)(tf.out.d + TF_GUARD_BYTES);
   const double *e = g.d_edges;
   const cuprim_histogram_alg A = CUPRIM_HISTOGRAM_AUTO;
   const cudaStream_t s = tf.stream;
@@ -341,10 +332,9 @@ static void test_errors_with_device(void **state) {
                               e, s),
        INVALID},
   };
-  tf_check_argument_errors(cases, sizeof cases / sizeof cases[0], in_bytes, out_bytes);
+  TF_CHECK_ARGUMENT_ERRORS(cases);
   tf_check_poisoned(g.d_edges, tf.h_in2, edge_bytes, tf.stream, "a call with invalid arguments",
                     "into d_edges");
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- the sweep */
@@ -425,12 +415,10 @@ static hr_hist_span span_for(hr_hist_data d, size_t k) {
 
 /* Every call x bin count x data kind x size for one dtype. */
 static void sweep(cuprim_dtype t) {
-  tf_begin();
   const double t0 = tf_now_s();
   const uint32_t *bins = tf.quick ? sweep_bins_quick : sweep_bins_full;
   const size_t nbins = tf.quick ? sizeof sweep_bins_quick / sizeof sweep_bins_quick[0]
                                 : sizeof sweep_bins_full / sizeof sweep_bins_full[0];
-  const size_t esize = cuprim_dtype_size(t);
   unsigned long cases = 0, ncalls = 0;
   for (size_t bi = 0; bi < nbins; ++bi) {
     const uint32_t nb = bins[bi];
@@ -451,8 +439,7 @@ static void sweep(cuprim_dtype t) {
         hr_hist_span_range(t, nb, span, &lo, &hi);
         const hr_hist_bins b = hr_hist_bins_even(nb, lo, hi);
         const uint64_t seed = tf_case_seed(t, nb, (uint64_t)d * 8 + span, n);
-        hr_hist_fill(&b, t, (hr_hist_data)d, seed, tf.h_in, n);
-        tf_upload(tf.d_in, tf.h_in, n * esize, tf.stream);
+        tf_hist_input(&b, t, (hr_hist_data)d, seed, n, tf.stream);
         uint64_t *want = want_slot(0);
         reference(&b, t, tf.h_in, n, want);
         hist_call calls[MAX_CALLS];
@@ -469,7 +456,6 @@ static void sweep(cuprim_dtype t) {
   }
   print_message("%s: %lu cases, %lu calls, %.1f s\n", hr_dtype_name(t), cases, ncalls,
                 tf_now_s() - t0);
-  tf_end();
 }
 
 TF_SWEEP_TESTS_8_16(sweep)
@@ -481,9 +467,7 @@ TF_SWEEP_TEST(sweep, bf16, CUPRIM_BF16)
 
 /* n == 0 writes num_bins zeros over whatever d_counts held (the poison or all-ones garbage), with
  * d_samples NULL or not, through every algorithm, dtype and a few bin counts, even and by edges. */
-static void test_empty_input(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_empty_input) {
   const uint32_t bins[] = {1, 257, 65536};
   static uint64_t zeros[65536]; /* the reference: all zero */
   hist_call calls[MAX_CALLS];
@@ -514,7 +498,6 @@ static void test_empty_input(void **state) {
     run_and_check(calls, count, tf.stream, "n = 0", 0, res);
   }
   tf_check_no_recorded_error("after calls with n == 0");
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- misaligned pointers */
@@ -524,9 +507,7 @@ static void test_empty_input(void **state) {
  * many lengths are met) through every call, even and by edges, with sizes below and above a
  * vector's length; and d_counts + 1 element (8-byte aligned, not 16) for AUTO, BLOCK_PRIVATE and
  * cuprim_histogram_range. */
-static void test_misaligned(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_misaligned) {
   static const uint64_t full[] = {1, 2, 7, 15, 17, 33, 1025, 65537, 1000003};
   static const uint64_t quick[] = {1, 15, 33, 1025, 65537};
   size_t nsizes = 0;
@@ -577,7 +558,6 @@ static void test_misaligned(void **state) {
       }
     }
   }
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- streams */
@@ -585,9 +565,7 @@ static void test_misaligned(void **state) {
 /* The legacy default stream (0) and the per-thread default stream, besides the non-blocking
  * stream every other test uses; then two non-blocking streams in flight at once on one context,
  * enqueued alternately before either is waited for. */
-static void test_streams(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_streams) {
   const cuprim_dtype dtypes[] = {CUPRIM_U8, CUPRIM_F32, CUPRIM_I64};
   const uint64_t sizes[] = {1000, tf.quick ? 65537u : (1u << 20) + 1};
   for (int si = 0; si < TF_DEFAULT_STREAMS; ++si)
@@ -601,8 +579,7 @@ static void test_streams(void **state) {
         hr_hist_span_range(t, nb, HR_HIST_FULL, &lo, &hi);
         const hr_hist_bins b = hr_hist_bins_even(nb, lo, hi);
         const uint64_t seed = tf_case_seed(0x57E, t, (uint64_t)si, n);
-        hr_hist_fill(&b, t, HR_HIST_UNIFORM, seed, tf.h_in, n);
-        tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), stream);
+        tf_hist_input(&b, t, HR_HIST_UNIFORM, seed, n, stream);
         uint64_t *want = want_slot(0), *want_e = want_slot(1);
         reference(&b, t, tf.h_in, n, want);
         hr_hist_random_edges(g.h_edges, nb, lo, hi, !is_float(t), seed);
@@ -616,8 +593,7 @@ static void test_streams(void **state) {
         run_and_check(calls, count, stream, tf_default_stream_name[si], seed, res);
       }
 
-  cudaStream_t other;
-  TF_CUDA(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking));
+  cudaStream_t other = tf_new_stream();
   const uint64_t n = tf.quick ? 65537 : (1u << 21) + 3;
   const cuprim_dtype ta = CUPRIM_U16, tb = CUPRIM_F64;
   assert_true(n * cuprim_dtype_size(tb) <= IN2_CAP_BYTES);
@@ -644,7 +620,6 @@ static void test_streams(void **state) {
     tf_run_two_streams(&ops, tf.ctx, count, ca, &cs_a, tf.stream, cb, &cs_b, other);
   }
   TF_CUDA(cudaStreamDestroy(other));
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- CUDA graphs */
@@ -662,8 +637,7 @@ static void graph_round(void *p, int count, int round, uint64_t seed, char *data
   const uint64_t n = calls[0].n;
   const cuprim_dtype t = CUPRIM_F32;
   (void)count; /* each call's reference is one of g_graph's */
-  hr_hist_fill(&g_graph.b, t, round ? HR_HIST_EDGES : HR_HIST_NAN, seed, tf.h_in, n);
-  tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
+  tf_hist_input(&g_graph.b, t, round ? HR_HIST_EDGES : HR_HIST_NAN, seed, n, tf.stream);
   reference(&g_graph.b, t, tf.h_in, n, g_graph.w_b);
   reference(&g_graph.be, t, tf.h_in, n, g_graph.w_e);
   reference(&g_graph.b, t, tf.h_in, g_graph.n_small, g_graph.w_small);
@@ -676,9 +650,7 @@ static void graph_round(void *p, int count, int round, uint64_t seed, char *data
  * small inputs, 65536 bins, captured into one graph: capture runs nothing; each replay reads
  * whatever the input buffer holds then and overwrites the counts; replaying twice on the same input
  * gives the same counts. */
-static void test_graph_capture(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_graph_capture) {
   const uint64_t n = tf.quick ? 65537 : (1u << 20) + 1, n_small = 1000;
   const cuprim_dtype t = CUPRIM_F32; /* graph_round fills F32 samples */
   static uint64_t zeros[4096];
@@ -710,7 +682,6 @@ static void test_graph_capture(void **state) {
   calls[count++] = even_call(CUPRIM_HISTOGRAM_SORT_REDUCE_BY_KEY, tf.d_in, n_small, t, &b3, w_b3);
   calls[count++] = even_call(CUPRIM_HISTOGRAM_AUTO, tf.d_in, n, t, &b2, w_b2);
   tf_graph_rounds(&ops, calls, count, n, graph_round);
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- cuprim_histogram_range */
@@ -725,9 +696,7 @@ static void test_graph_capture(void **state) {
  * Bin counts around what fits in shared memory: 6143/6144 edges-worth around 48 KiB, 29055/29056
  * around 227 KiB (H100's opt-in limit: 29056 edges fit, 29057 do not), 65536 and 2^20 that never
  * fit. Data: uniform (half of it uniform over the bins), and per size one other kind, rotating. */
-static void test_range(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_range) {
   const double t0 = tf_now_s();
   static const uint32_t full_bins[] = {1,    2,    7,     255,   256,   1000,    4096,
                                        6143, 6144, 29055, 29056, 65536, 1u << 20};
@@ -767,8 +736,7 @@ static void test_range(void **state) {
           const int nkinds = n == 0 || n > SWEEP_DATA_MAX ? 1 : 2;
           for (int ki = 0; ki < nkinds; ++ki) {
             const uint64_t seed = tf_case_seed(seed_e, kinds[ki], n, 0);
-            hr_hist_fill(&be, t, kinds[ki], seed, tf.h_in, n);
-            tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
+            tf_hist_input(&be, t, kinds[ki], seed, n, tf.stream);
             uint64_t *want = want_slot(0), *want_even = want_slot(1);
             reference(&be, t, tf.h_in, n, want);
             hist_call calls[MAX_CALLS];
@@ -789,7 +757,6 @@ static void test_range(void **state) {
         }
       }
   print_message("range: %lu cases, %.1f s\n", cases, tf_now_s() - t0);
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- one bin, many samples */
@@ -797,9 +764,7 @@ static void test_range(void **state) {
 /* Every sample in one bin at 2^24 + 3 samples, through every call: all samples equal (the worst
  * case for atomics on one address), and all samples different but inside one bin. A count past
  * 2^24 also shows counts kept in 32-bit floats. */
-static void test_one_bin_large(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_one_bin_large) {
   const double t0 = tf_now_s();
   const uint64_t n = tf.quick ? (1u << 17) + 3 : BIG_N;
   const struct {
@@ -850,7 +815,6 @@ static void test_one_bin_large(void **state) {
       run_and_check(calls, count, tf.stream, data, seed, res);
     }
   print_message("one bin, n=%" PRIu64 ": %.1f s\n", n, tf_now_s() - t0);
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- allocators */
@@ -863,8 +827,7 @@ static int allocator_case(hist_call *calls, cuprim_dtype t, uint32_t num_bins, h
   double lo, hi;
   hr_hist_span_range(t, num_bins, span, &lo, &hi);
   const hr_hist_bins b = hr_hist_bins_even(num_bins, lo, hi);
-  hr_hist_fill(&b, t, HR_HIST_UNIFORM, seed, tf.h_in, n);
-  tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
+  tf_hist_input(&b, t, HR_HIST_UNIFORM, seed, n, tf.stream);
   uint64_t *want = want_slot(0), *want_e = want_slot(1);
   reference(&b, t, tf.h_in, n, want);
   hr_hist_random_edges(g.h_edges, num_bins, lo, hi, !is_float(t), seed);
@@ -901,10 +864,7 @@ static void counting_cases(cuprim_ctx *ctx) {
   }
 }
 
-static void test_counting_allocator(void **state) {
-  (void)state;
-  tf_counting_test(counting_cases, "SORT_REDUCE_BY_KEY sorts in temporary memory");
-}
+TF_COUNTING_ALLOCATOR_TEST(counting_cases, "SORT_REDUCE_BY_KEY sorts in temporary memory")
 
 /* Calls that need temporary memory return OUT_OF_MEMORY having launched nothing and written
  * nothing: SORT_REDUCE_BY_KEY whenever n > 0, BLOCK_PRIVATE when its grid has more than one block
@@ -930,18 +890,13 @@ static void failing_cases(cuprim_ctx *ctx) {
     /* The even calls, then those by edges: five outputs of 2^20 bins fit in the region. */
     const tf_case cs = {"uniform, failing allocator", seed, 0};
     for (int half = 0; half < count; half += NUM_ALGS + 1) {
-      tf_enqueue(&ops, ctx, calls + half, NUM_ALGS + 1, &tf.out, res + half, tf.stream);
-      tf_finish(tf.stream);
-      tf_check_out_of_memory(&ops, calls + half, NUM_ALGS + 1, &tf.out, res + half,
-                             must_fail + half, &cs);
+      tf_run_out_of_memory(&ops, ctx, calls + half, NUM_ALGS + 1, res + half, must_fail + half,
+                           &cs);
     }
   }
 }
 
-static void test_failing_allocator(void **state) {
-  (void)state;
-  tf_failing_test(failing_cases);
-}
+TF_FAILING_ALLOCATOR_TEST(failing_cases)
 
 /* ---------------------------------------------------------------- past 2^32 samples */
 
@@ -1051,6 +1006,5 @@ int main(void) {
       cmocka_unit_test(test_failing_allocator),  cmocka_unit_test(test_large_input),
       cmocka_unit_test(test_no_cuda_error_left),
   };
-  tf_configure(&config);
-  return tf_exit_code(cmocka_run_group_tests(tests, tf_group_setup, tf_group_teardown));
+  return TF_RUN_TESTS(tests, &config);
 }

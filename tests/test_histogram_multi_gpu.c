@@ -243,7 +243,6 @@ static void run_calls(multi_call *calls, int count, cudaStream_t stream, const c
 
 /* Every layout x size for one dtype; per channel a rotating span and data kind. */
 static void sweep(cuprim_dtype t) {
-  tf_begin();
   const double t0 = tf_now_s();
   const size_t size = cuprim_dtype_size(t);
   size_t nl = 0, ns = 0;
@@ -283,7 +282,6 @@ static void sweep(cuprim_dtype t) {
       ++cases;
     }
   print_message("%s: %lu cases, %.1f s\n", hr_dtype_name(t), cases, tf_now_s() - t0);
-  tf_end();
 }
 
 TF_SWEEP_TESTS_8_16(sweep)
@@ -294,9 +292,7 @@ TF_SWEEP_TESTS_32_64(sweep)
 /* Every sample of every channel equal (the worst case for atomics on one counter), and all
  * different inside one bin, at 2^20 + 3 RGBA pixels (quick: 2^15 + 3): 8-bit samples (the byte
  * columns), u16 in 65536 bins a channel (global atomics), f32 in 256. */
-static void test_one_bin(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_one_bin) {
   const uint64_t pixels = tf.quick ? (1u << 15) + 3 : (1u << 20) + 3;
   const struct {
     cuprim_dtype t;
@@ -324,7 +320,6 @@ static void test_one_bin(void **state) {
       tf_upload(tf.d_in, tf.h_in, pixels * 4 * size, tf.stream);
       run_calls(calls, 1, tf.stream, equal ? "one bin, all equal" : "one bin, varied", seed);
     }
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- bins past shared memory */
@@ -332,9 +327,7 @@ static void test_one_bin(void **state) {
 /* Channels whose bins together do not fit in shared memory: 4 x 65536 (1 MB of counters) for
  * 8-bit samples (folded by a grid through the zeroed outputs), u16 (global atomics) and f64; and
  * one channel of 2^20 bins beside a small one. */
-static void test_large_bins(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_large_bins) {
   const uint64_t sizes[] = {33, 4097, 65537, 1000003};
   const size_t ns = tf.quick ? 3 : 4;
   const struct {
@@ -359,16 +352,13 @@ static void test_large_bins(void **state) {
                 tf.stream);
       run_calls(calls, 1, tf.stream, "large bins", seed);
     }
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- no pixels */
 
 /* num_pixels == 0 writes zeros into every active channel over garbage (poison or 0xFF), with
  * d_samples NULL or not, and leaves inactive channels alone. */
-static void test_empty_input(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_empty_input) {
   static uint64_t zeros[65536];
   multi_call calls[MAX_CALLS];
   int count = 0;
@@ -390,7 +380,6 @@ static void test_empty_input(void **state) {
     }
   run_calls(calls, count, tf.stream, "no pixels", 0);
   tf_check_no_recorded_error("after calls with no pixels");
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- misaligned */
@@ -399,9 +388,7 @@ static void test_empty_input(void **state) {
  * leaves no pixel on a 16-byte boundary: the element-by-element path; for RGB f64 k = 1 starts
  * the groups at pixel 1), with 3 and 4 channels, sizes below and above a group; and the counts
  * one element past their slot's aligned start (8-byte aligned, not 16). */
-static void test_misaligned(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_misaligned) {
   const cuprim_dtype dtypes[] = {CUPRIM_U8, CUPRIM_I16, CUPRIM_F32, CUPRIM_F64};
   const uint64_t sizes_f[] = {1, 7, 33, 16385, 100003};
   const uint64_t sizes_q[] = {1, 33, 16385};
@@ -433,16 +420,13 @@ static void test_misaligned(void **state) {
         }
         run_calls(calls, count, tf.stream, "misaligned", seed);
       }
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- streams and graphs */
 
 /* The legacy and per-thread default streams; then two non-blocking streams in flight at once on
  * one context (u8 RGBA on one, f32 RGB on the other). */
-static void test_streams(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_streams) {
   const layout lay = {4, 4, {256, 256, 256, 256}};
   const hr_hist_span spans[MAX_CH] = {HR_HIST_FULL, HR_HIST_ODD, HR_HIST_EXACT, HR_HIST_FULL};
   const hr_hist_data kinds[MAX_CH] = {HR_HIST_UNIFORM, HR_HIST_UNIFORM, HR_HIST_EDGES,
@@ -455,8 +439,7 @@ static void test_streams(void **state) {
     tf_upload(tf.d_in, tf.h_in, pixels * 4, tf_default_stream[si]);
     run_calls(calls, 1, tf_default_stream[si], tf_default_stream_name[si], seed);
   }
-  cudaStream_t other;
-  TF_CUDA(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking));
+  cudaStream_t other = tf_new_stream();
   const layout lay_b = {3, 3, {4096, 7, 256}};
   for (int round = 0; round < (tf.quick ? 1 : 3); ++round) {
     const uint64_t seed_a = tf_case_seed(0xC0C, 1, (uint64_t)round, pixels);
@@ -472,7 +455,6 @@ static void test_streams(void **state) {
     tf_run_two_streams(&ops, tf.ctx, 1, a, &cs_a, tf.stream, b, &cs_b, other);
   }
   TF_CUDA(cudaStreamDestroy(other));
-  tf_end();
 }
 
 /* The graph rounds' data: new samples each round into the calls' input (read at replay). */
@@ -508,9 +490,7 @@ static void graph_round(void *p, int count, int round, uint64_t seed, char *data
 
 /* Three calls captured into one graph (capture runs nothing), replayed on new data twice and on
  * the same data once more: the same counts. */
-static void test_graph_capture(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_graph_capture) {
   g_graph.lay_u8 = (layout){4, 4, {256, 256, 7, 4096}};
   g_graph.lay_f32 = (layout){3, 3, {4096, 1, 300}};
   g_graph.pixels_u8 = tf.quick ? 65537 : (1u << 20) + 7;
@@ -527,18 +507,13 @@ static void test_graph_capture(void **state) {
   calls[2] = make_call(&g_graph.lay_f32, CUPRIM_F32, g_graph.pixels_f32, spans, kinds, 2, tf.h_in2,
                        g_graph.d_f32, 1);
   tf_graph_rounds(&ops, calls, 3, g_graph.pixels_u8, graph_round);
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- errors with a device */
 
 /* Invalid calls return before any CUDA work with a real context: nothing written. */
-static void test_errors_with_device(void **state) {
-  (void)state;
-  tf_begin();
-  const size_t in_bytes = 4096, out_bytes = 8192;
-  tf_poison_inputs(in_bytes, out_bytes);
-  uint64_t *out = (uint64_t *)(void *)(tf.out.d + TF_GUARD_BYTES);
+TF_TEST(test_errors_with_device) {
+  uint64_t *out = (uint64_t *)(void *)tf_poison_inputs(4096, 8192);
   uint64_t *counts[4] = {out, out + 16, out + 32, out + 48};
   uint64_t *overlap[4] = {out, out + 8, out + 32, out + 48};
   uint64_t *in_samples[4] = {out, out + 16, (uint64_t *)(void *)(tf.d_in + 64), out + 48};
@@ -579,8 +554,7 @@ static void test_errors_with_device(void **state) {
        cuprim_histogram_even_multi(tf.ctx, NULL, 10, 4, 4, CUPRIM_U8, counts, bins, lo, hi, s),
        INVALID},
   };
-  tf_check_argument_errors(cases, sizeof cases / sizeof cases[0], in_bytes, out_bytes);
-  tf_end();
+  TF_CHECK_ARGUMENT_ERRORS(cases);
 }
 
 /* ---------------------------------------------------------------- past 2^32 bytes */
@@ -672,6 +646,5 @@ int main(void) {
       cmocka_unit_test(test_large_input),
       cmocka_unit_test(test_no_cuda_error_left),
   };
-  tf_configure(&config);
-  return tf_exit_code(cmocka_run_group_tests(tests, tf_group_setup, tf_group_teardown));
+  return TF_RUN_TESTS(tests, &config);
 }

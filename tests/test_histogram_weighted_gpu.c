@@ -304,20 +304,17 @@ static void upload(const unsigned char *d_samples, const unsigned char *d_weight
 static w_call make_call(int alg, const unsigned char *d_samples, const unsigned char *d_weights,
                         uint64_t n, cuprim_dtype t, cuprim_dtype wt, const hr_hist_bins *b,
                         const w_ref *ref) {
-  w_call c;
-  memset(&c, 0, sizeof c);
-  c.alg = alg;
-  c.d_samples = d_samples;
-  c.d_weights = d_weights;
-  c.garbage = -1;
-  c.n = n;
-  c.dtype = t;
-  c.wdtype = wt;
-  c.bins = b->num_bins;
-  c.lower = b->lower;
-  c.upper = b->upper;
-  c.want = ref;
-  return c;
+  return (w_call){.alg = alg,
+                  .d_samples = d_samples,
+                  .d_weights = d_weights,
+                  .garbage = -1,
+                  .n = n,
+                  .dtype = t,
+                  .wdtype = wt,
+                  .bins = b->num_bins,
+                  .lower = b->lower,
+                  .upper = b->upper,
+                  .want = ref};
 }
 
 /* The three calls of a case: the shorthand, AUTO and FIXED_ORDER through _ex. */
@@ -344,7 +341,6 @@ static const cuprim_dtype all_dtypes[] = {CUPRIM_I8,  CUPRIM_U8,  CUPRIM_I16, CU
 /* Every bin count x size x weight dtype for one sample dtype; data kind, range and weight kind
  * rotate with the size. */
 static void sweep(cuprim_dtype t) {
-  tf_begin();
   const double t0 = tf_now_s();
   static const uint64_t full[] = {1,    2,     3,     4,      5,       15,
                                   16,   17,    31,    32,     33,      1000,
@@ -389,7 +385,6 @@ static void sweep(cuprim_dtype t) {
       }
   }
   print_message("%s: %lu cases, %.1f s\n", hr_dtype_name(t), cases, tf_now_s() - t0);
-  tf_end();
 }
 
 TF_SWEEP_TESTS_8_16(sweep)
@@ -402,9 +397,7 @@ TF_SWEEP_TESTS_32_64(sweep)
  * from the first element, so alignment changes the loads, not the order). Data whose sums round
  * differently in different orders (magnitudes 2^-20..2^20) and one-bin data (every lane of a warp
  * on one bin). AUTO is checked against the bound on the same data. */
-static void test_fixed_order_repeats(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_fixed_order_repeats) {
   const struct {
     cuprim_dtype t, wt;
     uint32_t bins;
@@ -459,14 +452,11 @@ static void test_fixed_order_repeats(void **state) {
       }
     }
   }
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- n == 0 */
 
-static void test_empty_input(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_empty_input) {
   const uint32_t bins[] = {1, 257, 65536};
   w_ref *ref = &g.ref[0];
   for (uint32_t k = 0; k < 65536; ++k) {
@@ -491,7 +481,6 @@ static void test_empty_input(void **state) {
     run_and_check(calls, count, tf.stream, "n = 0", 0, res, 0);
   }
   tf_check_no_recorded_error("after calls with n == 0");
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- misaligned */
@@ -499,9 +488,7 @@ static void test_empty_input(void **state) {
 /* Samples, weights and sums need only element alignment: every combination of samples at +0, +1
  * and +3 elements and weights at +0, +1 and +2, through AUTO and FIXED_ORDER, sums at +1 element
  * for some; sizes below and above a group and a tile. */
-static void test_misaligned(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_misaligned) {
   const cuprim_dtype dtypes[] = {CUPRIM_U8, CUPRIM_I16, CUPRIM_F32, CUPRIM_F64};
   static const uint64_t full[] = {1, 7, 33, 1025, 65537, 1000003};
   static const uint64_t quick[] = {7, 1025, 65537};
@@ -544,14 +531,11 @@ static void test_misaligned(void **state) {
           run_and_check(calls, count, tf.stream, "misaligned", seed, res, 0);
         }
       }
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- streams and graphs */
 
-static void test_streams(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_streams) {
   const uint64_t n = tf.quick ? 65537 : (1u << 20) + 1;
   for (int si = 0; si < TF_DEFAULT_STREAMS; ++si) {
     double lo, hi;
@@ -566,8 +550,7 @@ static void test_streams(void **state) {
     run_and_check(calls, count, tf_default_stream[si], tf_default_stream_name[si], seed, res, 0);
   }
   /* Two streams: the same inputs, 256 bins on one and 4096 on the other (two references). */
-  cudaStream_t other;
-  TF_CUDA(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking));
+  cudaStream_t other = tf_new_stream();
   double lo, hi;
   hr_hist_span_range(CUPRIM_F32, 256, HR_HIST_FULL, &lo, &hi);
   const hr_hist_bins ba = hr_hist_bins_even(256, lo, hi);
@@ -584,7 +567,6 @@ static void test_streams(void **state) {
   const tf_case cs_b = {"4096 bins, stream B of two", seed, 0};
   tf_run_two_streams(&ops, tf.ctx, 3, ca, &cs_a, tf.stream, cb, &cs_b, other);
   TF_CUDA(cudaStreamDestroy(other));
-  tf_end();
 }
 
 static struct {
@@ -604,9 +586,7 @@ static void graph_round(void *p, int count, int round, uint64_t seed, char *data
 
 /* Every call captured into one graph, replayed on new data and on the same data again. b2 has
  * the range of b (so the same samples are counted and the same weights are NaN) and 65536 bins. */
-static void test_graph_capture(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_graph_capture) {
   g_graph.n = tf.quick ? 65537 : (1u << 20) + 1;
   double lo, hi;
   hr_hist_span_range(CUPRIM_F32, 4096, HR_HIST_ODD, &lo, &hi);
@@ -618,7 +598,6 @@ static void test_graph_capture(void **state) {
   count += all_calls(calls + count, tf.d_in, tf.d_in2, g_graph.n, CUPRIM_F32, CUPRIM_F32,
                      &g_graph.b2, &g.ref[1]);
   tf_graph_rounds(&ops, calls, count, g_graph.n, graph_round);
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- allocators */
@@ -650,10 +629,7 @@ static void counting_cases(cuprim_ctx *ctx) {
   }
 }
 
-static void test_counting_allocator(void **state) {
-  (void)state;
-  tf_counting_test(counting_cases, "FIXED_ORDER sums blocks' partials in temporary memory");
-}
+TF_COUNTING_ALLOCATOR_TEST(counting_cases, "FIXED_ORDER sums blocks' partials in temporary memory")
 
 static void failing_cases(cuprim_ctx *ctx) {
   w_call calls[MAX_CALLS];
@@ -663,25 +639,16 @@ static void failing_cases(cuprim_ctx *ctx) {
   const int count = allocator_case(calls, 256, tf.quick ? 65537 : 1000003, seed);
   for (int i = 0; i < count; ++i)
     must_fail[i] = calls[i].alg == FIXED; /* more than one block: partials in memory */
-  tf_enqueue(&ops, ctx, calls, count, &tf.out, res, tf.stream);
-  tf_finish(tf.stream);
   const tf_case cs = {"uniform, failing allocator", seed, 0};
-  tf_check_out_of_memory(&ops, calls, count, &tf.out, res, must_fail, &cs);
+  tf_run_out_of_memory(&ops, ctx, calls, count, res, must_fail, &cs);
 }
 
-static void test_failing_allocator(void **state) {
-  (void)state;
-  tf_failing_test(failing_cases);
-}
+TF_FAILING_ALLOCATOR_TEST(failing_cases)
 
 /* ---------------------------------------------------------------- errors with a device */
 
-static void test_errors_with_device(void **state) {
-  (void)state;
-  tf_begin();
-  const size_t in_bytes = 4096, out_bytes = 8192;
-  tf_poison_inputs(in_bytes, out_bytes);
-  double *out = (double *)(void *)(tf.out.d + TF_GUARD_BYTES);
+TF_TEST(test_errors_with_device) {
+  double *out = (double *)(void *)tf_poison_inputs(4096, 8192);
   const unsigned char *in = tf.d_in;
   const cudaStream_t s = tf.stream;
   const cuprim_status INVALID = CUPRIM_ERROR_INVALID_ARGUMENT;
@@ -714,8 +681,7 @@ static void test_errors_with_device(void **state) {
                                       (double *)(void *)(tf.out.d + 260), 16, 0.0, 1.0, s),
        INVALID},
   };
-  tf_check_argument_errors(cases, sizeof cases / sizeof cases[0], in_bytes, out_bytes);
-  tf_end();
+  TF_CHECK_ARGUMENT_ERRORS(cases);
 }
 
 int main(void) {
@@ -740,6 +706,5 @@ int main(void) {
       cmocka_unit_test(test_failing_allocator),
       cmocka_unit_test(test_no_cuda_error_left),
   };
-  tf_configure(&config);
-  return tf_exit_code(cmocka_run_group_tests(tests, tf_group_setup, tf_group_teardown));
+  return TF_RUN_TESTS(tests, &config);
 }

@@ -170,21 +170,26 @@ static void test_histogram_reference(void **state) {
   (void)state;
   /* histogram.h's formula: clamped to the last bin, upper edge and NaN not counted. */
   const hr_hist_bins even = hr_hist_bins_even(4, 0.0, 1.0);
-  assert_int_equal(hr_hist_bin(&even, 0.0), 0);
-  assert_int_equal(hr_hist_bin(&even, 0.25), 1);
-  assert_int_equal(hr_hist_bin(&even, 0.9999999999), 3);
-  assert_int_equal(hr_hist_bin(&even, 1.0), HR_HIST_NO_BIN);
-  assert_int_equal(hr_hist_bin(&even, -0.1), HR_HIST_NO_BIN);
-  assert_int_equal(hr_hist_bin(&even, NAN), HR_HIST_NO_BIN);
   const double edges[4] = {-1.0, 0.0, 0.5, 10.0};
   const hr_hist_bins given = hr_hist_bins_edges(3, edges);
-  assert_int_equal(hr_hist_bin(&given, -1.0), 0);
-  assert_int_equal(hr_hist_bin(&given, 0.0), 1);
-  assert_int_equal(hr_hist_bin(&given, 0.49), 1);
-  assert_int_equal(hr_hist_bin(&given, 9.99), 2);
-  assert_int_equal(hr_hist_bin(&given, 10.0), HR_HIST_NO_BIN);
-  assert_int_equal(hr_hist_bin(&given, -2.0), HR_HIST_NO_BIN);
-  assert_int_equal(hr_hist_bin(&given, NAN), HR_HIST_NO_BIN);
+  const uint32_t none = HR_HIST_NO_BIN;
+  /* the bins, a sample, the bin it must fall in */
+  const struct {
+    const hr_hist_bins *b;
+    double x;
+    uint32_t want;
+  } bins[] = {{&even, 0.0, 0},    {&even, 0.25, 1},     {&even, 0.9999999999, 3},
+              {&even, 1.0, none}, {&even, -0.1, none},  {&even, NAN, none},
+              {&given, -1.0, 0},  {&given, 0.0, 1},     {&given, 0.49, 1},
+              {&given, 9.99, 2},  {&given, 10.0, none}, {&given, -2.0, none},
+              {&given, NAN, none}};
+  for (size_t i = 0; i < sizeof bins / sizeof bins[0]; ++i) {
+    const uint32_t got = hr_hist_bin(bins[i].b, bins[i].x);
+    if (got != bins[i].want)
+      fail_msg("hr_hist_bin(%s bins, %.17g) = %u, expected %u",
+               bins[i].b == &even ? "even" : "edge", bins[i].x, (unsigned)got,
+               (unsigned)bins[i].want);
+  }
   const uint8_t samples[6] = {0, 1, 2, 255, 128, 1};
   uint64_t counts[2] = {9, 9}; /* overwritten */
   const hr_hist_bins halves = hr_hist_bins_even(2, 0.0, 256.0);

@@ -128,17 +128,14 @@ typedef struct nccl_call {
 
 static nccl_call reduce_call(int via, const void *d_in, uint64_t n, cuprim_dtype t, cuprim_op op,
                              const hr_reduce_ref *ref) {
-  nccl_call c;
-  memset(&c, 0, sizeof c);
-  c.prim = REDUCE;
-  c.via = via;
-  c.comm = g_comm1;
-  c.d_in = (const unsigned char *)d_in;
-  c.n = n;
-  c.dtype = t;
-  c.op = op;
-  c.rref = ref;
-  return c;
+  return (nccl_call){.prim = REDUCE,
+                     .via = via,
+                     .comm = g_comm1,
+                     .d_in = (const unsigned char *)d_in,
+                     .n = n,
+                     .dtype = t,
+                     .op = op,
+                     .rref = ref};
 }
 
 static nccl_call scan_call(int via, const void *d_in, uint64_t n, cuprim_dtype t, cuprim_op op,
@@ -204,14 +201,8 @@ static cuprim_status issue(cuprim_ctx *ctx, const void *p, void *d_out, cudaStre
     return nccl ? cuprim_nccl_reduce(ctx, c->comm, c->d_in, d_out, c->n, c->dtype, c->op, stream)
                 : cuprim_reduce(ctx, c->d_in, d_out, c->n, c->dtype, c->op, stream);
   case SCAN: {
-    const void *in = c->d_in;
-    if (c->in_place) {
-      if (c->n)
-        TF_CUDA_NOTE(cudaMemcpyAsync(d_out, c->d_in, (size_t)c->n * cuprim_dtype_size(c->dtype),
-                                     cudaMemcpyDeviceToDevice, stream),
-                     &tf.deferred);
-      in = d_out;
-    }
+    const size_t bytes = (size_t)c->n * cuprim_dtype_size(c->dtype);
+    const void *in = tf_in_place_input(c->in_place, d_out, c->d_in, bytes, stream);
     return nccl ? cuprim_nccl_scan(ctx, c->comm, in, d_out, c->n, c->dtype, c->op, c->kind, stream)
                 : cuprim_scan(ctx, in, d_out, c->n, c->dtype, c->op, c->kind, stream);
   }
@@ -258,9 +249,7 @@ static int check(const tf_region *rg, const void *p, tf_result *r, const tf_case
       return 0;
     }
   }
-  if (cs->want_hash)
-    r->hash = hr_hash_bytes(got, r->slot.out_bytes);
-  return 1;
+  return tf_passed(r, cs, got);
 }
 
 /* The output is d_out (reduce, scan) or d_counts (histogram). */
@@ -295,88 +284,81 @@ static void make_scan_reference(hr_scan_ref *r, cuprim_dtype t, cuprim_op op, cu
 static size_t one_rank_sizes(uint64_t *sizes, size_t cap, cuprim_dtype t) {
   static const uint64_t full[] = {0, 1, 2, 33, 4095, 4096, 4097, 65537, 262145, 1000003, 1048576};
   static const uint64_t quick[] = {0, 1, 33, 4097, 65537};
-  size_t k = tf.quick ? tf_sizes(quick, sizeof quick / sizeof quick[0], 0x9CC1, 1, 17.0, sizes, cap)
-                      : tf_sizes(full, sizeof full / sizeof full[0], 0x9CC1, 2, 21.0, sizes, cap);
-  if (!tf.quick && k < cap)
-    sizes[k++] = cuprim_dtype_size(t) == 4 ? (1u << 23) + 3 : (1u << 22) + 5;
-  return k;
+  const uint64_t large = cuprim_dtype_size(t) == 4 ? (1u << 23) + 3 : (1u << 22) + 5;
+  return TF_SWEEP_SIZES(full, quick, 0x9CC1, 2, large, sizes, cap);
+}
+
+/* For every dtype of scan_dtypes and every op that `supported` takes with it, in that order:
+ * each(t, op, sizes, nsizes) with the dtype's one_rank_sizes. */
+static void one_rank_ops(int (*supported)(cuprim_dtype t, cuprim_op op),
+                         void (*each)(cuprim_dtype t, cuprim_op op, const uint64_t *sizes,
+                                      size_t nsizes)) {
+  for (size_t d = 0; d < NUM_SCAN_DTYPES; ++d) {
+    const cuprim_dtype t = scan_dtypes[d];
+    uint64_t sizes[32];
+    const size_t nsizes = one_rank_sizes(sizes, 32, t);
+    for (int op = 0; op <= CUPRIM_XOR; ++op)
+      if (supported(t, (cuprim_op)op))
+        each(t, (cuprim_op)op, sizes, nsizes);
+  }
+}
+
+static void one_rank_reduce_op(cuprim_dtype t, cuprim_op op, const uint64_t *sizes, size_t nsizes) {
+  for (int kind = 0; kind < (tf.quick ? 1 : HR_DATA_KINDS); ++kind)
+    for (size_t k = 0; k < nsizes; ++k) {
+      const uint64_t n = sizes[k];
+      const uint64_t seed = tf_case_seed(0x9E1, t, (uint64_t)op * 4 + (uint64_t)kind, n);
+      tf_reduce_input(t, op, (hr_data_kind)kind, seed, n, tf.stream);
+      hr_reduce_reference(t, op, tf.h_in, n, &g_rref);
+      nccl_call calls[2];
+      tf_result res[2];
+      calls[0] = reduce_call(VIA_NCCL, tf.d_in, n, t, op, &g_rref);
+      calls[1] = reduce_call(VIA_LOCAL, tf.d_in, n, t, op, &g_rref);
+      const char *data = hr_data_name((hr_data_kind)kind);
+      run_and_check(calls, 2, tf.stream, data, seed, 1, res);
+      same_bits(calls, res, 0, 1, data, seed);
+    }
 }
 
 /* Every dtype and op reduce takes: the NCCL call on one rank against the reference, and the same
  * bits as cuprim_reduce (its partial, combined alone, is copied bit for bit). */
-static void test_one_rank_reduce(void **state) {
-  (void)state;
-  begin_one_rank();
-  for (size_t d = 0; d < NUM_SCAN_DTYPES; ++d) {
-    const cuprim_dtype t = scan_dtypes[d];
-    uint64_t sizes[32];
-    const size_t nsizes = one_rank_sizes(sizes, 32, t);
-    for (int op = 0; op <= CUPRIM_XOR; ++op) {
-      if (!hr_reduce_supported(t, (cuprim_op)op))
-        continue;
-      for (int kind = 0; kind < (tf.quick ? 1 : HR_DATA_KINDS); ++kind)
-        for (size_t k = 0; k < nsizes; ++k) {
-          const uint64_t n = sizes[k];
-          const uint64_t seed = tf_case_seed(0x9E1, t, (uint64_t)op * 4 + (uint64_t)kind, n);
-          hr_reduce_fill(t, (cuprim_op)op, (hr_data_kind)kind, seed, tf.h_in, n);
-          tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
-          hr_reduce_reference(t, (cuprim_op)op, tf.h_in, n, &g_rref);
-          nccl_call calls[2];
-          tf_result res[2];
-          calls[0] = reduce_call(VIA_NCCL, tf.d_in, n, t, (cuprim_op)op, &g_rref);
-          calls[1] = reduce_call(VIA_LOCAL, tf.d_in, n, t, (cuprim_op)op, &g_rref);
-          const char *data = hr_data_name((hr_data_kind)kind);
-          run_and_check(calls, 2, tf.stream, data, seed, 1, res);
-          same_bits(calls, res, 0, 1, data, seed);
-        }
-    }
-  }
-  tf_end();
+TF_TEST_FROM(test_one_rank_reduce, begin_one_rank) {
+  one_rank_ops(hr_reduce_supported, one_rank_reduce_op);
 }
 
 /* ---------------------------------------------------------------- one rank: scan */
 
-/* Every dtype, op and kind scan takes, in place and not: rank 0 scans its shard as cuprim_scan
- * does, so where cuprim_scan's bits are fixed (integers, MIN/MAX, exact float data) they must be
- * the same. */
-static void test_one_rank_scan(void **state) {
-  (void)state;
-  begin_one_rank();
-  for (size_t d = 0; d < NUM_SCAN_DTYPES; ++d) {
-    const cuprim_dtype t = scan_dtypes[d];
-    uint64_t sizes[32];
-    const size_t nsizes = one_rank_sizes(sizes, 32, t);
-    for (int op = 0; op <= CUPRIM_XOR; ++op) {
-      if (!hr_scan_supported(t, (cuprim_op)op))
-        continue;
-      for (int dk = 0; dk < HR_SCAN_DATA_KINDS; ++dk) {
-        if (!hr_scan_data_applies(t, (cuprim_op)op, (hr_scan_data)dk) ||
-            (tf.quick && dk == HR_SCAN_CONSTANT))
-          continue;
-        for (size_t k = 0; k < nsizes; ++k) {
-          const uint64_t n = sizes[k];
-          const uint64_t seed = tf_case_seed(0x9E2, t, (uint64_t)op * 4 + (uint64_t)dk, n);
-          hr_scan_fill(t, (cuprim_op)op, (hr_scan_data)dk, seed, tf.h_in, n);
-          tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
-          for (int ki = 0; ki < 2; ++ki) {
-            make_scan_reference(&g_sref, t, (cuprim_op)op, kinds[ki], tf.h_in, n);
-            nccl_call calls[3];
-            tf_result res[3];
-            calls[0] = scan_call(VIA_NCCL, tf.d_in, n, t, (cuprim_op)op, kinds[ki], 0, &g_sref);
-            calls[1] = scan_call(VIA_NCCL, tf.d_in, n, t, (cuprim_op)op, kinds[ki], 1, &g_sref);
-            calls[2] = scan_call(VIA_LOCAL, tf.d_in, n, t, (cuprim_op)op, kinds[ki], 0, &g_sref);
-            const char *data = hr_scan_data_name((hr_scan_data)dk);
-            run_and_check(calls, 3, tf.stream, data, seed, 1, res);
-            if (g_sref.exact) {
-              same_bits(calls, res, 0, 2, data, seed);
-              same_bits(calls, res, 1, 2, data, seed);
-            }
-          }
+static void one_rank_scan_op(cuprim_dtype t, cuprim_op op, const uint64_t *sizes, size_t nsizes) {
+  for (int dk = 0; dk < HR_SCAN_DATA_KINDS; ++dk) {
+    if (!hr_scan_data_applies(t, op, (hr_scan_data)dk) || (tf.quick && dk == HR_SCAN_CONSTANT))
+      continue;
+    for (size_t k = 0; k < nsizes; ++k) {
+      const uint64_t n = sizes[k];
+      const uint64_t seed = tf_case_seed(0x9E2, t, (uint64_t)op * 4 + (uint64_t)dk, n);
+      tf_scan_input(t, op, (hr_scan_data)dk, seed, n, tf.stream);
+      for (int ki = 0; ki < 2; ++ki) {
+        make_scan_reference(&g_sref, t, op, kinds[ki], tf.h_in, n);
+        nccl_call calls[3];
+        tf_result res[3];
+        calls[0] = scan_call(VIA_NCCL, tf.d_in, n, t, op, kinds[ki], 0, &g_sref);
+        calls[1] = scan_call(VIA_NCCL, tf.d_in, n, t, op, kinds[ki], 1, &g_sref);
+        calls[2] = scan_call(VIA_LOCAL, tf.d_in, n, t, op, kinds[ki], 0, &g_sref);
+        const char *data = hr_scan_data_name((hr_scan_data)dk);
+        run_and_check(calls, 3, tf.stream, data, seed, 1, res);
+        if (g_sref.exact) {
+          same_bits(calls, res, 0, 2, data, seed);
+          same_bits(calls, res, 1, 2, data, seed);
         }
       }
     }
   }
-  tf_end();
+}
+
+/* Every dtype, op and kind scan takes, in place and not: rank 0 scans its shard as cuprim_scan
+ * does, so where cuprim_scan's bits are fixed (integers, MIN/MAX, exact float data) they must be
+ * the same. */
+TF_TEST_FROM(test_one_rank_scan, begin_one_rank) {
+  one_rank_ops(hr_scan_supported, one_rank_scan_op);
 }
 
 /* ---------------------------------------------------------------- one rank: histogram */
@@ -388,9 +370,7 @@ static const cuprim_dtype hist_dtypes[] = {CUPRIM_I8,  CUPRIM_U8,  CUPRIM_I16, C
 /* Every sample dtype histogram takes, bin counts from 1 to thousands, ranges of every kind and
  * every data kind: the counts of all samples (one rank: its own), the same as
  * cuprim_histogram_even's. */
-static void test_one_rank_histogram(void **state) {
-  (void)state;
-  begin_one_rank();
+TF_TEST_FROM(test_one_rank_histogram, begin_one_rank) {
   const uint32_t bins[] = {1, 16, 256, 4099};
   const uint64_t sizes[] = {0, 1, 1000, 100003};
   for (size_t d = 0; d < sizeof hist_dtypes / sizeof hist_dtypes[0]; ++d) {
@@ -410,8 +390,7 @@ static void test_one_rank_histogram(void **state) {
             const uint64_t n = sizes[k];
             const uint64_t seed =
                 tf_case_seed(0x9E3, t, bi * 64 + (uint64_t)span * 8 + (uint64_t)dk, n);
-            hr_hist_fill(&b, t, (hr_hist_data)dk, seed, tf.h_in, n);
-            tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
+            tf_hist_input(&b, t, (hr_hist_data)dk, seed, n, tf.stream);
             hr_hist_reference(&b, t, tf.h_in, n, g_want);
             nccl_call calls[2];
             tf_result res[2];
@@ -424,22 +403,18 @@ static void test_one_rank_histogram(void **state) {
           }
         }
   }
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- one rank: streams, graphs */
 
 /* The legacy default stream and the per-thread default stream: one call of each primitive. */
-static void test_one_rank_default_streams(void **state) {
-  (void)state;
-  begin_one_rank();
+TF_TEST_FROM(test_one_rank_default_streams, begin_one_rank) {
   const uint64_t n = tf.quick ? 65537 : 1000003;
   const cuprim_dtype t = CUPRIM_U32;
   for (int si = 0; si < TF_DEFAULT_STREAMS; ++si) {
     const cudaStream_t stream = tf_default_stream[si];
     const uint64_t seed = tf_case_seed(0x57E, t, (uint64_t)si, n);
-    hr_scan_fill(t, CUPRIM_SUM, HR_SCAN_RANDOM, seed, tf.h_in, n);
-    tf_upload(tf.d_in, tf.h_in, n * sizeof(uint32_t), stream);
+    tf_scan_input(t, CUPRIM_SUM, HR_SCAN_RANDOM, seed, n, stream);
     hr_reduce_reference(t, CUPRIM_SUM, tf.h_in, n, &g_rref);
     make_scan_reference(&g_sref, t, CUPRIM_SUM, CUPRIM_EXCLUSIVE, tf.h_in, n);
     const hr_hist_bins b = hr_hist_bins_even(256, 0.0, 4294967296.0);
@@ -452,7 +427,6 @@ static void test_one_rank_default_streams(void **state) {
     calls[3] = hist_call(VIA_NCCL, tf.d_in, n, t, &b, g_want);
     run_and_check(calls, 4, stream, tf_default_stream_name[si], seed, 0, res);
   }
-  tf_end();
 }
 
 /* A graph round: new U32 data (SUM), every call's expectation. */
@@ -462,8 +436,7 @@ static uint64_t g_graph_want[256];
 static void graph_round(void *p, int count, int round, uint64_t seed, char *data, size_t len) {
   nccl_call *calls = (nccl_call *)p;
   const uint64_t n = calls[0].n;
-  hr_scan_fill(CUPRIM_U32, CUPRIM_SUM, HR_SCAN_RANDOM, seed, tf.h_in, n);
-  tf_upload(tf.d_in, tf.h_in, n * sizeof(uint32_t), tf.stream);
+  tf_scan_input(CUPRIM_U32, CUPRIM_SUM, HR_SCAN_RANDOM, seed, n, tf.stream);
   tf_finish(tf.stream);
   hr_reduce_reference(CUPRIM_U32, CUPRIM_SUM, tf.h_in, n, &g_rref);
   for (int k = 0; k < 2; ++k)
@@ -482,9 +455,7 @@ static void graph_round(void *p, int count, int round, uint64_t seed, char *data
 /* The three NCCL calls captured into one graph on the one-rank communicator (after a warm-up
  * outside the capture, as NCCL advises: the first collective of a communicator may set up
  * connections, which a capture cannot hold), replayed: each replay reads the data of the moment. */
-static void test_one_rank_graph(void **state) {
-  (void)state;
-  begin_one_rank();
+TF_TEST_FROM(test_one_rank_graph, begin_one_rank) {
   const uint64_t n = tf.quick ? 65537 : (1u << 20) + 1;
   const cuprim_dtype t = CUPRIM_U32;
   const hr_hist_bins b = hr_hist_bins_even(256, 0.0, 4294967296.0);
@@ -501,20 +472,15 @@ static void test_one_rank_graph(void **state) {
   tf_graph_rounds(&ops, calls, 5, n, graph_round);
   for (int k = 0; k < 2; ++k)
     hr_scan_ref_free(&g_graph_sref[k]);
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- one rank: errors */
 
 /* With a real context and communicator, invalid and unsupported calls return before any CUDA or
  * NCCL work: nothing written, no CUDA error recorded, no NCCL error recorded. */
-static void test_one_rank_errors(void **state) {
-  (void)state;
-  begin_one_rank();
-  const size_t in_bytes = 4096, out_bytes = 8192;
-  tf_poison_inputs(in_bytes, out_bytes);
+TF_TEST_FROM(test_one_rank_errors, begin_one_rank) {
+  unsigned char *out = tf_poison_inputs(4096, 8192);
   const unsigned char *in = tf.d_in;
-  unsigned char *out = tf.out.d + TF_GUARD_BYTES;
   uint64_t *counts = (uint64_t *)(void *)out;
   ncclComm_t c = g_comm1;
   const cudaStream_t s = tf.stream;
@@ -555,11 +521,10 @@ static void test_one_rank_errors(void **state) {
        cuprim_nccl_histogram_even(tf.ctx, c, in, 10, CUPRIM_U8, counts, 4, 1.0, 1.0, s),
        CUPRIM_ERROR_INVALID_ARGUMENT},
   };
-  tf_check_argument_errors(cases, sizeof cases / sizeof cases[0], in_bytes, out_bytes);
+  TF_CHECK_ARGUMENT_ERRORS(cases);
   if (cuprim_nccl_last_error() != ncclSuccess)
     tf_failure("cuprim_nccl_last_error() is %s after argument errors",
                ncclGetErrorString(cuprim_nccl_last_error()));
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- shard layouts */
@@ -679,13 +644,31 @@ static cuprim_status run_virtual(int p, const uint64_t *off, const unsigned char
   return CUPRIM_SUCCESS;
 }
 
+/* Float SUM and PROD: rounding makes their results depend on the order of combination; the shard
+ * tests take them on exact data too. */
+static int float_arith(cuprim_dtype t, int op) {
+  return is_float(t) && (op == CUPRIM_SUM || op == CUPRIM_PROD);
+}
+
+/* A reduce-and-scan case of the shard tests: the input (scan data of kind `data`, seed from salt,
+ * t, op, data and n) in tf.h_in and tf.d_in, and its references g_rref, g_sref (inclusive) and
+ * g_sref_excl. Returns the seed. */
+static uint64_t shard_case(uint64_t salt, cuprim_dtype t, cuprim_op op, hr_scan_data data,
+                           uint64_t n) {
+  const uint64_t seed =
+      tf_case_seed(salt, t, (uint64_t)op * 2 + (uint64_t)(data == HR_SCAN_EXACT), n);
+  tf_scan_input(t, op, data, seed, n, tf.stream);
+  hr_reduce_reference(t, op, tf.h_in, n, &g_rref);
+  make_scan_reference(&g_sref, t, op, CUPRIM_INCLUSIVE, tf.h_in, n);
+  make_scan_reference(&g_sref_excl, t, op, CUPRIM_EXCLUSIVE, tf.h_in, n);
+  return seed;
+}
+
 /* P virtual ranks x every layout x every dtype and op (and kind), on a few sizes: the combined
  * reduce against the reference (exact data: exactly; float SUM on random data within the bound of
  * the combination), the same bits whichever rank combines, and for P = 1 the bits of
  * cuprim_reduce; the shards' scans together against the scan of the whole, in place and not. */
-static void test_virtual_ranks(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_virtual_ranks) {
   const int ps[] = {1, 2, 3, 4, 7, 16};
   const uint64_t full_sizes[] = {0, 1, 5, 1000, 65537, 1000003};
   const uint64_t quick_sizes[] = {0, 1, 1000, 65537};
@@ -697,152 +680,139 @@ static void test_virtual_ranks(void **state) {
   unsigned char *h_scan = tf.out.h + TF_GUARD_BYTES;
   unsigned char h_red[MAX_RANKS + 1][8];
   unsigned long cases = 0;
-  for (size_t d = 0; d < NUM_SCAN_DTYPES; ++d) {
-    const cuprim_dtype t = scan_dtypes[d];
+  for (tf_dtype_op it = {0};
+       tf_next_dtype_op(&it, scan_dtypes, NUM_SCAN_DTYPES, hr_scan_supported);) {
+    const cuprim_dtype t = it.t;
+    const int op = (int)it.op;
     const size_t size = cuprim_dtype_size(t);
-    for (int op = 0; op <= CUPRIM_XOR; ++op) {
-      if (!hr_scan_supported(t, (cuprim_op)op))
-        continue;
-      const int float_arith = is_float(t) && (op == CUPRIM_SUM || op == CUPRIM_PROD);
-      for (int exact = 0; exact <= float_arith; ++exact)
-        for (size_t si = 0; si < nsizes; ++si) {
-          const uint64_t n = sizes[si];
-          const hr_scan_data data = exact ? HR_SCAN_EXACT : HR_SCAN_RANDOM;
-          const uint64_t seed = tf_case_seed(0x7A1, t, (uint64_t)op * 2 + (uint64_t)exact, n);
-          hr_scan_fill(t, (cuprim_op)op, data, seed, tf.h_in, n);
-          tf_upload(tf.d_in, tf.h_in, n * size, tf.stream);
-          hr_reduce_reference(t, (cuprim_op)op, tf.h_in, n, &g_rref);
-          make_scan_reference(&g_sref, t, (cuprim_op)op, CUPRIM_INCLUSIVE, tf.h_in, n);
-          make_scan_reference(&g_sref_excl, t, (cuprim_op)op, CUPRIM_EXCLUSIVE, tf.h_in, n);
-          /* cuprim_reduce of the whole, for P = 1 */
-          TF_CUDA(cudaMemsetAsync(d_red, TF_POISON, 8, tf.stream));
-          const cuprim_status rs =
-              cuprim_reduce(tf.ctx, tf.d_in, d_red, n, t, (cuprim_op)op, tf.stream);
-          TF_CUDA(
-              cudaMemcpyAsync(h_red[MAX_RANKS], d_red, size, cudaMemcpyDeviceToHost, tf.stream));
-          tf_finish(tf.stream);
-          if (rs != CUPRIM_SUCCESS)
-            tf_failure("cuprim_reduce: %s", tu_status_name(rs));
-          for (size_t pi = 0; pi < sizeof ps / sizeof ps[0]; ++pi)
-            for (int lay = 0; lay < LAYOUTS; ++lay) {
-              const int p = ps[pi];
-              /* Quick mode, and the largest size: a third of the (P, layout) pairs, uneven
-               * shards always. */
-              if ((tf.quick || n > 100000) && lay != 1 && (pi + (size_t)lay + si) % 3 != 0)
-                continue;
-              uint64_t off[MAX_RANKS + 1];
-              layout(lay, p, n, hr_mix(seed, (uint64_t)(p * 16 + lay)), off);
-              uint64_t max_shard = 0;
-              for (int r = 0; r < p; ++r)
-                max_shard = off[r + 1] - off[r] > max_shard ? off[r + 1] - off[r] : max_shard;
-              for (int ki = 0; ki < 2; ++ki)
-                for (int place = 0; place < 2; ++place) {
-                  const hr_scan_ref *sref = ki ? &g_sref_excl : &g_sref;
-                  char what[256];
-                  snprintf(what, sizeof what,
-                           "virtual ranks: P=%d %s shards, %s %s %s %s n=%" PRIu64
-                           " data=%s seed=0x%016" PRIx64,
-                           p, layout_names[lay], hr_dtype_name(t), hr_op_name((cuprim_op)op),
-                           hr_scan_kind_name(kinds[ki]), place ? "in-place" : "out-of-place", n,
-                           hr_scan_data_name(data), seed);
-                  TF_CUDA(cudaMemsetAsync(tf.out.d, TF_POISON, n * size + 2 * TF_GUARD_BYTES,
+    for (int exact = 0; exact <= float_arith(t, op); ++exact)
+      for (size_t si = 0; si < nsizes; ++si) {
+        const uint64_t n = sizes[si];
+        const hr_scan_data data = exact ? HR_SCAN_EXACT : HR_SCAN_RANDOM;
+        const uint64_t seed = shard_case(0x7A1, t, (cuprim_op)op, data, n);
+        /* cuprim_reduce of the whole, for P = 1 */
+        TF_CUDA(cudaMemsetAsync(d_red, TF_POISON, 8, tf.stream));
+        const cuprim_status rs =
+            cuprim_reduce(tf.ctx, tf.d_in, d_red, n, t, (cuprim_op)op, tf.stream);
+        TF_CUDA(cudaMemcpyAsync(h_red[MAX_RANKS], d_red, size, cudaMemcpyDeviceToHost, tf.stream));
+        tf_finish(tf.stream);
+        if (rs != CUPRIM_SUCCESS)
+          tf_failure("cuprim_reduce: %s", tu_status_name(rs));
+        for (size_t pi = 0; pi < sizeof ps / sizeof ps[0]; ++pi)
+          for (int lay = 0; lay < LAYOUTS; ++lay) {
+            const int p = ps[pi];
+            /* Quick mode, and the largest size: a third of the (P, layout) pairs, uneven
+             * shards always. */
+            if ((tf.quick || n > 100000) && lay != 1 && (pi + (size_t)lay + si) % 3 != 0)
+              continue;
+            uint64_t off[MAX_RANKS + 1];
+            layout(lay, p, n, hr_mix(seed, (uint64_t)(p * 16 + lay)), off);
+            uint64_t max_shard = 0;
+            for (int r = 0; r < p; ++r)
+              max_shard = off[r + 1] - off[r] > max_shard ? off[r + 1] - off[r] : max_shard;
+            for (int ki = 0; ki < 2; ++ki)
+              for (int place = 0; place < 2; ++place) {
+                const hr_scan_ref *sref = ki ? &g_sref_excl : &g_sref;
+                char what[256];
+                snprintf(what, sizeof what,
+                         "virtual ranks: P=%d %s shards, %s %s %s %s n=%" PRIu64
+                         " data=%s seed=0x%016" PRIx64,
+                         p, layout_names[lay], hr_dtype_name(t), hr_op_name((cuprim_op)op),
+                         hr_scan_kind_name(kinds[ki]), place ? "in-place" : "out-of-place", n,
+                         hr_scan_data_name(data), seed);
+                TF_CUDA(
+                    cudaMemsetAsync(tf.out.d, TF_POISON, n * size + 2 * TF_GUARD_BYTES, tf.stream));
+                /* The reduce: every rank combines the same partials; ranks 0 and p-1 here, and
+                 * only once per layout (the scan's kind and placement do not change it). */
+                const int with_reduce = ki == 0 && place == 0;
+                cuprim_status st =
+                    run_virtual(p, off, tf.d_in, n, t, (cuprim_op)op, kinds[ki], d_partials,
+                                d_prefix, with_reduce ? d_red : NULL, d_scan, place);
+                if (st == CUPRIM_SUCCESS && with_reduce)
+                  st = cuprim__nccl_combine(tf.ctx, d_partials, p, d_red + 8, t, (cuprim_op)op,
+                                            tf.stream);
+                TF_CUDA(cudaMemcpyAsync(tf.out.h, tf.out.d, n * size + 2 * TF_GUARD_BYTES,
+                                        cudaMemcpyDeviceToHost, tf.stream));
+                if (with_reduce) {
+                  TF_CUDA(
+                      cudaMemcpyAsync(h_red[0], d_red, size, cudaMemcpyDeviceToHost, tf.stream));
+                  TF_CUDA(cudaMemcpyAsync(h_red[1], d_red + 8, size, cudaMemcpyDeviceToHost,
                                           tf.stream));
-                  /* The reduce: every rank combines the same partials; ranks 0 and p-1 here, and
-                   * only once per layout (the scan's kind and placement do not change it). */
-                  const int with_reduce = ki == 0 && place == 0;
-                  cuprim_status st =
-                      run_virtual(p, off, tf.d_in, n, t, (cuprim_op)op, kinds[ki], d_partials,
-                                  d_prefix, with_reduce ? d_red : NULL, d_scan, place);
-                  if (st == CUPRIM_SUCCESS && with_reduce)
-                    st = cuprim__nccl_combine(tf.ctx, d_partials, p, d_red + 8, t, (cuprim_op)op,
-                                              tf.stream);
-                  TF_CUDA(cudaMemcpyAsync(tf.out.h, tf.out.d, n * size + 2 * TF_GUARD_BYTES,
-                                          cudaMemcpyDeviceToHost, tf.stream));
-                  if (with_reduce) {
-                    TF_CUDA(
-                        cudaMemcpyAsync(h_red[0], d_red, size, cudaMemcpyDeviceToHost, tf.stream));
-                    TF_CUDA(cudaMemcpyAsync(h_red[1], d_red + 8, size, cudaMemcpyDeviceToHost,
-                                            tf.stream));
-                  }
-                  tf_finish(tf.stream);
-                  ++cases;
-                  if (st != CUPRIM_SUCCESS) {
-                    tf_failure("%s: returned %s", what, tu_status_name(st));
-                    continue;
-                  }
-                  if (tu_pattern_mismatch(tf.out.h, TF_GUARD_BYTES, TF_POISON) != TF_GUARD_BYTES ||
-                      tu_pattern_mismatch(h_scan + n * size, TF_GUARD_BYTES, TF_POISON) !=
-                          TF_GUARD_BYTES)
-                    tf_failure("%s: the scans wrote outside their output", what);
-                  uint64_t first = 0, last = 0;
-                  char why[512];
-                  const uint64_t wrong =
-                      hr_scan_check(sref, h_scan, TF_POISON, &first, &last, why, sizeof why);
-                  if (wrong)
-                    tf_failure("%s: scan: %" PRIu64 " wrong element(s) (%" PRIu64 "..%" PRIu64
-                               "), the first %s",
-                               what, wrong, first, last, why);
-                  if (!with_reduce)
-                    continue;
-                  if (memcmp(h_red[0], h_red[1], size) != 0)
-                    tf_failure("%s: reduce: two combinations of the same partials differ", what);
-                  const int ok =
-                      float_arith && !g_rref.exact && (cuprim_op)op == CUPRIM_SUM
-                          ? virtual_sum_ok(&g_rref, h_red[0], max_shard, p, why, sizeof why)
-                          : hr_reduce_check(&g_rref, CUPRIM_REDUCE_AUTO, &g_shape, h_red[0], why,
-                                            sizeof why);
-                  if (!ok)
-                    tf_failure("%s: reduce: %s", what, why);
-                  if (p == 1 && memcmp(h_red[0], h_red[MAX_RANKS], size) != 0)
-                    tf_failure("%s: reduce: one rank's result differs from cuprim_reduce's", what);
                 }
-            }
-        }
-    }
+                tf_finish(tf.stream);
+                ++cases;
+                if (st != CUPRIM_SUCCESS) {
+                  tf_failure("%s: returned %s", what, tu_status_name(st));
+                  continue;
+                }
+                if (tu_pattern_mismatch(tf.out.h, TF_GUARD_BYTES, TF_POISON) != TF_GUARD_BYTES ||
+                    tu_pattern_mismatch(h_scan + n * size, TF_GUARD_BYTES, TF_POISON) !=
+                        TF_GUARD_BYTES)
+                  tf_failure("%s: the scans wrote outside their output", what);
+                uint64_t first = 0, last = 0;
+                char why[512];
+                const uint64_t wrong =
+                    hr_scan_check(sref, h_scan, TF_POISON, &first, &last, why, sizeof why);
+                if (wrong)
+                  tf_failure("%s: scan: %" PRIu64 " wrong element(s) (%" PRIu64 "..%" PRIu64
+                             "), the first %s",
+                             what, wrong, first, last, why);
+                if (!with_reduce)
+                  continue;
+                if (memcmp(h_red[0], h_red[1], size) != 0)
+                  tf_failure("%s: reduce: two combinations of the same partials differ", what);
+                const int ok =
+                    float_arith(t, op) && !g_rref.exact && (cuprim_op)op == CUPRIM_SUM
+                        ? virtual_sum_ok(&g_rref, h_red[0], max_shard, p, why, sizeof why)
+                        : hr_reduce_check(&g_rref, CUPRIM_REDUCE_AUTO, &g_shape, h_red[0], why,
+                                          sizeof why);
+                if (!ok)
+                  tf_failure("%s: reduce: %s", what, why);
+                if (p == 1 && memcmp(h_red[0], h_red[MAX_RANKS], size) != 0)
+                  tf_failure("%s: reduce: one rank's result differs from cuprim_reduce's", what);
+              }
+          }
+      }
   }
   print_message("virtual ranks: %lu cases\n", cases);
-  tf_end();
+}
+
+/* cuprim__nccl_combine of the `count` partials h[0..count) of (t, op): uploaded to tf.d_in2 (none
+ * for 0), combined into tf.d_in2 + 8192, whose element comes back in *got once the stream is done.
+ * Returns what the call returned. */
+static cuprim_status combine(const void *h, int count, cuprim_dtype t, cuprim_op op, void *got) {
+  unsigned char *d_part = tf.d_in2, *d_out = tf.d_in2 + 8192;
+  const size_t size = cuprim_dtype_size(t);
+  if (count)
+    TF_CUDA(cudaMemcpyAsync(d_part, h, (size_t)count * size, cudaMemcpyHostToDevice, tf.stream));
+  const cuprim_status st = cuprim__nccl_combine(tf.ctx, d_part, count, d_out, t, op, tf.stream);
+  TF_CUDA(cudaMemcpyAsync(got, d_out, size, cudaMemcpyDeviceToHost, tf.stream));
+  tf_finish(tf.stream);
+  return st;
 }
 
 /* cuprim__nccl_combine alone, on partials written here: the identity for none, the partial
  * itself (bit for bit, -0.0 and NaN payloads included) for one, and left to right for more:
  * a float SUM whose order shows ((1e20 + -1e20) + 1 = 1, but 1e20 + (-1e20 + 1) = 0), and MIN over
  * a NaN (the first NaN wins). Also past one block of staged partials (129, 300 partials). */
-static void test_combine_order(void **state) {
-  (void)state;
-  tf_begin();
-  unsigned char *d_part = tf.d_in2, *d_out = tf.d_in2 + 8192;
+TF_TEST(test_combine_order) {
   double h_part[300];
   double got = 0.0;
   /* one partial: -0.0 stays -0.0 under SUM */
   h_part[0] = -0.0;
-  TF_CUDA(cudaMemcpyAsync(d_part, h_part, 8, cudaMemcpyHostToDevice, tf.stream));
-  assert_int_equal(
-      cuprim__nccl_combine(tf.ctx, d_part, 1, d_out, CUPRIM_F64, CUPRIM_SUM, tf.stream),
-      CUPRIM_SUCCESS);
-  TF_CUDA(cudaMemcpyAsync(&got, d_out, 8, cudaMemcpyDeviceToHost, tf.stream));
-  tf_finish(tf.stream);
+  assert_int_equal(combine(h_part, 1, CUPRIM_F64, CUPRIM_SUM, &got), CUPRIM_SUCCESS);
   if (!(got == 0.0 && signbit(got)))
     tf_failure("combine of one partial -0.0 (SUM) gave %g, not -0.0", got);
   /* none: the identity */
-  TF_CUDA(cudaMemsetAsync(d_out, TF_POISON, 8, tf.stream));
-  assert_int_equal(
-      cuprim__nccl_combine(tf.ctx, d_part, 0, d_out, CUPRIM_F64, CUPRIM_MIN, tf.stream),
-      CUPRIM_SUCCESS);
-  TF_CUDA(cudaMemcpyAsync(&got, d_out, 8, cudaMemcpyDeviceToHost, tf.stream));
-  tf_finish(tf.stream);
+  TF_CUDA(cudaMemsetAsync(tf.d_in2 + 8192, TF_POISON, 8, tf.stream));
+  assert_int_equal(combine(h_part, 0, CUPRIM_F64, CUPRIM_MIN, &got), CUPRIM_SUCCESS);
   if (!(isinf(got) && got > 0))
     tf_failure("combine of no partials (MIN) gave %g, not +inf", got);
   /* the order: left to right */
   h_part[0] = 1e20;
   h_part[1] = -1e20;
   h_part[2] = 1.0;
-  TF_CUDA(cudaMemcpyAsync(d_part, h_part, 24, cudaMemcpyHostToDevice, tf.stream));
-  assert_int_equal(
-      cuprim__nccl_combine(tf.ctx, d_part, 3, d_out, CUPRIM_F64, CUPRIM_SUM, tf.stream),
-      CUPRIM_SUCCESS);
-  TF_CUDA(cudaMemcpyAsync(&got, d_out, 8, cudaMemcpyDeviceToHost, tf.stream));
-  tf_finish(tf.stream);
+  assert_int_equal(combine(h_part, 3, CUPRIM_F64, CUPRIM_SUM, &got), CUPRIM_SUCCESS);
   if (got != 1.0)
     tf_failure("combine (1e20, -1e20, 1) (SUM) gave %g, not 1 (left to right)", got);
   /* many partials, past the 128 staged at a time: an order-revealing sum and an integer XOR */
@@ -850,12 +820,7 @@ static void test_combine_order(void **state) {
     for (int i = 0; i < count; ++i)
       h_part[i] = i % 2 ? -1e20 : 1e20;
     h_part[count - 1] = 3.0; /* left to right, 3 survives only where the sum before it is 0 */
-    TF_CUDA(cudaMemcpyAsync(d_part, h_part, (size_t)count * 8, cudaMemcpyHostToDevice, tf.stream));
-    assert_int_equal(
-        cuprim__nccl_combine(tf.ctx, d_part, count, d_out, CUPRIM_F64, CUPRIM_SUM, tf.stream),
-        CUPRIM_SUCCESS);
-    TF_CUDA(cudaMemcpyAsync(&got, d_out, 8, cudaMemcpyDeviceToHost, tf.stream));
-    tf_finish(tf.stream);
+    assert_int_equal(combine(h_part, count, CUPRIM_F64, CUPRIM_SUM, &got), CUPRIM_SUCCESS);
     double want = 0.0;
     for (int i = 0; i < count; ++i)
       want = i == 0 ? h_part[0] : want + h_part[i];
@@ -868,27 +833,16 @@ static void test_combine_order(void **state) {
       hx[i] = 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1);
       wx ^= hx[i];
     }
-    TF_CUDA(cudaMemcpyAsync(d_part, hx, (size_t)count * 8, cudaMemcpyHostToDevice, tf.stream));
-    assert_int_equal(
-        cuprim__nccl_combine(tf.ctx, d_part, count, d_out, CUPRIM_U64, CUPRIM_XOR, tf.stream),
-        CUPRIM_SUCCESS);
-    TF_CUDA(cudaMemcpyAsync(&gx, d_out, 8, cudaMemcpyDeviceToHost, tf.stream));
-    tf_finish(tf.stream);
+    assert_int_equal(combine(hx, count, CUPRIM_U64, CUPRIM_XOR, &gx), CUPRIM_SUCCESS);
     if (gx != wx)
       tf_failure("combine of %d U64 partials (XOR) gave 0x%016" PRIx64 ", expected 0x%016" PRIx64,
                  count, gx, wx);
   }
   /* MIN with a NaN among the partials: NaN */
   float hf[4] = {3.0f, NAN, -1.0f, 2.0f}, gf = 0.0f;
-  TF_CUDA(cudaMemcpyAsync(d_part, hf, sizeof hf, cudaMemcpyHostToDevice, tf.stream));
-  assert_int_equal(
-      cuprim__nccl_combine(tf.ctx, d_part, 4, d_out, CUPRIM_F32, CUPRIM_MIN, tf.stream),
-      CUPRIM_SUCCESS);
-  TF_CUDA(cudaMemcpyAsync(&gf, d_out, 4, cudaMemcpyDeviceToHost, tf.stream));
-  tf_finish(tf.stream);
+  assert_int_equal(combine(hf, 4, CUPRIM_F32, CUPRIM_MIN, &gf), CUPRIM_SUCCESS);
   if (!isnan(gf))
     tf_failure("combine (3, NaN, -1, 2) (MIN) gave %g, not NaN", (double)gf);
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- several GPUs */
@@ -1099,145 +1053,139 @@ static int rank_guards_ok(int r, size_t out_bytes, const char *what) {
   return 1;
 }
 
+/* The jobs of one primitive over the shards off[0..p]: rank r takes elements off[r]..off[r+1] of
+ * tf.d_in; every other member zero (jobs holds MAX_GPUS). */
+static void shard_jobs(rank_job *jobs, int p, int prim, const uint64_t *off, cuprim_dtype t) {
+  memset(jobs, 0, MAX_GPUS * sizeof *jobs);
+  for (int r = 0; r < p; ++r) {
+    jobs[r].prim = prim;
+    jobs[r].off = off[r];
+    jobs[r].n = off[r + 1] - off[r];
+    jobs[r].dtype = t;
+  }
+}
+
 /* Reduce and scan over every GPU: every dtype and op, shards in every layout, both kinds, in
  * place and not (and one case of each captured into graphs). Each rank's reduce must have the
  * same bits as every other rank's and as the virtual ranks' on device 0 for the same shards; each
  * rank's scan is its part of the scan of the whole. */
-static void test_multi_gpu_reduce_scan(void **state) {
-  (void)state;
-  begin_multi();
+TF_TEST_FROM(test_multi_gpu_reduce_scan, begin_multi) {
   const int p = g_multi.p;
   const uint64_t sizes[] = {0, 1000, tf.quick ? 65537u : 1000003u};
   unsigned char *d_partials = tf.d_in2, *d_prefix = tf.d_in2 + 4096, *d_red = tf.d_in2 + 8192;
   int graphs_done = 0;
-  for (size_t d = 0; d < NUM_SCAN_DTYPES; ++d) {
-    const cuprim_dtype t = scan_dtypes[d];
+  for (tf_dtype_op it = {0};
+       tf_next_dtype_op(&it, scan_dtypes, NUM_SCAN_DTYPES, hr_scan_supported);) {
+    const cuprim_dtype t = it.t;
+    const int op = (int)it.op;
     const size_t size = cuprim_dtype_size(t);
-    for (int op = 0; op <= CUPRIM_XOR; ++op) {
-      if (!hr_scan_supported(t, (cuprim_op)op))
-        continue;
-      const int float_arith = is_float(t) && (op == CUPRIM_SUM || op == CUPRIM_PROD);
-      for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; ++si)
-        for (int exact = 0; exact <= float_arith; ++exact) {
-          const uint64_t n = sizes[si];
-          const hr_scan_data data = exact ? HR_SCAN_EXACT : HR_SCAN_RANDOM;
-          const uint64_t seed = tf_case_seed(0x3A7, t, (uint64_t)op * 2 + (uint64_t)exact, n);
-          hr_scan_fill(t, (cuprim_op)op, data, seed, tf.h_in, n);
-          tf_upload(tf.d_in, tf.h_in, n * size, tf.stream);
-          hr_reduce_reference(t, (cuprim_op)op, tf.h_in, n, &g_rref);
-          make_scan_reference(&g_sref, t, (cuprim_op)op, CUPRIM_INCLUSIVE, tf.h_in, n);
-          make_scan_reference(&g_sref_excl, t, (cuprim_op)op, CUPRIM_EXCLUSIVE, tf.h_in, n);
-          for (int lay = 0; lay < LAYOUTS; ++lay) {
-            if (tf.quick && lay != 1 && lay != (int)(si % LAYOUTS))
-              continue;
-            uint64_t off[MAX_GPUS + 1];
-            layout(lay, p, n, hr_mix(seed, (uint64_t)lay), off);
-            char what[256];
-            snprintf(what, sizeof what,
-                     "%d GPUs, %s shards: %s %s n=%" PRIu64 " data=%s seed=0x%016" PRIx64, p,
-                     layout_names[lay], hr_dtype_name(t), hr_op_name((cuprim_op)op), n,
-                     hr_scan_data_name(data), seed);
-            /* The virtual ranks' result for the same shards, on device 0. */
-            unsigned char virt[8];
-            TF_CUDA(cudaMemsetAsync(d_red, TF_POISON, 8, tf.stream));
-            const cuprim_status vs =
-                run_virtual(p, off, tf.d_in, n, t, (cuprim_op)op, CUPRIM_INCLUSIVE, d_partials,
-                            d_prefix, d_red, NULL, 0);
-            TF_CUDA(cudaMemcpyAsync(virt, d_red, size, cudaMemcpyDeviceToHost, tf.stream));
-            tf_finish(tf.stream);
-            if (vs != CUPRIM_SUCCESS)
-              tf_failure("%s: the virtual ranks returned %s", what, tu_status_name(vs));
-            /* reduce on every GPU */
-            const int graph = !graphs_done && n > 0 && lay == 1;
-            rank_job jobs[MAX_GPUS];
-            memset(jobs, 0, sizeof jobs);
-            for (int r = 0; r < p; ++r) {
-              jobs[r].prim = REDUCE;
-              jobs[r].off = off[r];
-              jobs[r].n = off[r + 1] - off[r];
-              jobs[r].dtype = t;
-              jobs[r].op = (cuprim_op)op;
-              jobs[r].graph = graph;
-            }
-            if (run_ranks(jobs, what)) {
-              for (int r = 0; r < p; ++r) {
-                if (!rank_guards_ok(r, size, what))
-                  continue;
-                const unsigned char *got = g_multi.r[r].h_out + MULTI_GUARD;
-                if (memcmp(got, g_multi.r[0].h_out + MULTI_GUARD, size) != 0)
-                  tf_failure("%s: reduce: rank %d's bits differ from rank 0's", what, r);
-                if (vs == CUPRIM_SUCCESS && memcmp(got, virt, size) != 0)
-                  tf_failure(
-                      "%s: reduce: rank %d's bits differ from the virtual ranks' on device 0", what,
-                      r);
-              }
-              char why[512];
-              const unsigned char *got = g_multi.r[0].h_out + MULTI_GUARD;
-              uint64_t max_shard = 0;
-              for (int r = 0; r < p; ++r)
-                max_shard = off[r + 1] - off[r] > max_shard ? off[r + 1] - off[r] : max_shard;
-              const int ok = float_arith && !g_rref.exact && (cuprim_op)op == CUPRIM_SUM
-                                 ? virtual_sum_ok(&g_rref, got, max_shard, p, why, sizeof why)
-                                 : hr_reduce_check(&g_rref, CUPRIM_REDUCE_AUTO, &g_shape, got, why,
-                                                   sizeof why);
-              if (!ok)
-                tf_failure("%s: reduce: %s", what, why);
-            }
-            /* scan on every GPU */
-            for (int ki = 0; ki < 2; ++ki)
-              for (int place = 0; place < 2; ++place) {
-                if (tf.quick && place != ki)
-                  continue;
-                const hr_scan_ref *sref = ki ? &g_sref_excl : &g_sref;
-                for (int r = 0; r < p; ++r) {
-                  jobs[r].prim = SCAN;
-                  jobs[r].kind = kinds[ki];
-                  jobs[r].in_place = place;
-                  jobs[r].graph = graph && place == 1;
-                }
-                char swhat[320];
-                snprintf(swhat, sizeof swhat, "%s, scan %s %s", what, hr_scan_kind_name(kinds[ki]),
-                         place ? "in-place" : "out-of-place");
-                if (!run_ranks(jobs, swhat))
-                  continue;
-                for (int r = 0; r < p; ++r) {
-                  const uint64_t m = off[r + 1] - off[r];
-                  if (!rank_guards_ok(r, (size_t)m * size, swhat))
-                    continue;
-                  /* rank r's part of the whole scan: the reference from off[r] on */
-                  hr_scan_ref part = *sref;
-                  part.n = m;
-                  part.bits = sref->bits + off[r] * size;
-                  if (!sref->exact) {
-                    part.value = sref->value + off[r];
-                    part.tol = sref->tol + off[r];
-                  }
-                  part.nan_from = sref->nan_from > off[r] ? sref->nan_from - off[r] : 0;
-                  if (part.nan_from > m)
-                    part.nan_from = m;
-                  uint64_t first = 0, last = 0;
-                  char why[512];
-                  const uint64_t wrong = hr_scan_check(&part, g_multi.r[r].h_out + MULTI_GUARD,
-                                                       TF_POISON, &first, &last, why, sizeof why);
-                  if (wrong)
-                    tf_failure("%s: rank %d (elements %" PRIu64 "..%" PRIu64 "): %" PRIu64
-                               " wrong, the first %s",
-                               swhat, r, off[r], off[r + 1], wrong, why);
-                }
-              }
-            graphs_done |= graph;
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; ++si)
+      for (int exact = 0; exact <= float_arith(t, op); ++exact) {
+        const uint64_t n = sizes[si];
+        const hr_scan_data data = exact ? HR_SCAN_EXACT : HR_SCAN_RANDOM;
+        const uint64_t seed = shard_case(0x3A7, t, (cuprim_op)op, data, n);
+        for (int lay = 0; lay < LAYOUTS; ++lay) {
+          if (tf.quick && lay != 1 && lay != (int)(si % LAYOUTS))
+            continue;
+          uint64_t off[MAX_GPUS + 1];
+          layout(lay, p, n, hr_mix(seed, (uint64_t)lay), off);
+          char what[256];
+          snprintf(what, sizeof what,
+                   "%d GPUs, %s shards: %s %s n=%" PRIu64 " data=%s seed=0x%016" PRIx64, p,
+                   layout_names[lay], hr_dtype_name(t), hr_op_name((cuprim_op)op), n,
+                   hr_scan_data_name(data), seed);
+          /* The virtual ranks' result for the same shards, on device 0. */
+          unsigned char virt[8];
+          TF_CUDA(cudaMemsetAsync(d_red, TF_POISON, 8, tf.stream));
+          const cuprim_status vs =
+              run_virtual(p, off, tf.d_in, n, t, (cuprim_op)op, CUPRIM_INCLUSIVE, d_partials,
+                          d_prefix, d_red, NULL, 0);
+          TF_CUDA(cudaMemcpyAsync(virt, d_red, size, cudaMemcpyDeviceToHost, tf.stream));
+          tf_finish(tf.stream);
+          if (vs != CUPRIM_SUCCESS)
+            tf_failure("%s: the virtual ranks returned %s", what, tu_status_name(vs));
+          /* reduce on every GPU */
+          const int graph = !graphs_done && n > 0 && lay == 1;
+          rank_job jobs[MAX_GPUS];
+          shard_jobs(jobs, p, REDUCE, off, t);
+          for (int r = 0; r < p; ++r) {
+            jobs[r].op = (cuprim_op)op;
+            jobs[r].graph = graph;
           }
+          if (run_ranks(jobs, what)) {
+            for (int r = 0; r < p; ++r) {
+              if (!rank_guards_ok(r, size, what))
+                continue;
+              const unsigned char *got = g_multi.r[r].h_out + MULTI_GUARD;
+              if (memcmp(got, g_multi.r[0].h_out + MULTI_GUARD, size) != 0)
+                tf_failure("%s: reduce: rank %d's bits differ from rank 0's", what, r);
+              if (vs == CUPRIM_SUCCESS && memcmp(got, virt, size) != 0)
+                tf_failure("%s: reduce: rank %d's bits differ from the virtual ranks' on device 0",
+                           what, r);
+            }
+            char why[512];
+            const unsigned char *got = g_multi.r[0].h_out + MULTI_GUARD;
+            uint64_t max_shard = 0;
+            for (int r = 0; r < p; ++r)
+              max_shard = off[r + 1] - off[r] > max_shard ? off[r + 1] - off[r] : max_shard;
+            const int ok =
+                float_arith(t, op) && !g_rref.exact && (cuprim_op)op == CUPRIM_SUM
+                    ? virtual_sum_ok(&g_rref, got, max_shard, p, why, sizeof why)
+                    : hr_reduce_check(&g_rref, CUPRIM_REDUCE_AUTO, &g_shape, got, why, sizeof why);
+            if (!ok)
+              tf_failure("%s: reduce: %s", what, why);
+          }
+          /* scan on every GPU */
+          for (int ki = 0; ki < 2; ++ki)
+            for (int place = 0; place < 2; ++place) {
+              if (tf.quick && place != ki)
+                continue;
+              const hr_scan_ref *sref = ki ? &g_sref_excl : &g_sref;
+              for (int r = 0; r < p; ++r) {
+                jobs[r].prim = SCAN;
+                jobs[r].kind = kinds[ki];
+                jobs[r].in_place = place;
+                jobs[r].graph = graph && place == 1;
+              }
+              char swhat[320];
+              snprintf(swhat, sizeof swhat, "%s, scan %s %s", what, hr_scan_kind_name(kinds[ki]),
+                       place ? "in-place" : "out-of-place");
+              if (!run_ranks(jobs, swhat))
+                continue;
+              for (int r = 0; r < p; ++r) {
+                const uint64_t m = off[r + 1] - off[r];
+                if (!rank_guards_ok(r, (size_t)m * size, swhat))
+                  continue;
+                /* rank r's part of the whole scan: the reference from off[r] on */
+                hr_scan_ref part = *sref;
+                part.n = m;
+                part.bits = sref->bits + off[r] * size;
+                if (!sref->exact) {
+                  part.value = sref->value + off[r];
+                  part.tol = sref->tol + off[r];
+                }
+                part.nan_from = sref->nan_from > off[r] ? sref->nan_from - off[r] : 0;
+                if (part.nan_from > m)
+                  part.nan_from = m;
+                uint64_t first = 0, last = 0;
+                char why[512];
+                const uint64_t wrong = hr_scan_check(&part, g_multi.r[r].h_out + MULTI_GUARD,
+                                                     TF_POISON, &first, &last, why, sizeof why);
+                if (wrong)
+                  tf_failure("%s: rank %d (elements %" PRIu64 "..%" PRIu64 "): %" PRIu64
+                             " wrong, the first %s",
+                             swhat, r, off[r], off[r + 1], wrong, why);
+              }
+            }
+          graphs_done |= graph;
         }
-    }
+      }
   }
-  tf_end();
 }
 
 /* The histogram over every GPU: every sample dtype, bins and ranges; every rank's counts are those
  * of all samples. */
-static void test_multi_gpu_histogram(void **state) {
-  (void)state;
-  begin_multi();
+TF_TEST_FROM(test_multi_gpu_histogram, begin_multi) {
   const int p = g_multi.p;
   const uint32_t bins[] = {1, 256, 4099};
   const uint64_t n = tf.quick ? 65537 : 1000003;
@@ -1257,12 +1205,8 @@ static void test_multi_gpu_histogram(void **state) {
         uint64_t off[MAX_GPUS + 1];
         layout(lay, p, n, seed, off);
         rank_job jobs[MAX_GPUS];
-        memset(jobs, 0, sizeof jobs);
+        shard_jobs(jobs, p, HIST, off, t);
         for (int r = 0; r < p; ++r) {
-          jobs[r].prim = HIST;
-          jobs[r].off = off[r];
-          jobs[r].n = off[r + 1] - off[r];
-          jobs[r].dtype = t;
           jobs[r].num_bins = bins[bi];
           jobs[r].lower = lo;
           jobs[r].upper = hi;
@@ -1286,14 +1230,11 @@ static void test_multi_gpu_histogram(void **state) {
         }
       }
   }
-  tf_end();
 }
 
 /* A context on another GPU than the communicator's is refused before anything is enqueued (no
  * rank enters the collective, so nothing waits). */
-static void test_multi_gpu_wrong_device(void **state) {
-  (void)state;
-  begin_multi();
+TF_TEST_FROM(test_multi_gpu_wrong_device, begin_multi) {
   rank_state *s0 = &g_multi.r[0], *s1 = &g_multi.r[1];
   TF_CUDA(cudaSetDevice(0));
   const cuprim_status a = cuprim_nccl_reduce(s0->ctx, s1->comm, s0->d_in, s0->d_out, 10, CUPRIM_F32,
@@ -1312,7 +1253,6 @@ static void test_multi_gpu_wrong_device(void **state) {
   TF_CUDA(cudaGetDevice(&dev));
   if (dev != 0)
     tf_failure("the current device changed from 0 to %d", dev);
-  tf_end();
 }
 
 int main(void) {
@@ -1330,6 +1270,5 @@ int main(void) {
       cmocka_unit_test(test_multi_gpu_wrong_device),
       cmocka_unit_test(test_no_cuda_error_left),
   };
-  tf_configure(&config);
-  return tf_exit_code(cmocka_run_group_tests(tests, tf_group_setup, tf_group_teardown));
+  return TF_RUN_TESTS(tests, &config);
 }

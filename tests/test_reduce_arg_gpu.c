@@ -49,30 +49,24 @@ static int is_signed_int(cuprim_dtype t) {
 /* Element i of a float array, as a double (exact). */
 static double get_float(cuprim_dtype t, const void *h, uint64_t i) { return hr_to_double(t, h, i); }
 
-/* Element i of an integer array, as a 64-bit signed (signed dtypes) or unsigned value. */
-static int64_t get_signed(cuprim_dtype t, const void *h, uint64_t i) {
-  switch (t) {
-  case CUPRIM_I8:
-    return ((const int8_t *)h)[i];
-  case CUPRIM_I16:
-    return ((const int16_t *)h)[i];
-  case CUPRIM_I32:
-    return ((const int32_t *)h)[i];
-  default:
-    return ((const int64_t *)h)[i];
-  }
-}
+/* Element i of an integer array, as a 64-bit unsigned (unsigned dtypes) or signed value: its bits
+ * zero-extended, or sign-extended from the dtype's width. */
 static uint64_t get_unsigned(cuprim_dtype t, const void *h, uint64_t i) {
-  switch (t) {
-  case CUPRIM_U8:
+  switch (cuprim_dtype_size(t)) {
+  case 1:
     return ((const uint8_t *)h)[i];
-  case CUPRIM_U16:
+  case 2:
     return ((const uint16_t *)h)[i];
-  case CUPRIM_U32:
+  case 4:
     return ((const uint32_t *)h)[i];
   default:
     return ((const uint64_t *)h)[i];
   }
+}
+static int64_t get_signed(cuprim_dtype t, const void *h, uint64_t i) {
+  const uint64_t u = get_unsigned(t, h, i), sign = 1ull << (8 * cuprim_dtype_size(t) - 1);
+  /* negative: -(magnitude - 1) - 1, without converting an out-of-range unsigned value */
+  return u & sign ? -(int64_t)(~u & (sign - 1)) - 1 : (int64_t)u;
 }
 
 /* Stores v into element i: floats rounded to the dtype (the values used are exact), integers
@@ -84,43 +78,34 @@ static void put(cuprim_dtype t, void *h, uint64_t i, double v_float, uint64_t v_
     hr_store_bits(t, h, i, v_int);
 }
 
+/* 1 if element i is strictly greater (max) or less than element j: as doubles for floats (no NaN
+ * here), as 64-bit signed or unsigned values for integers. */
+static int better(cuprim_dtype t, const void *h, uint64_t i, uint64_t j, int max) {
+  if (is_float(t)) {
+    const double a = get_float(t, h, i), b = get_float(t, h, j);
+    return max ? a > b : a < b;
+  }
+  if (is_signed_int(t)) {
+    const int64_t a = get_signed(t, h, i), b = get_signed(t, h, j);
+    return max ? a > b : a < b;
+  }
+  const uint64_t a = get_unsigned(t, h, i), b = get_unsigned(t, h, j);
+  return max ? a > b : a < b;
+}
+
 /* The index cuprim_reduce_arg must return (UINT64_MAX for n == 0). */
 static uint64_t reference(cuprim_dtype t, cuprim_arg_op op, const void *h, uint64_t n) {
   if (n == 0)
     return UINT64_MAX;
   const int max = op == CUPRIM_ARGMAX;
-  uint64_t best = 0;
-  if (is_float(t)) {
+  if (is_float(t))
     for (uint64_t i = 0; i < n; ++i)
       if (isnan(get_float(t, h, i)))
         return i; /* the first NaN wins */
-    double b = get_float(t, h, 0);
-    for (uint64_t i = 1; i < n; ++i) {
-      const double v = get_float(t, h, i);
-      if (max ? v > b : v < b) { /* -0.0 == +0.0: the first stays */
-        b = v;
-        best = i;
-      }
-    }
-  } else if (is_signed_int(t)) {
-    int64_t b = get_signed(t, h, 0);
-    for (uint64_t i = 1; i < n; ++i) {
-      const int64_t v = get_signed(t, h, i);
-      if (max ? v > b : v < b) {
-        b = v;
-        best = i;
-      }
-    }
-  } else {
-    uint64_t b = get_unsigned(t, h, 0);
-    for (uint64_t i = 1; i < n; ++i) {
-      const uint64_t v = get_unsigned(t, h, i);
-      if (max ? v > b : v < b) {
-        b = v;
-        best = i;
-      }
-    }
-  }
+  uint64_t best = 0;
+  for (uint64_t i = 1; i < n; ++i)
+    if (better(t, h, i, best, max)) /* a tie (-0.0 == +0.0 too): the first stays */
+      best = i;
   return best;
 }
 
@@ -278,15 +263,8 @@ static int make_calls(call *calls, const void *d_in, uint64_t n, cuprim_dtype t,
   int k = 0;
   for (int how = PATH_PUBLIC; how <= PATH_GRID; ++how)
     for (int v = 1; v >= 0; --v) {
-      call c;
-      memset(&c, 0, sizeof c);
-      c.how = (path)how;
-      c.d_in = d_in;
-      c.n = n;
-      c.dtype = t;
-      c.op = op;
-      c.with_value = v;
-      calls[k++] = c;
+      calls[k++] =
+          (call){.how = (path)how, .d_in = d_in, .n = n, .dtype = t, .op = op, .with_value = v};
     }
   return k;
 }
@@ -323,16 +301,13 @@ static size_t sweep_sizes(uint64_t *sizes, size_t cap) {
                                   16384,  16385,  32767,  32768,   32769,  65535, 65536, 65537,
                                   131071, 131072, 131073, 1000003, 4194311};
   static const uint64_t quick[] = {1, 2, 33, 257, 4097, 16385, 32769, 65537, 131071};
-  return tf.quick ? tf_sizes(quick, sizeof quick / sizeof quick[0], 0xA26, 1, 17.0, sizes, cap)
-                  : tf_sizes(full, sizeof full / sizeof full[0], 0xA26, 3, 21.0, sizes, cap);
+  return TF_SWEEP_SIZES(full, quick, 0xA26, 3, 0, sizes, cap);
 }
 
 /* ---------------------------------------------------------------- tests */
 
 /* Every dtype x op x size x data kind. */
-static void test_sweep(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_sweep) {
   uint64_t sizes[48];
   const size_t nsizes = sweep_sizes(sizes, 48);
   unsigned long cases = 0;
@@ -350,15 +325,12 @@ static void test_sweep(void **state) {
           ++cases;
         }
   print_message("%lu cases x 6 calls\n", cases);
-  tf_end();
 }
 
 /* Where the extreme value sits: alone at the first, the last or a middle position, or tied
  * between two of them (the first of the two must win), or everywhere. Every dtype and op, sizes
  * on both paths. */
-static void test_tie_positions(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_tie_positions) {
   static const uint64_t sizes[] = {2, 33, 4097, 32769, 131073, 1000003};
   const size_t nsizes = tf.quick ? 5 : sizeof sizes / sizeof sizes[0];
   enum { FIRST, LAST, MIDDLE, FIRST_AND_LAST, MIDDLE_AND_LAST, FIRST_AND_MIDDLE, PLACES };
@@ -396,15 +368,12 @@ static void test_tie_positions(void **state) {
             put(t, tf.h_in, at[1][place], fx, ux);
           run_case(tf.h_in, tf.d_in, n, t, (cuprim_arg_op)op, names[place], seed);
         }
-  tf_end();
 }
 
 /* Floats: any NaN wins, and the first of several (with other payloads and signs after it) is the
  * answer, bit for bit; an infinity is an ordinary extreme; -0.0 and +0.0 tie (the first wins,
  * and the value keeps its sign). */
-static void test_nan_inf_signed_zero(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_nan_inf_signed_zero) {
   static const uint64_t sizes[] = {1, 2, 33, 4097, 32769, 65537, 1000003};
   const size_t nsizes = tf.quick ? 6 : sizeof sizes / sizeof sizes[0];
   const cuprim_dtype floats[] = {CUPRIM_F32, CUPRIM_F64, CUPRIM_F16, CUPRIM_BF16};
@@ -490,15 +459,12 @@ static void test_nan_inf_signed_zero(void **state) {
           }
           run_case(tf.h_in, tf.d_in, n, t, (cuprim_arg_op)op, names[sp], seed);
         }
-  tf_end();
 }
 
 /* The extremes of integer types (the key of INTn_MAX / UINTn_MAX is all ones for ARGMIN's
  * complement, and of INTn_MIN / 0 for ARGMAX): an array of nothing but them, and one of them
  * among others. */
-static void test_integer_limits(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_integer_limits) {
   static const uint64_t sizes[] = {1, 33, 4097, 65537};
   for (size_t d = 0; d < NUM_DTYPES; ++d) {
     const cuprim_dtype t = all_dtypes[d];
@@ -528,25 +494,19 @@ static void test_integer_limits(void **state) {
           run_case(tf.h_in, tf.d_in, n, t, (cuprim_arg_op)op, names[v], seed);
         }
   }
-  tf_end();
 }
 
 /* n == 0: UINT64_MAX and the identity, with d_in NULL or not, on every dtype and path. */
-static void test_empty_input(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_empty_input) {
   for (size_t d = 0; d < NUM_DTYPES; ++d)
     for (int op = 0; op <= 1; ++op)
       for (int null_in = 0; null_in <= 1; ++null_in)
         run_case(NULL, null_in ? NULL : tf.d_in, 0, all_dtypes[d], (cuprim_arg_op)op,
                  null_in ? "empty, d_in NULL" : "empty", 0);
-  tf_end();
 }
 
 /* d_in + 1, + 3 and + 7 elements: element-aligned, not 16-byte aligned. */
-static void test_misaligned_input(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_misaligned_input) {
   static const uint64_t sizes[] = {1, 5, 33, 1025, 4097, 32769, 131073, 1000003};
   const size_t nsizes = tf.quick ? 7 : sizeof sizes / sizeof sizes[0];
   static const unsigned offsets[] = {1, 3, 7};
@@ -563,14 +523,11 @@ static void test_misaligned_input(void **state) {
           run_case(tf.h_in, tf.d_in + offsets[o] * cuprim_dtype_size(t), n, t, (cuprim_arg_op)op,
                    data, seed);
         }
-  tf_end();
 }
 
 /* The legacy and the per-thread default streams, besides the non-blocking stream of every other
  * test. */
-static void test_default_streams(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_default_streams) {
   const uint64_t sizes[] = {1000, tf.quick ? 65537u : (1u << 20) + 1};
   for (int si = 0; si < TF_DEFAULT_STREAMS; ++si)
     for (int k = 0; k < 2; ++k)
@@ -582,7 +539,6 @@ static void test_default_streams(void **state) {
         run_case_on(tf.h_in, tf.d_in, n, t, (cuprim_arg_op)op, tf_default_stream_name[si], seed,
                     tf_default_stream[si]);
       }
-  tf_end();
 }
 
 /* Calls on both paths captured into one graph (tf_graph_rounds): capture runs nothing; each
@@ -600,9 +556,7 @@ static void graph_round(void *p, int count, int round, uint64_t seed, char *data
   snprintf(data, len, "ties, graph replay %d", round);
 }
 
-static void test_graph_capture(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_graph_capture) {
   const uint64_t n = tf.quick ? 65537 : (1u << 20) + 1, n_small = 1000;
   call calls[MAX_CALLS];
   int count = 0;
@@ -616,7 +570,6 @@ static void test_graph_capture(void **state) {
     calls[count++] = six[4]; /* grid forced, n_small */
   }
   tf_graph_rounds(&ops, calls, count, n, graph_round);
-  tf_end();
 }
 
 /* Past 2^32 elements, with the answers past 2^32: U8 (4 GiB) and, with room, F16 (8 GiB), filled
@@ -680,6 +633,5 @@ int main(void) {
       cmocka_unit_test(test_default_streams), cmocka_unit_test(test_graph_capture),
       cmocka_unit_test(test_large_input),     cmocka_unit_test(test_no_cuda_error_left),
   };
-  tf_configure(&config);
-  return tf_exit_code(cmocka_run_group_tests(tests, tf_group_setup, tf_group_teardown));
+  return TF_RUN_TESTS(tests, &config);
 }

@@ -68,14 +68,7 @@ typedef struct call {
 } call;
 
 static call make_call(int alg, const void *d_in, uint64_t n, cuprim_dtype t, cuprim_op op) {
-  call c;
-  memset(&c, 0, sizeof c);
-  c.alg = alg;
-  c.d_in = d_in;
-  c.n = n;
-  c.dtype = t;
-  c.op = op;
-  return c;
+  return (call){.alg = alg, .d_in = d_in, .n = n, .dtype = t, .op = op};
 }
 
 static const char *call_name(const call *c) {
@@ -207,12 +200,9 @@ static size_t sweep_sizes(cuprim_dtype t, uint64_t *sizes, size_t cap) {
       131072, 131073, 262143, 262144, 262145, 1000003, 1048575, 1048576, 1048577};
   static const uint64_t quick[] = {0, 1, 33, 257, 1025, 4097, 8193, 16385, 65537, 131071};
   /* Random sizes, log-uniform in [2, 2^21) (quick: [2, 2^17)). */
-  size_t k = tf.quick
-                 ? tf_sizes(quick, sizeof quick / sizeof quick[0], 0x512E5, 1, 17.0, sizes, cap)
-                 : tf_sizes(full, sizeof full / sizeof full[0], 0x512E5, 3, 21.0, sizes, cap);
-  if (!tf.quick && k < cap)
-    sizes[k++] = cuprim_dtype_size(t) == 4 ? (1u << 24) + 2 * 4096 + 3 : (1u << 22) + 3 * 2048 + 5;
-  return k;
+  const uint64_t large =
+      cuprim_dtype_size(t) == 4 ? (1u << 24) + 2 * 4096 + 3 : (1u << 22) + 3 * 2048 + 5;
+  return TF_SWEEP_SIZES(full, quick, 0x512E5, 3, large, sizes, cap);
 }
 
 /* ---------------------------------------------------------------- the sweep */
@@ -220,10 +210,8 @@ static size_t sweep_sizes(cuprim_dtype t, uint64_t *sizes, size_t cap) {
 /* Every alg (and cuprim_reduce) x every op x size x data kind for one dtype. One reference per
  * (op, size, data), shared by the eleven calls. */
 static void sweep(cuprim_dtype t) {
-  tf_begin();
   uint64_t sizes[64];
   const size_t nsizes = sweep_sizes(t, sizes, 64);
-  const size_t esize = cuprim_dtype_size(t);
   const int kinds = tf.quick ? 1 : HR_DATA_KINDS;
   unsigned long cases = 0;
   for (int op = 0; op <= CUPRIM_XOR; ++op) {
@@ -235,8 +223,7 @@ static void sweep(cuprim_dtype t) {
         if (kind != HR_DATA_RANDOM && n > SWEEP_MAX)
           continue;
         const uint64_t seed = tf_case_seed(t, (uint64_t)op, (uint64_t)kind, n);
-        hr_reduce_fill(t, (cuprim_op)op, (hr_data_kind)kind, seed, tf.h_in, n);
-        tf_upload(tf.d_in, tf.h_in, n * esize, tf.stream);
+        tf_reduce_input(t, (cuprim_op)op, (hr_data_kind)kind, seed, n, tf.stream);
         hr_reduce_ref ref;
         hr_reduce_reference(t, (cuprim_op)op, tf.h_in, n, &ref);
 
@@ -252,7 +239,6 @@ static void sweep(cuprim_dtype t) {
       }
   }
   print_message("%s: %lu cases x %d calls\n", hr_dtype_name(t), cases, SWEEP_CALLS);
-  tf_end();
 }
 
 TF_SWEEP_TESTS_32_64(sweep)
@@ -266,9 +252,7 @@ static const cuprim_dtype reduce_dtypes[] = {CUPRIM_I32, CUPRIM_U32, CUPRIM_I64,
 /* ---------------------------------------------------------------- n == 0 */
 
 /* n == 0 writes the identity, exactly, with d_in NULL or not, through every algorithm. */
-static void test_empty_input(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_empty_input) {
   for (size_t d = 0; d < NUM_REDUCE_DTYPES; ++d)
     for (int op = 0; op <= CUPRIM_XOR; ++op) {
       const cuprim_dtype t = reduce_dtypes[d];
@@ -284,7 +268,6 @@ static void test_empty_input(void **state) {
                       0, res);
       }
     }
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- NaN and infinities */
@@ -303,19 +286,12 @@ static void nan_case(cuprim_dtype t, cuprim_op op, uint64_t n, tf_special sp, ui
 
 /* Float MIN and MAX return NaN when any input is NaN, through every algorithm; an infinity is an
  * ordinary value. */
-static void test_nan_and_inf(void **state) {
-  (void)state;
-  tf_begin();
-  tf_special_cases(nan_fill, nan_case);
-  tf_end();
-}
+TF_TEST(test_nan_and_inf) { tf_special_cases(nan_fill, nan_case); }
 
 /* ---------------------------------------------------------------- misaligned input */
 
 /* d_in + 1 and d_in + 3 elements: element-aligned, not 16-byte aligned. */
-static void test_misaligned_input(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_misaligned_input) {
   static const uint64_t full[] = {1, 33, 2048, 2049, 4096, 4097, 8192, 16385, 65537, 1000003};
   static const uint64_t quick[] = {1, 33, 2049, 4096, 4097, 16385};
   size_t nsizes = 0;
@@ -341,16 +317,13 @@ static void test_misaligned_input(void **state) {
           run_all(tf.ctx, in, n, t, ops[o], tf.stream, &ref, data, seed);
         }
   }
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- streams */
 
 /* The legacy default stream (0) and the per-thread default stream, besides the non-blocking
  * stream every other test uses. */
-static void test_default_streams(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_default_streams) {
   const cuprim_dtype dtypes[] = {CUPRIM_F32, CUPRIM_I64};
   const uint64_t sizes[] = {1000, tf.quick ? 65537u : (1u << 20) + 1};
   const cuprim_op ops[] = {CUPRIM_SUM, CUPRIM_MIN};
@@ -363,22 +336,17 @@ static void test_default_streams(void **state) {
           const cuprim_dtype t = dtypes[d];
           const uint64_t n = sizes[k];
           const uint64_t seed = tf_case_seed(0x57E, t, (uint64_t)op, n);
-          hr_reduce_fill(t, op, HR_DATA_RANDOM, seed, tf.h_in, n);
-          tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), stream);
+          tf_reduce_input(t, op, HR_DATA_RANDOM, seed, n, stream);
           hr_reduce_ref ref;
           hr_reduce_reference(t, op, tf.h_in, n, &ref);
           run_all(tf.ctx, tf.d_in, n, t, op, stream, &ref, tf_default_stream_name[si], seed);
         }
-  tf_end();
 }
 
 /* Two non-blocking streams in flight at once on one context, each with calls that take temporary
  * memory from the context's pool, enqueued alternately before either is waited for. */
-static void test_concurrent_streams(void **state) {
-  (void)state;
-  tf_begin();
-  cudaStream_t other;
-  TF_CUDA(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking));
+TF_TEST(test_concurrent_streams) {
+  cudaStream_t other = tf_new_stream();
   const uint64_t n = tf.quick ? 65537 : (1u << 22) + 3;
   const cuprim_dtype t = CUPRIM_U64;
   const size_t bytes = n * cuprim_dtype_size(t);
@@ -404,7 +372,6 @@ static void test_concurrent_streams(void **state) {
     tf_run_two_streams(&ops, tf.ctx, SWEEP_CALLS, ca, &cs_a, tf.stream, cb, &cs_b, other);
   }
   TF_CUDA(cudaStreamDestroy(other));
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- threads */
@@ -490,9 +457,7 @@ done:
   return NULL;
 }
 
-static void test_threads_share_context(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_threads_share_context) {
   enum { THREADS = 4 };
   const uint64_t n = tf.quick ? 20001 : (1u << 20) + 7;
   const uint64_t seed = tf_case_seed(0x7E4D, 0, 0, n);
@@ -515,7 +480,6 @@ static void test_threads_share_context(void **state) {
   if (!run_and_check(&c, 1, tf.stream, &ref_f32, "random (main thread)", seed + 1, &main_result)) {
     free(h_u64);
     free(h_f32);
-    tf_end();
     return;
   }
 
@@ -540,7 +504,6 @@ static void test_threads_share_context(void **state) {
                  jobs[i].failures, jobs[i].first_failure, seed);
   free(h_u64);
   free(h_f32);
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- CUDA graphs */
@@ -565,9 +528,7 @@ static void graph_round(void *p, int count, int round, uint64_t seed, char *data
 
 /* Every algorithm (and cuprim_reduce, on a large and a small input) captured into one graph:
  * capture enqueues and runs nothing; each replay reads whatever the input buffer holds then. */
-static void test_graph_capture(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_graph_capture) {
   const uint64_t n = tf.quick ? 65537 : (1u << 20) + 1, n_small = GRAPH_N_SMALL;
   const cuprim_dtype t = CUPRIM_U32; /* graph_round fills U32 SUM data */
   const cuprim_op op = CUPRIM_SUM;
@@ -590,7 +551,6 @@ static void test_graph_capture(void **state) {
   const int count = NUM_ALGS + 4;
 
   tf_graph_rounds(&ops, calls, count, n, graph_round);
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- determinism */
@@ -598,9 +558,7 @@ static void test_graph_capture(void **state) {
 /* AUTO float SUM: the same bits on every run, and for the same values at a misaligned address
  * (d_in2 + 1 element); cuprim_reduce gives the same bits. The ladder kernels other than ATOMIC
  * are deterministic on one GPU (reduce.h): the same bits on two runs. */
-static void test_determinism(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_determinism) {
   const uint64_t n = tf.quick ? (1u << 17) + 3 : (1u << 22) + 3;
   const cuprim_dtype floats[] = {CUPRIM_F32, CUPRIM_F64, CUPRIM_F16, CUPRIM_BF16};
   for (int ti = 0; ti < 4; ++ti) {
@@ -636,7 +594,6 @@ static void test_determinism(void **state) {
       check_same_bits(&tf.out, res, i, i + 1, &calls[i], &calls[i + 1],
                       "a ladder kernel other than ATOMIC: same bits on one GPU", seed);
   }
-  tf_end();
 }
 
 /* Which AUTO kernel runs (one block for small inputs; a plain grid chained to a finishing block by
@@ -644,9 +601,7 @@ static void test_determinism(void **state) {
  * the internal entry point forces each for the same input. Sizes around AUTO's chunk (4096
  * four-byte or 2048 eight-byte elements) up to 64 chunks, the single-block kernel's limit, and
  * (not in quick mode) past CHUNK chunks, where the chunk results take a second level. */
-static void test_auto_kernel_choice_same_bits(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_auto_kernel_choice_same_bits) {
   const cuprim_dtype dtypes[] = {CUPRIM_F32, CUPRIM_F64, CUPRIM_I32, CUPRIM_F16, CUPRIM_BF16};
   const cuprim_op ops[] = {CUPRIM_SUM, CUPRIM_PROD, CUPRIM_MAX};
   for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; ++d)
@@ -665,8 +620,7 @@ static void test_auto_kernel_choice_same_bits(void **state) {
       const size_t nsizes = tf.quick ? 10 : sizeof sizes / sizeof sizes[0];
       const uint64_t max_n = tf.quick ? 64 * C : 3 * C * CA + 7 * C + 1;
       const uint64_t seed = tf_case_seed(0xA07, t, ops[o], 0);
-      hr_reduce_fill(t, ops[o], HR_DATA_RANDOM, seed, tf.h_in, max_n);
-      tf_upload(tf.d_in, tf.h_in, max_n * cuprim_dtype_size(t), tf.stream);
+      tf_reduce_input(t, ops[o], HR_DATA_RANDOM, seed, max_n, tf.stream);
       for (size_t k = 0; k < nsizes; ++k) {
         const uint64_t n = sizes[k];
         hr_reduce_ref ref;
@@ -698,7 +652,6 @@ static void test_auto_kernel_choice_same_bits(void **state) {
             check_same_bits(&tf.out, res, 0, i, &calls[0], &calls[i], "AUTO's kernel choice", seed);
       }
     }
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- allocators */
@@ -716,18 +669,14 @@ static void counting_cases(cuprim_ctx *ctx) {
     const cuprim_dtype t = cases[k].t;
     const uint64_t n = cases[k].n;
     const uint64_t seed = tf_case_seed(0xA11C, t, cases[k].op, n);
-    hr_reduce_fill(t, cases[k].op, HR_DATA_RANDOM, seed, tf.h_in, n);
-    tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
+    tf_reduce_input(t, cases[k].op, HR_DATA_RANDOM, seed, n, tf.stream);
     hr_reduce_ref ref;
     hr_reduce_reference(t, cases[k].op, tf.h_in, n, &ref);
     run_all(ctx, tf.d_in, n, t, cases[k].op, tf.stream, &ref, "random, counting allocator", seed);
   }
 }
 
-static void test_counting_allocator(void **state) {
-  (void)state;
-  tf_counting_test(counting_cases, "GLOBAL_TREE needs a scratch copy");
-}
+TF_COUNTING_ALLOCATOR_TEST(counting_cases, "GLOBAL_TREE needs a scratch copy")
 
 /* Calls that need temporary memory return OUT_OF_MEMORY having launched nothing (their output
  * untouched); calls that need none (small inputs, ATOMIC) may succeed, but never with a wrong
@@ -739,8 +688,7 @@ static void failing_cases(cuprim_ctx *ctx) {
   const uint64_t n_big = tf.quick ? 64 * 4096 + 1 : 1u << 24;
   const uint64_t n_mid = tf.quick ? 65537 : (1u << 20) + 1;
   const uint64_t seed = tf_case_seed(0xFA11, t, op, n_big);
-  hr_reduce_fill(t, op, HR_DATA_RANDOM, seed, tf.h_in, n_big);
-  tf_upload(tf.d_in, tf.h_in, n_big * cuprim_dtype_size(t), tf.stream);
+  tf_reduce_input(t, op, HR_DATA_RANDOM, seed, n_big, tf.stream);
   hr_reduce_ref ref_big, ref_mid, ref_small, ref_two;
   hr_reduce_reference(t, op, tf.h_in, n_big, &ref_big);
   hr_reduce_reference(t, op, tf.h_in, n_mid, &ref_mid);
@@ -767,28 +715,19 @@ static void failing_cases(cuprim_ctx *ctx) {
   }
 #undef ADD
   tf_result res[MAX_SLOTS];
-  tf_enqueue(&ops, ctx, calls, count, &tf.out, res, tf.stream);
-  tf_finish(tf.stream);
   const tf_case cs = {"random, failing allocator", seed, 0};
-  tf_check_out_of_memory(&ops, calls, count, &tf.out, res, must_fail, &cs);
+  tf_run_out_of_memory(&ops, ctx, calls, count, res, must_fail, &cs);
 }
 
-static void test_failing_allocator(void **state) {
-  (void)state;
-  tf_failing_test(failing_cases);
-}
+TF_FAILING_ALLOCATOR_TEST(failing_cases)
 
 /* ---------------------------------------------------------------- errors with a device */
 
 /* With a real context, invalid and unsupported calls still return before any CUDA work: nothing
  * is written, no CUDA error is recorded. */
-static void test_errors_with_device(void **state) {
-  (void)state;
-  tf_begin();
-  const size_t in_bytes = 4096, out_bytes = 2 * TF_GUARD_BYTES;
-  tf_poison_inputs(in_bytes, out_bytes);
+TF_TEST(test_errors_with_device) {
+  unsigned char *out = tf_poison_inputs(4096, 2 * TF_GUARD_BYTES);
   const void *in = tf.d_in;
-  unsigned char *out = tf.out.d + TF_GUARD_BYTES;
   const tf_status_case cases[] = {
       {"NULL ctx", cuprim_reduce(NULL, in, out, 10, CUPRIM_F32, CUPRIM_SUM, tf.stream),
        CUPRIM_ERROR_INVALID_ARGUMENT},
@@ -828,8 +767,7 @@ static void test_errors_with_device(void **state) {
                         tf.stream),
        CUPRIM_ERROR_UNSUPPORTED},
   };
-  tf_check_argument_errors(cases, sizeof cases / sizeof cases[0], in_bytes, out_bytes);
-  tf_end();
+  TF_CHECK_ARGUMENT_ERRORS(cases);
 }
 
 /* ---------------------------------------------------------------- past 2^31 and 2^32 elements */
@@ -925,6 +863,5 @@ int main(void) {
       cmocka_unit_test(test_large_input),
       cmocka_unit_test(test_no_cuda_error_left),
   };
-  tf_configure(&config);
-  return tf_exit_code(cmocka_run_group_tests(tests, tf_group_setup, tf_group_teardown));
+  return TF_RUN_TESTS(tests, &config);
 }

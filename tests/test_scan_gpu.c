@@ -83,15 +83,8 @@ typedef struct scan_call {
 
 static scan_call make_call(int alg, const void *d_in, uint64_t n, cuprim_dtype t, cuprim_op op,
                            cuprim_scan_kind kind) {
-  scan_call c;
-  memset(&c, 0, sizeof c);
-  c.alg = alg;
-  c.d_in = (const unsigned char *)d_in;
-  c.n = n;
-  c.dtype = t;
-  c.op = op;
-  c.kind = kind;
-  return c;
+  return (scan_call){
+      .alg = alg, .d_in = (const unsigned char *)d_in, .n = n, .dtype = t, .op = op, .kind = kind};
 }
 
 static scan_call in_place(scan_call c) {
@@ -157,33 +150,13 @@ static cuprim_status call_scan(cuprim_ctx *ctx, const scan_call *c, const void *
 /* In place: the input copied into the output first, which is then scanned. */
 static cuprim_status issue(cuprim_ctx *ctx, const void *p, void *d_out, cudaStream_t stream) {
   const scan_call *c = (const scan_call *)p;
-  if (c->in_place && c->n)
-    TF_CUDA_NOTE(cudaMemcpyAsync(d_out, c->d_in, (size_t)c->n * cuprim_dtype_size(c->dtype),
-                                 cudaMemcpyDeviceToDevice, stream),
-                 &tf.deferred);
-  return call_scan(ctx, c, c->in_place ? d_out : (const void *)c->d_in, d_out, stream);
+  const size_t bytes = (size_t)c->n * cuprim_dtype_size(c->dtype);
+  return call_scan(ctx, c, tf_in_place_input(c->in_place, d_out, c->d_in, bytes, stream), d_out,
+                   stream);
 }
 
 /* Every element (and its hash if asked). */
-static int check(const tf_region *rg, const void *p, tf_result *r, const tf_case *cs,
-                 const char *what) {
-  const scan_call *c = (const scan_call *)p;
-  const hr_scan_ref *ref = c->ref;
-  char why[512];
-  if (ref->n != c->n || ref->dtype != c->dtype || ref->op != c->op || ref->kind != c->kind)
-    fail_msg("test bug: the reference does not match the call %s", what);
-  const unsigned char *out = tf_slot_host(rg, &r->slot);
-  uint64_t first = 0, last = 0;
-  const uint64_t wrong = hr_scan_check(ref, out, TF_POISON, &first, &last, why, sizeof why);
-  if (wrong) {
-    tf_failure("%s: %" PRIu64 " wrong element(s) (indices %" PRIu64 "..%" PRIu64 "), the first %s",
-               what, wrong, first, last, why);
-    return 0;
-  }
-  if (cs->want_hash)
-    r->hash = hr_hash_bytes(out, r->slot.out_bytes);
-  return 1;
-}
+TF_SCAN_CHECK(check, scan_call)
 
 static const tf_call_ops ops = {sizeof(scan_call), "d_out", call_output, issue,
                                 describe,          check,   NULL};
@@ -245,12 +218,9 @@ static size_t sweep_sizes(cuprim_dtype t, uint64_t *sizes, size_t cap) {
       131071, 131073, 262143, 262145, 1000003, 1048575, 1048576, 1048577};
   static const uint64_t quick[] = {0, 1, 33, 257, 2049, 4097, 8193, 16385, 65537, 131071};
   /* Random sizes, log-uniform in [2, 2^21) (quick: [2, 2^17)). */
-  size_t k = tf.quick
-                 ? tf_sizes(quick, sizeof quick / sizeof quick[0], 0x5CA115E5, 1, 17.0, sizes, cap)
-                 : tf_sizes(full, sizeof full / sizeof full[0], 0x5CA115E5, 3, 21.0, sizes, cap);
-  if (!tf.quick && k < cap)
-    sizes[k++] = cuprim_dtype_size(t) == 4 ? (1u << 24) + 2 * 4096 + 3 : (1u << 22) + 3 * 2048 + 5;
-  return k;
+  const uint64_t large =
+      cuprim_dtype_size(t) == 4 ? (1u << 24) + 2 * 4096 + 3 : (1u << 22) + 3 * 2048 + 5;
+  return TF_SWEEP_SIZES(full, quick, 0x5CA115E5, 3, large, sizes, cap);
 }
 
 /* ---------------------------------------------------------------- the sweep */
@@ -279,48 +249,30 @@ static int sweep_calls(scan_call *calls, const void *d_in, uint64_t n, cuprim_dt
   return count;
 }
 
+/* One sweep case (its input in tf.d_in): both kinds, then the input must be intact. */
+static void sweep_case(cuprim_dtype t, cuprim_op op, hr_scan_data d, size_t k, uint64_t n,
+                       uint64_t seed, tf_sweep_counts *counts) {
+  for (int ki = 0; ki < 2; ++ki) {
+    make_reference(&g_ref, t, op, kinds[ki], tf.h_in, n);
+    scan_call calls[MAX_CALLS];
+    tf_result res[MAX_CALLS];
+    const int count = sweep_calls(calls, tf.d_in, n, t, op, kinds[ki], k);
+    run_and_check(calls, count, tf.stream, &g_ref, hr_scan_data_name(d), seed, 0, res);
+    counts->calls += (unsigned long)count;
+    ++counts->cases;
+  }
+  char what[128];
+  snprintf(what, sizeof what, "%s %s n=%" PRIu64 " seed=0x%016" PRIx64, hr_dtype_name(t),
+           hr_op_name(op), n, seed);
+  check_input_intact(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), what);
+}
+
 /* Every alg (and cuprim_scan) x op x data kind x size x kind for one dtype, in place and out of
  * place. One reference per (op, data, size, kind), shared by the calls. */
 static void sweep(cuprim_dtype t) {
-  tf_begin();
   uint64_t sizes[64];
   const size_t nsizes = sweep_sizes(t, sizes, 64);
-  const size_t esize = cuprim_dtype_size(t);
-  unsigned long cases = 0, ncalls = 0;
-  for (int op = 0; op <= CUPRIM_XOR; ++op) {
-    if (!hr_scan_supported(t, (cuprim_op)op))
-      continue;
-    for (int d = 0; d < HR_SCAN_DATA_KINDS; ++d) {
-      if (!hr_scan_data_applies(t, (cuprim_op)op, (hr_scan_data)d))
-        continue;
-      if (tf.quick && d == HR_SCAN_CONSTANT)
-        continue;
-      for (size_t k = 0; k < nsizes; ++k) {
-        const uint64_t n = sizes[k];
-        if (d != HR_SCAN_RANDOM && n > SWEEP_MAX)
-          continue;
-        const uint64_t seed = tf_case_seed(t, (uint64_t)op, (uint64_t)d, n);
-        hr_scan_fill(t, (cuprim_op)op, (hr_scan_data)d, seed, tf.h_in, n);
-        tf_upload(tf.d_in, tf.h_in, n * esize, tf.stream);
-        for (int ki = 0; ki < 2; ++ki) {
-          make_reference(&g_ref, t, (cuprim_op)op, kinds[ki], tf.h_in, n);
-          scan_call calls[MAX_CALLS];
-          tf_result res[MAX_CALLS];
-          const int count = sweep_calls(calls, tf.d_in, n, t, (cuprim_op)op, kinds[ki], k);
-          run_and_check(calls, count, tf.stream, &g_ref, hr_scan_data_name((hr_scan_data)d), seed,
-                        0, res);
-          ncalls += (unsigned long)count;
-          ++cases;
-        }
-        char what[128];
-        snprintf(what, sizeof what, "%s %s n=%" PRIu64 " seed=0x%016" PRIx64, hr_dtype_name(t),
-                 hr_op_name((cuprim_op)op), n, seed);
-        check_input_intact(tf.d_in, tf.h_in, n * esize, what);
-      }
-    }
-  }
-  print_message("%s: %lu cases, %lu calls\n", hr_dtype_name(t), cases, ncalls);
-  tf_end();
+  tf_scan_sweep(t, sizes, nsizes, SWEEP_MAX, sweep_case);
 }
 
 TF_SWEEP_TESTS_32_64(sweep)
@@ -331,36 +283,28 @@ TF_SWEEP_TEST(sweep, bf16, CUPRIM_BF16)
 
 /* n == 0 succeeds and writes nothing, with d_in and d_out NULL or not, through every algorithm,
  * dtype, op and kind. */
-static void test_empty_input(void **state) {
-  (void)state;
-  tf_begin();
-  const size_t bytes = 4 * TF_GUARD_BYTES;
-  unsigned char *out = tf.out.d + TF_GUARD_BYTES;
-  TF_CUDA(cudaMemsetAsync(tf.out.d, TF_POISON, bytes, tf.stream));
-  tf_finish(tf.stream);
-  for (size_t d = 0; d < NUM_SCAN_DTYPES; ++d)
-    for (int op = 0; op <= CUPRIM_XOR; ++op)
-      for (int ki = 0; ki < 2; ++ki)
-        for (int a = SHORTHAND; a < NUM_ALGS; ++a)
-          for (int ptrs = 0; ptrs < 5; ++ptrs) {
-            const cuprim_dtype t = scan_dtypes[d];
-            if (!hr_scan_supported(t, (cuprim_op)op))
-              continue;
-            const void *in = ptrs & 1 ? (const void *)tf.d_in : NULL;
-            void *o = ptrs & 2 ? (void *)out : NULL;
-            if (ptrs == 4)
-              in = o = out; /* in place */
-            const scan_call c = make_call(a, in, 0, t, (cuprim_op)op, kinds[ki]);
-            const cuprim_status st = call_scan(tf.ctx, &c, in, o, tf.stream);
-            if (st != CUPRIM_SUCCESS)
-              tf_failure("%s %s %s %s n=0 d_in=%s d_out=%s: returned %s", call_name(&c),
-                         hr_dtype_name(t), hr_op_name((cuprim_op)op), hr_scan_kind_name(kinds[ki]),
-                         in ? "valid" : "NULL", o ? "valid" : "NULL", tu_status_name(st));
-          }
-  tf_check_poisoned(tf.out.d, tf.out.h, bytes, tf.stream, "a call with n == 0",
-                    "device memory (from d_out - 256)");
+TF_TEST(test_empty_input) {
+  unsigned char *out = tf_poison_empty();
+  for (tf_dtype_op it = {0};
+       tf_next_dtype_op(&it, scan_dtypes, NUM_SCAN_DTYPES, hr_scan_supported);)
+    for (int ki = 0; ki < 2; ++ki)
+      for (int a = SHORTHAND; a < NUM_ALGS; ++a)
+        for (int ptrs = 0; ptrs < 5; ++ptrs) {
+          const cuprim_dtype t = it.t;
+          const cuprim_op op = it.op;
+          const void *in = ptrs & 1 ? (const void *)tf.d_in : NULL;
+          void *o = ptrs & 2 ? (void *)out : NULL;
+          if (ptrs == 4)
+            in = o = out; /* in place */
+          const scan_call c = make_call(a, in, 0, t, (cuprim_op)op, kinds[ki]);
+          const cuprim_status st = call_scan(tf.ctx, &c, in, o, tf.stream);
+          if (st != CUPRIM_SUCCESS)
+            tf_failure("%s %s %s %s n=0 d_in=%s d_out=%s: returned %s", call_name(&c),
+                       hr_dtype_name(t), hr_op_name((cuprim_op)op), hr_scan_kind_name(kinds[ki]),
+                       in ? "valid" : "NULL", o ? "valid" : "NULL", tu_status_name(st));
+        }
+  tf_check_empty("a call with n == 0");
   tf_check_no_recorded_error("after calls with n == 0");
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- NaN and infinities */
@@ -390,12 +334,7 @@ static void nan_case(cuprim_dtype t, cuprim_op op, uint64_t n, tf_special sp, ui
 /* Float MIN and MAX scans: every output from the first NaN input on (inclusive) or after it
  * (exclusive) is NaN, every output before it exact; an infinity is an ordinary value. Through
  * every algorithm and both kinds. */
-static void test_nan_and_inf(void **state) {
-  (void)state;
-  tf_begin();
-  tf_special_cases(nan_fill, nan_case);
-  tf_end();
-}
+TF_TEST(test_nan_and_inf) { tf_special_cases(nan_fill, nan_case); }
 
 /* ---------------------------------------------------------------- misaligned pointers */
 
@@ -403,9 +342,7 @@ static void test_nan_and_inf(void **state) {
  * in place at + 1 and + 3 elements (not 16-byte aligned for any dtype but d_in + 2 of 8-byte
  * ones). AUTO with every placement; every
  * other algorithm with both pointers misaligned. */
-static void test_misaligned(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_misaligned) {
   static const uint64_t full[] = {1, 33, 2049, 4096, 4097, 16385, 65537, 1000003};
   static const uint64_t quick[] = {1, 33, 2049, 4097, 16385};
   size_t nsizes = 0;
@@ -460,16 +397,13 @@ static void test_misaligned(void **state) {
         }
       }
   }
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- streams */
 
 /* The legacy default stream (0) and the per-thread default stream, besides the non-blocking
  * stream every other test uses. */
-static void test_default_streams(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_default_streams) {
   const cuprim_dtype dtypes[] = {CUPRIM_F32, CUPRIM_I64};
   const cuprim_op ops[] = {CUPRIM_SUM, CUPRIM_MIN};
   const uint64_t sizes[] = {1000, tf.quick ? 65537u : (1u << 20) + 1};
@@ -481,8 +415,7 @@ static void test_default_streams(void **state) {
         const cuprim_op op = ops[d];
         const uint64_t n = sizes[k];
         const uint64_t seed = tf_case_seed(0x57E, t, (uint64_t)si, n);
-        hr_scan_fill(t, op, HR_SCAN_EXACT, seed, tf.h_in, n);
-        tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), stream);
+        tf_scan_input(t, op, HR_SCAN_EXACT, seed, n, stream);
         for (int ki = 0; ki < 2; ++ki) {
           make_reference(&g_ref, t, op, kinds[ki], tf.h_in, n);
           scan_call calls[MAX_CALLS];
@@ -494,16 +427,12 @@ static void test_default_streams(void **state) {
           run_and_check(calls, count, stream, &g_ref, tf_default_stream_name[si], seed, 0, res);
         }
       }
-  tf_end();
 }
 
 /* Two non-blocking streams in flight at once on one context, each with calls that take temporary
  * memory from the context's pool, enqueued alternately before either is waited for. */
-static void test_concurrent_streams(void **state) {
-  (void)state;
-  tf_begin();
-  cudaStream_t other;
-  TF_CUDA(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking));
+TF_TEST(test_concurrent_streams) {
+  cudaStream_t other = tf_new_stream();
   const uint64_t n = tf.quick ? 65537 : (1u << 21) + 3;
   const cuprim_dtype t = CUPRIM_U64;
   const size_t bytes = n * cuprim_dtype_size(t);
@@ -534,7 +463,6 @@ static void test_concurrent_streams(void **state) {
     tf_run_two_streams(&ops, tf.ctx, CALLS, ca, &cs_a, tf.stream, cb, &cs_b, other);
   }
   TF_CUDA(cudaStreamDestroy(other));
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- CUDA graphs */
@@ -547,8 +475,7 @@ static hr_scan_ref g_graph_refs[GRAPH_CALLS];
 static void graph_round(void *p, int count, int round, uint64_t seed, char *data, size_t len) {
   scan_call *calls = (scan_call *)p;
   const uint64_t n = calls[0].n;
-  hr_scan_fill(CUPRIM_U32, CUPRIM_SUM, HR_SCAN_RANDOM, seed, tf.h_in, n);
-  tf_upload(tf.d_in, tf.h_in, n * sizeof(uint32_t), tf.stream);
+  tf_scan_input(CUPRIM_U32, CUPRIM_SUM, HR_SCAN_RANDOM, seed, n, tf.stream);
   for (int i = 0; i < count; ++i) {
     make_reference(&g_graph_refs[i], CUPRIM_U32, CUPRIM_SUM, calls[i].kind, tf.h_in, calls[i].n);
     calls[i].ref = &g_graph_refs[i];
@@ -559,9 +486,7 @@ static void graph_round(void *p, int count, int round, uint64_t seed, char *data
 /* AUTO (through cuprim_scan, on a large and a small input, in place, exclusive), every other
  * algorithm, and both of AUTO's kernels forced, captured into one graph: capture enqueues and runs
  * nothing; each replay reads whatever the input buffer holds then. */
-static void test_graph_capture(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_graph_capture) {
   const uint64_t n = tf.quick ? 65537 : (1u << 20) + 1, n_small = 1000;
   const cuprim_dtype t = CUPRIM_U32; /* graph_round fills U32 SUM data */
   const cuprim_op op = CUPRIM_SUM;
@@ -584,7 +509,6 @@ static void test_graph_capture(void **state) {
   tf_graph_rounds(&ops, calls, count, n, graph_round);
   for (int i = 0; i < count; ++i)
     hr_scan_ref_free(&g_graph_refs[i]);
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- determinism */
@@ -592,9 +516,7 @@ static void test_graph_capture(void **state) {
 /* Integer dtypes and MIN/MAX: every algorithm gives the same bits on three runs (and the right
  * ones). Float SUM with inexact data may differ between runs of the look-back algorithms
  * (scan.h); how often it does is printed, not checked. */
-static void test_determinism(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_determinism) {
   const uint64_t n = tf.quick ? (1u << 16) + 3 : (1u << 20) + 3;
   const struct {
     cuprim_dtype t;
@@ -609,8 +531,7 @@ static void test_determinism(void **state) {
     const cuprim_op op = cases[k].op;
     const int promised = !(is_float(t) && (op == CUPRIM_SUM || op == CUPRIM_PROD));
     const uint64_t seed = tf_case_seed(0xDE7, t, op, n);
-    hr_scan_fill(t, op, HR_SCAN_RANDOM, seed, tf.h_in, n);
-    tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
+    tf_scan_input(t, op, HR_SCAN_RANDOM, seed, n, tf.stream);
     for (int ki = 0; ki < 2; ++ki) {
       make_reference(&g_ref, t, op, kinds[ki], tf.h_in, n);
       scan_call calls[MAX_CALLS];
@@ -640,7 +561,6 @@ static void test_determinism(void **state) {
       }
     }
   }
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- AUTO's kernels */
@@ -648,9 +568,7 @@ static void test_determinism(void **state) {
 /* The single-block kernel (single_block_max_tiles = 64) and the look-back kernel (0), forced
  * through the internal entry point for the same input, and AUTO: all correct, and for integers,
  * MIN/MAX and exact float data the same bits. Sizes around the tile up to 64 tiles. */
-static void test_kernel_choice_same_bits(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_kernel_choice_same_bits) {
   const cuprim_dtype dtypes[] = {CUPRIM_I32, CUPRIM_U64, CUPRIM_F32, CUPRIM_F64, CUPRIM_F16};
   for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; ++d) {
     const cuprim_dtype t = dtypes[d];
@@ -663,8 +581,7 @@ static void test_kernel_choice_same_bits(void **state) {
       const uint64_t max_n = sizes[nsizes - 1];
       const uint64_t seed = tf_case_seed(0xA07, t, ops[o], 0);
       const hr_scan_data data = is_float(t) ? HR_SCAN_EXACT : HR_SCAN_RANDOM;
-      hr_scan_fill(t, ops[o], data, seed, tf.h_in, max_n);
-      tf_upload(tf.d_in, tf.h_in, max_n * cuprim_dtype_size(t), tf.stream);
+      tf_scan_input(t, ops[o], data, seed, max_n, tf.stream);
       for (size_t k = 0; k < nsizes; ++k)
         for (int ki = 0; ki < 2; ++ki) {
           const uint64_t n = sizes[k];
@@ -695,7 +612,6 @@ static void test_kernel_choice_same_bits(void **state) {
         }
     }
   }
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- look-back stress */
@@ -706,8 +622,7 @@ static void test_kernel_choice_same_bits(void **state) {
  * what to look at. */
 static void stress(cuprim_dtype t, cuprim_op op, hr_scan_data data, uint64_t n, int runs) {
   const uint64_t seed = tf_case_seed(0x57E55, t, op, n);
-  hr_scan_fill(t, op, data, seed, tf.h_in, n);
-  tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
+  tf_scan_input(t, op, data, seed, n, tf.stream);
   hr_scan_ref *refs[2] = {&g_ref, &g_ref2};
   for (int ki = 0; ki < 2; ++ki)
     make_reference(refs[ki], t, op, kinds[ki], tf.h_in, n);
@@ -734,9 +649,7 @@ static void stress(cuprim_dtype t, cuprim_op op, hr_scan_data data, uint64_t n, 
   }
 }
 
-static void test_lookback_stress(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_lookback_stress) {
   const int runs = tf.quick ? 5 : 50;
   /* 4-byte values: status and value packed in one word; 8-byte: separate arrays and a fence. */
   stress(CUPRIM_I32, CUPRIM_SUM, HR_SCAN_RANDOM, tf.quick ? (1u << 17) + 5 : (1u << 24) + 5, runs);
@@ -747,7 +660,6 @@ static void test_lookback_stress(void **state) {
   /* F16: float tile values (packed) from two passes over 16-bit registers. */
   stress(CUPRIM_F16, CUPRIM_SUM, HR_SCAN_EXACT, tf.quick ? (1u << 17) + 5 : (1u << 24) + 5,
          tf.quick ? 3 : 20);
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- allocators */
@@ -775,8 +687,7 @@ static void counting_cases(cuprim_ctx *ctx) {
       const cuprim_dtype t = cases[k].t;
       const uint64_t n = cases[k].n;
       const uint64_t seed = tf_case_seed(0xA11C, t, cases[k].op, n);
-      hr_scan_fill(t, cases[k].op, HR_SCAN_RANDOM, seed, tf.h_in, n);
-      tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
+      tf_scan_input(t, cases[k].op, HR_SCAN_RANDOM, seed, n, tf.stream);
       make_reference(&g_ref, t, cases[k].op, kinds[ki], tf.h_in, n);
       scan_call calls[NUM_ALGS + 1];
       tf_result res[NUM_ALGS + 1];
@@ -785,10 +696,7 @@ static void counting_cases(cuprim_ctx *ctx) {
     }
 }
 
-static void test_counting_allocator(void **state) {
-  (void)state;
-  tf_counting_test(counting_cases, "the look-back tile status needs memory");
-}
+TF_COUNTING_ALLOCATOR_TEST(counting_cases, "the look-back tile status needs memory")
 
 /* Calls that need temporary memory (the look-back kernel's tile status, the ladder's tile totals
  * past one tile) return OUT_OF_MEMORY having launched nothing (their output untouched); calls that
@@ -800,8 +708,7 @@ static void failing_cases(cuprim_ctx *ctx) {
   for (int k = 0; k < 2; ++k) {
     const uint64_t n = sizes[k];
     const uint64_t seed = tf_case_seed(0xFA11, t, op, n);
-    hr_scan_fill(t, op, HR_SCAN_RANDOM, seed, tf.h_in, n);
-    tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
+    tf_scan_input(t, op, HR_SCAN_RANDOM, seed, n, tf.stream);
     make_reference(&g_ref, t, op, CUPRIM_INCLUSIVE, tf.h_in, n);
     scan_call calls[NUM_ALGS + 1];
     tf_result res[NUM_ALGS + 1];
@@ -813,29 +720,20 @@ static void failing_cases(cuprim_ctx *ctx) {
       calls[count++] = make_call(al, tf.d_in, n, t, op, CUPRIM_INCLUSIVE);
     }
     expect(calls, count, &g_ref);
-    tf_enqueue(&ops, ctx, calls, count, &tf.out, res, tf.stream);
-    tf_finish(tf.stream);
     const tf_case cs = {"random, failing allocator", seed, 0};
-    tf_check_out_of_memory(&ops, calls, count, &tf.out, res, must_fail, &cs);
+    tf_run_out_of_memory(&ops, ctx, calls, count, res, must_fail, &cs);
   }
 }
 
-static void test_failing_allocator(void **state) {
-  (void)state;
-  tf_failing_test(failing_cases);
-}
+TF_FAILING_ALLOCATOR_TEST(failing_cases)
 
 /* ---------------------------------------------------------------- errors with a device */
 
 /* With a real context, invalid and unsupported calls still return before any CUDA work: nothing
  * is written, no CUDA error is recorded. */
-static void test_errors_with_device(void **state) {
-  (void)state;
-  tf_begin();
-  const size_t in_bytes = 4096, out_bytes = 8192;
-  tf_poison_inputs(in_bytes, out_bytes);
+TF_TEST(test_errors_with_device) {
+  unsigned char *out = tf_poison_inputs(4096, 8192);
   const unsigned char *in = tf.d_in;
-  unsigned char *out = tf.out.d + TF_GUARD_BYTES;
   const cuprim_scan_kind I = CUPRIM_INCLUSIVE, E = CUPRIM_EXCLUSIVE;
   const tf_status_case cases[] = {
       {"NULL ctx", cuprim_scan(NULL, in, out, 10, CUPRIM_F32, CUPRIM_SUM, I, tf.stream),
@@ -883,8 +781,7 @@ static void test_errors_with_device(void **state) {
                       E, tf.stream),
        CUPRIM_ERROR_UNSUPPORTED},
   };
-  tf_check_argument_errors(cases, sizeof cases / sizeof cases[0], in_bytes, out_bytes);
-  tf_end();
+  TF_CHECK_ARGUMENT_ERRORS(cases);
 }
 
 /* ---------------------------------------------------------------- past 2^31 elements */
@@ -899,14 +796,9 @@ static void test_large_input(void **state) {
   (void)state;
   const uint64_t n = (1ull << 31) + 17;
   const size_t bytes = n * sizeof(uint32_t);
-  tf_begin_large("past 2^31", 2 * bytes + 2 * TF_GUARD_BYTES + ((size_t)1 << 30));
-  cuprim_ctx *ctx = tf_context(NULL);
-  uint32_t *d_in = NULL;
-  unsigned char *d_slot = NULL;
-  TF_CUDA(cudaMalloc((void **)&d_in, bytes));
-  TF_CUDA(cudaMalloc((void **)&d_slot, bytes + 2 * TF_GUARD_BYTES));
-  uint32_t *d_out = (uint32_t *)(void *)(d_slot + TF_GUARD_BYTES);
-  TF_CUDA(tu_device_fill_u32(d_in, n, tf.stream));
+  const tf_large_u32 L =
+      tf_begin_large_u32("past 2^31", 2 * bytes + 2 * TF_GUARD_BYTES + ((size_t)1 << 30), n);
+  TF_CUDA(tu_device_fill_u32(L.d_in, n, tf.stream));
 
   /* The inclusive prefix at a few indices, streamed on the host while the device fills. */
   const uint64_t spots[] = {0,     1,    4095, 4096, (1ull << 31) - 1, 1ull << 31, (1ull << 31) + 1,
@@ -937,15 +829,15 @@ static void test_large_input(void **state) {
               {CUPRIM_SCAN_BLELLOCH, CUPRIM_INCLUSIVE, 0},
               {CUPRIM_SCAN_WARP_SHUFFLE, CUPRIM_INCLUSIVE, 0}};
   for (size_t r = 0; r < sizeof runs / sizeof runs[0]; ++r) {
-    scan_call c = make_call(runs[r].alg, d_in, n, CUPRIM_U32, CUPRIM_SUM, runs[r].kind);
+    scan_call c = make_call(runs[r].alg, L.d_in, n, CUPRIM_U32, CUPRIM_SUM, runs[r].kind);
     c.in_place = runs[r].in_place;
     char what[384];
     describe(what, sizeof what, &c, "(u32)(i * 2654435761) >> 7", 0);
-    TF_CUDA(cudaMemsetAsync(d_slot, TF_POISON, bytes + 2 * TF_GUARD_BYTES, tf.stream));
+    TF_CUDA(cudaMemsetAsync(L.d_slot, TF_POISON, bytes + 2 * TF_GUARD_BYTES, tf.stream));
     if (c.in_place)
-      TF_CUDA(cudaMemcpyAsync(d_out, d_in, bytes, cudaMemcpyDeviceToDevice, tf.stream));
+      TF_CUDA(cudaMemcpyAsync(L.d_out, L.d_in, bytes, cudaMemcpyDeviceToDevice, tf.stream));
     const cuprim_status st =
-        call_scan(ctx, &c, c.in_place ? (const void *)d_out : d_in, d_out, tf.stream);
+        call_scan(L.ctx, &c, c.in_place ? (const void *)L.d_out : L.d_in, L.d_out, tf.stream);
     tf_finish(tf.stream);
     if (st != CUPRIM_SUCCESS) {
       tf_failure("%s: returned %s (last CUDA error %s)", what, tu_status_name(st),
@@ -954,16 +846,16 @@ static void test_large_input(void **state) {
     }
     const int excl = c.kind == CUPRIM_EXCLUSIVE;
     uint64_t wrong = 0, first = 0;
-    TF_CUDA(tu_device_check_scan_sum_u32(d_out, n, excl, &wrong, &first, tf.stream));
+    TF_CUDA(tu_device_check_scan_sum_u32(L.d_out, n, excl, &wrong, &first, tf.stream));
     if (wrong && first == 0) {
       uint32_t got = 0;
-      TF_CUDA(cudaMemcpy(&got, d_out, 4, cudaMemcpyDeviceToHost));
+      TF_CUDA(cudaMemcpy(&got, L.d_out, 4, cudaMemcpyDeviceToHost));
       tf_failure("%s: at index 0: expected %" PRIu32 ", got %" PRIu32 " (%" PRIu64
                  " element(s) wrong relative to their predecessor)",
                  what, excl ? 0u : tu_fill_u32_formula(0), got, wrong);
     } else if (wrong) {
       uint32_t got[2] = {0, 0};
-      TF_CUDA(cudaMemcpy(got, d_out + first - 1, 8, cudaMemcpyDeviceToHost));
+      TF_CUDA(cudaMemcpy(got, L.d_out + first - 1, 8, cudaMemcpyDeviceToHost));
       tf_failure("%s: %" PRIu64
                  " element(s) differ from their predecessor by the wrong amount; the "
                  "first at index %" PRIu64 ": d_out[i-1] = %" PRIu32 ", d_out[i] = %" PRIu32
@@ -971,27 +863,17 @@ static void test_large_input(void **state) {
                  what, wrong, first, got[0], got[1], got[1] - got[0],
                  tu_fill_u32_formula(excl ? first - 1 : first));
     }
-    unsigned char guards[2 * TF_GUARD_BYTES];
-    TF_CUDA(cudaMemcpy(guards, d_slot, TF_GUARD_BYTES, cudaMemcpyDeviceToHost));
-    TF_CUDA(cudaMemcpy(guards + TF_GUARD_BYTES, d_slot + TF_GUARD_BYTES + bytes, TF_GUARD_BYTES,
-                       cudaMemcpyDeviceToHost));
-    const size_t bad = tu_pattern_mismatch(guards, sizeof guards, TF_POISON);
-    if (bad != sizeof guards)
-      tf_failure("%s: wrote %s d_out (guard byte %zu)", what,
-                 bad < TF_GUARD_BYTES ? "before" : "past", bad);
+    tf_check_large_guards(L.d_slot, bytes, what);
     for (size_t s = 0; s < NSPOTS; ++s) {
       uint32_t got = 0;
-      TF_CUDA(cudaMemcpy(&got, d_out + spots[s], 4, cudaMemcpyDeviceToHost));
+      TF_CUDA(cudaMemcpy(&got, L.d_out + spots[s], 4, cudaMemcpyDeviceToHost));
       const uint32_t want = excl ? prefix[s] - tu_fill_u32_formula(spots[s]) : prefix[s];
       if (got != want)
         tf_failure("%s: at index %" PRIu64 ": expected %" PRIu32 ", got %" PRIu32, what, spots[s],
                    want, got);
     }
   }
-  TF_CUDA(cudaFree(d_in));
-  TF_CUDA(cudaFree(d_slot));
-  assert_int_equal(cuprim_ctx_destroy(ctx), CUPRIM_SUCCESS);
-  tf_end();
+  tf_end_large_u32(&L);
 }
 
 int main(void) {
@@ -1019,6 +901,5 @@ int main(void) {
       cmocka_unit_test(test_large_input),
       cmocka_unit_test(test_no_cuda_error_left),
   };
-  tf_configure(&config);
-  return tf_exit_code(cmocka_run_group_tests(tests, tf_group_setup, tf_group_teardown));
+  return TF_RUN_TESTS(tests, &config);
 }

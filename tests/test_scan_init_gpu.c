@@ -102,19 +102,17 @@ typedef struct init_call {
 
 static init_call make_call(const void *d_in, uint64_t n, cuprim_dtype t, cuprim_op op,
                            cuprim_scan_kind kind, int stage, const hr_scan_ref *ref) {
-  init_call c;
-  memset(&c, 0, sizeof c);
-  c.single_block_max_tiles = PUBLIC;
-  c.d_in = (const unsigned char *)d_in;
-  c.n = n;
-  c.dtype = t;
-  c.op = op;
-  c.kind = kind;
-  c.stage = stage;
-  c.d_init = stage >= 0 ? init_device(stage) : NULL; /* -1: the caller points it elsewhere */
-  c.ref = ref;
-  c.init_what = "its own slot";
-  return c;
+  /* stage -1: the caller points d_init elsewhere */
+  return (init_call){.single_block_max_tiles = PUBLIC,
+                     .d_in = (const unsigned char *)d_in,
+                     .n = n,
+                     .dtype = t,
+                     .op = op,
+                     .kind = kind,
+                     .stage = stage,
+                     .d_init = stage >= 0 ? init_device(stage) : NULL,
+                     .ref = ref,
+                     .init_what = "its own slot"};
 }
 
 static init_call in_place(init_call c) {
@@ -177,32 +175,12 @@ static cuprim_status issue(cuprim_ctx *ctx, const void *p, void *d_out, cudaStre
     TF_CUDA_NOTE(cudaMemcpyAsync(init_device(c->stage), init_host(c->stage), size,
                                  cudaMemcpyHostToDevice, stream),
                  &tf.deferred);
-  if (c->in_place && c->n)
-    TF_CUDA_NOTE(
-        cudaMemcpyAsync(d_out, c->d_in, (size_t)c->n * size, cudaMemcpyDeviceToDevice, stream),
-        &tf.deferred);
-  return call_scan(ctx, c, c->in_place ? d_out : (const void *)c->d_in, d_out, stream);
+  return call_scan(ctx, c,
+                   tf_in_place_input(c->in_place, d_out, c->d_in, (size_t)c->n * size, stream),
+                   d_out, stream);
 }
 
-static int check(const tf_region *rg, const void *p, tf_result *r, const tf_case *cs,
-                 const char *what) {
-  const init_call *c = (const init_call *)p;
-  const hr_scan_ref *ref = c->ref;
-  char why[512];
-  if (ref->n != c->n || ref->dtype != c->dtype || ref->op != c->op || ref->kind != c->kind)
-    fail_msg("test bug: the reference does not match the call %s", what);
-  const unsigned char *out = tf_slot_host(rg, &r->slot);
-  uint64_t first = 0, last = 0;
-  const uint64_t wrong = hr_scan_check(ref, out, TF_POISON, &first, &last, why, sizeof why);
-  if (wrong) {
-    tf_failure("%s: %" PRIu64 " wrong element(s) (indices %" PRIu64 "..%" PRIu64 "), the first %s",
-               what, wrong, first, last, why);
-    return 0;
-  }
-  if (cs->want_hash)
-    r->hash = hr_hash_bytes(out, r->slot.out_bytes);
-  return 1;
-}
+TF_SCAN_CHECK(check, init_call)
 
 static const tf_call_ops ops = {sizeof(init_call), "d_out", call_output, issue,
                                 describe,          check,   NULL};
@@ -231,11 +209,8 @@ static size_t sweep_sizes(cuprim_dtype t, uint64_t *sizes, size_t cap) {
                                   8191,  8192,   8193,   16383,  16384,  16385,   32769,
                                   65537, 131071, 131072, 131073, 262147, 1000003, 1048575};
   static const uint64_t quick[] = {1, 33, 3073, 6145, 8193, 16385, 65537, 131073};
-  size_t k = tf.quick ? tf_sizes(quick, sizeof quick / sizeof quick[0], 0x1417, 1, 17.0, sizes, cap)
-                      : tf_sizes(full, sizeof full / sizeof full[0], 0x1417, 3, 21.0, sizes, cap);
-  if (!tf.quick && k < cap)
-    sizes[k++] = cuprim_dtype_size(t) == 4 ? (1u << 23) + 3 : (1u << 22) + 5;
-  return k;
+  const uint64_t large = cuprim_dtype_size(t) == 4 ? (1u << 23) + 3 : (1u << 22) + 5;
+  return TF_SWEEP_SIZES(full, quick, 0x1417, 3, large, sizes, cap);
 }
 
 /* ---------------------------------------------------------------- the sweep */
@@ -272,51 +247,48 @@ static int sweep_calls(init_call *calls, uint64_t n, cuprim_dtype t, cuprim_op o
   return count;
 }
 
+/* One sweep case (its input in tf.d_in): an initial value in slot 0 and one inside the input
+ * (element k), both kinds. */
+static void sweep_case(cuprim_dtype t, cuprim_op op, hr_scan_data d, size_t si, uint64_t n,
+                       uint64_t seed, tf_sweep_counts *counts) {
+  const size_t esize = cuprim_dtype_size(t);
+  draw_init(t, op, d, hr_mix(seed, 1), init_host(0));
+  uint64_t state = hr_mix(seed, 2);
+  const uint64_t k = hr_below(&state, n);
+  for (int ki = 0; ki < 2; ++ki) {
+    make_reference(&g_ref[0], t, op, kinds[ki], init_host(0), tf.h_in, n);
+    make_reference(&g_ref[1], t, op, kinds[ki], tf.h_in + k * esize, tf.h_in, n);
+    const hr_scan_ref *const refs[2] = {&g_ref[0].view, &g_ref[1].view};
+    init_call calls[MAX_CALLS];
+    tf_result res[MAX_CALLS];
+    const int count = sweep_calls(calls, n, t, op, kinds[ki], k, si, refs);
+    run_and_check(calls, count, tf.stream, hr_scan_data_name(d), seed, res);
+    counts->calls += (unsigned long)count;
+    ++counts->cases;
+  }
+}
+
 static void sweep(cuprim_dtype t) {
-  tf_begin();
   uint64_t sizes[64];
   const size_t nsizes = sweep_sizes(t, sizes, 64);
-  const size_t esize = cuprim_dtype_size(t);
-  unsigned long cases = 0, ncalls = 0;
-  for (int op = 0; op <= CUPRIM_XOR; ++op) {
-    if (!hr_scan_supported(t, (cuprim_op)op))
-      continue;
-    for (int d = 0; d < HR_SCAN_DATA_KINDS; ++d) {
-      if (!hr_scan_data_applies(t, (cuprim_op)op, (hr_scan_data)d))
-        continue;
-      if (tf.quick && d == HR_SCAN_CONSTANT)
-        continue;
-      for (size_t si = 0; si < nsizes; ++si) {
-        const uint64_t n = sizes[si];
-        if (d != HR_SCAN_RANDOM && n > SWEEP_MAX)
-          continue;
-        const uint64_t seed = tf_case_seed(t, (uint64_t)op, (uint64_t)d, n);
-        hr_scan_fill(t, (cuprim_op)op, (hr_scan_data)d, seed, tf.h_in, n);
-        tf_upload(tf.d_in, tf.h_in, n * esize, tf.stream);
-        draw_init(t, (cuprim_op)op, (hr_scan_data)d, hr_mix(seed, 1), init_host(0));
-        uint64_t state = hr_mix(seed, 2);
-        const uint64_t k = hr_below(&state, n);
-        for (int ki = 0; ki < 2; ++ki) {
-          make_reference(&g_ref[0], t, (cuprim_op)op, kinds[ki], init_host(0), tf.h_in, n);
-          make_reference(&g_ref[1], t, (cuprim_op)op, kinds[ki], tf.h_in + k * esize, tf.h_in, n);
-          const hr_scan_ref *const refs[2] = {&g_ref[0].view, &g_ref[1].view};
-          init_call calls[MAX_CALLS];
-          tf_result res[MAX_CALLS];
-          const int count = sweep_calls(calls, n, t, (cuprim_op)op, kinds[ki], k, si, refs);
-          run_and_check(calls, count, tf.stream, hr_scan_data_name((hr_scan_data)d), seed, res);
-          ncalls += (unsigned long)count;
-          ++cases;
-        }
-      }
-    }
-  }
-  print_message("%s: %lu cases, %lu calls\n", hr_dtype_name(t), cases, ncalls);
-  tf_end();
+  tf_scan_sweep(t, sizes, nsizes, SWEEP_MAX, sweep_case);
 }
 
 TF_SWEEP_TESTS_32_64(sweep)
 
 /* ---------------------------------------------------------------- special initial values */
+
+/* Writes `bits` to out as an integer of `size` bytes (4: its low 32 bits; two's complement, so a
+ * negative value converted to uint64_t gives the bits of the narrower type too). Returns 1. */
+static int put_int(void *out, size_t size, uint64_t bits) {
+  if (size == 4) {
+    const uint32_t v = (uint32_t)bits;
+    memcpy(out, &v, 4);
+  } else {
+    memcpy(out, &bits, 8);
+  }
+  return 1;
+}
 
 /* The bits of a special initial value for (t, op), by number: 0 the identity, 1 zero, 2 the
  * dtype's largest, 3 its lowest, 4 (floats) NaN, 5 (floats) +inf, 6 (floats) -inf, 7 (floats)
@@ -339,26 +311,14 @@ static int special_init(cuprim_dtype t, cuprim_op op, int which, void *out, cons
     const int hi = which == 2;
     *name = hi ? "the largest value" : "the lowest value";
     switch (t) {
-    case CUPRIM_I32: {
-      const int32_t v = hi ? INT32_MAX : INT32_MIN;
-      memcpy(out, &v, 4);
-      return 1;
-    }
-    case CUPRIM_U32: {
-      const uint32_t v = hi ? UINT32_MAX : 0;
-      memcpy(out, &v, 4);
-      return 1;
-    }
-    case CUPRIM_I64: {
-      const int64_t v = hi ? INT64_MAX : INT64_MIN;
-      memcpy(out, &v, 8);
-      return 1;
-    }
-    case CUPRIM_U64: {
-      const uint64_t v = hi ? UINT64_MAX : 0;
-      memcpy(out, &v, 8);
-      return 1;
-    }
+    case CUPRIM_I32:
+      return put_int(out, 4, hi ? (uint64_t)INT32_MAX : (uint64_t)INT32_MIN);
+    case CUPRIM_U32:
+      return put_int(out, 4, hi ? UINT32_MAX : 0);
+    case CUPRIM_I64:
+      return put_int(out, 8, hi ? (uint64_t)INT64_MAX : (uint64_t)INT64_MIN);
+    case CUPRIM_U64:
+      return put_int(out, 8, hi ? UINT64_MAX : 0);
     case CUPRIM_F32: {
       const float v = hi ? 3.4028235e38f : -3.4028235e38f;
       memcpy(out, &v, 4);
@@ -404,21 +364,17 @@ static int special_applies(cuprim_dtype t, cuprim_op op, int which) {
 /* Each special initial value with every dtype, op and kind, on a size for each kernel: the
  * reference says what it must give (a NaN makes every float MIN/MAX output NaN, an infinity is an
  * ordinary value, zero annihilates PROD, the identity gives cuprim_scan's result). */
-static void test_special_inits(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_special_inits) {
   const uint64_t sizes[] = {1, 1000, 70001};
   for (size_t d = 0; d < NUM_SCAN_DTYPES; ++d) {
     const cuprim_dtype t = scan_dtypes[d];
-    const size_t esize = cuprim_dtype_size(t);
     for (int op = 0; op <= CUPRIM_XOR; ++op) {
       if (!hr_scan_supported(t, (cuprim_op)op))
         continue;
       for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; ++si) {
         const uint64_t n = sizes[si];
         const uint64_t seed = tf_case_seed(0x5BEC, t, (uint64_t)op, n);
-        hr_scan_fill(t, (cuprim_op)op, HR_SCAN_RANDOM, seed, tf.h_in, n);
-        tf_upload(tf.d_in, tf.h_in, n * esize, tf.stream);
+        tf_scan_input(t, (cuprim_op)op, HR_SCAN_RANDOM, seed, n, tf.stream);
         for (int which = 0; which < 8; ++which) {
           const char *name = NULL;
           if (!special_applies(t, (cuprim_op)op, which) ||
@@ -443,7 +399,6 @@ static void test_special_inits(void **state) {
       }
     }
   }
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- a scan in two parts */
@@ -453,9 +408,7 @@ static void test_special_inits(void **state) {
  * slot; together they must be the scan of x[0..n). Nothing goes through the host between the
  * parts. For every dtype, op and kind, with split points at 0, inside the first tile, at a tile
  * edge and in the middle. */
-static void test_two_parts(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_two_parts) {
   const uint64_t n = tf.quick ? 50001 : 1000003;
   hr_scan_ref full;
   hr_scan_ref_init(&full);
@@ -471,8 +424,7 @@ static void test_two_parts(void **state) {
       const hr_scan_data data =
           is_float(t) && (op == CUPRIM_SUM || op == CUPRIM_PROD) ? HR_SCAN_EXACT : HR_SCAN_RANDOM;
       const uint64_t seed = tf_case_seed(0x2BA, t, (uint64_t)op, n);
-      hr_scan_fill(t, (cuprim_op)op, data, seed, tf.h_in, n);
-      tf_upload(tf.d_in, tf.h_in, n * esize, tf.stream);
+      tf_scan_input(t, (cuprim_op)op, data, seed, n, tf.stream);
       for (int ki = 0; ki < 2; ++ki) {
         if (hr_scan_reference(&full, t, (cuprim_op)op, kinds[ki], tf.h_in, n) != 0)
           fail_msg("out of host memory");
@@ -510,49 +462,38 @@ static void test_two_parts(void **state) {
   }
   free(h_out);
   hr_scan_ref_free(&full);
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- n == 0 */
 
 /* n == 0 succeeds, writes nothing and does not read the initial value, whatever the pointers
  * (NULL, valid, d_init inside d_out). */
-static void test_empty_input(void **state) {
-  (void)state;
-  tf_begin();
-  const size_t bytes = 4 * TF_GUARD_BYTES;
-  unsigned char *out = tf.out.d + TF_GUARD_BYTES;
-  TF_CUDA(cudaMemsetAsync(tf.out.d, TF_POISON, bytes, tf.stream));
-  tf_finish(tf.stream);
-  for (size_t d = 0; d < NUM_SCAN_DTYPES; ++d)
-    for (int op = 0; op <= CUPRIM_XOR; ++op)
-      for (int ki = 0; ki < 2; ++ki)
-        for (int ptrs = 0; ptrs < 4; ++ptrs) {
-          const cuprim_dtype t = scan_dtypes[d];
-          if (!hr_scan_supported(t, (cuprim_op)op))
-            continue;
-          const void *in = ptrs & 1 ? (const void *)tf.d_in : NULL;
-          void *o = ptrs & 2 ? (void *)out : NULL;
-          const void *init = ptrs == 0 ? NULL : ptrs == 3 ? (const void *)out : init_device(0);
-          const cuprim_status st =
-              cuprim_scan_init(tf.ctx, in, o, 0, t, (cuprim_op)op, kinds[ki], init, tf.stream);
-          if (st != CUPRIM_SUCCESS)
-            tf_failure("cuprim_scan_init %s %s %s n=0 (pointers %d): returned %s", hr_dtype_name(t),
-                       hr_op_name((cuprim_op)op), hr_scan_kind_name(kinds[ki]), ptrs,
-                       tu_status_name(st));
-        }
-  tf_check_poisoned(tf.out.d, tf.out.h, bytes, tf.stream, "a call with n == 0",
-                    "device memory (from d_out - 256)");
+TF_TEST(test_empty_input) {
+  unsigned char *out = tf_poison_empty();
+  for (tf_dtype_op it = {0};
+       tf_next_dtype_op(&it, scan_dtypes, NUM_SCAN_DTYPES, hr_scan_supported);)
+    for (int ki = 0; ki < 2; ++ki)
+      for (int ptrs = 0; ptrs < 4; ++ptrs) {
+        const cuprim_dtype t = it.t;
+        const cuprim_op op = it.op;
+        const void *in = ptrs & 1 ? (const void *)tf.d_in : NULL;
+        void *o = ptrs & 2 ? (void *)out : NULL;
+        const void *init = ptrs == 0 ? NULL : ptrs == 3 ? (const void *)out : init_device(0);
+        const cuprim_status st =
+            cuprim_scan_init(tf.ctx, in, o, 0, t, (cuprim_op)op, kinds[ki], init, tf.stream);
+        if (st != CUPRIM_SUCCESS)
+          tf_failure("cuprim_scan_init %s %s %s n=0 (pointers %d): returned %s", hr_dtype_name(t),
+                     hr_op_name((cuprim_op)op), hr_scan_kind_name(kinds[ki]), ptrs,
+                     tu_status_name(st));
+      }
+  tf_check_empty("a call with n == 0");
   tf_check_no_recorded_error("after calls with n == 0");
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- streams */
 
 /* The legacy default stream and the per-thread default stream. */
-static void test_default_streams(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_default_streams) {
   const uint64_t sizes[] = {1000, tf.quick ? 65537u : (1u << 20) + 1};
   for (int si = 0; si < TF_DEFAULT_STREAMS; ++si)
     for (int k = 0; k < 2; ++k) {
@@ -561,8 +502,7 @@ static void test_default_streams(void **state) {
       const cuprim_op op = k ? CUPRIM_MIN : CUPRIM_SUM;
       const uint64_t n = sizes[k];
       const uint64_t seed = tf_case_seed(0x57E, t, (uint64_t)si, n);
-      hr_scan_fill(t, op, HR_SCAN_EXACT, seed, tf.h_in, n);
-      tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), stream);
+      tf_scan_input(t, op, HR_SCAN_EXACT, seed, n, stream);
       draw_init(t, op, HR_SCAN_EXACT, hr_mix(seed, 1), init_host(3));
       for (int ki = 0; ki < 2; ++ki) {
         make_reference(&g_ref[0], t, op, kinds[ki], init_host(3), tf.h_in, n);
@@ -574,7 +514,6 @@ static void test_default_streams(void **state) {
         run_and_check(calls, 3, stream, tf_default_stream_name[si], seed, res);
       }
     }
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- CUDA graphs */
@@ -590,8 +529,7 @@ static void graph_round(void *p, int count, int round, uint64_t seed, char *data
   const uint64_t n = calls[0].n; /* every call scans tf.d_in[0..n) or a prefix of it */
   const cuprim_dtype t = calls[0].dtype;
   const cuprim_op op = calls[0].op;
-  hr_scan_fill(t, op, HR_SCAN_RANDOM, seed, tf.h_in, n);
-  tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
+  tf_scan_input(t, op, HR_SCAN_RANDOM, seed, n, tf.stream);
   tf_finish(tf.stream);
   for (int i = 0; i < count; ++i) {
     draw_init(t, op, HR_SCAN_RANDOM, hr_mix(seed, (uint64_t)i), init_host(calls[i].stage));
@@ -625,31 +563,23 @@ static void graph_case(cuprim_dtype t, cuprim_op op) {
   tf_graph_rounds(&ops, calls, count, n, graph_round);
 }
 
-static void test_graph_capture(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_graph_capture) {
   graph_case(CUPRIM_U32, CUPRIM_SUM);
   graph_case(CUPRIM_F64, CUPRIM_MAX);
   for (int i = 0; i < GRAPH_CALLS; ++i)
     hr_scan_init_ref_free(&g_graph_refs[i]);
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- allocators */
 
 /* The look-back kernel's tile status comes from the context's allocator and goes back to it. */
-static void test_counting_allocator(void **state) {
-  (void)state;
-  tf_begin();
-  static tf_counting_allocator counts; /* static: large */
-  cuprim_ctx *ctx = tf_counting_context(&counts);
+static void counting_cases(cuprim_ctx *ctx) {
   const cuprim_dtype t = CUPRIM_U64;
   const uint64_t sizes[] = {1000, tf.quick ? 65537 : (1u << 20) + 1};
   for (int k = 0; k < 2; ++k) {
     const uint64_t n = sizes[k];
     const uint64_t seed = tf_case_seed(0xA11C, t, CUPRIM_SUM, n);
-    hr_scan_fill(t, CUPRIM_SUM, HR_SCAN_RANDOM, seed, tf.h_in, n);
-    tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
+    tf_scan_input(t, CUPRIM_SUM, HR_SCAN_RANDOM, seed, n, tf.stream);
     draw_init(t, CUPRIM_SUM, HR_SCAN_RANDOM, seed, init_host(0));
     make_reference(&g_ref[0], t, CUPRIM_SUM, CUPRIM_EXCLUSIVE, init_host(0), tf.h_in, n);
     init_call calls[2];
@@ -659,49 +589,38 @@ static void test_counting_allocator(void **state) {
     const tf_case cs = {"random, counting allocator", seed, 0};
     tf_run_and_check(&ops, ctx, calls, 2, tf.stream, &cs, res);
   }
-  tf_check_counting(ctx, &counts, "the look-back tile status needs memory");
-  tf_end();
 }
+
+TF_COUNTING_ALLOCATOR_TEST(counting_cases, "the look-back tile status needs memory")
 
 /* Past the single block, the call needs memory: OUT_OF_MEMORY, nothing written; below, it
  * succeeds without any. */
-static void test_failing_allocator(void **state) {
-  (void)state;
-  tf_begin();
-  tf_failing_allocator counts;
-  cuprim_ctx *ctx = tf_failing_context(&counts);
+static void failing_cases(cuprim_ctx *ctx) {
   const cuprim_dtype t = CUPRIM_I32;
   const uint64_t sizes[] = {1000, (1u << 17) + 1};
   for (int k = 0; k < 2; ++k) {
     const uint64_t n = sizes[k];
     const uint64_t seed = tf_case_seed(0xFA11, t, CUPRIM_MAX, n);
-    hr_scan_fill(t, CUPRIM_MAX, HR_SCAN_RANDOM, seed, tf.h_in, n);
-    tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
+    tf_scan_input(t, CUPRIM_MAX, HR_SCAN_RANDOM, seed, n, tf.stream);
     draw_init(t, CUPRIM_MAX, HR_SCAN_RANDOM, seed, init_host(0));
     make_reference(&g_ref[0], t, CUPRIM_MAX, CUPRIM_INCLUSIVE, init_host(0), tf.h_in, n);
     init_call calls[1];
     tf_result res[1];
     const int must_fail[1] = {k == 1};
     calls[0] = make_call(tf.d_in, n, t, CUPRIM_MAX, CUPRIM_INCLUSIVE, 0, &g_ref[0].view);
-    tf_enqueue(&ops, ctx, calls, 1, &tf.out, res, tf.stream);
-    tf_finish(tf.stream);
     const tf_case cs = {"random, failing allocator", seed, 0};
-    tf_check_out_of_memory(&ops, calls, 1, &tf.out, res, must_fail, &cs);
+    tf_run_out_of_memory(&ops, ctx, calls, 1, res, must_fail, &cs);
   }
-  tf_check_failing(ctx, &counts);
-  tf_end();
 }
+
+TF_FAILING_ALLOCATOR_TEST(failing_cases)
 
 /* ---------------------------------------------------------------- errors with a device */
 
 /* With a real context, invalid and unsupported calls return before any CUDA work. */
-static void test_errors_with_device(void **state) {
-  (void)state;
-  tf_begin();
-  const size_t in_bytes = 4096, out_bytes = 8192;
-  tf_poison_inputs(in_bytes, out_bytes);
+TF_TEST(test_errors_with_device) {
+  unsigned char *out = tf_poison_inputs(4096, 8192);
   const unsigned char *in = tf.d_in;
-  unsigned char *out = tf.out.d + TF_GUARD_BYTES;
   const void *init = init_device(0);
   const cuprim_scan_kind I = CUPRIM_INCLUSIVE, E = CUPRIM_EXCLUSIVE;
   const tf_status_case cases[] = {
@@ -736,8 +655,7 @@ static void test_errors_with_device(void **state) {
        cuprim_scan_init(tf.ctx, in, out, 10, CUPRIM_F64, CUPRIM_XOR, E, init, tf.stream),
        CUPRIM_ERROR_UNSUPPORTED},
   };
-  tf_check_argument_errors(cases, sizeof cases / sizeof cases[0], in_bytes, out_bytes);
-  tf_end();
+  TF_CHECK_ARGUMENT_ERRORS(cases);
 }
 
 int main(void) {
@@ -751,6 +669,5 @@ int main(void) {
       cmocka_unit_test(test_failing_allocator),  cmocka_unit_test(test_errors_with_device),
       cmocka_unit_test(test_no_cuda_error_left),
   };
-  tf_configure(&config);
-  return tf_exit_code(cmocka_run_group_tests(tests, tf_group_setup, tf_group_teardown));
+  return TF_RUN_TESTS(tests, &config);
 }

@@ -256,10 +256,8 @@ static cuprim_status call_segmented(cuprim_ctx *ctx, const seg_call *c, const vo
 static cuprim_status issue(cuprim_ctx *ctx, const void *p, void *d_out, cudaStream_t stream) {
   const seg_call *c = (const seg_call *)p;
   const size_t bytes = (size_t)elements(c) * cuprim_dtype_size(c->dtype);
-  if (c->in_place && bytes)
-    TF_CUDA_NOTE(cudaMemcpyAsync(d_out, c->d_in, bytes, cudaMemcpyDeviceToDevice, stream),
-                 &tf.deferred);
-  return call_segmented(ctx, c, c->in_place ? d_out : (const void *)c->d_in, d_out, stream);
+  return call_segmented(ctx, c, tf_in_place_input(c->in_place, d_out, c->d_in, bytes, stream),
+                        d_out, stream);
 }
 
 static int check(const tf_region *rg, const void *p, tf_result *r, const tf_case *cs,
@@ -287,9 +285,7 @@ static int check(const tf_region *rg, const void *p, tf_result *r, const tf_case
       return 0;
     }
   }
-  if (cs->want_hash)
-    r->hash = hr_hash_bytes(out, r->slot.out_bytes);
-  return 1;
+  return tf_passed(r, cs, out);
 }
 
 static const tf_call_ops ops = {sizeof(seg_call), "d_out", call_output, issue,
@@ -297,19 +293,16 @@ static const tf_call_ops ops = {sizeof(seg_call), "d_out", call_output, issue,
 
 static seg_call reduce_call(int alg, const void *d_in, uint64_t n, const void *d_off,
                             cuprim_dtype ot, uint64_t segs, cuprim_dtype t, cuprim_op op) {
-  seg_call c;
-  memset(&c, 0, sizeof c);
-  c.fn = FN_REDUCE;
-  c.alg = alg;
-  c.d_in = (const unsigned char *)d_in;
-  c.n = n;
-  c.d_off = d_off;
-  c.odtype = ot;
-  c.segs = segs;
-  c.dtype = t;
-  c.op = op;
-  c.want = &g_rref;
-  return c;
+  return (seg_call){.fn = FN_REDUCE,
+                    .alg = alg,
+                    .d_in = (const unsigned char *)d_in,
+                    .n = n,
+                    .d_off = d_off,
+                    .odtype = ot,
+                    .segs = segs,
+                    .dtype = t,
+                    .op = op,
+                    .want = &g_rref};
 }
 
 static seg_call scan_call(const void *d_in, uint64_t n, const void *d_off, cuprim_dtype ot,
@@ -436,8 +429,7 @@ static void run_case(cuprim_dtype t, cuprim_op op, hr_scan_data data, const layo
   const uint64_t n = tf.quick ? L->quick_n : L->n;
   const size_t size = cuprim_dtype_size(t);
   const uint64_t seed = tf_case_seed(t, op, (uint64_t)data * 1000 + (uint64_t)(L - layouts), salt);
-  hr_scan_fill(t, op, data, seed, tf.h_in, n);
-  tf_upload(tf.d_in, tf.h_in, n * size, tf.stream);
+  tf_scan_input(t, op, data, seed, n, tf.stream);
   const uint64_t segs = make_offsets(L, n, ot, seed);
   make_references(t, op, n, ot, segs, 1);
   const uint64_t len = L->size ? L->size : n;
@@ -490,7 +482,6 @@ static void run_case(cuprim_dtype t, cuprim_op op, hr_scan_data data, const layo
 /* Every op x layout x data kind for one dtype, offsets of a dtype that rotates with the case
  * (negative offsets: a signed one). Quick mode: each op takes three of the layouts, in turn. */
 static void sweep(cuprim_dtype t) {
-  tf_begin();
   unsigned long cases = 0;
   for (int op = 0; op <= CUPRIM_XOR; ++op) {
     if (!hr_scan_supported(t, (cuprim_op)op))
@@ -511,7 +502,6 @@ static void sweep(cuprim_dtype t) {
     }
   }
   print_message("%s: %lu cases\n", hr_dtype_name(t), cases);
-  tf_end();
 }
 
 TF_SWEEP_TESTS_32_64(sweep)
@@ -519,9 +509,7 @@ TF_SWEEP_TEST(sweep, f16, CUPRIM_F16) /* 0.2: combined in float, each output rou
 TF_SWEEP_TEST(sweep, bf16, CUPRIM_BF16)
 
 /* Every offset dtype on the layouts where the offsets matter most, for an integer and a float. */
-static void test_offset_dtypes(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_offset_dtypes) {
   const size_t picks[] = {5, 6, 8, 9, 10, 11}; /* random, power law, past n, decreasing, ... */
   const struct {
     cuprim_dtype t;
@@ -537,20 +525,14 @@ static void test_offset_dtypes(void **state) {
           continue;
         run_case(pairs[p].t, pairs[p].op, HR_SCAN_RANDOM, L, offset_dtypes[o], 0x0FF);
       }
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- nothing to do */
 
 /* num_segments == 0 writes nothing (with NULL pointers or not); n == 0 with segments writes the
  * identity into every d_out[s]; rows of 0 elements too; scans of n == 0 write nothing. */
-static void test_empty(void **state) {
-  (void)state;
-  tf_begin();
-  const size_t bytes = 4 * TF_GUARD_BYTES;
-  unsigned char *out = tf.out.d + TF_GUARD_BYTES;
-  TF_CUDA(cudaMemsetAsync(tf.out.d, TF_POISON, bytes, tf.stream));
-  tf_finish(tf.stream);
+TF_TEST(test_empty) {
+  unsigned char *out = tf_poison_empty();
   for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; ++d)
     for (int op = 0; op <= CUPRIM_XOR; ++op) {
       const cuprim_dtype t = dtypes[d];
@@ -577,8 +559,7 @@ static void test_empty(void **state) {
                        tu_status_name(st[i]));
       }
     }
-  tf_check_poisoned(tf.out.d, tf.out.h, bytes, tf.stream, "a call with nothing to do",
-                    "device memory (from d_out - 256)");
+  tf_check_empty("a call with nothing to do");
 
   /* The identities: n == 0 with offsets (d_in NULL), and rows of 0 elements. */
   const uint64_t zeros[6] = {0, 0, 0, 0, 0, 0};
@@ -605,7 +586,6 @@ static void test_empty(void **state) {
       run_and_check(calls, count, tf.stream, "none", 0, 0, res);
     }
   tf_check_no_recorded_error("after calls with nothing to do");
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- misaligned pointers */
@@ -613,9 +593,7 @@ static void test_empty(void **state) {
 /* Pointers need only element alignment: d_in + 1 element (a copy of the data there), d_out + 1
  * element, in place at + 1 and + 3 elements; the 16-byte loads of AUTO and the scan must give the
  * same values as aligned ones. */
-static void test_misaligned(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_misaligned) {
   const size_t picks[] = {1, 3, 5, 6, 11};
   for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; ++d)
     for (size_t k = 0; k < sizeof picks / sizeof picks[0]; ++k) {
@@ -628,8 +606,7 @@ static void test_misaligned(void **state) {
       const uint64_t n = tf.quick ? L->quick_n : L->n;
       const size_t size = cuprim_dtype_size(t);
       const uint64_t seed = tf_case_seed(0x3A1, t, op, picks[k]);
-      hr_scan_fill(t, op, data, seed, tf.h_in, n);
-      tf_upload(tf.d_in, tf.h_in, n * size, tf.stream);
+      tf_scan_input(t, op, data, seed, n, tf.stream);
       unsigned char *in1 = tf.d_in + (IN_CAP_BYTES / 2) + size; /* a copy, 1 element past */
       tf_upload(in1, tf.h_in, n * size, tf.stream);
       const cuprim_dtype ot = offset_dtypes[k % 4];
@@ -657,15 +634,12 @@ static void test_misaligned(void **state) {
         calls[i].layout = L->name;
       run_and_check(calls, count, tf.stream, hr_scan_data_name(data), seed, 0, res);
     }
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- streams */
 
 /* The legacy default stream (0) and the per-thread default stream. */
-static void test_default_streams(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_default_streams) {
   for (int si = 0; si < TF_DEFAULT_STREAMS; ++si) {
     const cudaStream_t stream = tf_default_stream[si];
     const layout *L = &layouts[6]; /* power law */
@@ -673,8 +647,7 @@ static void test_default_streams(void **state) {
     const cuprim_op op = si ? CUPRIM_SUM : CUPRIM_MIN;
     const uint64_t n = tf.quick ? L->quick_n : L->n;
     const uint64_t seed = tf_case_seed(0x57E, t, (uint64_t)si, n);
-    hr_scan_fill(t, op, HR_SCAN_EXACT, seed, tf.h_in, n);
-    tf_upload(tf.d_in, tf.h_in, n * cuprim_dtype_size(t), tf.stream);
+    tf_scan_input(t, op, HR_SCAN_EXACT, seed, n, tf.stream);
     const uint64_t segs = make_offsets(L, n, ot, seed);
     tf_finish(tf.stream);
     make_references(t, op, n, ot, segs, 1);
@@ -689,7 +662,6 @@ static void test_default_streams(void **state) {
       calls[i].layout = L->name;
     run_and_check(calls, count, stream, tf_default_stream_name[si], seed, 0, res);
   }
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- CUDA graphs */
@@ -701,8 +673,7 @@ static uint64_t g_graph_segs;
 static void graph_round(void *p, int count, int round, uint64_t seed, char *data, size_t len) {
   seg_call *calls = (seg_call *)p;
   const uint64_t n = calls[0].n;
-  hr_scan_fill(CUPRIM_U32, CUPRIM_SUM, HR_SCAN_RANDOM, seed, tf.h_in, n);
-  tf_upload(tf.d_in, tf.h_in, n * sizeof(uint32_t), tf.stream);
+  tf_scan_input(CUPRIM_U32, CUPRIM_SUM, HR_SCAN_RANDOM, seed, n, tf.stream);
   tf_finish(tf.stream);
   make_references(CUPRIM_U32, CUPRIM_SUM, n, CUPRIM_I64, g_graph_segs, 1);
   (void)count;
@@ -713,9 +684,7 @@ static void graph_round(void *p, int count, int round, uint64_t seed, char *data
  * scans (the exclusive one in place), captured into one graph: capture runs nothing, each replay
  * reads what the input buffer holds then. The batched calls check against the same references
  * because the offsets are rows of one length. */
-static void test_graph_capture(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_graph_capture) {
   const uint64_t len = 1000, n = tf.quick ? 20 * len : 300 * len;
   const cuprim_dtype t = CUPRIM_U32, ot = CUPRIM_I64;
   const cuprim_op op = CUPRIM_SUM;
@@ -738,7 +707,6 @@ static void test_graph_capture(void **state) {
   for (int i = 0; i < count; ++i)
     calls[i].layout = "uniform 1000 (graph)";
   tf_graph_rounds(&ops, calls, count, n, graph_round);
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- determinism */
@@ -746,9 +714,7 @@ static void test_graph_capture(void **state) {
 /* Float SUM on inexact data, where the order of combination shows in the bits: AUTO gives the
  * same bits on three runs, on a copy of the input 1 element further (other 16-byte alignment, the
  * same offsets relative to it), and as MERGE_PATH; each per-segment rung repeats its own bits. */
-static void test_determinism(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_determinism) {
   const size_t picks[] = {5, 6, 2};
   for (size_t d = 0; d < 2; ++d)
     for (size_t k = 0; k < sizeof picks / sizeof picks[0]; ++k) {
@@ -758,8 +724,7 @@ static void test_determinism(void **state) {
       const uint64_t n = tf.quick ? L->quick_n : L->n;
       const size_t size = cuprim_dtype_size(t);
       const uint64_t seed = tf_case_seed(0xDE7, t, op, picks[k]);
-      hr_scan_fill(t, op, HR_SCAN_RANDOM, seed, tf.h_in, n);
-      tf_upload(tf.d_in, tf.h_in, n * size, tf.stream);
+      tf_scan_input(t, op, HR_SCAN_RANDOM, seed, n, tf.stream);
       unsigned char *in1 = tf.d_in + (IN_CAP_BYTES / 2) + size;
       tf_upload(in1, tf.h_in, n * size, tf.stream);
       const uint64_t segs = make_offsets(L, n, ot, seed);
@@ -791,7 +756,6 @@ static void test_determinism(void **state) {
         tf_failure("%s %s: AUTO and MERGE_PATH gave other bits", hr_dtype_name(t), L->name);
     next:;
     }
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- many tiles */
@@ -799,9 +763,7 @@ static void test_determinism(void **state) {
 /* More tiles than the block that joins them takes in one step (4096 tiles: about 2.4e7 merge
  * items of 4 bytes, 1.6e7 of 8), with segments across tile boundaries; the scan's look-back over
  * thousands of tiles. Full mode only. */
-static void test_many_tiles(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_many_tiles) {
   if (tf.quick) {
     print_message("[  SKIP    ] many tiles: skipped in quick mode\n");
     skip();
@@ -820,8 +782,7 @@ static void test_many_tiles(void **state) {
     L.n = cases[k].n;
     const cuprim_dtype t = cases[k].t, ot = CUPRIM_U64;
     const uint64_t seed = tf_case_seed(0x7113, t, cases[k].op, L.n);
-    hr_scan_fill(t, cases[k].op, cases[k].data, seed, tf.h_in, L.n);
-    tf_upload(tf.d_in, tf.h_in, L.n * cuprim_dtype_size(t), tf.stream);
+    tf_scan_input(t, cases[k].op, cases[k].data, seed, L.n, tf.stream);
     const uint64_t segs = make_offsets(&L, L.n, ot, seed);
     make_references(t, cases[k].op, L.n, ot, segs, 1);
     seg_call calls[8];
@@ -839,7 +800,6 @@ static void test_many_tiles(void **state) {
       calls[i].layout = L.name;
     run_and_check(calls, count, tf.stream, hr_scan_data_name(cases[k].data), seed, 0, res);
   }
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- look-back stress */
@@ -847,9 +807,7 @@ static void test_many_tiles(void **state) {
 /* The segmented scan run many times on one input of exact data with small and large segments,
  * inclusive and exclusive by turns, every element compared each time: a missing fence or a
  * misread tile status shows up as a rare wrong element. */
-static void test_scan_stress(void **state) {
-  (void)state;
-  tf_begin();
+TF_TEST(test_scan_stress) {
   const int runs = tf.quick ? 3 : 20;
   const struct {
     cuprim_dtype t;
@@ -860,8 +818,7 @@ static void test_scan_stress(void **state) {
     L.n = tf.quick ? L.quick_n * 2 : (uint64_t)2 << 20;
     const cuprim_dtype t = cases[k].t, ot = CUPRIM_I64;
     const uint64_t seed = tf_case_seed(0x57E55, t, cases[k].layout, L.n);
-    hr_scan_fill(t, CUPRIM_SUM, HR_SCAN_EXACT, seed, tf.h_in, L.n);
-    tf_upload(tf.d_in, tf.h_in, L.n * cuprim_dtype_size(t), tf.stream);
+    tf_scan_input(t, CUPRIM_SUM, HR_SCAN_EXACT, seed, L.n, tf.stream);
     const uint64_t segs = make_offsets(&L, L.n, ot, seed);
     make_references(t, CUPRIM_SUM, L.n, ot, segs, 1);
     int bad = 0;
@@ -874,7 +831,6 @@ static void test_scan_stress(void **state) {
     print_message("segmented scan stress: %s \"%s\" n=%" PRIu64 ": %d of %d runs wrong\n",
                   hr_dtype_name(t), L.name, L.n, bad, runs);
   }
-  tf_end();
 }
 
 /* ---------------------------------------------------------------- allocators */
@@ -885,8 +841,7 @@ static void allocator_calls(cuprim_ctx *ctx, int failing) {
   const cuprim_op op = CUPRIM_SUM;
   const uint64_t n = L->quick_n;
   const uint64_t seed = tf_case_seed(0xA11C, t, op, n);
-  hr_scan_fill(t, op, HR_SCAN_RANDOM, seed, tf.h_in, n);
-  tf_upload(tf.d_in, tf.h_in, n * 4, tf.stream);
+  tf_scan_input(t, op, HR_SCAN_RANDOM, seed, n, tf.stream);
   const uint64_t segs = make_offsets(L, n, ot, seed);
   make_references(t, op, n, ot, segs, 1);
   seg_call calls[MAX_CALLS];
@@ -919,9 +874,7 @@ static void allocator_calls(cuprim_ctx *ctx, int failing) {
   if (!failing) {
     tf_run_and_check(&ops, ctx, calls, count, tf.stream, &cs, res);
   } else {
-    tf_enqueue(&ops, ctx, calls, count, &tf.out, res, tf.stream);
-    tf_finish(tf.stream);
-    tf_check_out_of_memory(&ops, calls, count, &tf.out, res, must_fail, &cs);
+    tf_run_out_of_memory(&ops, ctx, calls, count, res, must_fail, &cs);
   }
   hr_seg_reduce_ref_free(&rows_ref);
 }
@@ -929,26 +882,17 @@ static void allocator_calls(cuprim_ctx *ctx, int failing) {
 static void counting_cases(cuprim_ctx *ctx) { allocator_calls(ctx, 0); }
 static void failing_cases(cuprim_ctx *ctx) { allocator_calls(ctx, 1); }
 
-static void test_counting_allocator(void **state) {
-  (void)state;
-  tf_counting_test(counting_cases, "the merge path's partitions and tile records need memory");
-}
+TF_COUNTING_ALLOCATOR_TEST(counting_cases,
+                           "the merge path's partitions and tile records need memory")
 
-static void test_failing_allocator(void **state) {
-  (void)state;
-  tf_failing_test(failing_cases);
-}
+TF_FAILING_ALLOCATOR_TEST(failing_cases)
 
 /* ---------------------------------------------------------------- errors with a device */
 
 /* With a real context, invalid and unsupported calls return before any CUDA work. */
-static void test_errors_with_device(void **state) {
-  (void)state;
-  tf_begin();
-  const size_t in_bytes = 4096, out_bytes = 8192;
-  tf_poison_inputs(in_bytes, out_bytes);
+TF_TEST(test_errors_with_device) {
+  unsigned char *out = tf_poison_inputs(4096, 8192);
   const unsigned char *in = tf.d_in, *off = tf.d_in + 2048;
-  unsigned char *out = tf.out.d + TF_GUARD_BYTES;
   const cuprim_dtype F = CUPRIM_F32, I64 = CUPRIM_I64;
   const tf_status_case cases[] = {
       {"NULL ctx",
@@ -992,8 +936,7 @@ static void test_errors_with_device(void **state) {
                            tf.stream),
        CUPRIM_ERROR_UNSUPPORTED},
   };
-  tf_check_argument_errors(cases, sizeof cases / sizeof cases[0], in_bytes, out_bytes);
-  tf_end();
+  TF_CHECK_ARGUMENT_ERRORS(cases);
 }
 
 /* ---------------------------------------------------------------- past 2^32 */
@@ -1003,17 +946,6 @@ static void test_errors_with_device(void **state) {
  * every algorithm over about 2^20 random segments (I64 offsets), the segmented scan (inclusive,
  * then exclusive in place) over them, and the batched scan over 4097 rows of 2^20 + 3. Checked on
  * the device against the formula, and the guards around each output. A context of its own. */
-static void check_guards(const unsigned char *d_slot, size_t bytes, const char *what) {
-  unsigned char guards[2 * TF_GUARD_BYTES];
-  TF_CUDA(cudaMemcpy(guards, d_slot, TF_GUARD_BYTES, cudaMemcpyDeviceToHost));
-  TF_CUDA(cudaMemcpy(guards + TF_GUARD_BYTES, d_slot + TF_GUARD_BYTES + bytes, TF_GUARD_BYTES,
-                     cudaMemcpyDeviceToHost));
-  const size_t bad = tu_pattern_mismatch(guards, sizeof guards, TF_POISON);
-  if (bad != sizeof guards)
-    tf_failure("%s: wrote %s d_out (guard byte %zu)", what,
-               bad < TF_GUARD_BYTES ? "before" : "past", bad);
-}
-
 static void report(const char *what, cuprim_status st, cudaError_t ce, uint64_t wrong,
                    uint64_t first) {
   if (st != CUPRIM_SUCCESS)
@@ -1029,25 +961,19 @@ static void test_large_input(void **state) {
   (void)state;
   const uint64_t rows = 4097, len = (1u << 20) + 3, N = rows * len;
   const size_t bytes = N * sizeof(uint32_t);
-  tf_begin_large("past 2^32", 2 * bytes + ((size_t)1 << 30));
-  cuprim_ctx *ctx = tf_context(NULL);
-  uint32_t *d_in = NULL;
-  unsigned char *d_slot = NULL;
-  TF_CUDA(cudaMalloc((void **)&d_in, bytes));
-  TF_CUDA(cudaMalloc((void **)&d_slot, bytes + 2 * TF_GUARD_BYTES));
-  uint32_t *d_out = (uint32_t *)(void *)(d_slot + TF_GUARD_BYTES);
-  TF_CUDA(tu_device_fill_u32(d_in, N, tf.stream));
+  const tf_large_u32 L = tf_begin_large_u32("past 2^32", 2 * bytes + ((size_t)1 << 30), N);
+  TF_CUDA(tu_device_fill_u32(L.d_in, N, tf.stream));
   uint64_t wrong = 0, first = 0;
   char what[160];
 
   /* N rows of one element: num_segments past 2^32. */
-  TF_CUDA(cudaMemsetAsync(d_slot, TF_POISON, N * 4 + 2 * TF_GUARD_BYTES, tf.stream));
+  TF_CUDA(cudaMemsetAsync(L.d_slot, TF_POISON, N * 4 + 2 * TF_GUARD_BYTES, tf.stream));
   cuprim_status st =
-      cuprim_batched_reduce(ctx, d_in, d_out, N, 1, CUPRIM_U32, CUPRIM_SUM, tf.stream);
+      cuprim_batched_reduce(L.ctx, L.d_in, L.d_out, N, 1, CUPRIM_U32, CUPRIM_SUM, tf.stream);
   const tu_segments ones = {NULL, N, 1};
-  cudaError_t ce = tu_device_check_segmented_sum_u32(d_out, ones, &wrong, &first, tf.stream);
+  cudaError_t ce = tu_device_check_segmented_sum_u32(L.d_out, ones, &wrong, &first, tf.stream);
   report("cuprim_batched_reduce U32 SUM, rows of 1, past 2^32 rows", st, ce, wrong, first);
-  check_guards(d_slot, N * 4, "cuprim_batched_reduce, past 2^32 rows");
+  tf_check_large_guards(L.d_slot, N * 4, "cuprim_batched_reduce, past 2^32 rows");
 
   /* About 2^20 random segments over N elements, I64 offsets (as uint64 on the device too: the
    * values are non-negative). */
@@ -1064,32 +990,32 @@ static void test_large_input(void **state) {
              "cuprim_segmented_reduce_ex(%s) U32 SUM, %" PRIu64 " segments over %" PRIu64
              " elements",
              hr_segmented_alg_name((cuprim_segmented_alg)a), segs, N);
-    TF_CUDA(cudaMemsetAsync(d_slot, TF_POISON, segs * 4 + 2 * TF_GUARD_BYTES, tf.stream));
-    st = cuprim_segmented_reduce_ex(ctx, (cuprim_segmented_alg)a, d_in, d_out, N, d_off, CUPRIM_I64,
-                                    segs, CUPRIM_U32, CUPRIM_SUM, tf.stream);
-    ce = tu_device_check_segmented_sum_u32(d_out, random_segs, &wrong, &first, tf.stream);
+    TF_CUDA(cudaMemsetAsync(L.d_slot, TF_POISON, segs * 4 + 2 * TF_GUARD_BYTES, tf.stream));
+    st = cuprim_segmented_reduce_ex(L.ctx, (cuprim_segmented_alg)a, L.d_in, L.d_out, N, d_off,
+                                    CUPRIM_I64, segs, CUPRIM_U32, CUPRIM_SUM, tf.stream);
+    ce = tu_device_check_segmented_sum_u32(L.d_out, random_segs, &wrong, &first, tf.stream);
     report(what, st, ce, wrong, first);
-    check_guards(d_slot, segs * 4, what);
+    tf_check_large_guards(L.d_slot, segs * 4, what);
   }
   /* The scans: inclusive out of place, then exclusive in place (last: it overwrites the input),
    * and the batched scan (in place on the scanned data would need the input: out of place). */
   for (int k = 0; k < 3; ++k) {
     const int exclusive = k == 2, in_place = k == 2, rows_form = k == 1;
-    TF_CUDA(cudaMemsetAsync(d_slot, TF_POISON, bytes + 2 * TF_GUARD_BYTES, tf.stream));
-    uint32_t *target = d_out;
+    TF_CUDA(cudaMemsetAsync(L.d_slot, TF_POISON, bytes + 2 * TF_GUARD_BYTES, tf.stream));
+    uint32_t *target = L.d_out;
     if (in_place) {
-      TF_CUDA(cudaMemcpyAsync(d_out, d_in, bytes, cudaMemcpyDeviceToDevice, tf.stream));
+      TF_CUDA(cudaMemcpyAsync(L.d_out, L.d_in, bytes, cudaMemcpyDeviceToDevice, tf.stream));
     }
-    const void *src = in_place ? (const void *)target : d_in;
+    const void *src = in_place ? (const void *)target : L.d_in;
     if (rows_form) {
-      st = cuprim_batched_scan(ctx, src, target, rows, len, CUPRIM_U32, CUPRIM_SUM,
+      st = cuprim_batched_scan(L.ctx, src, target, rows, len, CUPRIM_U32, CUPRIM_SUM,
                                CUPRIM_INCLUSIVE, tf.stream);
       const tu_segments r = {NULL, rows, len};
       ce = tu_device_check_segmented_scan_sum_u32(target, r, 0, &wrong, &first, tf.stream);
       snprintf(what, sizeof what, "cuprim_batched_scan U32 SUM, %" PRIu64 " rows of %" PRIu64, rows,
                len);
     } else {
-      st = cuprim_segmented_scan(ctx, src, target, N, d_off, CUPRIM_I64, segs, CUPRIM_U32,
+      st = cuprim_segmented_scan(L.ctx, src, target, N, d_off, CUPRIM_I64, segs, CUPRIM_U32,
                                  CUPRIM_SUM, exclusive ? CUPRIM_EXCLUSIVE : CUPRIM_INCLUSIVE,
                                  tf.stream);
       ce = tu_device_check_segmented_scan_sum_u32(target, random_segs, exclusive, &wrong, &first,
@@ -1098,14 +1024,11 @@ static void test_large_input(void **state) {
                exclusive ? "exclusive" : "inclusive", in_place ? " in place" : "", N);
     }
     report(what, st, ce, wrong, first);
-    check_guards(d_slot, bytes, what);
+    tf_check_large_guards(L.d_slot, bytes, what);
   }
   free(h_off);
   TF_CUDA(cudaFree(d_off));
-  TF_CUDA(cudaFree(d_in));
-  TF_CUDA(cudaFree(d_slot));
-  assert_int_equal(cuprim_ctx_destroy(ctx), CUPRIM_SUCCESS);
-  tf_end();
+  tf_end_large_u32(&L);
 }
 
 int main(void) {
@@ -1122,6 +1045,5 @@ int main(void) {
       cmocka_unit_test(test_failing_allocator),  cmocka_unit_test(test_large_input),
       cmocka_unit_test(test_no_cuda_error_left),
   };
-  tf_configure(&config);
-  return tf_exit_code(cmocka_run_group_tests(tests, tf_group_setup, tf_group_teardown));
+  return TF_RUN_TESTS(tests, &config);
 }
