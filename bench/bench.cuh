@@ -62,8 +62,9 @@ struct Options {
   int warmup = 3;                 /* untimed calls before the samples */
   double timeout_s = 60.0;        /* one batch of samples longer than this is treated as a hang */
   gt_flush_method flush = GT_FLUSH_READ; /* --flush read|memset: how L2 is flushed */
-  int offset = 0; /* --offset K: the reduce, scan and histogram inputs start K elements past
-                     their allocation's (aligned) start, e.g. 1 for a 4-byte misalignment */
+  int offset = 0;        /* --offset K: the reduce, scan and histogram inputs start K elements past
+                            their allocation's (aligned) start, e.g. 1 for a 4-byte misalignment */
+  bool prealloc = false; /* --prealloc: cuprim's temporary memory from a buffer allocated once */
 };
 
 /* One result: a CSV row. NaN in a number means "not applicable" (an empty CSV field). */

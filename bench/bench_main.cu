@@ -202,7 +202,10 @@ void usage(FILE *f) {
                "               kernel over 2x the L2) or memset (cudaMemsetAsync of 4x the L2,\n"
                "               at least 200 MiB, on the timed stream)\n"
                "  --offset K   the reduce, scan and histogram inputs start K elements (0..63)\n"
-               "               past an aligned address: 1 times a misaligned input\n");
+               "               past an aligned address: 1 times a misaligned input\n"
+               "  --prealloc   cuprim's context takes its temporary memory from one buffer\n"
+               "               allocated before the timing (as CUB's is), not from the default\n"
+               "               stream-ordered pool: what the allocation calls cost\n");
 }
 
 /* *out = the integer `text` of option `name` if it lies in lo..hi (returns true); else says so
@@ -253,6 +256,8 @@ int parse_args(int argc, char **argv, Options *opt) {
     } else if (!std::strcmp(a, "--offset") && has_value) {
       if (!int_option(a, argv[++i], 0, 63, &opt->offset))
         return 2;
+    } else if (!std::strcmp(a, "--prealloc")) {
+      opt->prealloc = true;
     } else if (!std::strcmp(a, "--help") || !std::strcmp(a, "-h")) {
       usage(stdout);
       std::exit(0);
@@ -276,11 +281,51 @@ std::string utc_now() {
   return s;
 }
 
+/* --prealloc: an allocator over one device buffer allocated up front. The bench enqueues every
+ * call on one stream, so a call's temporary memory is free again when the next call starts:
+ * the buffer is handed out from its start whenever nothing of it is held (a bump pointer while
+ * a call holds several pieces); what does not fit goes to cudaMallocAsync. */
+struct Prealloc {
+  char *base = nullptr;
+  size_t cap = 0, used = 0;
+  int held = 0;
+};
+Prealloc g_prealloc;
+
+void *prealloc_alloc(void *user, size_t bytes, cudaStream_t stream) {
+  Prealloc &p = *static_cast<Prealloc *>(user);
+  if (p.held == 0)
+    p.used = 0;
+  const size_t at = (p.used + 255) / 256 * 256;
+  if (at + bytes <= p.cap) {
+    p.used = at + bytes;
+    ++p.held;
+    return p.base + at;
+  }
+  void *d = nullptr;
+  return cudaMallocAsync(&d, bytes, stream) == cudaSuccess ? d : nullptr;
+}
+
+void prealloc_free(void *user, void *ptr, size_t bytes, cudaStream_t stream) {
+  (void)bytes;
+  Prealloc &p = *static_cast<Prealloc *>(user);
+  char *c = static_cast<char *>(ptr);
+  if (c >= p.base && c < p.base + p.cap)
+    --p.held;
+  else
+    (void)cudaFreeAsync(ptr, stream);
+}
+
 void setup(Bench &b) {
   BENCH_CHECK(cudaSetDevice(b.device));
   BENCH_CHECK(cudaGetDeviceProperties(&b.prop, b.device));
   BENCH_CHECK(cudaStreamCreateWithFlags(&b.stream, cudaStreamNonBlocking));
-  const cuprim_status s = cuprim_ctx_create(&b.ctx, b.device, nullptr);
+  cuprim_allocator pre{prealloc_alloc, prealloc_free, &g_prealloc};
+  if (b.opt.prealloc) {
+    g_prealloc.cap = (size_t)512 << 20;
+    BENCH_CHECK(cudaMalloc(&g_prealloc.base, g_prealloc.cap));
+  }
+  const cuprim_status s = cuprim_ctx_create(&b.ctx, b.device, b.opt.prealloc ? &pre : nullptr);
   if (s != CUPRIM_SUCCESS)
     bench_fatal(__FILE__, __LINE__, std::string("cuprim_ctx_create: ") + cuprim_error_text(s));
 
@@ -361,11 +406,12 @@ void build_header(const Bench &b) {
   g_header += strprintf(
       "# method: L2 flushed before every sample (%s), CUDA events on "
       "a non-blocking stream around the call only, %d warm-up calls, median of "
-      "%d samples, seed %llu%s%s\n",
+      "%d samples, seed %llu%s%s%s\n",
       flush.c_str(), b.opt.warmup, b.opt.samples, (unsigned long long)kSeed,
       b.opt.quick ? ", --quick" : "",
       b.opt.offset ? strprintf(", inputs at element offset %d (--offset)", b.opt.offset).c_str()
-                   : "");
+                   : "",
+      b.opt.prealloc ? ", cuprim's temporary memory preallocated (--prealloc)" : "");
 }
 
 } // namespace
@@ -589,5 +635,7 @@ int main(int argc, char **argv) {
   g_bench = nullptr;
   gt_destroy(&b.timer);
   cuprim_ctx_destroy(b.ctx);
+  if (g_prealloc.base)
+    (void)cudaFree(g_prealloc.base);
   return b.failures ? 1 : 0;
 }
