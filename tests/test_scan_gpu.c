@@ -465,6 +465,58 @@ TF_TEST(test_concurrent_streams) {
   TF_CUDA(cudaStreamDestroy(other));
 }
 
+/* The block of temporary memory that a context with the default allocator keeps for its calls
+ * (src/common/context.c), on a context of the test's own: handed from call to call on one
+ * stream; after that stream is destroyed and another made (which may get the same handle, never
+ * the same id) the block must not go to the new stream while the old one's work may still run;
+ * calls on two streams alternately, before either is waited for; a too small block replaced; the
+ * context destroyed while it holds the block. */
+TF_TEST(test_temp_block_streams) {
+  cuprim_ctx *ctx = NULL;
+  assert_int_equal(cuprim_ctx_create(&ctx, 0, NULL), CUPRIM_SUCCESS);
+  const cuprim_dtype t = CUPRIM_U32;
+  /* 2^20 + 5: 129 look-back tiles, about 1 KB of tile status (the first block: 4 KB); 2^23 + 7:
+   * 1025 tiles, more than 8 KB (the block replaced). */
+  const uint64_t sizes[] = {(1u << 20) + 5, (1u << 23) + 7};
+  const uint64_t most = IN_CAP_BYTES / cuprim_dtype_size(t) / 2;
+  assert_true(sizes[1] <= most);
+  for (int round = 0; round < 3; ++round) {
+    cudaStream_t a = tf_new_stream(), b = tf_new_stream();
+    for (int k = 0; k < 2; ++k) {
+      const uint64_t n = sizes[k];
+      const uint64_t seed_a = tf_case_seed(0x7EB, (uint64_t)round, (uint64_t)k, n);
+      const uint64_t seed_b = seed_a ^ 0x5EED;
+      const size_t bytes = n * cuprim_dtype_size(t);
+      hr_scan_fill(t, CUPRIM_SUM, HR_SCAN_RANDOM, seed_a, tf.h_in, n);
+      hr_scan_fill(t, CUPRIM_SUM, HR_SCAN_RANDOM, seed_b, tf.h_in + bytes, n);
+      make_reference(&g_ref, t, CUPRIM_SUM, CUPRIM_INCLUSIVE, tf.h_in, n);
+      make_reference(&g_ref2, t, CUPRIM_SUM, CUPRIM_INCLUSIVE, tf.h_in + bytes, n);
+      tf_upload(tf.d_in, tf.h_in, bytes, a);
+      tf_upload(tf.d_in2, tf.h_in + bytes, bytes, b);
+      scan_call ca[2], cb[2];
+      for (int i = 0; i < 2; ++i) {
+        ca[i] = make_call(CUPRIM_SCAN_AUTO, tf.d_in, n, t, CUPRIM_SUM, CUPRIM_INCLUSIVE);
+        cb[i] = make_call(CUPRIM_SCAN_AUTO, tf.d_in2, n, t, CUPRIM_SUM, CUPRIM_INCLUSIVE);
+      }
+      expect(ca, 2, &g_ref);
+      expect(cb, 2, &g_ref2);
+      const tf_case cs_a = {"temporary block, stream A", seed_a, 0};
+      const tf_case cs_b = {"temporary block, stream B", seed_b, 0};
+      /* Stream A alone (it takes the block), then A and B at once. */
+      tf_result res[2];
+      tf_run_and_check(&ops, ctx, ca, 2, a, &cs_a, res);
+      tf_run_two_streams(&ops, ctx, 2, ca, &cs_a, a, cb, &cs_b, b);
+    }
+    /* Destroyed with work in flight on neither: the next round's streams are new ids. */
+    TF_CUDA(cudaStreamDestroy(a));
+    TF_CUDA(cudaStreamDestroy(b));
+  }
+  /* Work in flight when the context is destroyed would break cuprim_ctx_destroy's contract:
+   * wait first, as it asks. */
+  TF_CUDA(cudaDeviceSynchronize());
+  assert_int_equal(cuprim_ctx_destroy(ctx), CUPRIM_SUCCESS);
+}
+
 /* ---------------------------------------------------------------- CUDA graphs */
 
 /* The input of a graph round (U32 SUM data, as many elements as calls[0] scans) and each call's
@@ -878,27 +930,17 @@ static void test_large_input(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_errors_with_device),
-      cmocka_unit_test(test_empty_input),
-      cmocka_unit_test(test_sweep_i32),
-      cmocka_unit_test(test_sweep_u32),
-      cmocka_unit_test(test_sweep_i64),
-      cmocka_unit_test(test_sweep_u64),
-      cmocka_unit_test(test_sweep_f32),
-      cmocka_unit_test(test_sweep_f64),
-      cmocka_unit_test(test_sweep_f16),
-      cmocka_unit_test(test_sweep_bf16),
-      cmocka_unit_test(test_nan_and_inf),
-      cmocka_unit_test(test_misaligned),
-      cmocka_unit_test(test_default_streams),
-      cmocka_unit_test(test_concurrent_streams),
-      cmocka_unit_test(test_graph_capture),
-      cmocka_unit_test(test_determinism),
-      cmocka_unit_test(test_kernel_choice_same_bits),
-      cmocka_unit_test(test_lookback_stress),
-      cmocka_unit_test(test_counting_allocator),
-      cmocka_unit_test(test_failing_allocator),
-      cmocka_unit_test(test_large_input),
+      cmocka_unit_test(test_errors_with_device), cmocka_unit_test(test_empty_input),
+      cmocka_unit_test(test_sweep_i32),          cmocka_unit_test(test_sweep_u32),
+      cmocka_unit_test(test_sweep_i64),          cmocka_unit_test(test_sweep_u64),
+      cmocka_unit_test(test_sweep_f32),          cmocka_unit_test(test_sweep_f64),
+      cmocka_unit_test(test_sweep_f16),          cmocka_unit_test(test_sweep_bf16),
+      cmocka_unit_test(test_nan_and_inf),        cmocka_unit_test(test_misaligned),
+      cmocka_unit_test(test_default_streams),    cmocka_unit_test(test_concurrent_streams),
+      cmocka_unit_test(test_temp_block_streams), cmocka_unit_test(test_graph_capture),
+      cmocka_unit_test(test_determinism),        cmocka_unit_test(test_kernel_choice_same_bits),
+      cmocka_unit_test(test_lookback_stress),    cmocka_unit_test(test_counting_allocator),
+      cmocka_unit_test(test_failing_allocator),  cmocka_unit_test(test_large_input),
       cmocka_unit_test(test_no_cuda_error_left),
   };
   return TF_RUN_TESTS(tests, &config);

@@ -162,7 +162,10 @@ typedef struct cuprim_ctx cuprim_ctx;
  * @param alloc  the allocator to use (copied; both functions must be non-NULL), or NULL for the
  *               default: cudaMallocAsync/cudaFreeAsync on a memory pool owned by the context
  *               whose release threshold keeps freed memory for reuse, so that repeated calls do
- *               not pay for fresh device allocations.
+ *               not pay for fresh device allocations; the context also keeps one block of that
+ *               pool (up to 4 MiB) for the next call on the same stream that needs no more, so
+ *               that such a call makes no allocation call at all (not while the stream is
+ *               being captured into a graph).
  * @return ::CUPRIM_ERROR_INVALID_ARGUMENT for a NULL @p ctx, a negative or too large @p device or
  *         an allocator with a NULL function; ::CUPRIM_ERROR_NO_DEVICE with no driver or device;
  *         ::CUPRIM_ERROR_CUDA if a CUDA call fails; ::CUPRIM_ERROR_OUT_OF_MEMORY.
@@ -195,10 +198,11 @@ const char *cuprim_build_architectures(void);
  *         no call to the device: the context read this when it was created. */
 cuprim_status cuprim_ctx_code_arch(const cuprim_ctx *ctx, int *code_arch, int *from_ptx);
 
-/** Destroys a context and frees what it holds (its default memory pool).
- *  Work already enqueued with the context must have been completed or must not need the
- *  context's default memory pool after this call returns (the pool's destruction is deferred by
- *  CUDA until its outstanding allocations are freed).
+/** Destroys a context and frees what it holds (its default memory pool, and the block of it that
+ *  the context keeps for its calls). Work already enqueued with the context must have been
+ *  completed, or, with a user allocator, must not need the context after this call returns
+ *  (the default pool's destruction is deferred by CUDA until its outstanding allocations are
+ *  freed, but the kept block is freed in the order of the legacy default stream).
  *  @param ctx a context from cuprim_ctx_create(), or NULL (a no-op). It is freed in every case,
  *             also when an error is returned, and must not be used again.
  *  @return ::CUPRIM_SUCCESS; ::CUPRIM_ERROR_CUDA or ::CUPRIM_ERROR_NO_DEVICE if the context's

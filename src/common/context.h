@@ -1,6 +1,7 @@
 /* The context: the device it is bound to, the attributes launch configuration needs (read once
  * at creation, never per call), and the allocator. Host code; the struct is immutable after
- * creation, so one context serves many threads at once. */
+ * creation (what calls fill in, the occupancy answers and the default allocator's cached block,
+ * sits behind pointers, thread-safe), so one context serves many threads at once. */
 #ifndef CUPRIM_CONTEXT_H
 #define CUPRIM_CONTEXT_H
 
@@ -24,6 +25,9 @@ typedef struct cuprim__device_attrs {
   int binary_arch;
 } cuprim__device_attrs;
 
+/* The default allocator's one cached block of temporary memory (context.c). */
+typedef struct cuprim__temp_cache cuprim__temp_cache;
+
 /* Occupancy answers kept per context (launch.c; cuprim__occupancy in launch.h). */
 typedef struct cuprim__occupancy_cache cuprim__occupancy_cache;
 cuprim__occupancy_cache *cuprim__occupancy_cache_create(void);
@@ -37,6 +41,7 @@ struct cuprim_ctx {
   /* Filled by calls as they ask (thread-safe); the only part of a context that changes after
    * creation, and only by adding answers that do not depend on the caller. */
   cuprim__occupancy_cache *occupancy;
+  cuprim__temp_cache *temp; /* with the default allocator only; else NULL */
 };
 
 /* Makes the context's device current for the duration of a call. */
@@ -48,7 +53,10 @@ cuprim_status cuprim__device_enter(const cuprim_ctx *ctx, cuprim__device_scope *
 void cuprim__device_leave(const cuprim__device_scope *scope);
 
 /* Temporary device memory through the context's allocator, stream-ordered on `stream`.
- * Returns CUPRIM_ERROR_OUT_OF_MEMORY if the allocator returns NULL. bytes == 0 gives NULL. */
+ * Returns CUPRIM_ERROR_OUT_OF_MEMORY if the allocator returns NULL. bytes == 0 gives NULL.
+ * With the default allocator, a call's memory (up to 4 MiB) is the context's cached block when
+ * no other call holds it and the stream is the one the block was last used on: no allocation
+ * call at all (context.c). */
 cuprim_status cuprim__temp_alloc(const cuprim_ctx *ctx, size_t bytes, cudaStream_t stream,
                                  void **ptr);
 void cuprim__temp_free(const cuprim_ctx *ctx, void *ptr, size_t bytes, cudaStream_t stream);
