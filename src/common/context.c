@@ -75,14 +75,20 @@ struct cuprim__temp_cache {
 /* Hands the block to this call (returns 1), or returns 0: the call then uses the pool. */
 static int cuprim__temp_cache_take(const cuprim_ctx *ctx, cuprim__temp_cache *c, size_t bytes,
                                    cudaStream_t stream, void **ptr) {
+  /* Capture first: cudaStreamGetId on a stream being captured invalidates the capture. */
   enum cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  unsigned long long id = 0;
-  if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess ||
-      cudaStreamGetId(stream, &id) != cudaSuccess) {
+  if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess) {
     (void)cudaGetLastError(); /* the pool path meets the same stream and reports it */
     return 0;
   }
-  if (capture != cudaStreamCaptureStatusNone || atomic_exchange(&c->busy, 1))
+  if (capture != cudaStreamCaptureStatusNone)
+    return 0;
+  unsigned long long id = 0;
+  if (cudaStreamGetId(stream, &id) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  if (atomic_exchange(&c->busy, 1))
     return 0;
   void *p = atomic_load(&c->ptr);
   if (p && c->stream_id != id) {
