@@ -133,8 +133,7 @@ template <class T, class W, int KIND, bool SMEM> struct atomic_adder {
   const binner<T, KIND> &bin;
   double *out;
   uint32_t at0, stride;
-  uint32_t run_bin = NO_BIN;
-  double run_sum = 0.0;
+  bin_run<double> run;
 
   __device__ __forceinline__ void add(uint32_t b, double s) const {
     if constexpr (SMEM)
@@ -167,24 +166,14 @@ template <class T, class W, int KIND, bool SMEM> struct atomic_adder {
 #pragma unroll
       for (int j = 1; j < VEC; ++j)
         s += (double)w[j];
-      if (b[0] == run_bin) {
-        run_sum += s;
-      } else {
-        if (run_bin != NO_BIN)
-          add(run_bin, run_sum);
-        run_bin = b[0];
-        run_sum = s;
-      }
+      run.extend(b[0], s, *this);
       return;
     }
 #pragma unroll
     for (int j = 0; j < VEC; ++j)
       add_unless_no_bin(b[j], (double)w[j]);
   }
-  __device__ __forceinline__ void flush() const {
-    if (run_bin != NO_BIN)
-      add(run_bin, run_sum);
-  }
+  __device__ __forceinline__ void flush() const { run.finish(*this); }
 };
 
 /* AUTO. SMEM: sums into `copies` interleaved copies in shared memory, then each block adds its
