@@ -201,9 +201,7 @@ __global__ void __launch_bounds__(THREADS)
   for_each_weighted(in, wt, n, f);
   f.flush();
   if constexpr (SMEM) {
-    __syncthreads();
-    if (gridDim.x > 1)
-      cta::pdl_wait(); /* the zeroed output */
+    wait_copies_done();
     /* Thread b sums bin b's copies from copy b % copies on; a sum of +0.0 (no weight, or weights
      * that cancel) adds nothing, a NaN is added. */
     for (uint32_t b = threadIdx.x; b < bins.num_bins; b += THREADS) {
