@@ -41,6 +41,8 @@
  * tiles pay the per-tile costs twice as often). The segment is then scanned in two passes over
  * the registers: each vector's total in float before the look-back (warp_segment_totals), and
  * the scan itself, seeded with the prefix, once the prefix is known (warp_segment_finish). */
+#include <type_traits>
+
 #include "common/check.h"
 #include "common/dispatch.cuh"
 #include "common/launch.h"
@@ -92,6 +94,25 @@ template <class G> __device__ __forceinline__ uint64_t item_offset(int k, int j,
   return ((uint64_t)k * 32 + lane) * G::VEC + j;
 }
 
+/* The element-by-element path of load_items (LOAD) and store_items (!LOAD), for a segment that
+ * is not full or not aligned: item (k, j) of the thread and element item_offset(k, j) of `seg`,
+ * for the m valid elements; loading fills the items past m with `fill` (storing ignores it). */
+template <class G, bool LOAD, class S, class X>
+__device__ __forceinline__ void move_items_by_element(S *seg, uint64_t m, int lane,
+                                                      X (&x)[G::VECS][G::VEC],
+                                                      typename std::remove_const<S>::type fill) {
+#pragma unroll
+  for (int k = 0; k < G::VECS; ++k)
+#pragma unroll
+    for (int j = 0; j < G::VEC; ++j) {
+      const uint64_t i = item_offset<G>(k, j, lane);
+      if constexpr (LOAD)
+        x[k][j] = i < m ? seg[i] : fill;
+      else if (i < m)
+        seg[i] = x[k][j];
+    }
+}
+
 /* Loads the warp segment at `seg` (m valid elements; the rest are the identity). `vec`: the
  * segment is full and 16-byte aligned. */
 template <class G, class T, class Op>
@@ -103,13 +124,7 @@ __device__ __forceinline__ void load_items(const T *seg, uint64_t m, bool vec, i
     for (int k = 0; k < G::VECS; ++k)
       cta::load_vec16<cta::LOAD_PLAIN>(seg + item_offset<G>(k, 0, lane), x[k]);
   } else {
-#pragma unroll
-    for (int k = 0; k < G::VECS; ++k)
-#pragma unroll
-      for (int j = 0; j < G::VEC; ++j) {
-        const uint64_t i = item_offset<G>(k, j, lane);
-        x[k][j] = i < m ? seg[i] : identity;
-      }
+    move_items_by_element<G, true>(seg, m, lane, x, identity);
   }
 }
 
@@ -154,14 +169,7 @@ __device__ __forceinline__ void store_items(T *seg, uint64_t m, bool vec, int la
       *reinterpret_cast<uint4 *>(seg + item_offset<G>(k, 0, lane)) = raw;
     }
   } else {
-#pragma unroll
-    for (int k = 0; k < G::VECS; ++k)
-#pragma unroll
-      for (int j = 0; j < G::VEC; ++j) {
-        const uint64_t i = item_offset<G>(k, j, lane);
-        if (i < m)
-          seg[i] = y[k][j];
-      }
+    move_items_by_element<G, false>(seg, m, lane, y, T());
   }
 }
 
