@@ -51,10 +51,27 @@ CUPRIM__TRAITS(double, uint64_t, (double)INFINITY, -(double)INFINITY)
 /* The type reduce and scan compute in: float for the 16-bit floats (API.md: arithmetic in float,
  * one rounding per output element), the element type itself otherwise. Kernels load elements,
  * widen them with to_acc (exact), combine with op<acc_t<T>, OP>, and narrow each output once with
- * from_acc (round to nearest even). */
-template <class T> struct acc_type { typedef T type; };
-template <> struct acc_type<__half> { typedef float type; };
-template <> struct acc_type<__nv_bfloat16> { typedef float type; };
+ * from_acc (round to nearest even). Each 16-bit float names its accumulate type and its two
+ * conversions in one specialization. */
+template <class T> struct acc_type {
+  typedef T type;
+  static __host__ __device__ __forceinline__ T widen(T x) { return x; }
+  static __host__ __device__ __forceinline__ T narrow(T a) { return a; }
+};
+template <> struct acc_type<__half> {
+  typedef float type;
+  static __host__ __device__ __forceinline__ float widen(__half x) { return __half2float(x); }
+  static __host__ __device__ __forceinline__ __half narrow(float a) { return __float2half_rn(a); }
+};
+template <> struct acc_type<__nv_bfloat16> {
+  typedef float type;
+  static __host__ __device__ __forceinline__ float widen(__nv_bfloat16 x) {
+    return __bfloat162float(x);
+  }
+  static __host__ __device__ __forceinline__ __nv_bfloat16 narrow(float a) {
+    return __float2bfloat16_rn(a);
+  }
+};
 template <class T> using acc_t = typename acc_type<T>::type;
 
 /* True for the element types that are computed in a wider type. */
@@ -63,21 +80,11 @@ constexpr bool is_narrow_float =
     std::is_same<T, __half>::value || std::is_same<T, __nv_bfloat16>::value;
 
 template <class T> __host__ __device__ __forceinline__ acc_t<T> to_acc(T x) {
-  if constexpr (std::is_same<T, __half>::value)
-    return __half2float(x);
-  else if constexpr (std::is_same<T, __nv_bfloat16>::value)
-    return __bfloat162float(x);
-  else
-    return x;
+  return acc_type<T>::widen(x);
 }
 
 template <class T> __host__ __device__ __forceinline__ T from_acc(acc_t<T> a) {
-  if constexpr (std::is_same<T, __half>::value)
-    return __float2half_rn(a);
-  else if constexpr (std::is_same<T, __nv_bfloat16>::value)
-    return __float2bfloat16_rn(a);
-  else
-    return a;
+  return acc_type<T>::narrow(a);
 }
 
 /* a[i] = to_acc(x[i]) for N elements; 16-bit floats two at a time (one paired conversion). */

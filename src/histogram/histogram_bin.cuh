@@ -87,6 +87,31 @@ __device__ __forceinline__ void shared_add_one_unless_no_bin(uint32_t addr, uint
                : "memory");
 }
 
+/* A thread's pending run of samples that fell in one bin (NO_BIN: none yet) and what they add
+ * to it (V: a count, or a sum of weights). A group of samples that all fall in one bin extends
+ * the run, or hands the finished run to its adder and starts the next: a run of one bin costs one
+ * add, not one per sample. */
+template <class V> struct bin_run {
+  uint32_t bin = NO_BIN;
+  V value = 0;
+  /* Adds v in bin b to the run; a run of another bin goes first to to.add(bin, value). */
+  template <class To> __device__ __forceinline__ void extend(uint32_t b, V v, const To &to) {
+    if (b == bin) {
+      value += v;
+    } else {
+      if (bin != NO_BIN)
+        to.add(bin, value);
+      bin = b;
+      value = v;
+    }
+  }
+  /* The pending run, if any, to to.add(bin, value). */
+  template <class To> __device__ __forceinline__ void finish(const To &to) const {
+    if (bin != NO_BIN)
+      to.add(bin, value);
+  }
+};
+
 /* 8-, 16- and 32-bit integers: the sample types BIN_SHIFT takes. */
 template <class T> struct traits_int_upto32 {
   static constexpr bool value = std::is_integral<T>::value && sizeof(T) <= 4;

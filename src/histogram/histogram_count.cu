@@ -66,7 +66,7 @@ template <class T, int KIND, int MODE> struct counter {
   /* COUNT_SMEM: the shared-memory address of this thread's counter of bin 0 (copy `slot`) and
    * the bytes from one bin's counters to the next (4 * copies). */
   uint32_t at0 = 0, stride = 0;
-  uint32_t run_bin = NO_BIN, run_count = 0;
+  bin_run<uint32_t> run;
 
   __device__ counter(const binner<T, KIND> &bn, void *b, uint32_t copies, uint32_t slot)
       : bin(bn), base(b) {
@@ -130,14 +130,7 @@ template <class T, int KIND, int MODE> struct counter {
       }
     }
     if (same) {
-      if (b[0] == run_bin) {
-        run_count += VEC;
-      } else {
-        if (run_bin != NO_BIN)
-          add(run_bin, run_count);
-        run_bin = b[0];
-        run_count = VEC;
-      }
+      run.extend(b[0], VEC, *this);
       return;
     }
 #pragma unroll
@@ -147,16 +140,16 @@ template <class T, int KIND, int MODE> struct counter {
   /* The pending runs, with the whole warp present. */
   __device__ __forceinline__ void flush() {
     if constexpr (MODE != COUNT_GLOBAL_ONE) {
-      const uint32_t b0 = __shfl_sync(cta::full_mask, run_bin, 0);
-      if (__all_sync(cta::full_mask, run_bin == b0)) {
-        uint32_t c = run_count;
+      const uint32_t b0 = __shfl_sync(cta::full_mask, run.bin, 0);
+      if (__all_sync(cta::full_mask, run.bin == b0)) {
+        uint32_t c = run.value;
 #pragma unroll
         for (int o = 16; o > 0; o >>= 1)
           c += __shfl_xor_sync(cta::full_mask, c, o);
         if (threadIdx.x % 32 == 0 && b0 != NO_BIN)
           add(b0, c);
-      } else if (run_bin != NO_BIN) {
-        add(run_bin, run_count);
+      } else {
+        run.finish(*this);
       }
     }
   }

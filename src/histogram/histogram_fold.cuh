@@ -89,6 +89,16 @@ __device__ __forceinline__ S sum_interleaved(const P *of_i, uint32_t copies, uin
   return s;
 }
 
+/* In a kernel whose block adds into interleaved copies of its counters in shared memory, before
+ * the block reads them back to add into the output: every thread's adds are done, and, in a grid
+ * of several blocks, the output that the blocks add into is zeroed (by the kernel this one is
+ * chained to; a one-block grid writes the output instead). */
+__device__ __forceinline__ void wait_copies_done() {
+  __syncthreads();
+  if (gridDim.x > 1)
+    cta::pdl_wait(); /* the zeroed outputs */
+}
+
 /* The end of a byte-value counting kernel (THREADS threads): this thread's count c of a byte
  * value, whose bin is b (NO_BIN: not counted) of the output `out`. A grid of several blocks adds
  * it into `out`, zeroed by the kernel this one is chained to (programmatic dependent launch). A

@@ -274,9 +274,7 @@ __global__ void __launch_bounds__(THREADS)
       a, (uint32_t)__cvta_generic_to_shared(counts + (threadIdx.x % 32) % copies), 4 * copies};
   for_each_pixel<T, C>(in, num_pixels, a.head, f);
   if constexpr (SMEM) {
-    __syncthreads();
-    if (gridDim.x > 1)
-      cta::pdl_wait(); /* the zeroed outputs */
+    wait_copies_done();
     /* Thread i sums bin i's copies from copy i % copies on (different banks across a warp);
      * consecutive threads add into consecutive bins of a channel. */
     for (uint32_t i = threadIdx.x; i < a.total_bins; i += THREADS) {

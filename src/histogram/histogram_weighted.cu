@@ -135,8 +135,7 @@ template <class T, class W, int KIND, bool SMEM> struct atomic_adder {
   const binner<T, KIND> &bin;
   double *out;
   uint32_t at0, stride;
-  uint32_t run_bin = NO_BIN;
-  double run_sum = 0.0;
+  bin_run<double> run;
 
   __device__ __forceinline__ void add(uint32_t b, double s) const {
     if constexpr (SMEM)
@@ -169,24 +168,14 @@ template <class T, class W, int KIND, bool SMEM> struct atomic_adder {
 #pragma unroll
       for (int j = 1; j < VEC; ++j)
         s += (double)w[j];
-      if (b[0] == run_bin) {
-        run_sum += s;
-      } else {
-        if (run_bin != NO_BIN)
-          add(run_bin, run_sum);
-        run_bin = b[0];
-        run_sum = s;
-      }
+      run.extend(b[0], s, *this);
       return;
     }
 #pragma unroll
     for (int j = 0; j < VEC; ++j)
       add_unless_no_bin(b[j], (double)w[j]);
   }
-  __device__ __forceinline__ void flush() const {
-    if (run_bin != NO_BIN)
-      add(run_bin, run_sum);
-  }
+  __device__ __forceinline__ void flush() const { run.finish(*this); }
 };
 
 /* AUTO. SMEM: sums into `copies` interleaved copies in shared memory, then each block adds its
@@ -214,9 +203,7 @@ __global__ void __launch_bounds__(THREADS)
   for_each_weighted(in, wt, n, f);
   f.flush();
   if constexpr (SMEM) {
-    __syncthreads();
-    if (gridDim.x > 1)
-      cta::pdl_wait(); /* the zeroed output */
+    wait_copies_done();
     /* Thread b sums bin b's copies from copy b % copies on; a sum of +0.0 (no weight, or weights
      * that cancel) adds nothing, a NaN is added. */
     for (uint32_t b = threadIdx.x; b < bins.num_bins; b += THREADS) {

@@ -11,6 +11,7 @@
 
 #include "common/check.h"
 #include "common/context.h"
+#include "common/temp_memory.cuh"
 #include "histogram/histogram_internal.h"
 #include "nccl_internal.h"
 #include "reduce/reduce_internal.h"
@@ -44,6 +45,20 @@ cuprim_status comm_rank(const cuprim_ctx *ctx, ncclComm_t comm, int *rank, int *
   return CUPRIM_SUCCESS;
 }
 
+/* The frame of every call, once its arguments are checked: makes the context's device current,
+ * checks the communicator against it (comm_rank), calls f(rank, ranks) if it passes, and makes
+ * the previous device current again. Returns the check's error or f's status. */
+template <class F> cuprim_status on_comm(const cuprim_ctx *ctx, ncclComm_t comm, F &&f) {
+  cuprim__device_scope scope;
+  CUPRIM__FORWARD(cuprim__device_enter(ctx, &scope));
+  int rank = 0, ranks = 0;
+  cuprim_status st = comm_rank(ctx, comm, &rank, &ranks);
+  if (st == CUPRIM_SUCCESS)
+    st = f(rank, ranks);
+  cuprim__device_leave(&scope);
+  return st;
+}
+
 /* Steps 1 and 2 of reduce and scan (nccl_internal.h): every rank's partial into its slot of
  * d_slots (ranks elements), then all of them to every rank (an in-place all-gather: rank r sends
  * slot r). */
@@ -71,21 +86,13 @@ extern "C" cuprim_status cuprim_nccl_reduce(cuprim_ctx *ctx, ncclComm_t comm, co
                                             cuprim_op op, cudaStream_t stream) {
   CUPRIM__CHECK_ARG(comm != NULL);
   CUPRIM__FORWARD(cuprim__reduce_validate(ctx, CUPRIM_REDUCE_AUTO, d_in, d_out, n, dtype, op));
-  cuprim__device_scope scope;
-  CUPRIM__FORWARD(cuprim__device_enter(ctx, &scope));
-  int rank = 0, ranks = 0;
-  cuprim_status st = comm_rank(ctx, comm, &rank, &ranks);
-  const size_t bytes = (size_t)ranks * cuprim_dtype_size(dtype);
-  void *d_slots = NULL;
-  if (st == CUPRIM_SUCCESS)
-    st = cuprim__temp_alloc(ctx, bytes, stream, &d_slots);
-  if (st == CUPRIM_SUCCESS)
-    st = gather_partials(ctx, comm, rank, d_in, n, dtype, op, d_slots, stream);
-  if (st == CUPRIM_SUCCESS)
-    st = cuprim__nccl_combine(ctx, d_slots, ranks, d_out, dtype, op, stream);
-  cuprim__temp_free(ctx, d_slots, bytes, stream);
-  cuprim__device_leave(&scope);
-  return st;
+  return on_comm(ctx, comm, [&](int rank, int ranks) {
+    const size_t bytes = (size_t)ranks * cuprim_dtype_size(dtype);
+    return cuprim::with_temp(ctx, bytes, stream, [&](void *d_slots) {
+      CUPRIM__FORWARD(gather_partials(ctx, comm, rank, d_in, n, dtype, op, d_slots, stream));
+      return cuprim__nccl_combine(ctx, d_slots, ranks, d_out, dtype, op, stream);
+    });
+  });
 }
 
 extern "C" cuprim_status cuprim_nccl_scan(cuprim_ctx *ctx, ncclComm_t comm, const void *d_in,
@@ -94,24 +101,16 @@ extern "C" cuprim_status cuprim_nccl_scan(cuprim_ctx *ctx, ncclComm_t comm, cons
   CUPRIM__CHECK_ARG(comm != NULL);
   CUPRIM__FORWARD(
       cuprim__scan_validate(ctx, CUPRIM_SCAN_AUTO, d_in, d_out, n, dtype, op, kind, 0, NULL));
-  cuprim__device_scope scope;
-  CUPRIM__FORWARD(cuprim__device_enter(ctx, &scope));
-  int rank = 0, ranks = 0;
-  cuprim_status st = comm_rank(ctx, comm, &rank, &ranks);
-  /* [ranks slots | the rank's prefix] */
-  const size_t size = cuprim_dtype_size(dtype), bytes = ((size_t)ranks + 1) * size;
-  void *d_temp = NULL;
-  if (st == CUPRIM_SUCCESS)
-    st = cuprim__temp_alloc(ctx, bytes, stream, &d_temp);
-  /* An empty shard still takes part: the ranks after it wait for its (identity) total. */
-  if (st == CUPRIM_SUCCESS)
-    st = gather_partials(ctx, comm, rank, d_in, n, dtype, op, d_temp, stream);
-  if (st == CUPRIM_SUCCESS)
-    st = cuprim__nccl_scan_shard(ctx, d_temp, rank, d_in, d_out, n, dtype, op, kind,
-                                 static_cast<char *>(d_temp) + (size_t)ranks * size, stream);
-  cuprim__temp_free(ctx, d_temp, bytes, stream);
-  cuprim__device_leave(&scope);
-  return st;
+  return on_comm(ctx, comm, [&](int rank, int ranks) {
+    /* [ranks slots | the rank's prefix] */
+    const size_t size = cuprim_dtype_size(dtype), bytes = ((size_t)ranks + 1) * size;
+    return cuprim::with_temp(ctx, bytes, stream, [&](void *d_temp) {
+      /* An empty shard still takes part: the ranks after it wait for its (identity) total. */
+      CUPRIM__FORWARD(gather_partials(ctx, comm, rank, d_in, n, dtype, op, d_temp, stream));
+      return cuprim__nccl_scan_shard(ctx, d_temp, rank, d_in, d_out, n, dtype, op, kind,
+                                     static_cast<char *>(d_temp) + (size_t)ranks * size, stream);
+    });
+  });
 }
 
 extern "C" cuprim_status cuprim_nccl_histogram_even(cuprim_ctx *ctx, ncclComm_t comm,
@@ -124,17 +123,11 @@ extern "C" cuprim_status cuprim_nccl_histogram_even(cuprim_ctx *ctx, ncclComm_t 
   CUPRIM__FORWARD(cuprim__histogram_even_validate(ctx, CUPRIM_HISTOGRAM_AUTO, d_samples, n,
                                                   sample_dtype, d_counts, num_bins, lower, upper,
                                                   &bins));
-  cuprim__device_scope scope;
-  CUPRIM__FORWARD(cuprim__device_enter(ctx, &scope));
-  int rank = 0, ranks = 0;
-  cuprim_status st = comm_rank(ctx, comm, &rank, &ranks);
-  if (st == CUPRIM_SUCCESS)
-    st = cuprim_histogram_even(ctx, d_samples, n, sample_dtype, d_counts, num_bins, lower, upper,
-                               stream);
-  /* Counts add exactly in any order: NCCL's own sum is deterministic here. */
-  if (st == CUPRIM_SUCCESS)
-    st = nccl_result(
+  return on_comm(ctx, comm, [&](int /* rank */, int /* ranks */) {
+    CUPRIM__FORWARD(cuprim_histogram_even(ctx, d_samples, n, sample_dtype, d_counts, num_bins,
+                                          lower, upper, stream));
+    /* Counts add exactly in any order: NCCL's own sum is deterministic here. */
+    return nccl_result(
         comm, ncclAllReduce(d_counts, d_counts, num_bins, ncclUint64, ncclSum, comm, stream));
-  cuprim__device_leave(&scope);
-  return st;
+  });
 }

@@ -27,6 +27,7 @@
 #include "common/dispatch.cuh"
 #include "common/launch.h"
 #include "common/launch_config.cuh"
+#include "common/temp_memory.cuh"
 #include "cta/arch.cuh"
 #include "cta/for_each.cuh"
 #include "cta/ops.cuh"
@@ -253,20 +254,15 @@ cuprim_status arg_impl(const cuprim_ctx *ctx, const void *d_in, void *d_value, u
   }
   const size_t keys_bytes = ((size_t)blocks * sizeof(K) + 15) / 16 * 16;
   const size_t bytes = keys_bytes + (size_t)blocks * sizeof(uint64_t);
-  void *temp = NULL;
-  CUPRIM__FORWARD(cuprim__temp_alloc(ctx, bytes, stream, &temp));
-  a.keys = temp;
-  a.indices = reinterpret_cast<uint64_t *>(static_cast<char *>(temp) + keys_bytes);
-  cuprim_status st = CUPRIM_SUCCESS;
-  arg_kernel<T, OP, GRID_THREADS><<<blocks, GRID_THREADS, 0, stream>>>(a);
-  CUPRIM__LAUNCH_GOTO(st, release);
-  /* chained by programmatic dependent launch where the device's code has it */
-  CUPRIM__CUDA_GOTO(
-      launch_chained(ctx, 1, GRID_THREADS, 0, stream, finish_kernel<T, OP>, a, blocks), st,
-      release);
-release:
-  cuprim__temp_free(ctx, temp, bytes, stream);
-  return st;
+  return with_temp(ctx, bytes, stream, [&](void *temp) {
+    a.keys = temp;
+    a.indices = reinterpret_cast<uint64_t *>(static_cast<char *>(temp) + keys_bytes);
+    arg_kernel<T, OP, GRID_THREADS><<<blocks, GRID_THREADS, 0, stream>>>(a);
+    CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
+    /* chained by programmatic dependent launch where the device's code has it */
+    return cuprim__cuda_status(
+        launch_chained(ctx, 1, GRID_THREADS, 0, stream, finish_kernel<T, OP>, a, blocks));
+  });
 }
 
 } // namespace

@@ -21,6 +21,7 @@
 #include "common/dispatch.cuh"
 #include "common/launch.h"
 #include "common/launch_config.cuh"
+#include "common/temp_memory.cuh"
 #include "cta/arch.cuh"
 #include "cta/ops.cuh"
 #include "reduce_chunk.cuh"
@@ -330,47 +331,43 @@ cuprim_status auto_impl(const cuprim_ctx *ctx, const void *d_in, void *d_out, ui
   const size_t partials_bytes = round16((size_t)P * sizeof(A));
   const size_t level2_bytes = P2 > 1 ? round16((size_t)P2 * sizeof(A)) : 0;
   const size_t bytes = partials_bytes + level2_bytes + (size_t)scratch_elems * sizeof(A);
-  void *temp = NULL;
-  CUPRIM__FORWARD(cuprim__temp_alloc(ctx, bytes, stream, &temp));
-  char *base = static_cast<char *>(temp);
-  grid_args<T> a;
-  a.in = in;
-  a.n = n;
-  a.out = out;
-  a.partials = reinterpret_cast<A *>(base);
-  a.level2 = reinterpret_cast<A *>(base + partials_bytes);
-  a.scratch = reinterpret_cast<A *>(base + partials_bytes + level2_bytes);
-  a.P = P;
-  a.P2 = P2;
-  /* One block per SM (the kernel's launch bounds guarantee that one fits), never more groups
-   * than chunks: all blocks are co-resident, as the grid barrier requires. */
-  const uint64_t grid = cuprim__grid_persistent(ctx, (P + GROUPS - 1) / GROUPS, BLOCK_THREADS, 1);
-  void *args[] = {&a};
-  cuprim_status st = CUPRIM_SUCCESS;
-  /* 16-byte aligned inputs take vector loads; others the scalar-load instantiation. */
-  const bool aligned = (uintptr_t)in % 16 == 0, pf = P <= tune->l2_prefetch_max_chunks;
-  if (P >= tune->grid_sync_min_chunks) {
-    const void *kernel = aligned ? (pf ? (const void *)grid_kernel<T, Op, true, cta::LOAD_STREAM_PF>
-                                       : (const void *)grid_kernel<T, Op, true, cta::LOAD_LDG>)
-                                 : (const void *)grid_kernel<T, Op, false, cta::LOAD_LDG>;
-    CUPRIM__CUDA_GOTO(cudaLaunchCooperativeKernel(kernel, dim3((unsigned)grid), dim3(BLOCK_THREADS),
-                                                  args, 0, stream),
-                      st, release);
-  } else {
-    const unsigned gr = (unsigned)grid;
-    if (!aligned)
-      chunks_kernel<T, Op, false, cta::LOAD_LDG><<<gr, BLOCK_THREADS, 0, stream>>>(a);
-    else if (pf)
-      chunks_kernel<T, Op, true, cta::LOAD_STREAM_PF><<<gr, BLOCK_THREADS, 0, stream>>>(a);
-    else
-      chunks_kernel<T, Op, true, cta::LOAD_LDG><<<gr, BLOCK_THREADS, 0, stream>>>(a);
-    CUPRIM__CUDA_GOTO(cudaPeekAtLastError(), st, release);
-    CUPRIM__CUDA_GOTO(launch_chained(ctx, 1, BLOCK_THREADS, 0, stream, finish_kernel<T, Op>, a), st,
-                      release);
-  }
-release:
-  cuprim__temp_free(ctx, temp, bytes, stream);
-  return st;
+  return with_temp(ctx, bytes, stream, [&](void *temp) {
+    char *base = static_cast<char *>(temp);
+    grid_args<T> a;
+    a.in = in;
+    a.n = n;
+    a.out = out;
+    a.partials = reinterpret_cast<A *>(base);
+    a.level2 = reinterpret_cast<A *>(base + partials_bytes);
+    a.scratch = reinterpret_cast<A *>(base + partials_bytes + level2_bytes);
+    a.P = P;
+    a.P2 = P2;
+    /* One block per SM (the kernel's launch bounds guarantee that one fits), never more groups
+     * than chunks: all blocks are co-resident, as the grid barrier requires. */
+    const uint64_t grid = cuprim__grid_persistent(ctx, (P + GROUPS - 1) / GROUPS, BLOCK_THREADS, 1);
+    void *args[] = {&a};
+    /* 16-byte aligned inputs take vector loads; others the scalar-load instantiation. */
+    const bool aligned = (uintptr_t)in % 16 == 0, pf = P <= tune->l2_prefetch_max_chunks;
+    if (P >= tune->grid_sync_min_chunks) {
+      const void *kernel = aligned
+                               ? (pf ? (const void *)grid_kernel<T, Op, true, cta::LOAD_STREAM_PF>
+                                     : (const void *)grid_kernel<T, Op, true, cta::LOAD_LDG>)
+                               : (const void *)grid_kernel<T, Op, false, cta::LOAD_LDG>;
+      CUPRIM__CUDA_CHECK(cudaLaunchCooperativeKernel(kernel, dim3((unsigned)grid),
+                                                     dim3(BLOCK_THREADS), args, 0, stream));
+    } else {
+      const unsigned gr = (unsigned)grid;
+      if (!aligned)
+        chunks_kernel<T, Op, false, cta::LOAD_LDG><<<gr, BLOCK_THREADS, 0, stream>>>(a);
+      else if (pf)
+        chunks_kernel<T, Op, true, cta::LOAD_STREAM_PF><<<gr, BLOCK_THREADS, 0, stream>>>(a);
+      else
+        chunks_kernel<T, Op, true, cta::LOAD_LDG><<<gr, BLOCK_THREADS, 0, stream>>>(a);
+      CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
+      CUPRIM__CUDA_CHECK(launch_chained(ctx, 1, BLOCK_THREADS, 0, stream, finish_kernel<T, Op>, a));
+    }
+    return CUPRIM_SUCCESS;
+  });
 }
 
 } // namespace

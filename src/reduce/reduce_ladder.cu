@@ -15,6 +15,7 @@
 #include "common/check.h"
 #include "common/dispatch.cuh"
 #include "common/launch.h"
+#include "common/temp_memory.cuh"
 #include "cta/atomic.cuh"
 #include "cta/ops.cuh"
 #include "cta/warp_reduce.cuh"
@@ -350,7 +351,6 @@ cuprim_status ladder_impl(const cuprim_ctx *ctx, cuprim_reduce_alg alg, const vo
    * there are 2*BLOCK-element tiles. */
   const uint64_t tiles = (n + 2 * BLOCK - 1) / (2 * BLOCK);
   const unsigned grid = (unsigned)cuprim__grid_persistent(ctx, tiles, BLOCK, 0);
-  cuprim_status st = CUPRIM_SUCCESS;
   if (alg == CUPRIM_REDUCE_ATOMIC) {
     if constexpr (std::is_same<T, A>::value) {
       identity_kernel<A, Op><<<1, 1, 0, stream>>>(out);
@@ -359,29 +359,23 @@ cuprim_status ladder_impl(const cuprim_ctx *ctx, cuprim_reduce_alg alg, const vo
       CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
       return CUPRIM_SUCCESS;
     } else { /* the blocks combine into a float cell, rounded once into d_out */
-      void *cell = NULL;
-      CUPRIM__FORWARD(cuprim__temp_alloc(ctx, sizeof(A), stream, &cell));
-      A *acc = static_cast<A *>(cell);
-      identity_kernel<A, Op><<<1, 1, 0, stream>>>(acc);
-      CUPRIM__LAUNCH_GOTO(st, release_cell);
-      atomic_kernel<T, Op><<<grid, BLOCK, 0, stream>>>(in, n, acc);
-      CUPRIM__LAUNCH_GOTO(st, release_cell);
-      convert_kernel<A, T><<<1, BLOCK, 0, stream>>>(acc, 1, out);
-      CUPRIM__LAUNCH_GOTO(st, release_cell);
-    release_cell:
-      cuprim__temp_free(ctx, cell, sizeof(A), stream);
-      return st;
+      return with_temp(ctx, sizeof(A), stream, [&](void *cell) {
+        A *acc = static_cast<A *>(cell);
+        identity_kernel<A, Op><<<1, 1, 0, stream>>>(acc);
+        CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
+        atomic_kernel<T, Op><<<grid, BLOCK, 0, stream>>>(in, n, acc);
+        CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
+        convert_kernel<A, T><<<1, BLOCK, 0, stream>>>(acc, 1, out);
+        return cuprim__cuda_status(cudaPeekAtLastError());
+      });
     }
   }
   if (grid == 1)
     return launch_pass<T, T, Op>(alg, 1, in, n, out, stream);
-  void *partials = NULL;
-  CUPRIM__FORWARD(cuprim__temp_alloc(ctx, (size_t)grid * sizeof(A), stream, &partials));
-  st = launch_pass<T, A, Op>(alg, grid, in, n, static_cast<A *>(partials), stream);
-  if (st == CUPRIM_SUCCESS)
-    st = launch_pass<A, T, Op>(alg, 1, static_cast<const A *>(partials), grid, out, stream);
-  cuprim__temp_free(ctx, partials, (size_t)grid * sizeof(A), stream);
-  return st;
+  return with_temp(ctx, (size_t)grid * sizeof(A), stream, [&](void *partials) {
+    CUPRIM__FORWARD((launch_pass<T, A, Op>(alg, grid, in, n, static_cast<A *>(partials), stream)));
+    return launch_pass<A, T, Op>(alg, 1, static_cast<const A *>(partials), grid, out, stream);
+  });
 }
 
 } // namespace

@@ -11,6 +11,7 @@
  * the tile totals and prefixes of every level are A, and each output element is rounded once. */
 #include "common/check.h"
 #include "common/dispatch.cuh"
+#include "common/temp_memory.cuh"
 #include "cta/ops.cuh"
 #include "cta/warp_reduce.cuh"
 #include "cta/warp_scan.cuh"
@@ -209,13 +210,10 @@ cuprim_status ladder_impl(const cuprim_ctx *ctx, cuprim_scan_alg alg, const void
   for (uint64_t m = n; m > tile; m = (m + tile - 1) / tile)
     level_elems += (m + tile - 1) / tile;
   const size_t bytes = (size_t)level_elems * sizeof(acc_t<T>);
-  void *levels = NULL;
-  CUPRIM__FORWARD(cuprim__temp_alloc(ctx, bytes, stream, &levels));
-  const cuprim_status st =
-      reduce_then_scan<T, T, Op>(alg, static_cast<const T *>(d_in), static_cast<T *>(d_out), n,
-                                 kind, static_cast<acc_t<T> *>(levels), stream);
-  cuprim__temp_free(ctx, levels, bytes, stream);
-  return st;
+  return with_temp(ctx, bytes, stream, [&](void *levels) {
+    return reduce_then_scan<T, T, Op>(alg, static_cast<const T *>(d_in), static_cast<T *>(d_out), n,
+                                      kind, static_cast<acc_t<T> *>(levels), stream);
+  });
 }
 
 } // namespace

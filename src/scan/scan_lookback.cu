@@ -41,10 +41,13 @@
  * tiles pay the per-tile costs twice as often). The segment is then scanned in two passes over
  * the registers: each vector's total in float before the look-back (warp_segment_totals), and
  * the scan itself, seeded with the prefix, once the prefix is known (warp_segment_finish). */
+#include <type_traits>
+
 #include "common/check.h"
 #include "common/dispatch.cuh"
 #include "common/launch.h"
 #include "common/launch_config.cuh"
+#include "common/temp_memory.cuh"
 #include "cta/arch.cuh"
 #include "cta/load.cuh"
 #include "cta/lookback.cuh"
@@ -91,6 +94,25 @@ template <class G> __device__ __forceinline__ uint64_t item_offset(int k, int j,
   return ((uint64_t)k * 32 + lane) * G::VEC + j;
 }
 
+/* The element-by-element path of load_items (LOAD) and store_items (!LOAD), for a segment that
+ * is not full or not aligned: item (k, j) of the thread and element item_offset(k, j) of `seg`,
+ * for the m valid elements; loading fills the items past m with `fill` (storing ignores it). */
+template <class G, bool LOAD, class S, class X>
+__device__ __forceinline__ void move_items_by_element(S *seg, uint64_t m, int lane,
+                                                      X (&x)[G::VECS][G::VEC],
+                                                      typename std::remove_const<S>::type fill) {
+#pragma unroll
+  for (int k = 0; k < G::VECS; ++k)
+#pragma unroll
+    for (int j = 0; j < G::VEC; ++j) {
+      const uint64_t i = item_offset<G>(k, j, lane);
+      if constexpr (LOAD)
+        x[k][j] = i < m ? seg[i] : fill;
+      else if (i < m)
+        seg[i] = x[k][j];
+    }
+}
+
 /* Loads the warp segment at `seg` (m valid elements; the rest are the identity). `vec`: the
  * segment is full and 16-byte aligned. */
 template <class G, class T, class Op>
@@ -102,13 +124,7 @@ __device__ __forceinline__ void load_items(const T *seg, uint64_t m, bool vec, i
     for (int k = 0; k < G::VECS; ++k)
       cta::load_vec16<cta::LOAD_PLAIN>(seg + item_offset<G>(k, 0, lane), x[k]);
   } else {
-#pragma unroll
-    for (int k = 0; k < G::VECS; ++k)
-#pragma unroll
-      for (int j = 0; j < G::VEC; ++j) {
-        const uint64_t i = item_offset<G>(k, j, lane);
-        x[k][j] = i < m ? seg[i] : identity;
-      }
+    move_items_by_element<G, true>(seg, m, lane, x, identity);
   }
 }
 
@@ -153,14 +169,7 @@ __device__ __forceinline__ void store_items(T *seg, uint64_t m, bool vec, int la
       *reinterpret_cast<uint4 *>(seg + item_offset<G>(k, 0, lane)) = raw;
     }
   } else {
-#pragma unroll
-    for (int k = 0; k < G::VECS; ++k)
-#pragma unroll
-      for (int j = 0; j < G::VEC; ++j) {
-        const uint64_t i = item_offset<G>(k, j, lane);
-        if (i < m)
-          seg[i] = y[k][j];
-      }
+    move_items_by_element<G, false>(seg, m, lane, y, T());
   }
 }
 
@@ -472,49 +481,45 @@ cuprim_status lookback_impl(const cuprim_ctx *ctx, const void *d_in, void *d_out
   const size_t status_bytes = round16((size_t)tiles * (packed ? 8 : 4));
   const size_t values_bytes = packed ? 0 : 2 * round16((size_t)tiles * sizeof(A));
   const size_t bytes = counter_bytes + status_bytes + values_bytes;
-  void *temp = NULL;
-  CUPRIM__FORWARD(cuprim__temp_alloc(ctx, bytes, stream, &temp));
-  char *b = static_cast<char *>(temp);
-  lookback_args<T> a;
-  a.in = in;
-  a.out = out;
-  a.n = n;
-  a.init = init;
-  a.tile_counter = reinterpret_cast<unsigned *>(b);
-  if constexpr (sizeof(A) == 4) {
-    a.ts.words = reinterpret_cast<unsigned long long *>(b + counter_bytes);
-  } else {
-    a.ts.status = reinterpret_cast<unsigned *>(b + counter_bytes);
-    a.ts.aggregate = reinterpret_cast<A *>(b + counter_bytes + status_bytes);
-    a.ts.inclusive = reinterpret_cast<A *>(b + counter_bytes + status_bytes + values_bytes / 2);
-  }
-  cuprim_status st = CUPRIM_SUCCESS;
-  void (*kernel)(const lookback_args<T>) =
-      kind == CUPRIM_INCLUSIVE ? (small ? lookback_kernel<T, Op, CUPRIM_INCLUSIVE, true>
-                                        : lookback_kernel<T, Op, CUPRIM_INCLUSIVE, false>)
-                               : (small ? lookback_kernel<T, Op, CUPRIM_EXCLUSIVE, true>
-                                        : lookback_kernel<T, Op, CUPRIM_EXCLUSIVE, false>);
-  const size_t reset_words = (counter_bytes + status_bytes) / 8;
-  if (tune->pdl_reset) {
-    const unsigned reset_blocks =
-        (unsigned)((reset_words + RESET_THREADS - 1) / RESET_THREADS < RESET_MAX_BLOCKS
-                       ? (reset_words + RESET_THREADS - 1) / RESET_THREADS
-                       : RESET_MAX_BLOCKS);
-    reset_kernel<<<reset_blocks, RESET_THREADS, 0, stream>>>(
-        reinterpret_cast<unsigned long long *>(temp), reset_words);
-    CUPRIM__CUDA_GOTO(cudaPeekAtLastError(), st, release);
-    cudaLaunchAttribute attr;
-    /* G::THREADS is the same for both tile sizes */
-    const cudaLaunchConfig_t cfg = pdl_config(ctx, (unsigned)tiles, G::THREADS, stream, &attr);
-    CUPRIM__CUDA_GOTO(cudaLaunchKernelEx(&cfg, kernel, a), st, release);
-  } else {
-    CUPRIM__CUDA_GOTO(cudaMemsetAsync(temp, 0, reset_words * 8, stream), st, release);
-    kernel<<<(unsigned)tiles, G::THREADS, 0, stream>>>(a);
-  }
-  CUPRIM__LAUNCH_GOTO(st, release);
-release:
-  cuprim__temp_free(ctx, temp, bytes, stream);
-  return st;
+  return with_temp(ctx, bytes, stream, [&](void *temp) {
+    char *b = static_cast<char *>(temp);
+    lookback_args<T> a;
+    a.in = in;
+    a.out = out;
+    a.n = n;
+    a.init = init;
+    a.tile_counter = reinterpret_cast<unsigned *>(b);
+    if constexpr (sizeof(A) == 4) {
+      a.ts.words = reinterpret_cast<unsigned long long *>(b + counter_bytes);
+    } else {
+      a.ts.status = reinterpret_cast<unsigned *>(b + counter_bytes);
+      a.ts.aggregate = reinterpret_cast<A *>(b + counter_bytes + status_bytes);
+      a.ts.inclusive = reinterpret_cast<A *>(b + counter_bytes + status_bytes + values_bytes / 2);
+    }
+    void (*kernel)(const lookback_args<T>) =
+        kind == CUPRIM_INCLUSIVE ? (small ? lookback_kernel<T, Op, CUPRIM_INCLUSIVE, true>
+                                          : lookback_kernel<T, Op, CUPRIM_INCLUSIVE, false>)
+                                 : (small ? lookback_kernel<T, Op, CUPRIM_EXCLUSIVE, true>
+                                          : lookback_kernel<T, Op, CUPRIM_EXCLUSIVE, false>);
+    const size_t reset_words = (counter_bytes + status_bytes) / 8;
+    if (tune->pdl_reset) {
+      const unsigned reset_blocks =
+          (unsigned)((reset_words + RESET_THREADS - 1) / RESET_THREADS < RESET_MAX_BLOCKS
+                         ? (reset_words + RESET_THREADS - 1) / RESET_THREADS
+                         : RESET_MAX_BLOCKS);
+      reset_kernel<<<reset_blocks, RESET_THREADS, 0, stream>>>(
+          reinterpret_cast<unsigned long long *>(temp), reset_words);
+      CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
+      cudaLaunchAttribute attr;
+      /* G::THREADS is the same for both tile sizes */
+      const cudaLaunchConfig_t cfg = pdl_config(ctx, (unsigned)tiles, G::THREADS, stream, &attr);
+      CUPRIM__CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, a));
+    } else {
+      CUPRIM__CUDA_CHECK(cudaMemsetAsync(temp, 0, reset_words * 8, stream));
+      kernel<<<(unsigned)tiles, G::THREADS, 0, stream>>>(a);
+    }
+    return cuprim__cuda_status(cudaPeekAtLastError());
+  });
 }
 
 } // namespace

@@ -53,13 +53,10 @@ __global__ void __launch_bounds__(PREPARE_THREADS) prepare_kernel(const prepare_
     a.part[b] = point_at(a.src, m, b, a.tile);
 }
 
-template <class T> struct reduce_args {
-  const T *in;
-  T *out;
-  const merge_point *part; /* offsets: the partitions (prepare_kernel); rows: NULL */
-  acc_t<T> *carry, *head;  /* per tile: C and H (see the file comment) */
-  unsigned char *has_end;  /* per tile: 1 if it holds a segment end */
-  unsigned *bad;           /* offsets: set by a tile that finds them decreasing; rows: NULL */
+template <class T> struct reduce_args : merge_io<T> {
+  acc_t<T> *carry, *head; /* per tile: C and H (see the file comment) */
+  unsigned char *has_end; /* per tile: 1 if it holds a segment end */
+  unsigned *bad;          /* offsets: set by a tile that finds them decreasing; rows: NULL */
   uint64_t tiles;
 };
 
@@ -260,9 +257,8 @@ cuprim_status merge_reduce(const cuprim_ctx *ctx, bool tuned, const T *in, T *ou
   typedef acc_t<T> A;
   typedef merge_geometry<A> G;
   /* n: the elements any offset can reach (for offsets the merge may have fewer). */
-  const uint64_t tiles = merge_tiles(ctx, src.num_segments, n, G::TILE);
-  if (tiles == 0)
-    return CUPRIM_ERROR_UNSUPPORTED;
+  uint64_t tiles = 0;
+  CUPRIM__FORWARD(merge_tiles(ctx, src.num_segments, n, G::TILE, &tiles));
   const bool offsets = !Src::rows;
   temp_layout lay;
   const size_t part_at = offsets ? lay.take((size_t)(tiles + 1) * sizeof(merge_point)) : 0;
@@ -270,11 +266,8 @@ cuprim_status merge_reduce(const cuprim_ctx *ctx, bool tuned, const T *in, T *ou
   const size_t head_at = lay.take((size_t)tiles * sizeof(A));
   const size_t flags_at = lay.take((size_t)tiles);
   const size_t bad_at = offsets ? lay.take(16) : 0;
-  CUPRIM__FORWARD(lay.alloc(ctx, stream));
   reduce_args<T> a;
-  a.in = in;
-  a.out = out;
-  a.part = offsets ? lay.at<const merge_point>(part_at) : NULL;
+  CUPRIM__FORWARD(alloc_merge_io<Src>(ctx, lay, part_at, in, out, a, stream));
   a.carry = lay.at<A>(carry_at);
   a.head = lay.at<A>(head_at);
   a.has_end = lay.at<unsigned char>(flags_at);
@@ -334,13 +327,9 @@ extern "C" cuprim_status cuprim__segmented_reduce(const cuprim_ctx *ctx, cuprim_
   if (alg != CUPRIM_SEGMENTED_AUTO && alg != CUPRIM_SEGMENTED_MERGE_PATH)
     return cuprim__segmented_reduce_ladder(ctx, alg, d_in, d_out, seg, dtype, op, stream);
   const bool tuned = alg == CUPRIM_SEGMENTED_AUTO;
-  return cuprim::dispatch_dtype_op<cuprim::REDUCE_SCAN_TYPES>(dtype, op, [&](auto t, auto o) {
-    using T = typename decltype(t)::type;
-    using Op = cuprim::op<cuprim::acc_t<T>, decltype(o)::value>;
-    const T *in = static_cast<const T *>(d_in);
-    T *out = static_cast<T *>(d_out);
-    if (seg->d_offsets == NULL)
-      return merge_reduce<T, Op>(ctx, tuned, in, out, make_rows_source(*seg), seg->n, stream);
-    return merge_reduce<T, Op>(ctx, tuned, in, out, make_offsets_source(*seg), seg->n, stream);
+  return dispatch_merge(dtype, op, *seg, [&](auto m, const auto &src) {
+    using T = typename decltype(m)::type;
+    return merge_reduce<T, typename decltype(m)::op>(ctx, tuned, static_cast<const T *>(d_in),
+                                                     static_cast<T *>(d_out), src, seg->n, stream);
   });
 }

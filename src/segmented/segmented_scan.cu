@@ -34,10 +34,7 @@ namespace cuprim {
 namespace segmented {
 namespace {
 
-template <class T> struct scan_args {
-  const T *in;
-  T *out;
-  const merge_point *part; /* offsets: the partitions (prepare); rows: NULL */
+template <class T> struct scan_args : merge_io<T> {
   cta::tile_status<acc_t<T>> ts;
   unsigned *tile_counter;
   int exclusive;
@@ -136,9 +133,8 @@ cuprim_status merge_scan(const cuprim_ctx *ctx, const T *in, T *out, const Src &
                          cuprim_scan_kind kind, cudaStream_t stream) {
   typedef acc_t<T> A;
   typedef merge_geometry<A> G;
-  const uint64_t tiles = merge_tiles(ctx, src.num_segments, n, G::TILE);
-  if (tiles == 0)
-    return CUPRIM_ERROR_UNSUPPORTED;
+  uint64_t tiles = 0;
+  CUPRIM__FORWARD(merge_tiles(ctx, src.num_segments, n, G::TILE, &tiles));
   /* [tile counter | status words | (8-byte values) aggregates | inclusive prefixes |
    *  (offsets) partitions]; the counter and the status words are zeroed by the prepare kernel. */
   const bool packed = sizeof(A) == 4, offsets = !Src::rows;
@@ -149,11 +145,8 @@ cuprim_status merge_scan(const cuprim_ctx *ctx, const T *in, T *out, const Src &
   const size_t aggregate_at = packed ? 0 : lay.take((size_t)tiles * sizeof(A));
   const size_t inclusive_at = packed ? 0 : lay.take((size_t)tiles * sizeof(A));
   const size_t part_at = offsets ? lay.take((size_t)(tiles + 1) * sizeof(merge_point)) : 0;
-  CUPRIM__FORWARD(lay.alloc(ctx, stream));
   scan_args<T> a;
-  a.in = in;
-  a.out = out;
-  a.part = offsets ? lay.at<const merge_point>(part_at) : NULL;
+  CUPRIM__FORWARD(alloc_merge_io<Src>(ctx, lay, part_at, in, out, a, stream));
   a.tile_counter = lay.at<unsigned>(counter_at);
   a.exclusive = kind == CUPRIM_EXCLUSIVE;
   if constexpr (sizeof(A) == 4) {
@@ -182,13 +175,9 @@ extern "C" cuprim_status cuprim__segmented_scan(const cuprim_ctx *ctx, const voi
                                                 cuprim_dtype dtype, cuprim_op op,
                                                 cuprim_scan_kind kind, cudaStream_t stream) {
   using namespace cuprim::segmented;
-  return cuprim::dispatch_dtype_op<cuprim::REDUCE_SCAN_TYPES>(dtype, op, [&](auto t, auto o) {
-    using T = typename decltype(t)::type;
-    using Op = cuprim::op<cuprim::acc_t<T>, decltype(o)::value>;
-    const T *in = static_cast<const T *>(d_in);
-    T *out = static_cast<T *>(d_out);
-    if (seg->d_offsets == NULL)
-      return merge_scan<T, Op>(ctx, in, out, make_rows_source(*seg), seg->n, kind, stream);
-    return merge_scan<T, Op>(ctx, in, out, make_offsets_source(*seg), seg->n, kind, stream);
+  return dispatch_merge(dtype, op, *seg, [&](auto m, const auto &src) {
+    using T = typename decltype(m)::type;
+    return merge_scan<T, typename decltype(m)::op>(
+        ctx, static_cast<const T *>(d_in), static_cast<T *>(d_out), src, seg->n, kind, stream);
   });
 }

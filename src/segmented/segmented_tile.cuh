@@ -22,6 +22,8 @@
 
 #include <type_traits>
 
+#include "common/check.h"
+#include "common/dispatch.cuh"
 #include "cta/load.cuh"
 #include "cta/ops.cuh"
 #include "cta/warp_reduce.cuh"
@@ -77,6 +79,26 @@ inline rows_source make_rows_source(const cuprim__segments &s) {
   r.len = s.segment_size;
   r.num_segments = s.num_segments;
   return r;
+}
+
+/* The element type and operator of a merge's template instance (dispatch_merge). */
+template <class T, class Op> struct merge_types {
+  typedef T type;
+  typedef Op op;
+};
+
+/* The host dispatch of the merge-path calls: f(merge_types<T, Op>{}, src) for the device type T
+ * of `dtype`, Op = op<acc_t<T>, op> (over the dtypes and ops that reduce and scan take), and the
+ * source of `seg`: rows when it has no offsets, else its offsets. Returns f's status. */
+template <class F>
+cuprim_status dispatch_merge(cuprim_dtype dtype, cuprim_op op, const cuprim__segments &seg, F &&f) {
+  return dispatch_dtype_op<REDUCE_SCAN_TYPES>(dtype, op, [&](auto t, auto o) {
+    typedef typename decltype(t)::type T;
+    typedef merge_types<T, cuprim::op<acc_t<T>, decltype(o)::value>> M;
+    if (seg.d_offsets == NULL)
+      return f(M{}, make_rows_source(seg));
+    return f(M{}, make_offsets_source(seg));
+  });
 }
 
 /* ---------------------------------------------------------------- the merge */
@@ -230,13 +252,16 @@ cuprim_status prepare(const cuprim_ctx *ctx, const Src &src, merge_point *part, 
   return launch_prepare(ctx, p, stream);
 }
 
-/* The tiles of `tile` items that a merge of num_segments ends with at most n elements needs, or 0
- * when a grid could not launch them (past 2^31 - 1 tiles: beyond any current GPU's memory; the
- * call then returns UNSUPPORTED). */
-inline uint64_t merge_tiles(const cuprim_ctx *ctx, uint64_t num_segments, uint64_t n, int tile) {
+/* *tiles: the tiles of `tile` items that a merge of num_segments ends with at most n elements
+ * needs. Returns UNSUPPORTED when a grid could not launch them (past 2^31 - 1 tiles: beyond any
+ * current GPU's memory). */
+inline cuprim_status merge_tiles(const cuprim_ctx *ctx, uint64_t num_segments, uint64_t n, int tile,
+                                 uint64_t *tiles) {
   const uint64_t items = num_segments + n;
-  const uint64_t tiles = items / (uint64_t)tile + (items % (uint64_t)tile != 0);
-  return tiles <= (uint64_t)ctx->attrs.max_grid_x && tiles < UINT32_MAX ? tiles : 0;
+  *tiles = items / (uint64_t)tile + (items % (uint64_t)tile != 0);
+  return *tiles <= (uint64_t)ctx->attrs.max_grid_x && *tiles < UINT32_MAX
+             ? CUPRIM_SUCCESS
+             : CUPRIM_ERROR_UNSUPPORTED;
 }
 
 /* Temporary memory carved into 16-byte aligned pieces (take), then taken from the context's
@@ -261,6 +286,27 @@ struct temp_layout {
   /* The piece at `offset` (a value take returned), as P. */
   template <class P> P *at(size_t offset) const { return reinterpret_cast<P *>(base + offset); }
 };
+
+/* What the arguments of every merge kernel begin with: the input, the output, and the partitions
+ * of an offsets source (tiles + 1 merge points in temporary memory, found by prepare; NULL for
+ * rows, whose tiles' bounds are arithmetic). */
+template <class T> struct merge_io {
+  const T *in;
+  T *out;
+  const merge_point *part;
+};
+
+/* Allocates `lay` and points `io` at the input, the output and, for an offsets source, the
+ * partitions that lay.take placed at part_at. */
+template <class Src, class T>
+cuprim_status alloc_merge_io(const cuprim_ctx *ctx, temp_layout &lay, size_t part_at, const T *in,
+                             T *out, merge_io<T> &io, cudaStream_t stream) {
+  CUPRIM__FORWARD(lay.alloc(ctx, stream));
+  io.in = in;
+  io.out = out;
+  io.part = Src::rows ? NULL : lay.at<const merge_point>(part_at);
+  return CUPRIM_SUCCESS;
+}
 
 /* ---------------------------------------------------------------- a tile in shared memory */
 
