@@ -335,7 +335,7 @@ cuprim_status count_private(const cuprim_ctx *ctx, const T *in, uint64_t n, uint
    * four: 256 bins 13.12 against 14.37 us at 2^22, 29.22 against 29.76 at 2^24, 93.38 against
    * 93.28 at 2^26, 349.82 against 347.10 at 2^28; 4096 bins 17.12 against 22.66 at 2^22, 32.90
    * against 37.60 at 2^24, 95.49 against 99.42 at 2^26. After a 200 MiB memset on the stream
-   * (cuprim-bench --flush memset, 2026-11-24 04:05 UTC, medians of 4 runs): 256 bins 14.43
+   * (cuprim-bench --flush memset, 2026-11-24 03:59 UTC, medians of 4 runs): 256 bins 14.43
    * against 14.88 at 2^22, 104.78 against 103.47 at 2^26, 391.01 against 374.10 at 2^28 (CUB
    * 370.91); 4096 bins 17.82 against 19.65 at 2^22, 108.74 against 107.44 at 2^26, 390.90
    * against 376.62 at 2^28. Measured on the sm_90 code only; the older class keeps the rule. */

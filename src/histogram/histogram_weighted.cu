@@ -314,7 +314,7 @@ cuprim_status weighted_auto(const cuprim_ctx *ctx, const T *in, const W *wt, uin
    * shared memory (the sm_90 SASS of red.shared.add.f64 is a compare-and-swap loop,
    * ATOMS.CAST.SPIN.64), so these adds are the kernel's bottleneck, and fewer lanes per copy
    * retry less. H100, f32 samples and weights, 4096 bins at 2^28 (2026-11-24
-   * 04:15 UTC, two runs each): 998.0 and 1000.2 us with one copy (48 KB), 949.2 and 949.6 with
+   * 04:20 UTC, two runs each): 998.0 and 1000.2 us with one copy (48 KB), 949.2 and 949.6 with
    * two (64 KB); 256 bins keep 16 copies (32 KB). */
   const size_t most = optin < WEIGHTED_SMEM_MAX ? optin : WEIGHTED_SMEM_MAX;
   uint32_t copies = 16;
