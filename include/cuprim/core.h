@@ -163,9 +163,9 @@ typedef struct cuprim_ctx cuprim_ctx;
  *               default: cudaMallocAsync/cudaFreeAsync on a memory pool owned by the context
  *               whose release threshold keeps freed memory for reuse, so that repeated calls do
  *               not pay for fresh device allocations; the context also keeps one block of that
- *               pool (up to 4 MiB) for the next call on the same stream that needs no more, so
- *               that such a call makes no allocation call at all (not while the stream is
- *               being captured into a graph).
+ *               pool (up to 4 MiB), tied to the stream it was first taken on, for the calls on
+ *               that stream that need no more: such a call makes no allocation call at all (not
+ *               while the stream is being captured into a graph).
  * @return ::CUPRIM_ERROR_INVALID_ARGUMENT for a NULL @p ctx, a negative or too large @p device or
  *         an allocator with a NULL function; ::CUPRIM_ERROR_NO_DEVICE with no driver or device;
  *         ::CUPRIM_ERROR_CUDA if a CUDA call fails; ::CUPRIM_ERROR_OUT_OF_MEMORY.

@@ -56,9 +56,12 @@ void cuprim__device_leave(const cuprim__device_scope *scope) {
  * So a context with the default allocator keeps one block of pool memory and hands it to the
  * next call that needs at most TEMP_CACHE_MAX bytes, when
  *  - no other call holds it (one holder at a time: `busy`), and
- *  - the call's stream is the stream of the block's last use, by cudaStreamGetId (an id is never
+ *  - the call's stream is the one the block was allocated on, by cudaStreamGetId (an id is never
  *    reused, unlike a handle, and each thread's per-thread default stream has its own): stream
- *    order then puts the new call's work after everything the last one enqueued, and
+ *    order then puts the new call's work after everything the last one enqueued. The block never
+ *    moves to another stream (whether that stream's work would come after the block's last use
+ *    is not known without an event per call), so calls on other streams, and on any stream once
+ *    the block's own stream is destroyed, use the pool as before; and
  *  - the stream is not being captured into a graph (a graph would keep the block's address).
  * Otherwise the call allocates from the pool as before. A block too small for a call on its own
  * stream is freed in that stream's order and replaced. cuprim_ctx_destroy frees the block. */
@@ -69,7 +72,7 @@ struct cuprim__temp_cache {
   atomic_int busy;              /* 1 while a call holds the block (or is replacing it) */
   _Atomic(void *) ptr;          /* the block, or NULL; changed only by the call holding `busy` */
   size_t bytes;                 /* its size */
-  unsigned long long stream_id; /* the stream of its last use */
+  unsigned long long stream_id; /* the stream it was allocated on */
 };
 
 /* Hands the block to this call (returns 1), or returns 0: the call then uses the pool. */
