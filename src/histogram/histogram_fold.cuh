@@ -195,11 +195,12 @@ inline uint64_t count_grid(uint64_t n, uint64_t resident, uint64_t min_per_block
 
 /* The interleaved copies of a block's shared-memory counters (`counters` of `counter_bytes`
  * each, after `table` bytes of the binner's): the most (a power of two, up to one per lane) that
- * keep a block within 48 KB, so that four blocks of 512 threads still fit on an SM; at least
- * one. */
-inline uint32_t smem_copies(size_t table, uint64_t counters, size_t counter_bytes) {
+ * keep a block within `most` bytes (by default 48 KB, so that four blocks of 512 threads still
+ * fit on an SM); at least one. */
+inline uint32_t smem_copies(size_t table, uint64_t counters, size_t counter_bytes,
+                            size_t most = 48 * 1024) {
   uint32_t c = 32;
-  while (c > 1 && table + counters * c * counter_bytes > 48 * 1024)
+  while (c > 1 && table + counters * c * counter_bytes > most)
     c /= 2;
   return c;
 }

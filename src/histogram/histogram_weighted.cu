@@ -317,9 +317,8 @@ cuprim_status weighted_auto(const cuprim_ctx *ctx, const T *in, const W *wt, uin
    * 04:20 UTC, two runs each): 998.0 and 1000.2 us with one copy (48 KB), 949.2 and 949.6 with
    * two (64 KB); 256 bins keep 16 copies (32 KB). */
   const size_t most = optin < WEIGHTED_SMEM_MAX ? optin : WEIGHTED_SMEM_MAX;
-  uint32_t copies = 16;
-  while (copies > 1 && table + (size_t)bins.num_bins * copies * sizeof(double) > most)
-    copies /= 2;
+  uint32_t copies = smem_copies(table, bins.num_bins, sizeof(double), most);
+  copies = copies > 16 ? 16 : copies;
   const size_t smem = table + (size_t)bins.num_bins * copies * sizeof(double);
   auto *kernel = weighted_private_kernel<T, W, KIND, true>;
   CUPRIM__FORWARD(allow_smem(kernel, smem));
