@@ -173,6 +173,70 @@ static void test_demo_and_info(void **state) {
   bad("info x", "unexpected argument");
 }
 
+/* --devices: a list of distinct ordinals for the file commands; one device works as --device;
+ * several need the NCCL component (cli_check_devices, asked by main with the build's answer) and
+ * the default algorithm. */
+static void test_devices(void **state) {
+  (void)state;
+  cli_args a;
+  char err[512];
+  ok("reduce f", &a); /* no option: device 0 */
+  assert_int_equal(a.num_devices, 1);
+  assert_int_equal(a.devices[0], 0);
+  assert_null(a.devices_arg);
+  ok("scan --device 3 -o o.npy f", &a); /* --device D: the one device */
+  assert_int_equal(a.num_devices, 1);
+  assert_int_equal(a.devices[0], 3);
+  ok("histogram --bins 2 --range 0 1 --devices 2 f", &a);
+  assert_int_equal(a.num_devices, 1);
+  assert_int_equal(a.devices[0], 2);
+  assert_int_equal(a.device, 2);
+  ok("reduce --devices 1,0,3 f", &a); /* the order given is the order of the shares */
+  assert_int_equal(a.num_devices, 3);
+  assert_true(a.devices[0] == 1 && a.devices[1] == 0 && a.devices[2] == 3);
+  assert_int_equal(a.device, 1);
+  assert_string_equal(a.devices_arg, "1,0,3");
+  ok("scan --devices=0,1 --exclusive -o o.npy f", &a);
+  assert_int_equal(a.num_devices, 2);
+  ok("reduce --devices 1023 --alg warp_shuffle f", &a); /* one device: any algorithm */
+  assert_int_equal(a.devices[0], 1023);
+  /* 64 devices, the most; 65 is refused. */
+  char line[512] = "reduce --devices 0";
+  for (int d = 1; d < CLI_MAX_DEVICES; ++d)
+    snprintf(line + strlen(line), sizeof line - strlen(line), ",%d", d);
+  strcat(line, " f");
+  ok(line, &a);
+  assert_int_equal(a.num_devices, CLI_MAX_DEVICES);
+  line[strlen(line) - 2] = '\0';
+  strcat(line, ",64 f");
+  bad(line, "more than 64 devices");
+  bad("reduce --devices 0,0 f", "device 0 is listed twice");
+  bad("reduce --devices 1,2,1 f", "device 1 is listed twice");
+  bad("reduce --devices 0,1024 f", "device 1024 is too large (at most 1023)");
+  bad("reduce --devices 99999999999999999999 f", "too large");
+  bad("reduce --devices 0,x f", "'x' is not a device ordinal");
+  bad("reduce --devices -1 f", "'-1' is not a device ordinal");
+  bad("reduce --devices 0,,1 f", "separated by commas");
+  bad("reduce --devices 0, f", "separated by commas");
+  bad("reduce --devices= f", "an empty list");
+  bad("reduce --devices f", "'f' is not a device ordinal"); /* "f" is taken as the list */
+  bad("reduce --device 0 --devices 0,1 f", "--device and --devices exclude each other");
+  bad("scan --devices 0,1 --alg blelloch -o o.npy f", "a ladder --alg runs on one device");
+  bad("histogram --devices 0,1 --alg global_atomic --bins 2 --range 0 1 f", "--alg auto");
+  bad("demo --devices 0,1", "demo does not take --devices");
+  bad("ladder scan --devices 0", "ladder does not take --devices");
+  bad("info --devices 0,1", "info does not take --devices");
+  /* Several devices need NCCL; one does not. */
+  ok("reduce --devices 0,1 f", &a);
+  assert_int_equal(cli_check_devices(&a, 1, err, sizeof err), CLI_EXIT_OK);
+  assert_int_equal(cli_check_devices(&a, 0, err, sizeof err), CLI_EXIT_USAGE);
+  assert_non_null(strstr(err, "--devices 0,1: this cuprim program was built without NCCL"));
+  ok("reduce --devices 1 f", &a);
+  assert_int_equal(cli_check_devices(&a, 0, err, sizeof err), CLI_EXIT_OK);
+  ok("reduce f", &a);
+  assert_int_equal(cli_check_devices(&a, 0, err, sizeof err), CLI_EXIT_OK);
+}
+
 static void test_reduce_and_scan(void **state) {
   (void)state;
   cli_args a = command_of("reduce data.npy", CLI_CMD_REDUCE);
@@ -250,70 +314,6 @@ static void test_reduce_and_scan(void **state) {
   bad("scan --alg atomic -o o.npy in.npy", "not an algorithm of scan");
   bad("scan --bins 3 -o o.npy in.npy", "scan does not take --bins");
   bad("scan --exclusive=yes -o o.npy in.npy", "takes no value");
-}
-
-/* --devices: a list of distinct ordinals for the file commands; one device works as --device;
- * several need the NCCL component (cli_check_devices, asked by main with the build's answer) and
- * the default algorithm. */
-static void test_devices(void **state) {
-  (void)state;
-  cli_args a;
-  char err[512];
-  ok("reduce f", &a); /* no option: device 0 */
-  assert_int_equal(a.num_devices, 1);
-  assert_int_equal(a.devices[0], 0);
-  assert_null(a.devices_arg);
-  ok("scan --device 3 -o o.npy f", &a); /* --device D: the one device */
-  assert_int_equal(a.num_devices, 1);
-  assert_int_equal(a.devices[0], 3);
-  ok("histogram --bins 2 --range 0 1 --devices 2 f", &a);
-  assert_int_equal(a.num_devices, 1);
-  assert_int_equal(a.devices[0], 2);
-  assert_int_equal(a.device, 2);
-  ok("reduce --devices 1,0,3 f", &a); /* the order given is the order of the shares */
-  assert_int_equal(a.num_devices, 3);
-  assert_true(a.devices[0] == 1 && a.devices[1] == 0 && a.devices[2] == 3);
-  assert_int_equal(a.device, 1);
-  assert_string_equal(a.devices_arg, "1,0,3");
-  ok("scan --devices=0,1 --exclusive -o o.npy f", &a);
-  assert_int_equal(a.num_devices, 2);
-  ok("reduce --devices 1023 --alg warp_shuffle f", &a); /* one device: any algorithm */
-  assert_int_equal(a.devices[0], 1023);
-  /* 64 devices, the most; 65 is refused. */
-  char line[512] = "reduce --devices 0";
-  for (int d = 1; d < CLI_MAX_DEVICES; ++d)
-    snprintf(line + strlen(line), sizeof line - strlen(line), ",%d", d);
-  strcat(line, " f");
-  ok(line, &a);
-  assert_int_equal(a.num_devices, CLI_MAX_DEVICES);
-  line[strlen(line) - 2] = '\0';
-  strcat(line, ",64 f");
-  bad(line, "more than 64 devices");
-  bad("reduce --devices 0,0 f", "device 0 is listed twice");
-  bad("reduce --devices 1,2,1 f", "device 1 is listed twice");
-  bad("reduce --devices 0,1024 f", "device 1024 is too large (at most 1023)");
-  bad("reduce --devices 99999999999999999999 f", "too large");
-  bad("reduce --devices 0,x f", "'x' is not a device ordinal");
-  bad("reduce --devices -1 f", "'-1' is not a device ordinal");
-  bad("reduce --devices 0,,1 f", "separated by commas");
-  bad("reduce --devices 0, f", "separated by commas");
-  bad("reduce --devices= f", "an empty list");
-  bad("reduce --devices f", "'f' is not a device ordinal"); /* "f" is taken as the list */
-  bad("reduce --device 0 --devices 0,1 f", "--device and --devices exclude each other");
-  bad("scan --devices 0,1 --alg blelloch -o o.npy f", "a ladder --alg runs on one device");
-  bad("histogram --devices 0,1 --alg global_atomic --bins 2 --range 0 1 f", "--alg auto");
-  bad("demo --devices 0,1", "demo does not take --devices");
-  bad("ladder scan --devices 0", "ladder does not take --devices");
-  bad("info --devices 0,1", "info does not take --devices");
-  /* Several devices need NCCL; one does not. */
-  ok("reduce --devices 0,1 f", &a);
-  assert_int_equal(cli_check_devices(&a, 1, err, sizeof err), CLI_EXIT_OK);
-  assert_int_equal(cli_check_devices(&a, 0, err, sizeof err), CLI_EXIT_USAGE);
-  assert_non_null(strstr(err, "--devices 0,1: this cuprim program was built without NCCL"));
-  ok("reduce --devices 1 f", &a);
-  assert_int_equal(cli_check_devices(&a, 0, err, sizeof err), CLI_EXIT_OK);
-  ok("reduce f", &a);
-  assert_int_equal(cli_check_devices(&a, 0, err, sizeof err), CLI_EXIT_OK);
 }
 
 static void test_histogram(void **state) {

@@ -144,6 +144,10 @@ static void reduce_case(tc_run *r, const char *file, cuprim_dtype t, cuprim_op o
     check_reduce(r, file, t, op, h, N, "");
 }
 
+static void test_reduce(void **state) {
+  for_each_type_op(device_run(state), "reduce.npy", 0, reduce_case);
+}
+
 static void test_reduce_inputs_and_outputs(void **state) {
   tc_run *r = device_run(state);
   /* Every algorithm, on integers (exact), with and without passes. */
@@ -197,10 +201,6 @@ static void test_reduce_inputs_and_outputs(void **state) {
   assert_string_equal(r->out, "nan\n");
   free(hf);
   free(h);
-}
-
-static void test_reduce(void **state) {
-  for_each_type_op(device_run(state), "reduce.npy", 0, reduce_case);
 }
 
 /* ---------------------------------------------------------------- scan */
@@ -527,6 +527,71 @@ static void check_devices(tc_run *r, const char *devices) {
   check_histogram(r, args, tc_path("dev_empty.npy"), zeros, BINS);
 }
 
+/* Outputs beyond a plain new file: scan's CSV (one value a line, as reduce prints them), standard
+ * output for each command ("-" and /dev/stdout; reduce's value printed once), and a symbolic
+ * link (written through to its target, and still a link). */
+static void test_output_targets(void **state) {
+  tc_run *r = device_run(state);
+  enum { M = 1000 };
+  int32_t *h = write_data(tc_path("m.npy"), CUPRIM_I32, CUPRIM_SUM, M, 5);
+  int32_t want[M];
+  hr_scan_seq(CUPRIM_I32, CUPRIM_SUM, CUPRIM_INCLUSIVE, h, want, M);
+  /* CSV: line i is element i. */
+  tc_cli(r, "scan -o %s %s", tc_path("m.csv"), tc_path("m.npy"));
+  assert_int_equal(r->status, 0);
+  FILE *f = fopen(tc_path("m.csv"), "r");
+  assert_non_null(f);
+  char line[64], text[64];
+  for (int i = 0; i < M; ++i) {
+    assert_non_null(fgets(line, sizeof line, f));
+    hr_format_value(CUPRIM_I32, &want[i], text, sizeof text);
+    strcat(text, "\n");
+    assert_string_equal(line, text);
+  }
+  assert_null(fgets(line, sizeof line, f));
+  fclose(f);
+  /* .npy on standard output: the same bytes as the file of the same scan. */
+  tc_cli(r, "scan -o %s %s", tc_path("m_out.npy"), tc_path("m.npy"));
+  assert_int_equal(r->status, 0);
+  char file_bytes[8192];
+  f = fopen(tc_path("m_out.npy"), "rb");
+  assert_non_null(f);
+  const size_t file_len = fread(file_bytes, 1, sizeof file_bytes, f);
+  fclose(f);
+  for (int k = 0; k < 2; ++k) {
+    tc_cli(r, "scan -o %s %s", k ? "/dev/stdout" : "-", tc_path("m.npy"));
+    assert_int_equal(r->status, 0);
+    assert_int_equal(r->out_len, file_len);
+    assert_memory_equal(r->out, file_bytes, file_len);
+  }
+  /* reduce: the value once; histogram: the CSV. */
+  int32_t total;
+  hr_reduce_seq(CUPRIM_I32, CUPRIM_SUM, h, M, &total);
+  hr_format_value(CUPRIM_I32, &total, text, sizeof text);
+  strcat(text, "\n");
+  tc_cli(r, "reduce -o - %s", tc_path("m.npy"));
+  assert_int_equal(r->status, 0);
+  assert_string_equal(r->out, text);
+  tc_cli(r, "histogram --bins 1 --range -1e10 1e10 -o - %s", tc_path("m.npy"));
+  assert_int_equal(r->status, 0);
+  assert_string_equal(r->out, "lower,upper,count\n-10000000000,10000000000,1000\n");
+  /* Through a link: the target is written, the link stays. */
+  tc_write_file(tc_path("target.npy"), "old", 3);
+  assert_int_equal(symlink("target.npy", tc_path("via.npy")), 0);
+  tc_cli(r, "scan -o %s %s", tc_path("via.npy"), tc_path("m.npy"));
+  assert_int_equal(r->status, 0);
+  struct stat st;
+  assert_int_equal(lstat(tc_path("via.npy"), &st), 0);
+  assert_true(S_ISLNK(st.st_mode));
+  cuprim_dtype t;
+  uint64_t count;
+  int32_t *got = tc_read_npy(tc_path("target.npy"), &t, &count);
+  assert_int_equal(count, M);
+  assert_memory_equal(got, want, sizeof want);
+  free(got);
+  free(h);
+}
+
 /* --devices D with one device works as --device D; a device past the last is a usage error. */
 static void test_devices_one(void **state) {
   tc_run *r = device_run(state);
@@ -598,71 +663,6 @@ static void check_ladder(tc_run *r, cli_primitive p, const char *args) {
   }
   assert_int_equal(rows, hr_alg_count((hr_primitive)p));
   assert_non_null(strstr(r->out, "GB/s"));
-}
-
-/* Outputs beyond a plain new file: scan's CSV (one value a line, as reduce prints them), standard
- * output for each command ("-" and /dev/stdout; reduce's value printed once), and a symbolic
- * link (written through to its target, and still a link). */
-static void test_output_targets(void **state) {
-  tc_run *r = device_run(state);
-  enum { M = 1000 };
-  int32_t *h = write_data(tc_path("m.npy"), CUPRIM_I32, CUPRIM_SUM, M, 5);
-  int32_t want[M];
-  hr_scan_seq(CUPRIM_I32, CUPRIM_SUM, CUPRIM_INCLUSIVE, h, want, M);
-  /* CSV: line i is element i. */
-  tc_cli(r, "scan -o %s %s", tc_path("m.csv"), tc_path("m.npy"));
-  assert_int_equal(r->status, 0);
-  FILE *f = fopen(tc_path("m.csv"), "r");
-  assert_non_null(f);
-  char line[64], text[64];
-  for (int i = 0; i < M; ++i) {
-    assert_non_null(fgets(line, sizeof line, f));
-    hr_format_value(CUPRIM_I32, &want[i], text, sizeof text);
-    strcat(text, "\n");
-    assert_string_equal(line, text);
-  }
-  assert_null(fgets(line, sizeof line, f));
-  fclose(f);
-  /* .npy on standard output: the same bytes as the file of the same scan. */
-  tc_cli(r, "scan -o %s %s", tc_path("m_out.npy"), tc_path("m.npy"));
-  assert_int_equal(r->status, 0);
-  char file_bytes[8192];
-  f = fopen(tc_path("m_out.npy"), "rb");
-  assert_non_null(f);
-  const size_t file_len = fread(file_bytes, 1, sizeof file_bytes, f);
-  fclose(f);
-  for (int k = 0; k < 2; ++k) {
-    tc_cli(r, "scan -o %s %s", k ? "/dev/stdout" : "-", tc_path("m.npy"));
-    assert_int_equal(r->status, 0);
-    assert_int_equal(r->out_len, file_len);
-    assert_memory_equal(r->out, file_bytes, file_len);
-  }
-  /* reduce: the value once; histogram: the CSV. */
-  int32_t total;
-  hr_reduce_seq(CUPRIM_I32, CUPRIM_SUM, h, M, &total);
-  hr_format_value(CUPRIM_I32, &total, text, sizeof text);
-  strcat(text, "\n");
-  tc_cli(r, "reduce -o - %s", tc_path("m.npy"));
-  assert_int_equal(r->status, 0);
-  assert_string_equal(r->out, text);
-  tc_cli(r, "histogram --bins 1 --range -1e10 1e10 -o - %s", tc_path("m.npy"));
-  assert_int_equal(r->status, 0);
-  assert_string_equal(r->out, "lower,upper,count\n-10000000000,10000000000,1000\n");
-  /* Through a link: the target is written, the link stays. */
-  tc_write_file(tc_path("target.npy"), "old", 3);
-  assert_int_equal(symlink("target.npy", tc_path("via.npy")), 0);
-  tc_cli(r, "scan -o %s %s", tc_path("via.npy"), tc_path("m.npy"));
-  assert_int_equal(r->status, 0);
-  struct stat st;
-  assert_int_equal(lstat(tc_path("via.npy"), &st), 0);
-  assert_true(S_ISLNK(st.st_mode));
-  cuprim_dtype t;
-  uint64_t count;
-  int32_t *got = tc_read_npy(tc_path("target.npy"), &t, &count);
-  assert_int_equal(count, M);
-  assert_memory_equal(got, want, sizeof want);
-  free(got);
-  free(h);
 }
 
 static void test_ladder(void **state) {

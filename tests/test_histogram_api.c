@@ -295,60 +295,6 @@ static void test_invalid_arguments_range(void **state) {
  * outside the enum. */
 static int takes(cuprim_dtype t) { return (int)t >= CUPRIM_I8 && (int)t <= CUPRIM_BF16; }
 
-/* Every (function, alg, dtype) in range and just outside it, with valid, NULL and (n == 0) absent
- * pointers, zero and non-zero bin counts, and good and bad ranges: the status validation must
- * give. */
-static void test_every_combination(void **state) {
-  (void)state;
-  const uint64_t sizes[] = {0, 1, 33};
-  const uint32_t bins[] = {0, 1, 64};
-  const struct {
-    double lo, hi;
-  } ranges[] = {{0.0, 1.0}, {1.0, 1.0},  {1.0, -1.0},   {QNAN, 1.0},
-                {0.0, INF}, {-INF, 0.0}, {0.0, 1e-307}, {-1e300, 1e300}};
-  ta_tally tally = {0, 0, 20};
-  for (int fn = EVEN; fn <= RANGE; ++fn)
-    for (int alg = -1; alg <= 4; ++alg)
-      for (int t = -1; t <= 12; ++t)
-        for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k)
-          for (size_t bi = 0; bi < sizeof bins / sizeof bins[0]; ++bi)
-            for (size_t ri = 0; ri < sizeof ranges / sizeof ranges[0]; ++ri)
-              for (int ptrs = 0; ptrs < 8; ++ptrs) /* samples, counts, edges: valid or NULL */
-                for (int ctx = NULL_CTX; ctx <= HOST_CTX; ++ctx) {
-                  if (fn == RANGE && ri != 0)
-                    continue; /* range has no lower and upper */
-                  const uint64_t n = sizes[k];
-                  const uint32_t nb = bins[bi];
-                  const int null_s = ptrs & 1, null_c = (ptrs >> 1) & 1, null_e = ptrs >> 2;
-                  if (fn == EVEN && null_e)
-                    continue;
-                  const int dtype_ok = t >= 0 && t <= 11;
-                  int invalid = ctx == NULL_CTX || !dtype_ok || null_c || (n > 0 && null_s) ||
-                                alg < 0 || alg > 3;
-                  if (fn == EVEN)
-                    invalid |= !hr_hist_even_valid(nb, ranges[ri].lo, ranges[ri].hi);
-                  else
-                    invalid |= null_e || nb == 0;
-                  const api_case c = {"every combination",
-                                      fn,
-                                      ctx,
-                                      alg,
-                                      t,
-                                      null_s ? TA_NULL : TA_IN,
-                                      null_c ? TA_NULL : TA_OUT,
-                                      fn == RANGE && !null_e ? TA_EDGES : TA_NULL,
-                                      n,
-                                      nb,
-                                      ranges[ri].lo,
-                                      ranges[ri].hi,
-                                      invalid                   ? INVALID
-                                      : !takes((cuprim_dtype)t) ? UNSUPPORTED
-                                                                : NO_DEVICE};
-                  ta_run_both(&c, c.alg, run_case, &tally);
-                }
-  ta_finish(&tally, "combinations");
-}
-
 /* ---------------------------------------------------------------- cuprim_histogram_even_multi */
 
 /* The arguments of one multi-channel call, valid unless a case changes them: 10 RGBA u8 pixels at
@@ -641,6 +587,62 @@ static void test_invalid_arguments_weighted(void **state) {
   WEIGHTED("F16 samples, U8 weights", (w.dtype = CUPRIM_F16, w.wdtype = U8), UNSUPPORTED);
 #undef WEIGHTED
   ta_finish(&t, "weighted argument checks");
+}
+
+/* ---------------------------------------------------------------- every function */
+
+/* Every (function, alg, dtype) in range and just outside it, with valid, NULL and (n == 0) absent
+ * pointers, zero and non-zero bin counts, and good and bad ranges: the status validation must
+ * give. */
+static void test_every_combination(void **state) {
+  (void)state;
+  const uint64_t sizes[] = {0, 1, 33};
+  const uint32_t bins[] = {0, 1, 64};
+  const struct {
+    double lo, hi;
+  } ranges[] = {{0.0, 1.0}, {1.0, 1.0},  {1.0, -1.0},   {QNAN, 1.0},
+                {0.0, INF}, {-INF, 0.0}, {0.0, 1e-307}, {-1e300, 1e300}};
+  ta_tally tally = {0, 0, 20};
+  for (int fn = EVEN; fn <= RANGE; ++fn)
+    for (int alg = -1; alg <= 4; ++alg)
+      for (int t = -1; t <= 12; ++t)
+        for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k)
+          for (size_t bi = 0; bi < sizeof bins / sizeof bins[0]; ++bi)
+            for (size_t ri = 0; ri < sizeof ranges / sizeof ranges[0]; ++ri)
+              for (int ptrs = 0; ptrs < 8; ++ptrs) /* samples, counts, edges: valid or NULL */
+                for (int ctx = NULL_CTX; ctx <= HOST_CTX; ++ctx) {
+                  if (fn == RANGE && ri != 0)
+                    continue; /* range has no lower and upper */
+                  const uint64_t n = sizes[k];
+                  const uint32_t nb = bins[bi];
+                  const int null_s = ptrs & 1, null_c = (ptrs >> 1) & 1, null_e = ptrs >> 2;
+                  if (fn == EVEN && null_e)
+                    continue;
+                  const int dtype_ok = t >= 0 && t <= 11;
+                  int invalid = ctx == NULL_CTX || !dtype_ok || null_c || (n > 0 && null_s) ||
+                                alg < 0 || alg > 3;
+                  if (fn == EVEN)
+                    invalid |= !hr_hist_even_valid(nb, ranges[ri].lo, ranges[ri].hi);
+                  else
+                    invalid |= null_e || nb == 0;
+                  const api_case c = {"every combination",
+                                      fn,
+                                      ctx,
+                                      alg,
+                                      t,
+                                      null_s ? TA_NULL : TA_IN,
+                                      null_c ? TA_NULL : TA_OUT,
+                                      fn == RANGE && !null_e ? TA_EDGES : TA_NULL,
+                                      n,
+                                      nb,
+                                      ranges[ri].lo,
+                                      ranges[ri].hi,
+                                      invalid                   ? INVALID
+                                      : !takes((cuprim_dtype)t) ? UNSUPPORTED
+                                                                : NO_DEVICE};
+                  ta_run_both(&c, c.alg, run_case, &tally);
+                }
+  ta_finish(&tally, "combinations");
 }
 
 /* cuprim_histogram_supported against the test's own table, also for values outside the enum. */

@@ -261,6 +261,11 @@ static uint64_t reference(const hr_hist_bins *b, cuprim_dtype t, const void *h, 
   return hr_hist_reference(b, t, h, n, want);
 }
 
+static const cuprim_dtype all_dtypes[] = {CUPRIM_I8,  CUPRIM_U8,  CUPRIM_I16, CUPRIM_U16,
+                                          CUPRIM_I32, CUPRIM_U32, CUPRIM_I64, CUPRIM_U64,
+                                          CUPRIM_F32, CUPRIM_F64, CUPRIM_F16, CUPRIM_BF16};
+#define NUM_DTYPES (sizeof all_dtypes / sizeof all_dtypes[0])
+
 /* ---------------------------------------------------------------- errors with a device */
 
 /* With a real context, invalid calls still return before any CUDA work: nothing is written, no
@@ -337,12 +342,44 @@ TF_TEST(test_errors_with_device) {
                     "into d_edges");
 }
 
-/* ---------------------------------------------------------------- the sweep */
+/* ---------------------------------------------------------------- n == 0 */
 
-static const cuprim_dtype all_dtypes[] = {CUPRIM_I8,  CUPRIM_U8,  CUPRIM_I16, CUPRIM_U16,
-                                          CUPRIM_I32, CUPRIM_U32, CUPRIM_I64, CUPRIM_U64,
-                                          CUPRIM_F32, CUPRIM_F64, CUPRIM_F16, CUPRIM_BF16};
-#define NUM_DTYPES (sizeof all_dtypes / sizeof all_dtypes[0])
+/* n == 0 writes num_bins zeros over whatever d_counts held (the poison or all-ones garbage), with
+ * d_samples NULL or not, through every algorithm, dtype and a few bin counts, even and by edges. */
+TF_TEST(test_empty_input) {
+  const uint32_t bins[] = {1, 257, 65536};
+  static uint64_t zeros[65536]; /* the reference: all zero */
+  hist_call calls[MAX_CALLS];
+  tf_result res[MAX_CALLS];
+  double lo, hi;
+  for (size_t d = 0; d < NUM_DTYPES; ++d)
+    for (size_t bi = 0; bi < sizeof bins / sizeof bins[0]; ++bi) {
+      const cuprim_dtype t = all_dtypes[d];
+      hr_hist_span_range(t, bins[bi], HR_HIST_ODD, &lo, &hi);
+      const hr_hist_bins b = hr_hist_bins_even(bins[bi], lo, hi);
+      int count = 0;
+      for (int nul = 0; nul < 2; ++nul)
+        for (int a = SHORTHAND; a < NUM_ALGS; ++a) {
+          hist_call c = even_call(a, nul ? NULL : tf.d_in, 0, t, &b, zeros);
+          c.garbage = (a + nul) % 2 ? 0xFF : -1;
+          calls[count++] = c;
+        }
+      run_and_check(calls, count, tf.stream, "n = 0", 0, res);
+    }
+  /* by edges, every call: the edges uploaded once; NULL samples and not */
+  hr_hist_even_edges(g.h_edges, 4096, 0.0, 4096.0);
+  upload_edges(g.h_edges, 4096, tf.stream);
+  for (size_t d = 0; d < NUM_DTYPES; ++d) {
+    const int count = all_range_calls(calls, d % 2 ? NULL : tf.d_in, 0, all_dtypes[d],
+                                      d % 3 ? 4096 : 1, g.d_edges, zeros);
+    for (int i = 0; i < count; ++i)
+      calls[i].garbage = d % 2 ? 0xFF : -1;
+    run_and_check(calls, count, tf.stream, "n = 0", 0, res);
+  }
+  tf_check_no_recorded_error("after calls with n == 0");
+}
+
+/* ---------------------------------------------------------------- the sweep */
 
 /* Sizes that break things: 0, 1, 2, warp +-1, 2^k +-1 (k = 8, 10, 12, 16, 22), primes, a few
  * seeded random sizes (log-uniform), and 1000003. Bin counts of 65536 and more take fewer. */
@@ -462,43 +499,6 @@ TF_SWEEP_TESTS_8_16(sweep)
 TF_SWEEP_TESTS_32_64(sweep)
 TF_SWEEP_TEST(sweep, f16, CUPRIM_F16) /* 0.2: samples converted to double exactly, through float */
 TF_SWEEP_TEST(sweep, bf16, CUPRIM_BF16)
-
-/* ---------------------------------------------------------------- n == 0 */
-
-/* n == 0 writes num_bins zeros over whatever d_counts held (the poison or all-ones garbage), with
- * d_samples NULL or not, through every algorithm, dtype and a few bin counts, even and by edges. */
-TF_TEST(test_empty_input) {
-  const uint32_t bins[] = {1, 257, 65536};
-  static uint64_t zeros[65536]; /* the reference: all zero */
-  hist_call calls[MAX_CALLS];
-  tf_result res[MAX_CALLS];
-  double lo, hi;
-  for (size_t d = 0; d < NUM_DTYPES; ++d)
-    for (size_t bi = 0; bi < sizeof bins / sizeof bins[0]; ++bi) {
-      const cuprim_dtype t = all_dtypes[d];
-      hr_hist_span_range(t, bins[bi], HR_HIST_ODD, &lo, &hi);
-      const hr_hist_bins b = hr_hist_bins_even(bins[bi], lo, hi);
-      int count = 0;
-      for (int nul = 0; nul < 2; ++nul)
-        for (int a = SHORTHAND; a < NUM_ALGS; ++a) {
-          hist_call c = even_call(a, nul ? NULL : tf.d_in, 0, t, &b, zeros);
-          c.garbage = (a + nul) % 2 ? 0xFF : -1;
-          calls[count++] = c;
-        }
-      run_and_check(calls, count, tf.stream, "n = 0", 0, res);
-    }
-  /* by edges, every call: the edges uploaded once; NULL samples and not */
-  hr_hist_even_edges(g.h_edges, 4096, 0.0, 4096.0);
-  upload_edges(g.h_edges, 4096, tf.stream);
-  for (size_t d = 0; d < NUM_DTYPES; ++d) {
-    const int count = all_range_calls(calls, d % 2 ? NULL : tf.d_in, 0, all_dtypes[d],
-                                      d % 3 ? 4096 : 1, g.d_edges, zeros);
-    for (int i = 0; i < count; ++i)
-      calls[i].garbage = d % 2 ? 0xFF : -1;
-    run_and_check(calls, count, tf.stream, "n = 0", 0, res);
-  }
-  tf_check_no_recorded_error("after calls with n == 0");
-}
 
 /* ---------------------------------------------------------------- misaligned pointers */
 

@@ -241,6 +241,84 @@ static void run_calls(multi_call *calls, int count, cudaStream_t stream, const c
   tf_run_and_check(&ops, tf.ctx, calls, count, stream, &cs, res);
 }
 
+/* ---------------------------------------------------------------- errors with a device */
+
+/* Invalid calls return before any CUDA work with a real context: nothing written. */
+TF_TEST(test_errors_with_device) {
+  uint64_t *out = (uint64_t *)(void *)tf_poison_inputs(4096, 8192);
+  uint64_t *counts[4] = {out, out + 16, out + 32, out + 48};
+  uint64_t *overlap[4] = {out, out + 8, out + 32, out + 48};
+  uint64_t *in_samples[4] = {out, out + 16, (uint64_t *)(void *)(tf.d_in + 64), out + 48};
+  const uint32_t bins[4] = {16, 16, 16, 16}, zero_bins[4] = {16, 0, 16, 16};
+  const double lo[4] = {0, 0, 0, 0}, hi[4] = {256, 256, 256, 256}, nan_hi[4] = {256, NAN, 256, 256};
+  const cudaStream_t s = tf.stream;
+  const cuprim_status INVALID = CUPRIM_ERROR_INVALID_ARGUMENT;
+  const tf_status_case cases[] = {
+      {"NULL ctx",
+       cuprim_histogram_even_multi(NULL, tf.d_in, 10, 4, 4, CUPRIM_U8, counts, bins, lo, hi, s),
+       INVALID},
+      {"channels 5",
+       cuprim_histogram_even_multi(tf.ctx, tf.d_in, 10, 5, 4, CUPRIM_U8, counts, bins, lo, hi, s),
+       INVALID},
+      {"active 0",
+       cuprim_histogram_even_multi(tf.ctx, tf.d_in, 10, 4, 0, CUPRIM_U8, counts, bins, lo, hi, s),
+       INVALID},
+      {"channel 1: 0 bins",
+       cuprim_histogram_even_multi(tf.ctx, tf.d_in, 10, 4, 4, CUPRIM_U8, counts, zero_bins, lo, hi,
+                                   s),
+       INVALID},
+      {"channel 1: upper NaN",
+       cuprim_histogram_even_multi(tf.ctx, tf.d_in, 10, 4, 4, CUPRIM_F32, counts, bins, lo, nan_hi,
+                                   s),
+       INVALID},
+      {"channels 0 and 1 overlap",
+       cuprim_histogram_even_multi(tf.ctx, tf.d_in, 10, 4, 4, CUPRIM_U8, overlap, bins, lo, hi, s),
+       INVALID},
+      {"channel 2 inside the samples",
+       cuprim_histogram_even_multi(tf.ctx, tf.d_in, 100, 4, 4, CUPRIM_U8, in_samples, bins, lo, hi,
+                                   s),
+       INVALID},
+      {"F32 samples + 1 byte",
+       cuprim_histogram_even_multi(tf.ctx, tf.d_in + 1, 10, 4, 4, CUPRIM_F32, counts, bins, lo, hi,
+                                   s),
+       INVALID},
+      {"NULL samples, 10 pixels",
+       cuprim_histogram_even_multi(tf.ctx, NULL, 10, 4, 4, CUPRIM_U8, counts, bins, lo, hi, s),
+       INVALID},
+  };
+  TF_CHECK_ARGUMENT_ERRORS(cases);
+}
+
+/* ---------------------------------------------------------------- no pixels */
+
+/* num_pixels == 0 writes zeros into every active channel over garbage (poison or 0xFF), with
+ * d_samples NULL or not, and leaves inactive channels alone. */
+TF_TEST(test_empty_input) {
+  static uint64_t zeros[65536];
+  multi_call calls[MAX_CALLS];
+  int count = 0;
+  for (int ch = 1; ch <= MAX_CH; ++ch)
+    for (int act = 1; act <= ch; act += 2) {
+      multi_call m;
+      memset(&m, 0, sizeof m);
+      m.d_samples = (ch + act) % 2 ? NULL : tf.d_in;
+      m.garbage = act == 1 ? 0xFF : -1;
+      m.channels = ch;
+      m.active = act;
+      m.dtype = all_dtypes[(size_t)(ch * 3 + act) % 10];
+      for (int c = 0; c < ch; ++c) {
+        m.bins[c] = c == 1 ? 65536 : 257;
+        hr_hist_span_range(m.dtype, m.bins[c], HR_HIST_ODD, &m.lower[c], &m.upper[c]);
+        m.want[c] = zeros;
+      }
+      calls[count++] = m;
+    }
+  run_calls(calls, count, tf.stream, "no pixels", 0);
+  tf_check_no_recorded_error("after calls with no pixels");
+}
+
+/* ---------------------------------------------------------------- the sweep */
+
 /* Every layout x size for one dtype; per channel a rotating span and data kind. */
 static void sweep(cuprim_dtype t) {
   const double t0 = tf_now_s();
@@ -352,34 +430,6 @@ TF_TEST(test_large_bins) {
                 tf.stream);
       run_calls(calls, 1, tf.stream, "large bins", seed);
     }
-}
-
-/* ---------------------------------------------------------------- no pixels */
-
-/* num_pixels == 0 writes zeros into every active channel over garbage (poison or 0xFF), with
- * d_samples NULL or not, and leaves inactive channels alone. */
-TF_TEST(test_empty_input) {
-  static uint64_t zeros[65536];
-  multi_call calls[MAX_CALLS];
-  int count = 0;
-  for (int ch = 1; ch <= MAX_CH; ++ch)
-    for (int act = 1; act <= ch; act += 2) {
-      multi_call m;
-      memset(&m, 0, sizeof m);
-      m.d_samples = (ch + act) % 2 ? NULL : tf.d_in;
-      m.garbage = act == 1 ? 0xFF : -1;
-      m.channels = ch;
-      m.active = act;
-      m.dtype = all_dtypes[(size_t)(ch * 3 + act) % 10];
-      for (int c = 0; c < ch; ++c) {
-        m.bins[c] = c == 1 ? 65536 : 257;
-        hr_hist_span_range(m.dtype, m.bins[c], HR_HIST_ODD, &m.lower[c], &m.upper[c]);
-        m.want[c] = zeros;
-      }
-      calls[count++] = m;
-    }
-  run_calls(calls, count, tf.stream, "no pixels", 0);
-  tf_check_no_recorded_error("after calls with no pixels");
 }
 
 /* ---------------------------------------------------------------- misaligned */
@@ -507,54 +557,6 @@ TF_TEST(test_graph_capture) {
   calls[2] = make_call(&g_graph.lay_f32, CUPRIM_F32, g_graph.pixels_f32, spans, kinds, 2, tf.h_in2,
                        g_graph.d_f32, 1);
   tf_graph_rounds(&ops, calls, 3, g_graph.pixels_u8, graph_round);
-}
-
-/* ---------------------------------------------------------------- errors with a device */
-
-/* Invalid calls return before any CUDA work with a real context: nothing written. */
-TF_TEST(test_errors_with_device) {
-  uint64_t *out = (uint64_t *)(void *)tf_poison_inputs(4096, 8192);
-  uint64_t *counts[4] = {out, out + 16, out + 32, out + 48};
-  uint64_t *overlap[4] = {out, out + 8, out + 32, out + 48};
-  uint64_t *in_samples[4] = {out, out + 16, (uint64_t *)(void *)(tf.d_in + 64), out + 48};
-  const uint32_t bins[4] = {16, 16, 16, 16}, zero_bins[4] = {16, 0, 16, 16};
-  const double lo[4] = {0, 0, 0, 0}, hi[4] = {256, 256, 256, 256}, nan_hi[4] = {256, NAN, 256, 256};
-  const cudaStream_t s = tf.stream;
-  const cuprim_status INVALID = CUPRIM_ERROR_INVALID_ARGUMENT;
-  const tf_status_case cases[] = {
-      {"NULL ctx",
-       cuprim_histogram_even_multi(NULL, tf.d_in, 10, 4, 4, CUPRIM_U8, counts, bins, lo, hi, s),
-       INVALID},
-      {"channels 5",
-       cuprim_histogram_even_multi(tf.ctx, tf.d_in, 10, 5, 4, CUPRIM_U8, counts, bins, lo, hi, s),
-       INVALID},
-      {"active 0",
-       cuprim_histogram_even_multi(tf.ctx, tf.d_in, 10, 4, 0, CUPRIM_U8, counts, bins, lo, hi, s),
-       INVALID},
-      {"channel 1: 0 bins",
-       cuprim_histogram_even_multi(tf.ctx, tf.d_in, 10, 4, 4, CUPRIM_U8, counts, zero_bins, lo, hi,
-                                   s),
-       INVALID},
-      {"channel 1: upper NaN",
-       cuprim_histogram_even_multi(tf.ctx, tf.d_in, 10, 4, 4, CUPRIM_F32, counts, bins, lo, nan_hi,
-                                   s),
-       INVALID},
-      {"channels 0 and 1 overlap",
-       cuprim_histogram_even_multi(tf.ctx, tf.d_in, 10, 4, 4, CUPRIM_U8, overlap, bins, lo, hi, s),
-       INVALID},
-      {"channel 2 inside the samples",
-       cuprim_histogram_even_multi(tf.ctx, tf.d_in, 100, 4, 4, CUPRIM_U8, in_samples, bins, lo, hi,
-                                   s),
-       INVALID},
-      {"F32 samples + 1 byte",
-       cuprim_histogram_even_multi(tf.ctx, tf.d_in + 1, 10, 4, 4, CUPRIM_F32, counts, bins, lo, hi,
-                                   s),
-       INVALID},
-      {"NULL samples, 10 pixels",
-       cuprim_histogram_even_multi(tf.ctx, NULL, 10, 4, 4, CUPRIM_U8, counts, bins, lo, hi, s),
-       INVALID},
-  };
-  TF_CHECK_ARGUMENT_ERRORS(cases);
 }
 
 /* ---------------------------------------------------------------- past 2^32 bytes */

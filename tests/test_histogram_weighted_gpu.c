@@ -332,11 +332,79 @@ static int run_and_check(const w_call *calls, int count, cudaStream_t stream, co
   return tf_run_and_check(&ops, tf.ctx, calls, count, stream, &cs, res);
 }
 
-/* ---------------------------------------------------------------- the sweep */
-
 static const cuprim_dtype all_dtypes[] = {CUPRIM_I8,  CUPRIM_U8,  CUPRIM_I16, CUPRIM_U16,
                                           CUPRIM_I32, CUPRIM_U32, CUPRIM_I64, CUPRIM_U64,
                                           CUPRIM_F32, CUPRIM_F64};
+
+/* ---------------------------------------------------------------- errors with a device */
+
+TF_TEST(test_errors_with_device) {
+  double *out = (double *)(void *)tf_poison_inputs(4096, 8192);
+  const unsigned char *in = tf.d_in;
+  const cudaStream_t s = tf.stream;
+  const cuprim_status INVALID = CUPRIM_ERROR_INVALID_ARGUMENT;
+  const cuprim_dtype F32 = CUPRIM_F32;
+  const tf_status_case cases[] = {
+      {"NULL ctx",
+       cuprim_histogram_even_weighted(NULL, in, in + 512, 10, F32, F32, out, 16, 0.0, 1.0, s),
+       INVALID},
+      {"NULL weights",
+       cuprim_histogram_even_weighted(tf.ctx, in, NULL, 10, F32, F32, out, 16, 0.0, 1.0, s),
+       INVALID},
+      {"weights U8",
+       cuprim_histogram_even_weighted(tf.ctx, in, in + 512, 10, F32, CUPRIM_U8, out, 16, 0.0, 1.0,
+                                      s),
+       CUPRIM_ERROR_UNSUPPORTED},
+      {"sums inside the weights",
+       cuprim_histogram_even_weighted(tf.ctx, in, in + 512, 100, F32, F32,
+                                      (double *)(void *)(tf.d_in + 520), 16, 0.0, 1.0, s),
+       INVALID},
+      {"alg 2",
+       cuprim_histogram_even_weighted_ex(tf.ctx, (cuprim_histogram_weighted_alg)2, in, in + 512, 10,
+                                         F32, F32, out, 16, 0.0, 1.0, s),
+       INVALID},
+      {"lower NaN, FIXED_ORDER",
+       cuprim_histogram_even_weighted_ex(tf.ctx, FIXED, in, in + 512, 10, F32, F32, out, 16, NAN,
+                                         1.0, s),
+       INVALID},
+      {"sums + 4 bytes",
+       cuprim_histogram_even_weighted(tf.ctx, in, in + 512, 10, F32, F32,
+                                      (double *)(void *)(tf.out.d + 260), 16, 0.0, 1.0, s),
+       INVALID},
+  };
+  TF_CHECK_ARGUMENT_ERRORS(cases);
+}
+
+/* ---------------------------------------------------------------- n == 0 */
+
+TF_TEST(test_empty_input) {
+  const uint32_t bins[] = {1, 257, 65536};
+  w_ref *ref = &g.ref[0];
+  for (uint32_t k = 0; k < 65536; ++k) {
+    ref->m[k] = 0;
+    ref->special[k] = 0;
+  }
+  for (size_t d = 0; d < sizeof all_dtypes / sizeof all_dtypes[0]; ++d) {
+    w_call calls[MAX_CALLS];
+    int count = 0;
+    for (size_t bi = 0; bi < 3; ++bi) {
+      double lo, hi;
+      hr_hist_span_range(all_dtypes[d], bins[bi], HR_HIST_ODD, &lo, &hi);
+      const hr_hist_bins b = hr_hist_bins_even(bins[bi], lo, hi);
+      for (int alg = SHORTHAND; alg <= FIXED; ++alg) {
+        w_call c = make_call(alg, (bi + d) % 2 ? NULL : tf.d_in, (bi + d) % 2 ? NULL : tf.d_in2, 0,
+                             all_dtypes[d], (alg + (int)d) % 2 ? CUPRIM_F64 : CUPRIM_F32, &b, ref);
+        c.garbage = alg == AUTO ? 0xFF : -1;
+        calls[count++] = c;
+      }
+    }
+    tf_result res[MAX_CALLS];
+    run_and_check(calls, count, tf.stream, "n = 0", 0, res, 0);
+  }
+  tf_check_no_recorded_error("after calls with n == 0");
+}
+
+/* ---------------------------------------------------------------- the sweep */
 
 /* Every bin count x size x weight dtype for one sample dtype; data kind, range and weight kind
  * rotate with the size. */
@@ -452,35 +520,6 @@ TF_TEST(test_fixed_order_repeats) {
       }
     }
   }
-}
-
-/* ---------------------------------------------------------------- n == 0 */
-
-TF_TEST(test_empty_input) {
-  const uint32_t bins[] = {1, 257, 65536};
-  w_ref *ref = &g.ref[0];
-  for (uint32_t k = 0; k < 65536; ++k) {
-    ref->m[k] = 0;
-    ref->special[k] = 0;
-  }
-  for (size_t d = 0; d < sizeof all_dtypes / sizeof all_dtypes[0]; ++d) {
-    w_call calls[MAX_CALLS];
-    int count = 0;
-    for (size_t bi = 0; bi < 3; ++bi) {
-      double lo, hi;
-      hr_hist_span_range(all_dtypes[d], bins[bi], HR_HIST_ODD, &lo, &hi);
-      const hr_hist_bins b = hr_hist_bins_even(bins[bi], lo, hi);
-      for (int alg = SHORTHAND; alg <= FIXED; ++alg) {
-        w_call c = make_call(alg, (bi + d) % 2 ? NULL : tf.d_in, (bi + d) % 2 ? NULL : tf.d_in2, 0,
-                             all_dtypes[d], (alg + (int)d) % 2 ? CUPRIM_F64 : CUPRIM_F32, &b, ref);
-        c.garbage = alg == AUTO ? 0xFF : -1;
-        calls[count++] = c;
-      }
-    }
-    tf_result res[MAX_CALLS];
-    run_and_check(calls, count, tf.stream, "n = 0", 0, res, 0);
-  }
-  tf_check_no_recorded_error("after calls with n == 0");
 }
 
 /* ---------------------------------------------------------------- misaligned */
@@ -644,45 +683,6 @@ static void failing_cases(cuprim_ctx *ctx) {
 }
 
 TF_FAILING_ALLOCATOR_TEST(failing_cases)
-
-/* ---------------------------------------------------------------- errors with a device */
-
-TF_TEST(test_errors_with_device) {
-  double *out = (double *)(void *)tf_poison_inputs(4096, 8192);
-  const unsigned char *in = tf.d_in;
-  const cudaStream_t s = tf.stream;
-  const cuprim_status INVALID = CUPRIM_ERROR_INVALID_ARGUMENT;
-  const cuprim_dtype F32 = CUPRIM_F32;
-  const tf_status_case cases[] = {
-      {"NULL ctx",
-       cuprim_histogram_even_weighted(NULL, in, in + 512, 10, F32, F32, out, 16, 0.0, 1.0, s),
-       INVALID},
-      {"NULL weights",
-       cuprim_histogram_even_weighted(tf.ctx, in, NULL, 10, F32, F32, out, 16, 0.0, 1.0, s),
-       INVALID},
-      {"weights U8",
-       cuprim_histogram_even_weighted(tf.ctx, in, in + 512, 10, F32, CUPRIM_U8, out, 16, 0.0, 1.0,
-                                      s),
-       CUPRIM_ERROR_UNSUPPORTED},
-      {"sums inside the weights",
-       cuprim_histogram_even_weighted(tf.ctx, in, in + 512, 100, F32, F32,
-                                      (double *)(void *)(tf.d_in + 520), 16, 0.0, 1.0, s),
-       INVALID},
-      {"alg 2",
-       cuprim_histogram_even_weighted_ex(tf.ctx, (cuprim_histogram_weighted_alg)2, in, in + 512, 10,
-                                         F32, F32, out, 16, 0.0, 1.0, s),
-       INVALID},
-      {"lower NaN, FIXED_ORDER",
-       cuprim_histogram_even_weighted_ex(tf.ctx, FIXED, in, in + 512, 10, F32, F32, out, 16, NAN,
-                                         1.0, s),
-       INVALID},
-      {"sums + 4 bytes",
-       cuprim_histogram_even_weighted(tf.ctx, in, in + 512, 10, F32, F32,
-                                      (double *)(void *)(tf.out.d + 260), 16, 0.0, 1.0, s),
-       INVALID},
-  };
-  TF_CHECK_ARGUMENT_ERRORS(cases);
-}
 
 int main(void) {
   const struct CMUnitTest tests[] = {

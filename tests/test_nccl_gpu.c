@@ -589,6 +589,76 @@ static void layout(int which, int p, uint64_t n, uint64_t seed, uint64_t *off) {
   }
 }
 
+/* ---------------------------------------------------------------- the combination alone */
+
+/* cuprim__nccl_combine of the `count` partials h[0..count) of (t, op): uploaded to tf.d_in2 (none
+ * for 0), combined into tf.d_in2 + 8192, whose element comes back in *got once the stream is done.
+ * Returns what the call returned. */
+static cuprim_status combine(const void *h, int count, cuprim_dtype t, cuprim_op op, void *got) {
+  unsigned char *d_part = tf.d_in2, *d_out = tf.d_in2 + 8192;
+  const size_t size = cuprim_dtype_size(t);
+  if (count)
+    TF_CUDA(cudaMemcpyAsync(d_part, h, (size_t)count * size, cudaMemcpyHostToDevice, tf.stream));
+  const cuprim_status st = cuprim__nccl_combine(tf.ctx, d_part, count, d_out, t, op, tf.stream);
+  TF_CUDA(cudaMemcpyAsync(got, d_out, size, cudaMemcpyDeviceToHost, tf.stream));
+  tf_finish(tf.stream);
+  return st;
+}
+
+/* cuprim__nccl_combine alone, on partials written here: the identity for none, the partial
+ * itself (bit for bit, -0.0 and NaN payloads included) for one, and left to right for more:
+ * a float SUM whose order shows ((1e20 + -1e20) + 1 = 1, but 1e20 + (-1e20 + 1) = 0), and MIN over
+ * a NaN (the first NaN wins). Also past one block of staged partials (129, 300 partials). */
+TF_TEST(test_combine_order) {
+  double h_part[300];
+  double got = 0.0;
+  /* one partial: -0.0 stays -0.0 under SUM */
+  h_part[0] = -0.0;
+  assert_int_equal(combine(h_part, 1, CUPRIM_F64, CUPRIM_SUM, &got), CUPRIM_SUCCESS);
+  if (!(got == 0.0 && signbit(got)))
+    tf_failure("combine of one partial -0.0 (SUM) gave %g, not -0.0", got);
+  /* none: the identity */
+  TF_CUDA(cudaMemsetAsync(tf.d_in2 + 8192, TF_POISON, 8, tf.stream));
+  assert_int_equal(combine(h_part, 0, CUPRIM_F64, CUPRIM_MIN, &got), CUPRIM_SUCCESS);
+  if (!(isinf(got) && got > 0))
+    tf_failure("combine of no partials (MIN) gave %g, not +inf", got);
+  /* the order: left to right */
+  h_part[0] = 1e20;
+  h_part[1] = -1e20;
+  h_part[2] = 1.0;
+  assert_int_equal(combine(h_part, 3, CUPRIM_F64, CUPRIM_SUM, &got), CUPRIM_SUCCESS);
+  if (got != 1.0)
+    tf_failure("combine (1e20, -1e20, 1) (SUM) gave %g, not 1 (left to right)", got);
+  /* many partials, past the 128 staged at a time: an order-revealing sum and an integer XOR */
+  for (int count = 127; count <= 300; count += 173) {
+    for (int i = 0; i < count; ++i)
+      h_part[i] = i % 2 ? -1e20 : 1e20;
+    h_part[count - 1] = 3.0; /* left to right, 3 survives only where the sum before it is 0 */
+    assert_int_equal(combine(h_part, count, CUPRIM_F64, CUPRIM_SUM, &got), CUPRIM_SUCCESS);
+    double want = 0.0;
+    for (int i = 0; i < count; ++i)
+      want = i == 0 ? h_part[0] : want + h_part[i];
+    if (got != want)
+      tf_failure("combine of %d alternating +-1e20 then 3 (SUM) gave %.17g, left to right gives "
+                 "%.17g",
+                 count, got, want);
+    uint64_t hx[300], gx = 0, wx = 0;
+    for (int i = 0; i < count; ++i) {
+      hx[i] = 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1);
+      wx ^= hx[i];
+    }
+    assert_int_equal(combine(hx, count, CUPRIM_U64, CUPRIM_XOR, &gx), CUPRIM_SUCCESS);
+    if (gx != wx)
+      tf_failure("combine of %d U64 partials (XOR) gave 0x%016" PRIx64 ", expected 0x%016" PRIx64,
+                 count, gx, wx);
+  }
+  /* MIN with a NaN among the partials: NaN */
+  float hf[4] = {3.0f, NAN, -1.0f, 2.0f}, gf = 0.0f;
+  assert_int_equal(combine(hf, 4, CUPRIM_F32, CUPRIM_MIN, &gf), CUPRIM_SUCCESS);
+  if (!isnan(gf))
+    tf_failure("combine (3, NaN, -1, 2) (MIN) gave %g, not NaN", (double)gf);
+}
+
 /* ---------------------------------------------------------------- virtual ranks */
 
 /* Float SUM over P shards: AUTO within each shard (at most 8 log2(m+2) roundings per element, see
@@ -775,74 +845,6 @@ TF_TEST(test_virtual_ranks) {
       }
   }
   print_message("virtual ranks: %lu cases\n", cases);
-}
-
-/* cuprim__nccl_combine of the `count` partials h[0..count) of (t, op): uploaded to tf.d_in2 (none
- * for 0), combined into tf.d_in2 + 8192, whose element comes back in *got once the stream is done.
- * Returns what the call returned. */
-static cuprim_status combine(const void *h, int count, cuprim_dtype t, cuprim_op op, void *got) {
-  unsigned char *d_part = tf.d_in2, *d_out = tf.d_in2 + 8192;
-  const size_t size = cuprim_dtype_size(t);
-  if (count)
-    TF_CUDA(cudaMemcpyAsync(d_part, h, (size_t)count * size, cudaMemcpyHostToDevice, tf.stream));
-  const cuprim_status st = cuprim__nccl_combine(tf.ctx, d_part, count, d_out, t, op, tf.stream);
-  TF_CUDA(cudaMemcpyAsync(got, d_out, size, cudaMemcpyDeviceToHost, tf.stream));
-  tf_finish(tf.stream);
-  return st;
-}
-
-/* cuprim__nccl_combine alone, on partials written here: the identity for none, the partial
- * itself (bit for bit, -0.0 and NaN payloads included) for one, and left to right for more:
- * a float SUM whose order shows ((1e20 + -1e20) + 1 = 1, but 1e20 + (-1e20 + 1) = 0), and MIN over
- * a NaN (the first NaN wins). Also past one block of staged partials (129, 300 partials). */
-TF_TEST(test_combine_order) {
-  double h_part[300];
-  double got = 0.0;
-  /* one partial: -0.0 stays -0.0 under SUM */
-  h_part[0] = -0.0;
-  assert_int_equal(combine(h_part, 1, CUPRIM_F64, CUPRIM_SUM, &got), CUPRIM_SUCCESS);
-  if (!(got == 0.0 && signbit(got)))
-    tf_failure("combine of one partial -0.0 (SUM) gave %g, not -0.0", got);
-  /* none: the identity */
-  TF_CUDA(cudaMemsetAsync(tf.d_in2 + 8192, TF_POISON, 8, tf.stream));
-  assert_int_equal(combine(h_part, 0, CUPRIM_F64, CUPRIM_MIN, &got), CUPRIM_SUCCESS);
-  if (!(isinf(got) && got > 0))
-    tf_failure("combine of no partials (MIN) gave %g, not +inf", got);
-  /* the order: left to right */
-  h_part[0] = 1e20;
-  h_part[1] = -1e20;
-  h_part[2] = 1.0;
-  assert_int_equal(combine(h_part, 3, CUPRIM_F64, CUPRIM_SUM, &got), CUPRIM_SUCCESS);
-  if (got != 1.0)
-    tf_failure("combine (1e20, -1e20, 1) (SUM) gave %g, not 1 (left to right)", got);
-  /* many partials, past the 128 staged at a time: an order-revealing sum and an integer XOR */
-  for (int count = 127; count <= 300; count += 173) {
-    for (int i = 0; i < count; ++i)
-      h_part[i] = i % 2 ? -1e20 : 1e20;
-    h_part[count - 1] = 3.0; /* left to right, 3 survives only where the sum before it is 0 */
-    assert_int_equal(combine(h_part, count, CUPRIM_F64, CUPRIM_SUM, &got), CUPRIM_SUCCESS);
-    double want = 0.0;
-    for (int i = 0; i < count; ++i)
-      want = i == 0 ? h_part[0] : want + h_part[i];
-    if (got != want)
-      tf_failure("combine of %d alternating +-1e20 then 3 (SUM) gave %.17g, left to right gives "
-                 "%.17g",
-                 count, got, want);
-    uint64_t hx[300], gx = 0, wx = 0;
-    for (int i = 0; i < count; ++i) {
-      hx[i] = 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1);
-      wx ^= hx[i];
-    }
-    assert_int_equal(combine(hx, count, CUPRIM_U64, CUPRIM_XOR, &gx), CUPRIM_SUCCESS);
-    if (gx != wx)
-      tf_failure("combine of %d U64 partials (XOR) gave 0x%016" PRIx64 ", expected 0x%016" PRIx64,
-                 count, gx, wx);
-  }
-  /* MIN with a NaN among the partials: NaN */
-  float hf[4] = {3.0f, NAN, -1.0f, 2.0f}, gf = 0.0f;
-  assert_int_equal(combine(hf, 4, CUPRIM_F32, CUPRIM_MIN, &gf), CUPRIM_SUCCESS);
-  if (!isnan(gf))
-    tf_failure("combine (3, NaN, -1, 2) (MIN) gave %g, not NaN", (double)gf);
 }
 
 /* ---------------------------------------------------------------- several GPUs */

@@ -306,6 +306,15 @@ static size_t sweep_sizes(uint64_t *sizes, size_t cap) {
 
 /* ---------------------------------------------------------------- tests */
 
+/* n == 0: UINT64_MAX and the identity, with d_in NULL or not, on every dtype and path. */
+TF_TEST(test_empty_input) {
+  for (size_t d = 0; d < NUM_DTYPES; ++d)
+    for (int op = 0; op <= 1; ++op)
+      for (int null_in = 0; null_in <= 1; ++null_in)
+        run_case(NULL, null_in ? NULL : tf.d_in, 0, all_dtypes[d], (cuprim_arg_op)op,
+                 null_in ? "empty, d_in NULL" : "empty", 0);
+}
+
 /* Every dtype x op x size x data kind. */
 TF_TEST(test_sweep) {
   uint64_t sizes[48];
@@ -494,15 +503,6 @@ TF_TEST(test_integer_limits) {
           run_case(tf.h_in, tf.d_in, n, t, (cuprim_arg_op)op, names[v], seed);
         }
   }
-}
-
-/* n == 0: UINT64_MAX and the identity, with d_in NULL or not, on every dtype and path. */
-TF_TEST(test_empty_input) {
-  for (size_t d = 0; d < NUM_DTYPES; ++d)
-    for (int op = 0; op <= 1; ++op)
-      for (int null_in = 0; null_in <= 1; ++null_in)
-        run_case(NULL, null_in ? NULL : tf.d_in, 0, all_dtypes[d], (cuprim_arg_op)op,
-                 null_in ? "empty, d_in NULL" : "empty", 0);
 }
 
 /* d_in + 1, + 3 and + 7 elements: element-aligned, not 16-byte aligned. */

@@ -205,6 +205,80 @@ static size_t sweep_sizes(cuprim_dtype t, uint64_t *sizes, size_t cap) {
   return TF_SWEEP_SIZES(full, quick, 0x512E5, 3, large, sizes, cap);
 }
 
+static const cuprim_dtype reduce_dtypes[] = {CUPRIM_I32, CUPRIM_U32, CUPRIM_I64, CUPRIM_U64,
+                                             CUPRIM_F32, CUPRIM_F64, CUPRIM_F16, CUPRIM_BF16};
+#define NUM_REDUCE_DTYPES (sizeof reduce_dtypes / sizeof reduce_dtypes[0])
+
+/* ---------------------------------------------------------------- errors with a device */
+
+/* With a real context, invalid and unsupported calls still return before any CUDA work: nothing
+ * is written, no CUDA error is recorded. */
+TF_TEST(test_errors_with_device) {
+  unsigned char *out = tf_poison_inputs(4096, 2 * TF_GUARD_BYTES);
+  const void *in = tf.d_in;
+  const tf_status_case cases[] = {
+      {"NULL ctx", cuprim_reduce(NULL, in, out, 10, CUPRIM_F32, CUPRIM_SUM, tf.stream),
+       CUPRIM_ERROR_INVALID_ARGUMENT},
+      {"NULL d_out",
+       cuprim_reduce_ex(tf.ctx, CUPRIM_REDUCE_AUTO, in, NULL, 10, CUPRIM_F32, CUPRIM_SUM,
+                        tf.stream),
+       CUPRIM_ERROR_INVALID_ARGUMENT},
+      {"NULL d_in, n 10", cuprim_reduce(tf.ctx, NULL, out, 10, CUPRIM_F32, CUPRIM_SUM, tf.stream),
+       CUPRIM_ERROR_INVALID_ARGUMENT},
+      {"alg 10",
+       cuprim_reduce_ex(tf.ctx, (cuprim_reduce_alg)10, in, out, 10, CUPRIM_F32, CUPRIM_SUM,
+                        tf.stream),
+       CUPRIM_ERROR_INVALID_ARGUMENT},
+      {"dtype 12", cuprim_reduce(tf.ctx, in, out, 10, (cuprim_dtype)12, CUPRIM_SUM, tf.stream),
+       CUPRIM_ERROR_INVALID_ARGUMENT},
+      {"op 7", cuprim_reduce(tf.ctx, in, out, 10, CUPRIM_F32, (cuprim_op)7, tf.stream),
+       CUPRIM_ERROR_INVALID_ARGUMENT},
+      {"d_out + 1 byte", cuprim_reduce(tf.ctx, in, out + 1, 10, CUPRIM_F32, CUPRIM_SUM, tf.stream),
+       CUPRIM_ERROR_INVALID_ARGUMENT},
+      {"d_in + 1 byte",
+       cuprim_reduce(tf.ctx, tf.d_in + 1, out, 10, CUPRIM_F32, CUPRIM_SUM, tf.stream),
+       CUPRIM_ERROR_INVALID_ARGUMENT},
+      {"d_out inside d_in",
+       cuprim_reduce_ex(tf.ctx, CUPRIM_REDUCE_ATOMIC, in, tf.d_in + 64, 100, CUPRIM_F32, CUPRIM_SUM,
+                        tf.stream),
+       CUPRIM_ERROR_INVALID_ARGUMENT},
+      {"I8", cuprim_reduce(tf.ctx, in, out, 10, CUPRIM_I8, CUPRIM_SUM, tf.stream),
+       CUPRIM_ERROR_UNSUPPORTED},
+      {"U16",
+       cuprim_reduce_ex(tf.ctx, CUPRIM_REDUCE_ATOMIC, in, out, 10, CUPRIM_U16, CUPRIM_MAX,
+                        tf.stream),
+       CUPRIM_ERROR_UNSUPPORTED},
+      {"XOR on F32", cuprim_reduce(tf.ctx, in, out, 10, CUPRIM_F32, CUPRIM_XOR, tf.stream),
+       CUPRIM_ERROR_UNSUPPORTED},
+      {"AND on F64",
+       cuprim_reduce_ex(tf.ctx, CUPRIM_REDUCE_GLOBAL_TREE, in, out, 10, CUPRIM_F64, CUPRIM_AND,
+                        tf.stream),
+       CUPRIM_ERROR_UNSUPPORTED},
+  };
+  TF_CHECK_ARGUMENT_ERRORS(cases);
+}
+
+/* ---------------------------------------------------------------- n == 0 */
+
+/* n == 0 writes the identity, exactly, with d_in NULL or not, through every algorithm. */
+TF_TEST(test_empty_input) {
+  for (size_t d = 0; d < NUM_REDUCE_DTYPES; ++d)
+    for (int op = 0; op <= CUPRIM_XOR; ++op) {
+      const cuprim_dtype t = reduce_dtypes[d];
+      if (!hr_reduce_supported(t, (cuprim_op)op))
+        continue;
+      hr_reduce_ref ref;
+      hr_reduce_reference(t, (cuprim_op)op, NULL, 0, &ref);
+      for (int null_in = 0; null_in < 2; ++null_in) {
+        call calls[SWEEP_CALLS];
+        all_calls(calls, null_in ? NULL : tf.d_in, 0, t, (cuprim_op)op);
+        tf_result res[SWEEP_CALLS];
+        run_and_check(calls, SWEEP_CALLS, tf.stream, &ref, null_in ? "empty, d_in NULL" : "empty",
+                      0, res);
+      }
+    }
+}
+
 /* ---------------------------------------------------------------- the sweep */
 
 /* Every alg (and cuprim_reduce) x every op x size x data kind for one dtype. One reference per
@@ -244,31 +318,6 @@ static void sweep(cuprim_dtype t) {
 TF_SWEEP_TESTS_32_64(sweep)
 TF_SWEEP_TEST(sweep, f16, CUPRIM_F16) /* 0.2: computed in float, rounded once */
 TF_SWEEP_TEST(sweep, bf16, CUPRIM_BF16)
-
-static const cuprim_dtype reduce_dtypes[] = {CUPRIM_I32, CUPRIM_U32, CUPRIM_I64, CUPRIM_U64,
-                                             CUPRIM_F32, CUPRIM_F64, CUPRIM_F16, CUPRIM_BF16};
-#define NUM_REDUCE_DTYPES (sizeof reduce_dtypes / sizeof reduce_dtypes[0])
-
-/* ---------------------------------------------------------------- n == 0 */
-
-/* n == 0 writes the identity, exactly, with d_in NULL or not, through every algorithm. */
-TF_TEST(test_empty_input) {
-  for (size_t d = 0; d < NUM_REDUCE_DTYPES; ++d)
-    for (int op = 0; op <= CUPRIM_XOR; ++op) {
-      const cuprim_dtype t = reduce_dtypes[d];
-      if (!hr_reduce_supported(t, (cuprim_op)op))
-        continue;
-      hr_reduce_ref ref;
-      hr_reduce_reference(t, (cuprim_op)op, NULL, 0, &ref);
-      for (int null_in = 0; null_in < 2; ++null_in) {
-        call calls[SWEEP_CALLS];
-        all_calls(calls, null_in ? NULL : tf.d_in, 0, t, (cuprim_op)op);
-        tf_result res[SWEEP_CALLS];
-        run_and_check(calls, SWEEP_CALLS, tf.stream, &ref, null_in ? "empty, d_in NULL" : "empty",
-                      0, res);
-      }
-    }
-}
 
 /* ---------------------------------------------------------------- NaN and infinities */
 
@@ -720,55 +769,6 @@ static void failing_cases(cuprim_ctx *ctx) {
 }
 
 TF_FAILING_ALLOCATOR_TEST(failing_cases)
-
-/* ---------------------------------------------------------------- errors with a device */
-
-/* With a real context, invalid and unsupported calls still return before any CUDA work: nothing
- * is written, no CUDA error is recorded. */
-TF_TEST(test_errors_with_device) {
-  unsigned char *out = tf_poison_inputs(4096, 2 * TF_GUARD_BYTES);
-  const void *in = tf.d_in;
-  const tf_status_case cases[] = {
-      {"NULL ctx", cuprim_reduce(NULL, in, out, 10, CUPRIM_F32, CUPRIM_SUM, tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"NULL d_out",
-       cuprim_reduce_ex(tf.ctx, CUPRIM_REDUCE_AUTO, in, NULL, 10, CUPRIM_F32, CUPRIM_SUM,
-                        tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"NULL d_in, n 10", cuprim_reduce(tf.ctx, NULL, out, 10, CUPRIM_F32, CUPRIM_SUM, tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"alg 10",
-       cuprim_reduce_ex(tf.ctx, (cuprim_reduce_alg)10, in, out, 10, CUPRIM_F32, CUPRIM_SUM,
-                        tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"dtype 12", cuprim_reduce(tf.ctx, in, out, 10, (cuprim_dtype)12, CUPRIM_SUM, tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"op 7", cuprim_reduce(tf.ctx, in, out, 10, CUPRIM_F32, (cuprim_op)7, tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"d_out + 1 byte", cuprim_reduce(tf.ctx, in, out + 1, 10, CUPRIM_F32, CUPRIM_SUM, tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"d_in + 1 byte",
-       cuprim_reduce(tf.ctx, tf.d_in + 1, out, 10, CUPRIM_F32, CUPRIM_SUM, tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"d_out inside d_in",
-       cuprim_reduce_ex(tf.ctx, CUPRIM_REDUCE_ATOMIC, in, tf.d_in + 64, 100, CUPRIM_F32, CUPRIM_SUM,
-                        tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"I8", cuprim_reduce(tf.ctx, in, out, 10, CUPRIM_I8, CUPRIM_SUM, tf.stream),
-       CUPRIM_ERROR_UNSUPPORTED},
-      {"U16",
-       cuprim_reduce_ex(tf.ctx, CUPRIM_REDUCE_ATOMIC, in, out, 10, CUPRIM_U16, CUPRIM_MAX,
-                        tf.stream),
-       CUPRIM_ERROR_UNSUPPORTED},
-      {"XOR on F32", cuprim_reduce(tf.ctx, in, out, 10, CUPRIM_F32, CUPRIM_XOR, tf.stream),
-       CUPRIM_ERROR_UNSUPPORTED},
-      {"AND on F64",
-       cuprim_reduce_ex(tf.ctx, CUPRIM_REDUCE_GLOBAL_TREE, in, out, 10, CUPRIM_F64, CUPRIM_AND,
-                        tf.stream),
-       CUPRIM_ERROR_UNSUPPORTED},
-  };
-  TF_CHECK_ARGUMENT_ERRORS(cases);
-}
 
 /* ---------------------------------------------------------------- past 2^31 and 2^32 elements */
 

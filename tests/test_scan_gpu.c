@@ -223,6 +223,91 @@ static size_t sweep_sizes(cuprim_dtype t, uint64_t *sizes, size_t cap) {
   return TF_SWEEP_SIZES(full, quick, 0x5CA115E5, 3, large, sizes, cap);
 }
 
+/* ---------------------------------------------------------------- errors with a device */
+
+/* With a real context, invalid and unsupported calls still return before any CUDA work: nothing
+ * is written, no CUDA error is recorded. */
+TF_TEST(test_errors_with_device) {
+  unsigned char *out = tf_poison_inputs(4096, 8192);
+  const unsigned char *in = tf.d_in;
+  const cuprim_scan_kind I = CUPRIM_INCLUSIVE, E = CUPRIM_EXCLUSIVE;
+  const tf_status_case cases[] = {
+      {"NULL ctx", cuprim_scan(NULL, in, out, 10, CUPRIM_F32, CUPRIM_SUM, I, tf.stream),
+       CUPRIM_ERROR_INVALID_ARGUMENT},
+      {"NULL d_out", cuprim_scan(tf.ctx, in, NULL, 10, CUPRIM_F32, CUPRIM_SUM, I, tf.stream),
+       CUPRIM_ERROR_INVALID_ARGUMENT},
+      {"NULL d_in, n 10",
+       cuprim_scan_ex(tf.ctx, CUPRIM_SCAN_BLELLOCH, NULL, out, 10, CUPRIM_F32, CUPRIM_SUM, E,
+                      tf.stream),
+       CUPRIM_ERROR_INVALID_ARGUMENT},
+      {"alg 5",
+       cuprim_scan_ex(tf.ctx, (cuprim_scan_alg)5, in, out, 10, CUPRIM_F32, CUPRIM_SUM, I,
+                      tf.stream),
+       CUPRIM_ERROR_INVALID_ARGUMENT},
+      {"dtype 12", cuprim_scan(tf.ctx, in, out, 10, (cuprim_dtype)12, CUPRIM_SUM, I, tf.stream),
+       CUPRIM_ERROR_INVALID_ARGUMENT},
+      {"op 7", cuprim_scan(tf.ctx, in, out, 10, CUPRIM_F32, (cuprim_op)7, I, tf.stream),
+       CUPRIM_ERROR_INVALID_ARGUMENT},
+      {"kind 2",
+       cuprim_scan(tf.ctx, in, out, 10, CUPRIM_F32, CUPRIM_SUM, (cuprim_scan_kind)2, tf.stream),
+       CUPRIM_ERROR_INVALID_ARGUMENT},
+      {"d_out + 1 byte", cuprim_scan(tf.ctx, in, out + 1, 10, CUPRIM_F32, CUPRIM_SUM, I, tf.stream),
+       CUPRIM_ERROR_INVALID_ARGUMENT},
+      {"d_in + 1 byte",
+       cuprim_scan(tf.ctx, tf.d_in + 1, out, 10, CUPRIM_F32, CUPRIM_SUM, E, tf.stream),
+       CUPRIM_ERROR_INVALID_ARGUMENT},
+      {"d_out = d_in + 1 element",
+       cuprim_scan_ex(tf.ctx, CUPRIM_SCAN_DECOUPLED_LOOKBACK, in, tf.d_in + 4, 100, CUPRIM_F32,
+                      CUPRIM_SUM, I, tf.stream),
+       CUPRIM_ERROR_INVALID_ARGUMENT},
+      {"d_out inside d_in",
+       cuprim_scan_ex(tf.ctx, CUPRIM_SCAN_WARP_SHUFFLE, in, tf.d_in + 64, 100, CUPRIM_U32,
+                      CUPRIM_SUM, I, tf.stream),
+       CUPRIM_ERROR_INVALID_ARGUMENT},
+      {"I8", cuprim_scan(tf.ctx, in, out, 10, CUPRIM_I8, CUPRIM_SUM, I, tf.stream),
+       CUPRIM_ERROR_UNSUPPORTED},
+      {"U16",
+       cuprim_scan_ex(tf.ctx, CUPRIM_SCAN_HILLIS_STEELE, in, out, 10, CUPRIM_U16, CUPRIM_MAX, E,
+                      tf.stream),
+       CUPRIM_ERROR_UNSUPPORTED},
+      {"XOR on F32", cuprim_scan(tf.ctx, in, out, 10, CUPRIM_F32, CUPRIM_XOR, I, tf.stream),
+       CUPRIM_ERROR_UNSUPPORTED},
+      {"AND on F64",
+       cuprim_scan_ex(tf.ctx, CUPRIM_SCAN_DECOUPLED_LOOKBACK, in, out, 10, CUPRIM_F64, CUPRIM_AND,
+                      E, tf.stream),
+       CUPRIM_ERROR_UNSUPPORTED},
+  };
+  TF_CHECK_ARGUMENT_ERRORS(cases);
+}
+
+/* ---------------------------------------------------------------- n == 0 */
+
+/* n == 0 succeeds and writes nothing, with d_in and d_out NULL or not, through every algorithm,
+ * dtype, op and kind. */
+TF_TEST(test_empty_input) {
+  unsigned char *out = tf_poison_empty();
+  for (tf_dtype_op it = {0};
+       tf_next_dtype_op(&it, scan_dtypes, NUM_SCAN_DTYPES, hr_scan_supported);)
+    for (int ki = 0; ki < 2; ++ki)
+      for (int a = SHORTHAND; a < NUM_ALGS; ++a)
+        for (int ptrs = 0; ptrs < 5; ++ptrs) {
+          const cuprim_dtype t = it.t;
+          const cuprim_op op = it.op;
+          const void *in = ptrs & 1 ? (const void *)tf.d_in : NULL;
+          void *o = ptrs & 2 ? (void *)out : NULL;
+          if (ptrs == 4)
+            in = o = out; /* in place */
+          const scan_call c = make_call(a, in, 0, t, (cuprim_op)op, kinds[ki]);
+          const cuprim_status st = call_scan(tf.ctx, &c, in, o, tf.stream);
+          if (st != CUPRIM_SUCCESS)
+            tf_failure("%s %s %s %s n=0 d_in=%s d_out=%s: returned %s", call_name(&c),
+                       hr_dtype_name(t), hr_op_name((cuprim_op)op), hr_scan_kind_name(kinds[ki]),
+                       in ? "valid" : "NULL", o ? "valid" : "NULL", tu_status_name(st));
+        }
+  tf_check_empty("a call with n == 0");
+  tf_check_no_recorded_error("after calls with n == 0");
+}
+
 /* ---------------------------------------------------------------- the sweep */
 
 /* Which calls a sweep case makes. Full mode: every algorithm and cuprim_scan, out of place and in
@@ -278,34 +363,6 @@ static void sweep(cuprim_dtype t) {
 TF_SWEEP_TESTS_32_64(sweep)
 TF_SWEEP_TEST(sweep, f16, CUPRIM_F16) /* 0.2: a running value in float, each output rounded once */
 TF_SWEEP_TEST(sweep, bf16, CUPRIM_BF16)
-
-/* ---------------------------------------------------------------- n == 0 */
-
-/* n == 0 succeeds and writes nothing, with d_in and d_out NULL or not, through every algorithm,
- * dtype, op and kind. */
-TF_TEST(test_empty_input) {
-  unsigned char *out = tf_poison_empty();
-  for (tf_dtype_op it = {0};
-       tf_next_dtype_op(&it, scan_dtypes, NUM_SCAN_DTYPES, hr_scan_supported);)
-    for (int ki = 0; ki < 2; ++ki)
-      for (int a = SHORTHAND; a < NUM_ALGS; ++a)
-        for (int ptrs = 0; ptrs < 5; ++ptrs) {
-          const cuprim_dtype t = it.t;
-          const cuprim_op op = it.op;
-          const void *in = ptrs & 1 ? (const void *)tf.d_in : NULL;
-          void *o = ptrs & 2 ? (void *)out : NULL;
-          if (ptrs == 4)
-            in = o = out; /* in place */
-          const scan_call c = make_call(a, in, 0, t, (cuprim_op)op, kinds[ki]);
-          const cuprim_status st = call_scan(tf.ctx, &c, in, o, tf.stream);
-          if (st != CUPRIM_SUCCESS)
-            tf_failure("%s %s %s %s n=0 d_in=%s d_out=%s: returned %s", call_name(&c),
-                       hr_dtype_name(t), hr_op_name((cuprim_op)op), hr_scan_kind_name(kinds[ki]),
-                       in ? "valid" : "NULL", o ? "valid" : "NULL", tu_status_name(st));
-        }
-  tf_check_empty("a call with n == 0");
-  tf_check_no_recorded_error("after calls with n == 0");
-}
 
 /* ---------------------------------------------------------------- NaN and infinities */
 
@@ -778,63 +835,6 @@ static void failing_cases(cuprim_ctx *ctx) {
 }
 
 TF_FAILING_ALLOCATOR_TEST(failing_cases)
-
-/* ---------------------------------------------------------------- errors with a device */
-
-/* With a real context, invalid and unsupported calls still return before any CUDA work: nothing
- * is written, no CUDA error is recorded. */
-TF_TEST(test_errors_with_device) {
-  unsigned char *out = tf_poison_inputs(4096, 8192);
-  const unsigned char *in = tf.d_in;
-  const cuprim_scan_kind I = CUPRIM_INCLUSIVE, E = CUPRIM_EXCLUSIVE;
-  const tf_status_case cases[] = {
-      {"NULL ctx", cuprim_scan(NULL, in, out, 10, CUPRIM_F32, CUPRIM_SUM, I, tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"NULL d_out", cuprim_scan(tf.ctx, in, NULL, 10, CUPRIM_F32, CUPRIM_SUM, I, tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"NULL d_in, n 10",
-       cuprim_scan_ex(tf.ctx, CUPRIM_SCAN_BLELLOCH, NULL, out, 10, CUPRIM_F32, CUPRIM_SUM, E,
-                      tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"alg 5",
-       cuprim_scan_ex(tf.ctx, (cuprim_scan_alg)5, in, out, 10, CUPRIM_F32, CUPRIM_SUM, I,
-                      tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"dtype 12", cuprim_scan(tf.ctx, in, out, 10, (cuprim_dtype)12, CUPRIM_SUM, I, tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"op 7", cuprim_scan(tf.ctx, in, out, 10, CUPRIM_F32, (cuprim_op)7, I, tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"kind 2",
-       cuprim_scan(tf.ctx, in, out, 10, CUPRIM_F32, CUPRIM_SUM, (cuprim_scan_kind)2, tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"d_out + 1 byte", cuprim_scan(tf.ctx, in, out + 1, 10, CUPRIM_F32, CUPRIM_SUM, I, tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"d_in + 1 byte",
-       cuprim_scan(tf.ctx, tf.d_in + 1, out, 10, CUPRIM_F32, CUPRIM_SUM, E, tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"d_out = d_in + 1 element",
-       cuprim_scan_ex(tf.ctx, CUPRIM_SCAN_DECOUPLED_LOOKBACK, in, tf.d_in + 4, 100, CUPRIM_F32,
-                      CUPRIM_SUM, I, tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"d_out inside d_in",
-       cuprim_scan_ex(tf.ctx, CUPRIM_SCAN_WARP_SHUFFLE, in, tf.d_in + 64, 100, CUPRIM_U32,
-                      CUPRIM_SUM, I, tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"I8", cuprim_scan(tf.ctx, in, out, 10, CUPRIM_I8, CUPRIM_SUM, I, tf.stream),
-       CUPRIM_ERROR_UNSUPPORTED},
-      {"U16",
-       cuprim_scan_ex(tf.ctx, CUPRIM_SCAN_HILLIS_STEELE, in, out, 10, CUPRIM_U16, CUPRIM_MAX, E,
-                      tf.stream),
-       CUPRIM_ERROR_UNSUPPORTED},
-      {"XOR on F32", cuprim_scan(tf.ctx, in, out, 10, CUPRIM_F32, CUPRIM_XOR, I, tf.stream),
-       CUPRIM_ERROR_UNSUPPORTED},
-      {"AND on F64",
-       cuprim_scan_ex(tf.ctx, CUPRIM_SCAN_DECOUPLED_LOOKBACK, in, out, 10, CUPRIM_F64, CUPRIM_AND,
-                      E, tf.stream),
-       CUPRIM_ERROR_UNSUPPORTED},
-  };
-  TF_CHECK_ARGUMENT_ERRORS(cases);
-}
 
 /* ---------------------------------------------------------------- past 2^31 elements */
 

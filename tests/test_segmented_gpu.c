@@ -420,6 +420,119 @@ static void make_references(cuprim_dtype t, cuprim_op op, uint64_t n, cuprim_dty
     describe_scan(&g_sref[ki], t, op, kinds[ki], tf.h_in, n, ot, tf.h_in2, segs, 0);
 }
 
+/* ---------------------------------------------------------------- errors with a device */
+
+/* With a real context, invalid and unsupported calls return before any CUDA work. */
+TF_TEST(test_errors_with_device) {
+  unsigned char *out = tf_poison_inputs(4096, 8192);
+  const unsigned char *in = tf.d_in, *off = tf.d_in + 2048;
+  const cuprim_dtype F = CUPRIM_F32, I64 = CUPRIM_I64;
+  const tf_status_case cases[] = {
+      {"NULL ctx",
+       cuprim_segmented_reduce(NULL, in, out, 10, off, I64, 3, F, CUPRIM_SUM, tf.stream),
+       CUPRIM_ERROR_INVALID_ARGUMENT},
+      {"alg 5",
+       cuprim_segmented_reduce_ex(tf.ctx, (cuprim_segmented_alg)5, in, out, 10, off, I64, 3, F,
+                                  CUPRIM_SUM, tf.stream),
+       CUPRIM_ERROR_INVALID_ARGUMENT},
+      {"NULL d_offsets",
+       cuprim_segmented_reduce(tf.ctx, in, out, 10, NULL, I64, 3, F, CUPRIM_SUM, tf.stream),
+       CUPRIM_ERROR_INVALID_ARGUMENT},
+      {"num_segments UINT64_MAX",
+       cuprim_segmented_reduce(tf.ctx, in, out, 10, off, I64, UINT64_MAX, F, CUPRIM_SUM, tf.stream),
+       CUPRIM_ERROR_INVALID_ARGUMENT},
+      {"d_out on the offsets",
+       cuprim_segmented_reduce(tf.ctx, in, (void *)off, 10, off, I64, 3, F, CUPRIM_SUM, tf.stream),
+       CUPRIM_ERROR_INVALID_ARGUMENT},
+      {"offsets F32",
+       cuprim_segmented_reduce(tf.ctx, in, out, 10, off, F, 3, F, CUPRIM_SUM, tf.stream),
+       CUPRIM_ERROR_UNSUPPORTED},
+      {"XOR on F32",
+       cuprim_segmented_reduce(tf.ctx, in, out, 10, off, I64, 3, F, CUPRIM_XOR, tf.stream),
+       CUPRIM_ERROR_UNSUPPORTED},
+      {"batched, product overflows",
+       cuprim_batched_reduce(tf.ctx, in, out, 1ull << 40, 1ull << 40, F, CUPRIM_SUM, tf.stream),
+       CUPRIM_ERROR_INVALID_ARGUMENT},
+      {"batched, I8",
+       cuprim_batched_reduce(tf.ctx, in, out, 2, 3, CUPRIM_I8, CUPRIM_SUM, tf.stream),
+       CUPRIM_ERROR_UNSUPPORTED},
+      {"scan, d_out = d_in + 1 element",
+       cuprim_segmented_scan(tf.ctx, in, (void *)(in + 4), 10, off, I64, 3, F, CUPRIM_SUM,
+                             CUPRIM_INCLUSIVE, tf.stream),
+       CUPRIM_ERROR_INVALID_ARGUMENT},
+      {"scan, kind 2",
+       cuprim_segmented_scan(tf.ctx, in, out, 10, off, I64, 3, F, CUPRIM_SUM, (cuprim_scan_kind)2,
+                             tf.stream),
+       CUPRIM_ERROR_INVALID_ARGUMENT},
+      {"batched scan, U16",
+       cuprim_batched_scan(tf.ctx, in, out, 2, 3, CUPRIM_U16, CUPRIM_SUM, CUPRIM_INCLUSIVE,
+                           tf.stream),
+       CUPRIM_ERROR_UNSUPPORTED},
+  };
+  TF_CHECK_ARGUMENT_ERRORS(cases);
+}
+
+/* ---------------------------------------------------------------- nothing to do */
+
+/* num_segments == 0 writes nothing (with NULL pointers or not); n == 0 with segments writes the
+ * identity into every d_out[s]; rows of 0 elements too; scans of n == 0 write nothing. */
+TF_TEST(test_empty) {
+  unsigned char *out = tf_poison_empty();
+  for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; ++d)
+    for (int op = 0; op <= CUPRIM_XOR; ++op) {
+      const cuprim_dtype t = dtypes[d];
+      if (!hr_scan_supported(t, (cuprim_op)op))
+        continue;
+      for (int ptrs = 0; ptrs < 2; ++ptrs) {
+        const void *in = ptrs ? tf.d_in : NULL, *off = ptrs ? tf.d_in2 : NULL;
+        void *o = ptrs ? (void *)out : NULL;
+        cuprim_status st[8];
+        int k = 0;
+        for (int a = 0; a < NUM_ALGS; ++a)
+          st[k++] =
+              cuprim_segmented_reduce_ex(tf.ctx, (cuprim_segmented_alg)a, in, o, ptrs ? 10 : 0, off,
+                                         CUPRIM_I64, 0, t, (cuprim_op)op, tf.stream);
+        st[k++] = cuprim_batched_reduce(tf.ctx, in, o, 0, 5, t, (cuprim_op)op, tf.stream);
+        st[k++] = cuprim_segmented_scan(tf.ctx, in, o, 0, off, CUPRIM_U32, ptrs ? 3 : 0, t,
+                                        (cuprim_op)op, CUPRIM_INCLUSIVE, tf.stream);
+        st[k++] =
+            cuprim_batched_scan(tf.ctx, in, o, 3, 0, t, (cuprim_op)op, CUPRIM_EXCLUSIVE, tf.stream);
+        for (int i = 0; i < k; ++i)
+          if (st[i] != CUPRIM_SUCCESS)
+            tf_failure("%s %s, nothing to do (call %d, pointers %s): returned %s", hr_dtype_name(t),
+                       hr_op_name((cuprim_op)op), i, ptrs ? "valid" : "NULL",
+                       tu_status_name(st[i]));
+      }
+    }
+  tf_check_empty("a call with nothing to do");
+
+  /* The identities: n == 0 with offsets (d_in NULL), and rows of 0 elements. */
+  const uint64_t zeros[6] = {0, 0, 0, 0, 0, 0};
+  for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; ++d)
+    for (int op = 0; op <= CUPRIM_XOR; ++op) {
+      const cuprim_dtype t = dtypes[d];
+      if (!hr_scan_supported(t, (cuprim_op)op))
+        continue;
+      memcpy(tf.h_in2, zeros, sizeof zeros);
+      tf_upload(tf.d_in2, tf.h_in2, sizeof zeros, tf.stream);
+      const uint64_t segs = 5;
+      if (hr_seg_reduce_reference(&g_rref, t, (cuprim_op)op, NULL, 0, CUPRIM_U64, tf.h_in2, segs,
+                                  0) != 0)
+        fail_msg("out of host memory");
+      seg_call calls[MAX_CALLS];
+      tf_result res[MAX_CALLS];
+      int count = 0;
+      for (int a = SHORTHAND; a < NUM_ALGS; ++a)
+        calls[count++] = reduce_call(a, NULL, 0, tf.d_in2, CUPRIM_U64, segs, t, (cuprim_op)op);
+      calls[count++] =
+          batched(reduce_call(0, NULL, 0, NULL, CUPRIM_U64, segs, t, (cuprim_op)op), 0);
+      for (int i = 0; i < count; ++i)
+        calls[i].layout = "n 0 / rows of 0";
+      run_and_check(calls, count, tf.stream, "none", 0, 0, res);
+    }
+  tf_check_no_recorded_error("after calls with nothing to do");
+}
+
 /* ---------------------------------------------------------------- the sweep */
 
 /* Every call of one case (quick: fewer). Uniform layouts also go through the batched calls; the
@@ -525,67 +638,6 @@ TF_TEST(test_offset_dtypes) {
           continue;
         run_case(pairs[p].t, pairs[p].op, HR_SCAN_RANDOM, L, offset_dtypes[o], 0x0FF);
       }
-}
-
-/* ---------------------------------------------------------------- nothing to do */
-
-/* num_segments == 0 writes nothing (with NULL pointers or not); n == 0 with segments writes the
- * identity into every d_out[s]; rows of 0 elements too; scans of n == 0 write nothing. */
-TF_TEST(test_empty) {
-  unsigned char *out = tf_poison_empty();
-  for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; ++d)
-    for (int op = 0; op <= CUPRIM_XOR; ++op) {
-      const cuprim_dtype t = dtypes[d];
-      if (!hr_scan_supported(t, (cuprim_op)op))
-        continue;
-      for (int ptrs = 0; ptrs < 2; ++ptrs) {
-        const void *in = ptrs ? tf.d_in : NULL, *off = ptrs ? tf.d_in2 : NULL;
-        void *o = ptrs ? (void *)out : NULL;
-        cuprim_status st[8];
-        int k = 0;
-        for (int a = 0; a < NUM_ALGS; ++a)
-          st[k++] =
-              cuprim_segmented_reduce_ex(tf.ctx, (cuprim_segmented_alg)a, in, o, ptrs ? 10 : 0, off,
-                                         CUPRIM_I64, 0, t, (cuprim_op)op, tf.stream);
-        st[k++] = cuprim_batched_reduce(tf.ctx, in, o, 0, 5, t, (cuprim_op)op, tf.stream);
-        st[k++] = cuprim_segmented_scan(tf.ctx, in, o, 0, off, CUPRIM_U32, ptrs ? 3 : 0, t,
-                                        (cuprim_op)op, CUPRIM_INCLUSIVE, tf.stream);
-        st[k++] =
-            cuprim_batched_scan(tf.ctx, in, o, 3, 0, t, (cuprim_op)op, CUPRIM_EXCLUSIVE, tf.stream);
-        for (int i = 0; i < k; ++i)
-          if (st[i] != CUPRIM_SUCCESS)
-            tf_failure("%s %s, nothing to do (call %d, pointers %s): returned %s", hr_dtype_name(t),
-                       hr_op_name((cuprim_op)op), i, ptrs ? "valid" : "NULL",
-                       tu_status_name(st[i]));
-      }
-    }
-  tf_check_empty("a call with nothing to do");
-
-  /* The identities: n == 0 with offsets (d_in NULL), and rows of 0 elements. */
-  const uint64_t zeros[6] = {0, 0, 0, 0, 0, 0};
-  for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; ++d)
-    for (int op = 0; op <= CUPRIM_XOR; ++op) {
-      const cuprim_dtype t = dtypes[d];
-      if (!hr_scan_supported(t, (cuprim_op)op))
-        continue;
-      memcpy(tf.h_in2, zeros, sizeof zeros);
-      tf_upload(tf.d_in2, tf.h_in2, sizeof zeros, tf.stream);
-      const uint64_t segs = 5;
-      if (hr_seg_reduce_reference(&g_rref, t, (cuprim_op)op, NULL, 0, CUPRIM_U64, tf.h_in2, segs,
-                                  0) != 0)
-        fail_msg("out of host memory");
-      seg_call calls[MAX_CALLS];
-      tf_result res[MAX_CALLS];
-      int count = 0;
-      for (int a = SHORTHAND; a < NUM_ALGS; ++a)
-        calls[count++] = reduce_call(a, NULL, 0, tf.d_in2, CUPRIM_U64, segs, t, (cuprim_op)op);
-      calls[count++] =
-          batched(reduce_call(0, NULL, 0, NULL, CUPRIM_U64, segs, t, (cuprim_op)op), 0);
-      for (int i = 0; i < count; ++i)
-        calls[i].layout = "n 0 / rows of 0";
-      run_and_check(calls, count, tf.stream, "none", 0, 0, res);
-    }
-  tf_check_no_recorded_error("after calls with nothing to do");
 }
 
 /* ---------------------------------------------------------------- misaligned pointers */
@@ -886,58 +938,6 @@ TF_COUNTING_ALLOCATOR_TEST(counting_cases,
                            "the merge path's partitions and tile records need memory")
 
 TF_FAILING_ALLOCATOR_TEST(failing_cases)
-
-/* ---------------------------------------------------------------- errors with a device */
-
-/* With a real context, invalid and unsupported calls return before any CUDA work. */
-TF_TEST(test_errors_with_device) {
-  unsigned char *out = tf_poison_inputs(4096, 8192);
-  const unsigned char *in = tf.d_in, *off = tf.d_in + 2048;
-  const cuprim_dtype F = CUPRIM_F32, I64 = CUPRIM_I64;
-  const tf_status_case cases[] = {
-      {"NULL ctx",
-       cuprim_segmented_reduce(NULL, in, out, 10, off, I64, 3, F, CUPRIM_SUM, tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"alg 5",
-       cuprim_segmented_reduce_ex(tf.ctx, (cuprim_segmented_alg)5, in, out, 10, off, I64, 3, F,
-                                  CUPRIM_SUM, tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"NULL d_offsets",
-       cuprim_segmented_reduce(tf.ctx, in, out, 10, NULL, I64, 3, F, CUPRIM_SUM, tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"num_segments UINT64_MAX",
-       cuprim_segmented_reduce(tf.ctx, in, out, 10, off, I64, UINT64_MAX, F, CUPRIM_SUM, tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"d_out on the offsets",
-       cuprim_segmented_reduce(tf.ctx, in, (void *)off, 10, off, I64, 3, F, CUPRIM_SUM, tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"offsets F32",
-       cuprim_segmented_reduce(tf.ctx, in, out, 10, off, F, 3, F, CUPRIM_SUM, tf.stream),
-       CUPRIM_ERROR_UNSUPPORTED},
-      {"XOR on F32",
-       cuprim_segmented_reduce(tf.ctx, in, out, 10, off, I64, 3, F, CUPRIM_XOR, tf.stream),
-       CUPRIM_ERROR_UNSUPPORTED},
-      {"batched, product overflows",
-       cuprim_batched_reduce(tf.ctx, in, out, 1ull << 40, 1ull << 40, F, CUPRIM_SUM, tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"batched, I8",
-       cuprim_batched_reduce(tf.ctx, in, out, 2, 3, CUPRIM_I8, CUPRIM_SUM, tf.stream),
-       CUPRIM_ERROR_UNSUPPORTED},
-      {"scan, d_out = d_in + 1 element",
-       cuprim_segmented_scan(tf.ctx, in, (void *)(in + 4), 10, off, I64, 3, F, CUPRIM_SUM,
-                             CUPRIM_INCLUSIVE, tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"scan, kind 2",
-       cuprim_segmented_scan(tf.ctx, in, out, 10, off, I64, 3, F, CUPRIM_SUM, (cuprim_scan_kind)2,
-                             tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"batched scan, U16",
-       cuprim_batched_scan(tf.ctx, in, out, 2, 3, CUPRIM_U16, CUPRIM_SUM, CUPRIM_INCLUSIVE,
-                           tf.stream),
-       CUPRIM_ERROR_UNSUPPORTED},
-  };
-  TF_CHECK_ARGUMENT_ERRORS(cases);
-}
 
 /* ---------------------------------------------------------------- past 2^32 */
 
