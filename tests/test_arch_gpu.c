@@ -36,7 +36,7 @@ static int parse_archs(const char *list, arch_entry *out, int cap) {
   return n;
 }
 
-static void test_build_architectures(void **state) {
+TU_TEST(test_build_architectures) {
   (void)state;
   const char *list = cuprim_build_architectures();
   assert_non_null(list);
@@ -45,7 +45,7 @@ static void test_build_architectures(void **state) {
   assert_true(parse_archs(list, e, 32) >= 1);
 }
 
-static void test_code_arch_matches_device(void **state) {
+TU_TEST(test_code_arch_matches_device) {
   (void)state;
   TU_SKIP_WITHOUT_DEVICE();
   cuprim_ctx *ctx = NULL;
@@ -82,15 +82,4 @@ static void test_code_arch_matches_device(void **state) {
   assert_int_equal(cuprim_ctx_destroy(ctx), CUPRIM_SUCCESS);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_build_architectures),
-      cmocka_unit_test(test_code_arch_matches_device),
-  };
-  tu_apply_test_filter();
-  const int failed = cmocka_run_group_tests(tests, NULL, NULL);
-  char reason[256];
-  if (!failed && !tu_device_available(reason, sizeof reason))
-    return 77; /* the device test skipped: no device (CTest SKIP_RETURN_CODE) */
-  return failed;
-}
+TU_MAIN_GPU(NULL, NULL)

@@ -96,7 +96,7 @@ static void bad(const char *line, const char *needle) {
 
 /* ---------------------------------------------------------------- commands */
 
-static void test_commands_and_help(void **state) {
+TU_TEST(test_commands_and_help) {
   (void)state;
   cli_args a;
   char err[256];
@@ -128,7 +128,7 @@ static void test_commands_and_help(void **state) {
   assert_null(cli_command_name(CLI_CMD_NONE));
 }
 
-static void test_demo_and_info(void **state) {
+TU_TEST(test_demo_and_info) {
   (void)state;
   cli_args a = command_of("demo", CLI_CMD_DEMO);
   assert_int_equal(a.n, (uint64_t)1 << 26);
@@ -176,7 +176,7 @@ static void test_demo_and_info(void **state) {
 /* --devices: a list of distinct ordinals for the file commands; one device works as --device;
  * several need the NCCL component (cli_check_devices, asked by main with the build's answer) and
  * the default algorithm. */
-static void test_devices(void **state) {
+TU_TEST(test_devices) {
   (void)state;
   cli_args a;
   char err[512];
@@ -237,7 +237,7 @@ static void test_devices(void **state) {
   assert_int_equal(cli_check_devices(&a, 0, err, sizeof err), CLI_EXIT_OK);
 }
 
-static void test_reduce_and_scan(void **state) {
+TU_TEST(test_reduce_and_scan) {
   (void)state;
   cli_args a = command_of("reduce data.npy", CLI_CMD_REDUCE);
   assert_string_equal(a.input, "data.npy");
@@ -316,7 +316,7 @@ static void test_reduce_and_scan(void **state) {
   bad("scan --exclusive=yes -o o.npy in.npy", "takes no value");
 }
 
-static void test_histogram(void **state) {
+TU_TEST(test_histogram) {
   (void)state;
   cli_args a = command_of("histogram --bins 10 --range 0 1 data.npy", CLI_CMD_HISTOGRAM);
   assert_int_equal(a.bins, 10);
@@ -373,7 +373,7 @@ static void test_histogram(void **state) {
   bad("histogram --edges= d", "empty file name");
 }
 
-static void test_ladder(void **state) {
+TU_TEST(test_ladder) {
   (void)state;
   cli_args a = command_of("ladder reduce", CLI_CMD_LADDER);
   assert_int_equal(a.primitive, CLI_PRIM_REDUCE);
@@ -405,7 +405,7 @@ static void test_ladder(void **state) {
   bad("ladder reduce --n 0", "--n 0");
 }
 
-static void test_value_parsers(void **state) {
+TU_TEST(test_value_parsers) {
   (void)state;
   uint64_t u = 77;
   assert_int_equal(cli_parse_u64("0", &u), 0);
@@ -462,7 +462,7 @@ static void test_value_parsers(void **state) {
 
 /* ---------------------------------------------------------------- support */
 
-static void test_supported(void **state) {
+TU_TEST(test_supported) {
   (void)state;
   char err[256];
   /* The headers' contract, written here independently of the library that the program asks:
@@ -504,7 +504,7 @@ static void test_supported(void **state) {
 
 /* reduce --op argmin|argmax (reduce only, no --alg); histogram --channels/--active with
  * per-channel lists, and --weights with its two algorithms; what excludes what. */
-static void test_arg_channels_weights(void **state) {
+TU_TEST(test_arg_channels_weights) {
   (void)state;
   cli_args a;
   ok("reduce --op argmin f", &a);
@@ -562,17 +562,4 @@ static void test_arg_channels_weights(void **state) {
   bad("reduce --weights w.npy f", "reduce does not take --weights");
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_commands_and_help),
-      cmocka_unit_test(test_demo_and_info),
-      cmocka_unit_test(test_devices),
-      cmocka_unit_test(test_reduce_and_scan),
-      cmocka_unit_test(test_histogram),
-      cmocka_unit_test(test_ladder),
-      cmocka_unit_test(test_value_parsers),
-      cmocka_unit_test(test_supported),
-      cmocka_unit_test(test_arg_channels_weights),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(NULL, NULL)

@@ -144,11 +144,9 @@ static void reduce_case(tc_run *r, const char *file, cuprim_dtype t, cuprim_op o
     check_reduce(r, file, t, op, h, N, "");
 }
 
-static void test_reduce(void **state) {
-  for_each_type_op(device_run(state), "reduce.npy", 0, reduce_case);
-}
+TU_TEST(test_reduce) { for_each_type_op(device_run(state), "reduce.npy", 0, reduce_case); }
 
-static void test_reduce_inputs_and_outputs(void **state) {
+TU_TEST(test_reduce_inputs_and_outputs) {
   tc_run *r = device_run(state);
   /* Every algorithm, on integers (exact), with and without passes. */
   int32_t *h = write_data(tc_path("i32.npy"), CUPRIM_I32, CUPRIM_SUM, N, 11);
@@ -250,11 +248,9 @@ static void scan_case(tc_run *r, const char *file, cuprim_dtype t, cuprim_op op,
   }
 }
 
-static void test_scan(void **state) {
-  for_each_type_op(device_run(state), "scan.npy", 100, scan_case);
-}
+TU_TEST(test_scan) { for_each_type_op(device_run(state), "scan.npy", 100, scan_case); }
 
-static void test_scan_algorithms_and_shapes(void **state) {
+TU_TEST(test_scan_algorithms_and_shapes) {
   tc_run *r = device_run(state);
   int64_t *h = write_data(tc_path("i64.npy"), CUPRIM_I64, CUPRIM_SUM, N, 21);
   for (int alg = 0; alg < hr_alg_count(HR_SCAN); ++alg) {
@@ -341,7 +337,7 @@ static void table_counts(const char *out, uint64_t *counts, uint32_t bins) {
   }
 }
 
-static void test_histogram(void **state) {
+TU_TEST(test_histogram) {
   tc_run *r = device_run(state);
   for (int t = 0; t <= CUPRIM_F64; ++t) {
     double lo, hi;
@@ -362,7 +358,7 @@ static void test_histogram(void **state) {
   }
 }
 
-static void test_histogram_outputs_edges_algorithms(void **state) {
+TU_TEST(test_histogram_outputs_edges_algorithms) {
   tc_run *r = device_run(state);
   double lo, hi;
   float *h = histogram_data(CUPRIM_F32, N, 31, &lo, &hi);
@@ -530,7 +526,7 @@ static void check_devices(tc_run *r, const char *devices) {
 /* Outputs beyond a plain new file: scan's CSV (one value a line, as reduce prints them), standard
  * output for each command ("-" and /dev/stdout; reduce's value printed once), and a symbolic
  * link (written through to its target, and still a link). */
-static void test_output_targets(void **state) {
+TU_TEST(test_output_targets) {
   tc_run *r = device_run(state);
   enum { M = 1000 };
   int32_t *h = write_data(tc_path("m.npy"), CUPRIM_I32, CUPRIM_SUM, M, 5);
@@ -593,7 +589,7 @@ static void test_output_targets(void **state) {
 }
 
 /* --devices D with one device works as --device D; a device past the last is a usage error. */
-static void test_devices_one(void **state) {
+TU_TEST(test_devices_one) {
   tc_run *r = device_run(state);
   const int count = device_count();
   char devices[64];
@@ -617,7 +613,7 @@ static void test_devices_one(void **state) {
 /* Two or more GPUs, with the NCCL component: the first two in order and reversed, and all of
  * them, each against the host (and so against one device, which test_devices_one and the tests
  * above check the same way). */
-static void test_devices_several(void **state) {
+TU_TEST(test_devices_several) {
   tc_run *r = device_run(state);
   const int count = device_count();
   if (!CUPRIM_CLI_HAS_NCCL || count < 2) {
@@ -665,7 +661,7 @@ static void check_ladder(tc_run *r, cli_primitive p, const char *args) {
   assert_non_null(strstr(r->out, "GB/s"));
 }
 
-static void test_ladder(void **state) {
+TU_TEST(test_ladder) {
   tc_run *r = device_run(state);
   check_ladder(r, CLI_PRIM_REDUCE, "--n 2^20 --runs 3");
   check_ladder(r, CLI_PRIM_REDUCE, "--n 100003 --runs 2 --dtype i64 --op xor");
@@ -732,7 +728,7 @@ static void check_info(const char *out, int count, int chosen) {
   }
 }
 
-static void test_info(void **state) {
+TU_TEST(test_info) {
   tc_run *r = device_run(state);
   const int count = device_count();
   tc_cli(r, "info --runs 3");
@@ -747,7 +743,7 @@ static void test_info(void **state) {
   assert_int_equal(r->status, CLI_EXIT_USAGE);
 }
 
-static void test_demo(void **state) {
+TU_TEST(test_demo) {
   tc_run *r = device_run(state);
   tc_cli(r, "demo --n 100003 --runs 2");
   assert_int_equal(r->status, 0);
@@ -799,7 +795,7 @@ static void check_arg(tc_run *r, const char *file, const char *opts, cuprim_dtyp
  * 2000 (a tie across a pass boundary of --chunk 1000 and 2000: the first wins) and 77777;
  * floats also a NaN case (the first NaN, in a later pass than the extremes, wins both ways) and
  * signed zeros (all values >= 1 but -0.0 at 1100 and +0.0 at 1200: equal, so argmin is 1100). */
-static void test_arg_reduce(void **state) {
+TU_TEST(test_arg_reduce) {
   tc_run *r = device_run(state);
   for (int ti = 0; ti <= CUPRIM_BF16; ++ti) {
     const cuprim_dtype t = (cuprim_dtype)ti;
@@ -877,7 +873,7 @@ static void half_bits(cuprim_dtype t, const char *text, uint16_t *bits) {
  * rounded once), scan (SUM of data whose partial sums are exact, and MAX; .npy for f16, raw bits
  * for bf16, CSV for both) and histogram, against the host references (computed in float or
  * double, rounded once). */
-static void test_half(void **state) {
+TU_TEST(test_half) {
   tc_run *r = device_run(state);
   const hr_gpu_shape shape = {1, 1}; /* AUTO's bound does not depend on it */
   /* got16 holds one element more: the raw read below asks for N + 1 to see that none follows. */
@@ -976,7 +972,7 @@ static void channel_reference(const hr_hist_bins *b, cuprim_dtype t, const void 
 
 /* RGBA u8 pixels (and f32 ones): all four channels into a 2-d .npy (4 x bins), three of four
  * with bins and ranges of their own into a CSV, one pass and passes cut on whole pixels. */
-static void test_channels(void **state) {
+TU_TEST(test_channels) {
   tc_run *r = device_run(state);
   enum { PIXELS = 25013 };
   const cuprim_dtype types[2] = {CUPRIM_U8, CUPRIM_F32};
@@ -1048,7 +1044,7 @@ static void test_channels(void **state) {
  * passes, against a long double reference: each bin within (m + passes) * 2^-53 * sum|w| (the
  * API's bound for m weights, plus one rounding per pass added on the host). FIXED_ORDER twice
  * gives the same bits. */
-static void test_weights(void **state) {
+TU_TEST(test_weights) {
   tc_run *r = device_run(state);
   const hr_hist_bins b = hr_hist_bins_even(BINS, -1.0, 1.0);
   float *x = malloc((size_t)N * sizeof *x);
@@ -1114,27 +1110,4 @@ static void test_weights(void **state) {
   free(x);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_reduce),
-      cmocka_unit_test(test_reduce_inputs_and_outputs),
-      cmocka_unit_test(test_scan),
-      cmocka_unit_test(test_scan_algorithms_and_shapes),
-      cmocka_unit_test(test_histogram),
-      cmocka_unit_test(test_histogram_outputs_edges_algorithms),
-      cmocka_unit_test(test_output_targets),
-      cmocka_unit_test(test_devices_one),
-      cmocka_unit_test(test_devices_several),
-      cmocka_unit_test(test_ladder),
-      cmocka_unit_test(test_info),
-      cmocka_unit_test(test_demo),
-      cmocka_unit_test(test_arg_reduce),
-      cmocka_unit_test(test_half),
-      cmocka_unit_test(test_channels),
-      cmocka_unit_test(test_weights),
-  };
-  const int failed = cmocka_run_group_tests(tests, tc_setup, tc_teardown);
-  if (failed == 0 && !tu_device_available(NULL, 0))
-    return 77; /* every test skipped: no device (CTest SKIP_RETURN_CODE) */
-  return failed;
-}
+TU_MAIN_GPU(tc_setup, tc_teardown)

@@ -88,7 +88,7 @@ static tc_run *with_inputs(void **state) {
   return *state;
 }
 
-static void test_input_files(void **state) {
+TU_TEST(test_input_files) {
   tc_run *r = with_inputs(state);
   const float four[4] = {1, 2, 3, 4};
 
@@ -130,7 +130,7 @@ static void test_input_files(void **state) {
         tc_path("i32.npy"));
 }
 
-static void test_unsupported(void **state) {
+TU_TEST(test_unsupported) {
   tc_run *r = with_inputs(state);
   fails(r, CLI_EXIT_UNSUPPORTED, "integer data only", "reduce --op and %s", tc_path("f32.npy"));
   fails(r, CLI_EXIT_UNSUPPORTED, "integer data only", "scan --op xor -o %s %s", tc_path("x.npy"),
@@ -152,7 +152,7 @@ static void test_unsupported(void **state) {
         tc_path("x.npy"), tc_path("data.bin"));
 }
 
-static void test_outputs_and_edges(void **state) {
+TU_TEST(test_outputs_and_edges) {
   tc_run *r = with_inputs(state);
   /* An output in a directory that does not exist. */
   fails(r, CLI_EXIT_OUTPUT, "cannot create a file there", "scan -o %s %s",
@@ -187,7 +187,7 @@ static void test_outputs_and_edges(void **state) {
         tc_path("f32.npy"));
 }
 
-static void test_usage(void **state) {
+TU_TEST(test_usage) {
   tc_run *r = with_inputs(state);
   const char *f = tc_path("f32.npy");
   fails(r, CLI_EXIT_USAGE, "at least 1", "histogram --bins 0 --range 0 1 %s", f);
@@ -226,7 +226,7 @@ static void test_usage(void **state) {
 
 /* What a new user ran into (issue 12), each refused at once with its exit code, or written where
  * it should be. */
-static void test_new_user_cases(void **state) {
+TU_TEST(test_new_user_cases) {
   tc_run *r = with_inputs(state);
   /* A FIFO as input or edges: exit 3 at once, not a read that waits for a writer forever. */
   assert_int_equal(mkfifo(tc_path("fifo"), 0666), 0);
@@ -262,7 +262,7 @@ static void test_new_user_cases(void **state) {
 /* Outputs that used to fail or to replace a link: each runs (0 with a device, 77 without), no
  * temporary is left, and links stay links. The written contents are checked on a GPU
  * (test_cli_gpu.c). */
-static void test_output_names(void **state) {
+TU_TEST(test_output_names) {
   tc_run *r = with_inputs(state);
   char name[251]; /* 250 bytes: the temporary's name must still fit NAME_MAX */
   memset(name, 'n', 246);
@@ -308,7 +308,7 @@ static void expect_sum_of_i32(tc_run *r, const char *extra) {
 
 /* Valid input: 0 where there is a device, 77 (one line) where there is none; either way no
  * temporary file is left, and an output exists only after success. */
-static void test_valid_input_device_or_skip(void **state) {
+TU_TEST(test_valid_input_device_or_skip) {
   tc_run *r = with_inputs(state);
   tc_cli(r, "scan -o %s %s", tc_path("ok.npy"), tc_path("i32.npy"));
   assert_int_equal(tc_count_entries(".tmp-"), 0);
@@ -325,7 +325,7 @@ static void test_valid_input_device_or_skip(void **state) {
 /* --devices: a bad list is a usage error before the input is opened (the file here does not
  * exist); several devices need the NCCL component (else a usage error, before the input too),
  * and with it look for the devices after the input's checks, as one device does. */
-static void test_devices(void **state) {
+TU_TEST(test_devices) {
   tc_run *r = with_inputs(state);
   const char *missing = tc_path("missing.npy");
   fails(r, CLI_EXIT_USAGE, "device 0 is listed twice", "reduce --devices 0,0 %s", missing);
@@ -354,7 +354,7 @@ static void test_devices(void **state) {
 
 /* `cuprim info` says what the build holds (the CUDA architectures, NCCL or not) before it looks
  * for a device: on a machine without one too. */
-static void test_info_build_lines(void **state) {
+TU_TEST(test_info_build_lines) {
   tc_run *r = *state;
   tc_cli(r, "info --runs 1");
   char want[256];
@@ -375,7 +375,7 @@ static void test_info_build_lines(void **state) {
 /* The outputs and inputs of 16-bit floats, arg-reduce, channels and weights that are refused
  * before any device: a bf16 .npy (NumPy has no bfloat16), a file that is not whole pixels, a 2-d
  * .npy of channels with differing bin counts, weights of another dtype or length. */
-static void test_half_channels_weights(void **state) {
+TU_TEST(test_half_channels_weights) {
   tc_run *r = with_inputs(state);
   const uint16_t bf[4] = {0x3F80, 0x4000, 0x4040, 0x4080};
   tc_write_file(tc_path("bf16.bin"), bf, sizeof bf);
@@ -407,18 +407,4 @@ static void test_half_channels_weights(void **state) {
   }
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_input_files),
-      cmocka_unit_test(test_unsupported),
-      cmocka_unit_test(test_outputs_and_edges),
-      cmocka_unit_test(test_usage),
-      cmocka_unit_test(test_new_user_cases),
-      cmocka_unit_test(test_output_names),
-      cmocka_unit_test(test_valid_input_device_or_skip),
-      cmocka_unit_test(test_devices),
-      cmocka_unit_test(test_info_build_lines),
-      cmocka_unit_test(test_half_channels_weights),
-  };
-  return cmocka_run_group_tests(tests, tc_setup, tc_teardown);
-}
+TU_MAIN(tc_setup, tc_teardown)

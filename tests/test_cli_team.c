@@ -90,7 +90,7 @@ static void init(shared *s) {
 }
 
 /* One rank: the calling thread, no team, a vote of one, always its turn. */
-static void test_one_rank(void **state) {
+TU_TEST(test_one_rank) {
   (void)state;
   shared s;
   init(&s);
@@ -108,7 +108,7 @@ static void test_one_rank(void **state) {
 /* Several ranks: everyone's vote and the largest value, the output written in rank order
  * whatever order the threads arrive in, each rank's communicator, the first nonzero exit code in
  * rank order. */
-static void test_turns_in_rank_order(void **state) {
+TU_TEST(test_turns_in_rank_order) {
   (void)state;
   for (int n = 2; n <= RANKS; n += 3) {
     shared s;
@@ -135,7 +135,7 @@ static void test_turns_in_rank_order(void **state) {
 }
 
 /* One rank votes "failed": every rank learns it from the vote, nobody writes. */
-static void test_failed_vote(void **state) {
+TU_TEST(test_failed_vote) {
   (void)state;
   shared s;
   init(&s);
@@ -149,7 +149,7 @@ static void test_failed_vote(void **state) {
 
 /* A rank fails after the vote, before its turn: the ranks after it write nothing, and none waits
  * forever (its turn still passes on). The ranks before it may have written; in rank order. */
-static void test_failed_turn(void **state) {
+TU_TEST(test_failed_turn) {
   (void)state;
   for (int failing = 0; failing < RANKS; failing += 3) {
     shared s;
@@ -164,12 +164,4 @@ static void test_failed_turn(void **state) {
   }
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_one_rank),
-      cmocka_unit_test(test_turns_in_rank_order),
-      cmocka_unit_test(test_failed_vote),
-      cmocka_unit_test(test_failed_turn),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(NULL, NULL)

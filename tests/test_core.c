@@ -10,7 +10,7 @@
 #include "test_util.h"
 
 /* Must run first: nothing in this process has called into cuprim yet. */
-static void test_last_cuda_error_initially_success(void **state) {
+TU_TEST(test_last_cuda_error_initially_success) {
   (void)state;
   assert_int_equal(cuprim_last_cuda_error(), cudaSuccess);
 }
@@ -19,7 +19,7 @@ static void test_last_cuda_error_initially_success(void **state) {
  * library (cuprim_version_number computes it, cuprim_version_string stringizes the parts: two
  * paths in status.c), and the CMake project (project(cuprim VERSION ...), which the installed
  * package and cuprim.pc carry). */
-static void test_version(void **state) {
+TU_TEST(test_version) {
   (void)state;
   /* The number encodes the parts only while the minor and patch versions stay below 100. */
   assert_in_range(CUPRIM_VERSION_MAJOR, 0, 42948);
@@ -55,7 +55,7 @@ static void test_version(void **state) {
 #endif
 }
 
-static void test_status_strings(void **state) {
+TU_TEST(test_status_strings) {
   (void)state;
   const cuprim_status all[] = {CUPRIM_SUCCESS,           CUPRIM_ERROR_INVALID_ARGUMENT,
                                CUPRIM_ERROR_UNSUPPORTED, CUPRIM_ERROR_OUT_OF_MEMORY,
@@ -82,7 +82,7 @@ static void test_status_strings(void **state) {
   }
 }
 
-static void test_dtype_size(void **state) {
+TU_TEST(test_dtype_size) {
   (void)state;
   const struct {
     cuprim_dtype t;
@@ -100,7 +100,7 @@ static void test_dtype_size(void **state) {
 }
 
 /* The names against the test's own table (core.h documents them); NULL outside the enums. */
-static void test_names(void **state) {
+TU_TEST(test_names) {
   (void)state;
   static const char *const dtype_names[] = {"i8",  "u8",  "i16", "u16", "i32", "u32",
                                             "i64", "u64", "f32", "f64", "f16", "bf16"};
@@ -124,7 +124,7 @@ static void test_names(void **state) {
     assert_null(cuprim_op_name((cuprim_op)outside_ops[i]));
 }
 
-static void test_pinned_enums(void **state) {
+TU_TEST(test_pinned_enums) {
   (void)state;
   assert_int_equal(CUPRIM_SUM, 0);
   assert_int_equal(CUPRIM_PROD, 1);
@@ -161,7 +161,7 @@ static void dummy_free(void *user, void *ptr, size_t bytes, cudaStream_t stream)
 /* A pointer value the context must not be written over with on error. */
 #define SENTINEL ((cuprim_ctx *)(uintptr_t)0x5E47111E)
 
-static void test_ctx_invalid_arguments(void **state) {
+TU_TEST(test_ctx_invalid_arguments) {
   (void)state;
   assert_int_equal(cuprim_ctx_create(NULL, 0, NULL), CUPRIM_ERROR_INVALID_ARGUMENT);
   assert_int_equal(cuprim_ctx_create(NULL, -1, NULL), CUPRIM_ERROR_INVALID_ARGUMENT);
@@ -205,7 +205,7 @@ static int expect_device(int *count, char *why, size_t len) {
   return (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver) ? 0 : -1;
 }
 
-static void test_ctx_create(void **state) {
+TU_TEST(test_ctx_create) {
   (void)state;
   int count;
   char why[256];
@@ -289,7 +289,7 @@ static void *thread_a(void *arg) {
   return NULL;
 }
 
-static void test_last_cuda_error_per_thread(void **state) {
+TU_TEST(test_last_cuda_error_per_thread) {
   (void)state;
   const cudaError_t main_before = cuprim_last_cuda_error();
   last_errors e;
@@ -310,17 +310,4 @@ static void test_last_cuda_error_per_thread(void **state) {
   assert_int_equal(cuprim_last_cuda_error(), main_before); /* nor did either touch main's */
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_last_cuda_error_initially_success),
-      cmocka_unit_test(test_version),
-      cmocka_unit_test(test_status_strings),
-      cmocka_unit_test(test_dtype_size),
-      cmocka_unit_test(test_names),
-      cmocka_unit_test(test_pinned_enums),
-      cmocka_unit_test(test_ctx_invalid_arguments),
-      cmocka_unit_test(test_ctx_create),
-      cmocka_unit_test(test_last_cuda_error_per_thread),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(NULL, NULL)

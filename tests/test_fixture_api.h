@@ -50,10 +50,12 @@ cuprim_ctx *ta_context(int which);
 #define INCL CUPRIM_INCLUSIVE
 #define EXCL CUPRIM_EXCLUSIVE
 
-/* The host-only context itself: NULL is refused, one is made and destroyed. Listed as
- * cmocka_unit_test(test_host_only_context) (see tf_test_no_cuda_error_left for why the name). */
+/* The host-only context itself: NULL is refused, one is made and destroyed. A program that runs
+ * it writes TA_HOST_ONLY_CONTEXT_TEST() where it is to run among its tests, which registers it as
+ * test_host_only_context (test_util.h). */
 void ta_test_host_only_context(void **state);
-#define test_host_only_context ta_test_host_only_context
+#define TA_HOST_ONLY_CONTEXT_TEST()                                                                \
+  TU_REGISTER_AS(test_host_only_context, ta_test_host_only_context, 0)
 
 /* ---------------------------------------------------------------- fake device memory */
 

@@ -8,16 +8,11 @@
  *
  * A test program describes its calls by a tf_call_ops (how large a call's output is, how to issue
  * it, describe it and check it), and runs them through tf_run_and_check, or through the pieces it
- * is made of when a test needs them apart (two streams at once, a graph). Its main() is:
- *
- *   int main(void) {
- *     const struct CMUnitTest tests[] = {cmocka_unit_test(test_x), ...,
- *                                        cmocka_unit_test(test_no_cuda_error_left)};
- *     return TF_RUN_TESTS(tests, &config);
- *   }
- *
- * and every test body opens with tf_begin() and closes with tf_end() (TF_TEST writes both).
- * Host code, plain C11. */
+ * is made of when a test needs them apart (two streams at once, a graph). Its tests are defined
+ * with TF_TEST (or the sweep and allocator macros below), which register them (test_util.h), and
+ * its main() is one line, TF_MAIN(&config): the tests in the order they are defined, then
+ * test_no_cuda_error_left. Every test body opens with tf_begin() and closes with tf_end() (TF_TEST
+ * writes both). Host code, plain C11. */
 #ifndef CUPRIM_TEST_FIXTURE_GPU_H
 #define CUPRIM_TEST_FIXTURE_GPU_H
 
@@ -108,15 +103,17 @@ typedef struct tf_state {
 
 extern tf_state tf;
 
-/* Before cmocka_run_group_tests: what to allocate, and CUPRIM_TEST_FILTER. */
-void tf_configure(const tf_config *config);
 /* cmocka group setup and teardown. The setup never fails or skips: it records what failed, and
  * each test decides in its body (tf_begin) to skip (no device) or fail (the setup failed). */
 int tf_group_setup(void **state);
 int tf_group_teardown(void **state);
-/* main's return value: 77 (CTest's SKIP_RETURN_CODE) when every test skipped for want of a
- * device, else cmocka's count of failed tests. */
-int tf_exit_code(int failed);
+/* A GPU test program's main(), through tu_main (CUPRIM_TEST_FILTER, CUPRIM_TEST_LIST): its
+ * registered tests, then test_no_cuda_error_left, as one group with the fixture's setup (which
+ * allocates what config asks for) and teardown; 77 (CTest's SKIP_RETURN_CODE) when every test
+ * skipped for want of a device, else cmocka's count of failed tests. */
+int tf_main(const tf_config *config);
+#define TF_MAIN(config)                                                                            \
+  int main(void) { return tf_main(config); }
 
 /* The first line of every GPU test: skip without a device, fail if the setup failed. */
 void tf_begin(void);
@@ -125,10 +122,10 @@ void tf_failure(const char *fmt, ...) TF_PRINTF(1, 2);
 /* The last line of every GPU test: fails it if any check failed, naming the base seed. */
 void tf_end(void);
 
-/* A GPU test: TF_TEST(test_x) { body } defines test_x(void **state), the name main() lists,
- * which opens with tf_begin(), runs the body (a function of its own: `return` ends the body) and
- * closes with tf_end(). TF_TEST_FROM(test_x, begin) opens with begin() instead: a program's own
- * first line, which calls tf_begin(). */
+/* A GPU test: TF_TEST(test_x) { body } defines and registers test_x(void **state), which opens
+ * with tf_begin(), runs the body (a function of its own: `return` ends the body) and closes with
+ * tf_end(). TF_TEST_FROM(test_x, begin) opens with begin() instead: a program's own first line,
+ * which calls tf_begin(). */
 #define TF_TEST_FROM(name, begin)                                                                  \
   static void name##_body(void);                                                                   \
   static void name(void **state) {                                                                 \
@@ -137,39 +134,36 @@ void tf_end(void);
     name##_body();                                                                                 \
     tf_end();                                                                                      \
   }                                                                                                \
+  TU_REGISTER_AS(name, name, 0)                                                                    \
   static void name##_body(void)
 #define TF_TEST(name) TF_TEST_FROM(name, tf_begin)
 
-/* main()'s last line: tf_configure(config), the group run with the fixture's setup and teardown,
- * and its result through tf_exit_code. */
-#define TF_RUN_TESTS(tests, config)                                                                \
-  (tf_configure(config),                                                                           \
-   tf_exit_code(cmocka_run_group_tests(tests, tf_group_setup, tf_group_teardown)))
-
-/* A program's sweep tests, one per dtype: TF_SWEEP_TESTS_32_64(sweep) defines
+/* A program's sweep tests, one per dtype: TF_SWEEP_TESTS_32_64(sweep) defines and registers
  * test_sweep_i32(void **state), which calls sweep(CUPRIM_I32) between tf_begin() and tf_end(),
- * and likewise test_sweep_u32, _i64, _u64, _f32 and _f64; TF_SWEEP_TESTS_8_16 the four of 8 and
- * 16 bits. main() lists each by name, cmocka_unit_test(test_sweep_i32), so that
- * CUPRIM_TEST_FILTER and scripts/gpu_suite.sh find them. */
-#define TF_SWEEP_TEST(fn, suffix, t)                                                               \
+ * and likewise test_sweep_u32, _i64, _u64, _f32 and _f64, in that order; TF_SWEEP_TESTS_8_16 the
+ * four of 8 and 16 bits; TF_SWEEP_TEST(sweep, f16, CUPRIM_F16) one. TF_SWEEP_TEST_NTH is the
+ * order-th test of its line (TU_REGISTER_AS). */
+#define TF_SWEEP_TEST_NTH(fn, suffix, t, order)                                                    \
   static void test_sweep_##suffix(void **state) {                                                  \
     (void)state;                                                                                   \
     tf_begin();                                                                                    \
     fn(t);                                                                                         \
     tf_end();                                                                                      \
-  }
+  }                                                                                                \
+  TU_REGISTER_AS(test_sweep_##suffix, test_sweep_##suffix, order)
+#define TF_SWEEP_TEST(fn, suffix, t) TF_SWEEP_TEST_NTH(fn, suffix, t, 0)
 #define TF_SWEEP_TESTS_8_16(fn)                                                                    \
-  TF_SWEEP_TEST(fn, i8, CUPRIM_I8)                                                                 \
-  TF_SWEEP_TEST(fn, u8, CUPRIM_U8)                                                                 \
-  TF_SWEEP_TEST(fn, i16, CUPRIM_I16)                                                               \
-  TF_SWEEP_TEST(fn, u16, CUPRIM_U16)
+  TF_SWEEP_TEST_NTH(fn, i8, CUPRIM_I8, 0)                                                          \
+  TF_SWEEP_TEST_NTH(fn, u8, CUPRIM_U8, 1)                                                          \
+  TF_SWEEP_TEST_NTH(fn, i16, CUPRIM_I16, 2)                                                        \
+  TF_SWEEP_TEST_NTH(fn, u16, CUPRIM_U16, 3)
 #define TF_SWEEP_TESTS_32_64(fn)                                                                   \
-  TF_SWEEP_TEST(fn, i32, CUPRIM_I32)                                                               \
-  TF_SWEEP_TEST(fn, u32, CUPRIM_U32)                                                               \
-  TF_SWEEP_TEST(fn, i64, CUPRIM_I64)                                                               \
-  TF_SWEEP_TEST(fn, u64, CUPRIM_U64)                                                               \
-  TF_SWEEP_TEST(fn, f32, CUPRIM_F32)                                                               \
-  TF_SWEEP_TEST(fn, f64, CUPRIM_F64)
+  TF_SWEEP_TEST_NTH(fn, i32, CUPRIM_I32, 0)                                                        \
+  TF_SWEEP_TEST_NTH(fn, u32, CUPRIM_U32, 1)                                                        \
+  TF_SWEEP_TEST_NTH(fn, i64, CUPRIM_I64, 2)                                                        \
+  TF_SWEEP_TEST_NTH(fn, u64, CUPRIM_U64, 3)                                                        \
+  TF_SWEEP_TEST_NTH(fn, f32, CUPRIM_F32, 4)                                                        \
+  TF_SWEEP_TEST_NTH(fn, f64, CUPRIM_F64, 5)
 
 /* The seed of one case: a function of the base seed and the case's parameters, so that a failing
  * case is named by one number. */
@@ -527,14 +521,14 @@ void tf_check_failing(cuprim_ctx *ctx, const tf_failing_allocator *counts);
 void tf_counting_test(void (*run_cases)(cuprim_ctx *ctx), const char *why);
 void tf_failing_test(void (*run_cases)(cuprim_ctx *ctx));
 /* The allocator tests themselves: test_counting_allocator(void **state) and
- * test_failing_allocator(void **state), the names main() lists, with the bodies above. */
+ * test_failing_allocator(void **state), defined and registered, with the bodies above. */
 #define TF_COUNTING_ALLOCATOR_TEST(run_cases, why)                                                 \
-  static void test_counting_allocator(void **state) {                                              \
+  TU_TEST(test_counting_allocator) {                                                               \
     (void)state;                                                                                   \
     tf_counting_test(run_cases, why);                                                              \
   }
 #define TF_FAILING_ALLOCATOR_TEST(run_cases)                                                       \
-  static void test_failing_allocator(void **state) {                                               \
+  TU_TEST(test_failing_allocator) {                                                                \
     (void)state;                                                                                   \
     tf_failing_test(run_cases);                                                                    \
   }
@@ -551,10 +545,8 @@ void tf_run_out_of_memory(const tf_call_ops *ops, cuprim_ctx *ctx, const void *c
 
 /* ---------------------------------------------------------------- the last test */
 
-/* Run last: no CUDA error is left on the device or in cuprim_last_cuda_error(). A program lists
- * it as cmocka_unit_test(test_no_cuda_error_left): cmocka names the test by the words written
- * there (what CUPRIM_TEST_FILTER and scripts/gpu_suite.sh go by), the macro below calls this. */
+/* The test test_no_cuda_error_left, which TF_MAIN runs after the program's own: no CUDA error is
+ * left on the device or in cuprim_last_cuda_error(). */
 void tf_test_no_cuda_error_left(void **state);
-#define test_no_cuda_error_left tf_test_no_cuda_error_left
 
 #endif

@@ -84,7 +84,7 @@ static int run_case(const void *p, int shorthand, char *why, size_t len) {
 #define RGX(what, alg, t, s, c, e, n, nb, expect)                                                  \
   { what, RANGE, HOST_CTX, alg, t, s, c, e, n, nb, 0.0, 0.0, expect }
 
-static void test_invalid_arguments_even(void **state) {
+TU_TEST(test_invalid_arguments_even) {
   (void)state;
   const api_case cases[] = {
       /* valid calls: validation passes, then the host-only context stops them */
@@ -221,7 +221,7 @@ static void test_invalid_arguments_even(void **state) {
   TA_RUN_TABLE(cases, api_case, run_case);
 }
 
-static void test_invalid_arguments_range(void **state) {
+TU_TEST(test_invalid_arguments_range) {
   (void)state;
   const api_case cases[] = {
       RG("valid baseline", HOST_CTX, F32, TA_IN, TA_OUT, TA_EDGES, 10, 16, NO_DEVICE),
@@ -358,7 +358,7 @@ static void multi_check(ta_tally *t, const char *what, const multi_call *m, cupr
 
 /* Every check of cuprim_histogram_even_multi (docs/errors.md), each case one change from a
  * valid call; entries past num_active_channels are never read, so garbage there is valid. */
-static void test_invalid_arguments_multi(void **state) {
+TU_TEST(test_invalid_arguments_multi) {
   (void)state;
   ta_tally t = {0, 0, 20};
   multi_call m = multi_valid();
@@ -503,7 +503,7 @@ static void weighted_check(ta_tally *t, const char *what, const weighted_call *w
   }
 }
 
-static void test_invalid_arguments_weighted(void **state) {
+TU_TEST(test_invalid_arguments_weighted) {
   (void)state;
   ta_tally t = {0, 0, 20};
   const unsigned char *in = (const unsigned char *)ta_address(TA_IN_OFFSET);
@@ -594,7 +594,7 @@ static void test_invalid_arguments_weighted(void **state) {
 /* Every (function, alg, dtype) in range and just outside it, with valid, NULL and (n == 0) absent
  * pointers, zero and non-zero bin counts, and good and bad ranges: the status validation must
  * give. */
-static void test_every_combination(void **state) {
+TU_TEST(test_every_combination) {
   (void)state;
   const uint64_t sizes[] = {0, 1, 33};
   const uint32_t bins[] = {0, 1, 64};
@@ -646,7 +646,7 @@ static void test_every_combination(void **state) {
 }
 
 /* cuprim_histogram_supported against the test's own table, also for values outside the enum. */
-static void test_supported(void **state) {
+TU_TEST(test_supported) {
   (void)state;
   ta_check_supported_dtypes("cuprim_histogram_supported", cuprim_histogram_supported, takes);
 }
@@ -665,7 +665,7 @@ static void expect_bin(const hr_hist_bins *b, double x, uint32_t want, const cha
 
 /* The formula on hand-picked values where it and exact arithmetic disagree (the reference must
  * follow the formula: (x - lower) * scale in double, truncated), and the clamp. */
-static void test_reference_formula(void **state) {
+TU_TEST(test_reference_formula) {
   (void)state;
   {
     const hr_hist_bins b = hr_hist_bins_even(10, 0.0, 1.0);
@@ -759,7 +759,7 @@ static void expect_counts(const hr_hist_bins *b, cuprim_dtype t, const void *h, 
 
 /* Samples are converted as their dtype says: signed 8- and 16-bit bytes are negative, 64-bit
  * integers round to the nearest double (so 2^64 - 1 is 2^64, at upper: not counted). */
-static void test_reference_dtypes(void **state) {
+TU_TEST(test_reference_dtypes) {
   (void)state;
   {
     const int8_t s[] = {-128, -1, 0, 127, -128};
@@ -844,7 +844,7 @@ static void test_reference_dtypes(void **state) {
 
 /* The large-n path for 8- and 16-bit samples (values counted first) gives the per-sample
  * answer. */
-static void test_reference_paths_agree(void **state) {
+TU_TEST(test_reference_paths_agree) {
   (void)state;
   enum { N = 100003 };
   static int16_t h[N];
@@ -874,7 +874,7 @@ static void test_reference_paths_agree(void **state) {
 }
 
 /* The comparison: the first wrong bin, expected and got, the totals, and the poison. */
-static void test_reference_check(void **state) {
+TU_TEST(test_reference_check) {
   (void)state;
   const uint64_t want[5] = {1, 2, 3, 4, 5};
   uint64_t got[5] = {1, 2, 3, 4, 5};
@@ -902,7 +902,7 @@ static const uint32_t g_bins[] = {1, 2, 255, 256, 257, 4096, 65536, 1u << 20};
 
 /* Every span is a valid range for every dtype and bin count; EXACT spans have an exact power-of-
  * two scale (so its edges are exact). */
-static void test_spans(void **state) {
+TU_TEST(test_spans) {
   (void)state;
   for (int t = 0; t <= CUPRIM_F64; ++t)
     for (size_t bi = 0; bi < NUM_BINS; ++bi)
@@ -925,7 +925,7 @@ static void test_spans(void **state) {
 }
 
 /* Random edges: strictly increasing, from lower to upper exactly, with narrow and wide bins. */
-static void test_random_edges(void **state) {
+TU_TEST(test_random_edges) {
   (void)state;
   static double e[(1u << 16) + 1];
   const uint32_t nbs[] = {1, 2, 7, 1000, 1u << 16};
@@ -954,7 +954,7 @@ static void test_random_edges(void **state) {
 }
 
 /* What each data kind promises, checked through the reference. */
-static void test_fills(void **state) {
+TU_TEST(test_fills) {
   (void)state;
   enum { N = 20000 };
   static unsigned char h[N * 8], h2[N * 8];
@@ -1037,7 +1037,7 @@ static void test_fills(void **state) {
  * above it, where the edges do not. The data on edges shows it for F64, so the range tests (which
  * check cuprim_histogram_range and cuprim_histogram_even_ex on the same exact bins, each against
  * its own reference) tell the binary search and the formula apart. */
-static void test_even_as_edges(void **state) {
+TU_TEST(test_even_as_edges) {
   (void)state;
   enum { N = 50000 };
   static unsigned char h[N * 8];
@@ -1072,23 +1072,6 @@ static void test_even_as_edges(void **state) {
       }
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_invalid_arguments_even),
-      cmocka_unit_test(test_invalid_arguments_range),
-      cmocka_unit_test(test_invalid_arguments_multi),
-      cmocka_unit_test(test_invalid_arguments_weighted),
-      cmocka_unit_test(test_every_combination),
-      cmocka_unit_test(test_supported),
-      cmocka_unit_test(test_reference_formula),
-      cmocka_unit_test(test_reference_dtypes),
-      cmocka_unit_test(test_reference_paths_agree),
-      cmocka_unit_test(test_reference_check),
-      cmocka_unit_test(test_spans),
-      cmocka_unit_test(test_random_edges),
-      cmocka_unit_test(test_fills),
-      cmocka_unit_test(test_even_as_edges),
-      cmocka_unit_test(test_host_only_context),
-  };
-  return cmocka_run_group_tests(tests, ta_setup, ta_teardown);
-}
+TA_HOST_ONLY_CONTEXT_TEST()
+
+TU_MAIN(ta_setup, ta_teardown)

@@ -906,7 +906,7 @@ TF_FAILING_ALLOCATOR_TEST(failing_cases)
  * bin (a count past 2^32: 32-bit counters wrap) through every algorithm; 7 bins over an irregular
  * range; and 4 uneven bins by edges through every call (cuprim_histogram_range and _range_ex). A
  * context of its own, destroyed at the end, so that its pool gives back what it took. */
-static void test_large_input(void **state) {
+TU_TEST(test_large_input) {
   (void)state;
   const uint64_t n = (1ull << 32) + 4099;
   tf_begin_large("past 2^32", (size_t)6 << 30);
@@ -991,20 +991,4 @@ static void test_large_input(void **state) {
   tf_end();
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_errors_with_device), cmocka_unit_test(test_empty_input),
-      cmocka_unit_test(test_sweep_i8),           cmocka_unit_test(test_sweep_u8),
-      cmocka_unit_test(test_sweep_i16),          cmocka_unit_test(test_sweep_u16),
-      cmocka_unit_test(test_sweep_i32),          cmocka_unit_test(test_sweep_u32),
-      cmocka_unit_test(test_sweep_i64),          cmocka_unit_test(test_sweep_u64),
-      cmocka_unit_test(test_sweep_f32),          cmocka_unit_test(test_sweep_f64),
-      cmocka_unit_test(test_sweep_f16),          cmocka_unit_test(test_sweep_bf16),
-      cmocka_unit_test(test_misaligned),         cmocka_unit_test(test_streams),
-      cmocka_unit_test(test_graph_capture),      cmocka_unit_test(test_range),
-      cmocka_unit_test(test_one_bin_large),      cmocka_unit_test(test_counting_allocator),
-      cmocka_unit_test(test_failing_allocator),  cmocka_unit_test(test_large_input),
-      cmocka_unit_test(test_no_cuda_error_left),
-  };
-  return TF_RUN_TESTS(tests, &config);
-}
+TF_MAIN(&config)

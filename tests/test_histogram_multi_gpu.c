@@ -566,7 +566,7 @@ TF_TEST(test_graph_capture) {
  * is f((4p + c) mod 65537), which repeats every 65537 pixels, so the host counts one period per
  * channel and multiplies. 4 of 4 active (256 bins) and 3 of 4 (7 bins over an irregular range,
  * 256, 1). An index cut to 32 bits reads other values and moves counts between bins. */
-static void test_large_input(void **state) {
+TU_TEST(test_large_input) {
   (void)state;
   const uint64_t pixels = (1ull << 30) + 5, bytes = pixels * 4;
   tf_begin_large("past 2^32 bytes", (size_t)5 << 30);
@@ -626,27 +626,4 @@ static void test_large_input(void **state) {
   tf_end();
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_errors_with_device),
-      cmocka_unit_test(test_empty_input),
-      cmocka_unit_test(test_sweep_i8),
-      cmocka_unit_test(test_sweep_u8),
-      cmocka_unit_test(test_sweep_i16),
-      cmocka_unit_test(test_sweep_u16),
-      cmocka_unit_test(test_sweep_i32),
-      cmocka_unit_test(test_sweep_u32),
-      cmocka_unit_test(test_sweep_i64),
-      cmocka_unit_test(test_sweep_u64),
-      cmocka_unit_test(test_sweep_f32),
-      cmocka_unit_test(test_sweep_f64),
-      cmocka_unit_test(test_one_bin),
-      cmocka_unit_test(test_large_bins),
-      cmocka_unit_test(test_misaligned),
-      cmocka_unit_test(test_streams),
-      cmocka_unit_test(test_graph_capture),
-      cmocka_unit_test(test_large_input),
-      cmocka_unit_test(test_no_cuda_error_left),
-  };
-  return TF_RUN_TESTS(tests, &config);
-}
+TF_MAIN(&config)

@@ -684,27 +684,4 @@ static void failing_cases(cuprim_ctx *ctx) {
 
 TF_FAILING_ALLOCATOR_TEST(failing_cases)
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_errors_with_device),
-      cmocka_unit_test(test_empty_input),
-      cmocka_unit_test(test_sweep_i8),
-      cmocka_unit_test(test_sweep_u8),
-      cmocka_unit_test(test_sweep_i16),
-      cmocka_unit_test(test_sweep_u16),
-      cmocka_unit_test(test_sweep_i32),
-      cmocka_unit_test(test_sweep_u32),
-      cmocka_unit_test(test_sweep_i64),
-      cmocka_unit_test(test_sweep_u64),
-      cmocka_unit_test(test_sweep_f32),
-      cmocka_unit_test(test_sweep_f64),
-      cmocka_unit_test(test_fixed_order_repeats),
-      cmocka_unit_test(test_misaligned),
-      cmocka_unit_test(test_streams),
-      cmocka_unit_test(test_graph_capture),
-      cmocka_unit_test(test_counting_allocator),
-      cmocka_unit_test(test_failing_allocator),
-      cmocka_unit_test(test_no_cuda_error_left),
-  };
-  return TF_RUN_TESTS(tests, &config);
-}
+TF_MAIN(&config)

@@ -11,7 +11,7 @@
 #include "hostref_histogram.h"
 #include "hostref_reduce.h"
 
-static void test_combine_and_identity(void **state) {
+TU_TEST(test_combine_and_identity) {
   (void)state;
   /* Integer SUM and PROD wrap; MIN and MAX respect the sign. */
   int32_t i = INT32_MAX, j = 1;
@@ -100,7 +100,7 @@ static void test_combine_and_identity(void **state) {
 
 /* Joining passes with hr_combine gives the single-pass result, for every split: what a chunked
  * reduce relies on (exact for integers). */
-static void test_chunked_reduce_join(void **state) {
+TU_TEST(test_chunked_reduce_join) {
   (void)state;
   enum { N = 1000 };
   uint32_t data[N];
@@ -131,7 +131,7 @@ static void test_chunked_reduce_join(void **state) {
 
 /* The scan's carry scheme on the host: an inclusive scan of [carry, x...] gives the pass's
  * inclusive results after the carry and its exclusive ones from the carry on. */
-static void test_scan_carry_scheme(void **state) {
+TU_TEST(test_scan_carry_scheme) {
   (void)state;
   enum { N = 500 };
   int32_t in[N], want_incl[N], want_excl[N], got[N];
@@ -166,7 +166,7 @@ static void test_scan_carry_scheme(void **state) {
   assert_true(out[0] == INT32_MIN && out[1] == 3 && out[2] == 3 && out[3] == 4);
 }
 
-static void test_histogram_reference(void **state) {
+TU_TEST(test_histogram_reference) {
   (void)state;
   /* histogram.h's formula: clamped to the last bin, upper edge and NaN not counted. */
   const hr_hist_bins even = hr_hist_bins_even(4, 0.0, 1.0);
@@ -213,7 +213,7 @@ static void test_histogram_reference(void **state) {
   assert_false(hr_hist_even_valid(4, 1.0, 1.0));
 }
 
-static void test_format_value(void **state) {
+TU_TEST(test_format_value) {
   (void)state;
   char buf[64];
   const int8_t i8 = -128;
@@ -244,7 +244,7 @@ static void test_format_value(void **state) {
   assert_false(hr_same_value(CUPRIM_F32, &zero, &negzero));
 }
 
-static void test_half_floats(void **state) {
+TU_TEST(test_half_floats) {
   (void)state;
   char buf[64];
   /* binary16: 1.0 is 0x3c00, the smallest subnormal 2^-24, 65504 the largest finite value. */
@@ -296,7 +296,7 @@ static void test_half_floats(void **state) {
   assert_string_equal(buf, "?");
 }
 
-static void test_names_and_counts(void **state) {
+TU_TEST(test_names_and_counts) {
   (void)state;
   char buf[32];
   assert_string_equal(hr_alg_name(HR_SCAN, CUPRIM_SCAN_DECOUPLED_LOOKBACK), "decoupled_lookback");
@@ -316,7 +316,7 @@ static void test_names_and_counts(void **state) {
 /* cuprim_reduce_arg's order, which the program uses to join the passes of `reduce --op argmin`:
  * integers exactly (64-bit values a double cannot tell apart, sign by width), ties to the first,
  * the first NaN, -0.0 equal to +0.0. */
-static void test_arg_order(void **state) {
+TU_TEST(test_arg_order) {
   (void)state;
   const int64_t big[3] = {INT64_MAX - 1, INT64_MAX, INT64_MAX - 1};
   assert_int_equal(hr_reduce_arg_reference(CUPRIM_I64, CUPRIM_ARGMAX, big, 3), 1);
@@ -336,12 +336,4 @@ static void test_arg_order(void **state) {
   assert_int_equal(hr_reduce_arg_reference(CUPRIM_F16, CUPRIM_ARGMIN, h, 3), 1);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_combine_and_identity), cmocka_unit_test(test_chunked_reduce_join),
-      cmocka_unit_test(test_scan_carry_scheme),    cmocka_unit_test(test_histogram_reference),
-      cmocka_unit_test(test_format_value),         cmocka_unit_test(test_half_floats),
-      cmocka_unit_test(test_names_and_counts),     cmocka_unit_test(test_arg_order),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(NULL, NULL)

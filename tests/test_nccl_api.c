@@ -49,7 +49,7 @@ static void record(ta_tally *t, const char *fn, const char *args, cuprim_status 
 }
 
 /* cuprim_nccl_reduce against cuprim_reduce. */
-static void test_reduce_checks(void **state) {
+TU_TEST(test_reduce_checks) {
   (void)state;
   ta_tally t = {0, 0, 20};
   for (size_t pi = 0; pi < NUM_INPUTS; ++pi)
@@ -82,7 +82,7 @@ static void test_reduce_checks(void **state) {
 
 /* cuprim_nccl_scan against cuprim_scan. A valid local scan of n == 0 returns SUCCESS at once; the
  * NCCL one goes on to take part in the collective (here: NO_DEVICE, from the host-only context). */
-static void test_scan_checks(void **state) {
+TU_TEST(test_scan_checks) {
   (void)state;
   ta_tally t = {0, 0, 20};
   const int kinds[] = {0, 1, 2, -1};
@@ -124,7 +124,7 @@ static void test_scan_checks(void **state) {
 /* cuprim_nccl_histogram_even against cuprim_histogram_even, over samples, counts, sizes, dtypes,
  * bin counts and ranges (valid, reversed, empty, NaN, infinite, and scales that overflow to
  * infinity or are not positive). */
-static void test_histogram_checks(void **state) {
+TU_TEST(test_histogram_checks) {
   (void)state;
   ta_tally t = {0, 0, 20};
   const uint32_t bins[] = {0, 1, 7, 64};
@@ -168,7 +168,7 @@ static void test_histogram_checks(void **state) {
 
 /* A few cases spelled out, so that the cross-check above cannot agree with the local calls on a
  * wrong answer: what API.md and nccl.h say, case by case. */
-static void test_spelled_out(void **state) {
+TU_TEST(test_spelled_out) {
   (void)state;
   const ta_shape shape = {8, 16, 8, 16};
   unsigned char *in = (unsigned char *)ta_pointer(TA_IN, &shape);
@@ -234,7 +234,7 @@ static void *other_thread(void *arg) {
 
 /* CUPRIM_ERROR_NCCL comes with the ncclResult_t, kept per thread: recorded on one thread, another
  * thread still sees ncclSuccess; a later success leaves it. */
-static void test_last_error(void **state) {
+TU_TEST(test_last_error) {
   (void)state;
   assert_int_equal(cuprim_nccl_last_error(), ncclSuccess);
   assert_int_equal(cuprim__nccl_record_error(ncclUnhandledCudaError), CUPRIM_ERROR_NCCL);
@@ -257,11 +257,4 @@ static void test_last_error(void **state) {
   assert_non_null(strstr(s, "cuprim_nccl_last_error"));
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_reduce_checks),    cmocka_unit_test(test_scan_checks),
-      cmocka_unit_test(test_histogram_checks), cmocka_unit_test(test_spelled_out),
-      cmocka_unit_test(test_last_error),
-  };
-  return cmocka_run_group_tests(tests, ta_setup, ta_teardown);
-}
+TU_MAIN(ta_setup, ta_teardown)

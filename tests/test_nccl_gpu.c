@@ -1257,20 +1257,4 @@ TF_TEST_FROM(test_multi_gpu_wrong_device, begin_multi) {
     tf_failure("the current device changed from 0 to %d", dev);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_one_rank_reduce),
-      cmocka_unit_test(test_one_rank_scan),
-      cmocka_unit_test(test_one_rank_histogram),
-      cmocka_unit_test(test_one_rank_default_streams),
-      cmocka_unit_test(test_one_rank_graph),
-      cmocka_unit_test(test_one_rank_errors),
-      cmocka_unit_test(test_combine_order),
-      cmocka_unit_test(test_virtual_ranks),
-      cmocka_unit_test(test_multi_gpu_reduce_scan),
-      cmocka_unit_test(test_multi_gpu_histogram),
-      cmocka_unit_test(test_multi_gpu_wrong_device),
-      cmocka_unit_test(test_no_cuda_error_left),
-  };
-  return TF_RUN_TESTS(tests, &config);
-}
+TF_MAIN(&config)

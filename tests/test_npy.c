@@ -128,7 +128,7 @@ static const struct {
 };
 enum { NUM_TYPES = sizeof kTypes / sizeof kTypes[0] };
 
-static void test_every_dtype_and_version(void **state) {
+TU_TEST(test_every_dtype_and_version) {
   (void)state;
   for (unsigned major = 1; major <= 3; ++major) {
     for (int k = 0; k < NUM_TYPES; ++k) {
@@ -182,7 +182,7 @@ static void test_every_dtype_and_version(void **state) {
   }
 }
 
-static void test_shapes(void **state) {
+TU_TEST(test_shapes) {
   (void)state;
   npy_header h;
   /* Multi-dimensional: flattened in C order. */
@@ -213,7 +213,7 @@ static void test_shapes(void **state) {
   assert_int_equal(h.count, 1);
 }
 
-static void test_header_spellings(void **state) {
+TU_TEST(test_header_spellings) {
   (void)state;
   npy_header h;
   /* Keys in any order, double quotes, no trailing comma. */
@@ -247,7 +247,7 @@ static void test_header_spellings(void **state) {
 
 /* ---------------------------------------------------------------- malformed files */
 
-static void test_bad_preamble(void **state) {
+TU_TEST(test_bad_preamble) {
   (void)state;
   unsigned char buf[256];
   char detail[256];
@@ -296,7 +296,7 @@ static void test_bad_preamble(void **state) {
   assert_int_equal(read_buf("three.npy", "abc", 3, &h, detail, sizeof detail), NPY_ERR_MAGIC);
 }
 
-static void test_bad_headers(void **state) {
+TU_TEST(test_bad_headers) {
   (void)state;
   static const struct {
     const char *dict;
@@ -359,7 +359,7 @@ static void test_bad_headers(void **state) {
   }
 }
 
-static void test_data_size(void **state) {
+TU_TEST(test_data_size) {
   (void)state;
   npy_header h;
   const char *dict = "{'descr': '<i4', 'fortran_order': False, 'shape': (2, 3), }";
@@ -380,7 +380,7 @@ static void test_data_size(void **state) {
 
 /* ---------------------------------------------------------------- writer */
 
-static void test_writer_round_trip(void **state) {
+TU_TEST(test_writer_round_trip) {
   (void)state;
   const uint64_t shapes[][3] = {{0, 0, 0}, {7, 0, 0}, {2, 3, 0}, {4, 1, 5}};
   const unsigned ndims[] = {0, 1, 2, 3};
@@ -423,7 +423,7 @@ static void test_writer_round_trip(void **state) {
   }
 }
 
-static void test_writer_bytes(void **state) {
+TU_TEST(test_writer_bytes) {
   (void)state;
   /* Exactly what NumPy 1.24 writes for np.save(f, np.zeros(3, np.float32)). */
   unsigned char buf[256];
@@ -459,7 +459,7 @@ static void test_writer_bytes(void **state) {
 
 /* ---------------------------------------------------------------- cli_io: inputs */
 
-static void test_input_errors(void **state) {
+TU_TEST(test_input_errors) {
   (void)state;
   char err[512];
   cli_input in;
@@ -508,7 +508,7 @@ static void test_input_errors(void **state) {
 
 /* ---------------------------------------------------------------- cli_io: edges */
 
-static void test_edges(void **state) {
+TU_TEST(test_edges) {
   (void)state;
   char err[512];
   double *e = NULL;
@@ -580,7 +580,7 @@ static int count_entries(const char *prefix) {
   return n;
 }
 
-static void test_output(void **state) {
+TU_TEST(test_output) {
   (void)state;
   char err[512];
   cli_output o;
@@ -625,7 +625,7 @@ static off_t size_of(const char *path) {
 }
 
 /* What an output name can name besides a plain new file. */
-static void test_output_targets(void **state) {
+TU_TEST(test_output_targets) {
   (void)state;
   char err[512];
   cli_output o;
@@ -726,7 +726,7 @@ static void test_output_targets(void **state) {
 
 /* Inputs that are not regular files are refused at once (a FIFO would block a read forever);
  * bytes of a file are escaped in messages; a text edges file may not hold a NUL byte. */
-static void test_escape_and_special_inputs(void **state) {
+TU_TEST(test_escape_and_special_inputs) {
   (void)state;
   char err[512], out[64];
   assert_string_equal(npy_escape("a\x1b[31mb\\", 8, out, sizeof out), "a\\x1b[31mb\\x5c");
@@ -763,21 +763,4 @@ static void test_escape_and_special_inputs(void **state) {
   assert_null(strchr(detail, '\x1b'));
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_every_dtype_and_version),
-      cmocka_unit_test(test_shapes),
-      cmocka_unit_test(test_header_spellings),
-      cmocka_unit_test(test_bad_preamble),
-      cmocka_unit_test(test_bad_headers),
-      cmocka_unit_test(test_data_size),
-      cmocka_unit_test(test_writer_round_trip),
-      cmocka_unit_test(test_writer_bytes),
-      cmocka_unit_test(test_input_errors),
-      cmocka_unit_test(test_edges),
-      cmocka_unit_test(test_output),
-      cmocka_unit_test(test_output_targets),
-      cmocka_unit_test(test_escape_and_special_inputs),
-  };
-  return cmocka_run_group_tests(tests, make_scratch, remove_scratch);
-}
+TU_MAIN(make_scratch, remove_scratch)

@@ -41,7 +41,7 @@ static int run_case(const void *p, int use_shorthand, char *why, size_t len) {
                         (unsigned long long)c->n);
 }
 
-static void test_invalid_arguments(void **state) {
+TU_TEST(test_invalid_arguments) {
   (void)state;
   const api_case cases[] = {
       {"valid baseline", HOST_CTX, AUTO, F32, SUM, TA_IN, TA_OUT, 10, NO_DEVICE},
@@ -134,7 +134,7 @@ static void test_invalid_arguments(void **state) {
 }
 
 /* An input range that runs past the end of the address space. */
-static void test_input_range_wraps(void **state) {
+TU_TEST(test_input_range_wraps) {
   (void)state;
   const uintptr_t in = ta_address(TA_IN_OFFSET);
   const uint64_t n = (uint64_t)((UINTPTR_MAX - in) / 4 + 1); /* in + 4n > UINTPTR_MAX */
@@ -148,7 +148,7 @@ static void test_input_range_wraps(void **state) {
 /* Every (alg, dtype, op) in range, with valid pointers: NO_DEVICE where reduce takes the pair
  * (the test's own table, hr_reduce_supported), UNSUPPORTED where it does not; INVALID with a NULL
  * context or an out-of-range algorithm. */
-static void test_every_combination(void **state) {
+TU_TEST(test_every_combination) {
   (void)state;
   const uint64_t sizes[] = {0, 1, 33, 5000};
   ta_tally tally = {0, 0, 20};
@@ -170,16 +170,11 @@ static void test_every_combination(void **state) {
 }
 
 /* cuprim_reduce_supported against the test's own table, also for values outside the enums. */
-static void test_supported(void **state) {
+TU_TEST(test_supported) {
   (void)state;
   ta_check_supported_pairs("cuprim_reduce_supported", cuprim_reduce_supported, hr_reduce_supported);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_invalid_arguments), cmocka_unit_test(test_input_range_wraps),
-      cmocka_unit_test(test_every_combination), cmocka_unit_test(test_supported),
-      cmocka_unit_test(test_host_only_context),
-  };
-  return cmocka_run_group_tests(tests, ta_setup, ta_teardown);
-}
+TA_HOST_ONLY_CONTEXT_TEST()
+
+TU_MAIN(ta_setup, ta_teardown)

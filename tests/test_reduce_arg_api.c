@@ -46,7 +46,7 @@ static int run_case(const void *p, int shorthand, char *why, size_t len) {
 #define ARGMAX CUPRIM_ARGMAX
 #define IDX TA_EDGES /* the index's usual place */
 
-static void test_invalid_arguments(void **state) {
+TU_TEST(test_invalid_arguments) {
   (void)state;
   const arg_case cases[] = {
       ARG("valid baseline", HOST_CTX, F32, ARGMIN, TA_IN, TA_OUT, IDX, 10, NO_DEVICE),
@@ -147,7 +147,7 @@ static const uint64_t sizes[] = {0, 1, 33};
 
 /* Every (dtype, op) in range and out, with valid pointers: NO_DEVICE for each of the twelve
  * dtypes with either op (the arg-reduce takes every dtype), INVALID otherwise. */
-static void test_every_combination(void **state) {
+TU_TEST(test_every_combination) {
   (void)state;
   ta_tally tally = {0, 0, 20};
   for (int t = -1; t <= 12; ++t)
@@ -166,18 +166,12 @@ static void test_every_combination(void **state) {
 }
 
 /* The enum values API.md pins. */
-static void test_enum_values(void **state) {
+TU_TEST(test_enum_values) {
   (void)state;
   assert_int_equal(CUPRIM_ARGMIN, 0);
   assert_int_equal(CUPRIM_ARGMAX, 1);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_invalid_arguments),
-      cmocka_unit_test(test_every_combination),
-      cmocka_unit_test(test_enum_values),
-      cmocka_unit_test(test_host_only_context),
-  };
-  return cmocka_run_group_tests(tests, ta_setup, ta_teardown);
-}
+TA_HOST_ONLY_CONTEXT_TEST()
+
+TU_MAIN(ta_setup, ta_teardown)

@@ -575,7 +575,7 @@ TF_TEST(test_graph_capture) {
 /* Past 2^32 elements, with the answers past 2^32: U8 (4 GiB) and, with room, F16 (8 GiB), filled
  * on the device by memsets: every element one value, a few set apart at known indices. An index
  * cut to 32 bits, or a grid that stops at 2^32, finds another. */
-static void test_large_input(void **state) {
+TU_TEST(test_large_input) {
   (void)state;
   const uint64_t n = (1ull << 32) + 4099;
   const size_t margin = (size_t)1 << 30;
@@ -625,13 +625,4 @@ static void test_large_input(void **state) {
   tf_end();
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_empty_input),     cmocka_unit_test(test_sweep),
-      cmocka_unit_test(test_tie_positions),   cmocka_unit_test(test_nan_inf_signed_zero),
-      cmocka_unit_test(test_integer_limits),  cmocka_unit_test(test_misaligned_input),
-      cmocka_unit_test(test_default_streams), cmocka_unit_test(test_graph_capture),
-      cmocka_unit_test(test_large_input),     cmocka_unit_test(test_no_cuda_error_left),
-  };
-  return TF_RUN_TESTS(tests, &config);
-}
+TF_MAIN(&config)

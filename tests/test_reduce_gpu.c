@@ -776,7 +776,7 @@ TF_FAILING_ALLOCATOR_TEST(failing_cases)
  * at 2^32 + 17 when the GPU has room; F32 SUM at 2^31 + 17. The data is generated on the device
  * and the reference computed from the same formula on the host: no 8 GB copies. A context of its
  * own, destroyed at the end, so that the scratch copies its pool keeps are given back. */
-static void test_large_input(void **state) {
+TU_TEST(test_large_input) {
   (void)state;
   const uint64_t n31 = (1ull << 31) + 17, n32 = (1ull << 32) + 17;
   /* The input, plus GLOBAL_TREE's scratch copy of it from the context's pool, which keeps freed
@@ -838,30 +838,4 @@ static void test_large_input(void **state) {
   tf_end();
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_errors_with_device),
-      cmocka_unit_test(test_empty_input),
-      cmocka_unit_test(test_sweep_i32),
-      cmocka_unit_test(test_sweep_u32),
-      cmocka_unit_test(test_sweep_i64),
-      cmocka_unit_test(test_sweep_u64),
-      cmocka_unit_test(test_sweep_f32),
-      cmocka_unit_test(test_sweep_f64),
-      cmocka_unit_test(test_sweep_f16),
-      cmocka_unit_test(test_sweep_bf16),
-      cmocka_unit_test(test_nan_and_inf),
-      cmocka_unit_test(test_misaligned_input),
-      cmocka_unit_test(test_default_streams),
-      cmocka_unit_test(test_concurrent_streams),
-      cmocka_unit_test(test_threads_share_context),
-      cmocka_unit_test(test_graph_capture),
-      cmocka_unit_test(test_determinism),
-      cmocka_unit_test(test_auto_kernel_choice_same_bits),
-      cmocka_unit_test(test_counting_allocator),
-      cmocka_unit_test(test_failing_allocator),
-      cmocka_unit_test(test_large_input),
-      cmocka_unit_test(test_no_cuda_error_left),
-  };
-  return TF_RUN_TESTS(tests, &config);
-}
+TF_MAIN(&config)

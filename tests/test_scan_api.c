@@ -51,7 +51,7 @@ static int run_case(const void *p, int use_shorthand, char *why, size_t len) {
                         c->kind, (unsigned long long)c->n);
 }
 
-static void test_invalid_arguments(void **state) {
+TU_TEST(test_invalid_arguments) {
   (void)state;
   const api_case cases[] = {
       /* valid calls: validation passes, then the host-only context stops them */
@@ -212,7 +212,7 @@ static void test_invalid_arguments(void **state) {
 /* Every (alg, dtype, op, kind) in range and just outside it, with valid, NULL and (n == 0) absent
  * pointers: the status validation must give (supported pairs: the test's own table,
  * hr_scan_supported). */
-static void test_every_combination(void **state) {
+TU_TEST(test_every_combination) {
   (void)state;
   const uint64_t sizes[] = {0, 1, 33};
   ta_tally tally = {0, 0, 20};
@@ -243,7 +243,7 @@ static void test_every_combination(void **state) {
 }
 
 /* cuprim_scan_supported against the test's own table, also for values outside the enums. */
-static void test_supported(void **state) {
+TU_TEST(test_supported) {
   (void)state;
   ta_check_supported_pairs("cuprim_scan_supported", cuprim_scan_supported, hr_scan_supported);
 }
@@ -288,7 +288,7 @@ static void expect_scan(cuprim_dtype t, cuprim_op op, cuprim_scan_kind kind, con
   }
 }
 
-static void test_reference(void **state) {
+TU_TEST(test_reference) {
   (void)state;
   hr_scan_ref_init(&g_ref);
   {
@@ -384,7 +384,7 @@ static void test_reference(void **state) {
 /* The fills: EXACT data is recognized as exact at the sizes the GPU tests use it, RANDOM float
  * data is not; MIN/MAX trends cross zero (signed) and 2^(bits-1) (unsigned); a seed gives the same
  * data every time. */
-static void test_fills(void **state) {
+TU_TEST(test_fills) {
   (void)state;
   enum { N = (1 << 21) + 17 };
   static float f[N], f2[N];
@@ -441,14 +441,6 @@ static void test_fills(void **state) {
   assert_true(changes >= 1000);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_invalid_arguments),
-      cmocka_unit_test(test_every_combination),
-      cmocka_unit_test(test_supported),
-      cmocka_unit_test(test_reference),
-      cmocka_unit_test(test_fills),
-      cmocka_unit_test(test_host_only_context),
-  };
-  return cmocka_run_group_tests(tests, ta_setup, ta_teardown);
-}
+TA_HOST_ONLY_CONTEXT_TEST()
+
+TU_MAIN(ta_setup, ta_teardown)

@@ -844,7 +844,7 @@ TF_FAILING_ALLOCATOR_TEST(failing_cases)
  * the formula's element: for a wrapping sum that is the same as every element being right), its
  * guards and a few elements around 2^31 and at the end against a prefix streamed on the host.
  * A context of its own, destroyed at the end, so that its pool gives back what it took. */
-static void test_large_input(void **state) {
+TU_TEST(test_large_input) {
   (void)state;
   const uint64_t n = (1ull << 31) + 17;
   const size_t bytes = n * sizeof(uint32_t);
@@ -928,20 +928,4 @@ static void test_large_input(void **state) {
   tf_end_large_u32(&L);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_errors_with_device), cmocka_unit_test(test_empty_input),
-      cmocka_unit_test(test_sweep_i32),          cmocka_unit_test(test_sweep_u32),
-      cmocka_unit_test(test_sweep_i64),          cmocka_unit_test(test_sweep_u64),
-      cmocka_unit_test(test_sweep_f32),          cmocka_unit_test(test_sweep_f64),
-      cmocka_unit_test(test_sweep_f16),          cmocka_unit_test(test_sweep_bf16),
-      cmocka_unit_test(test_nan_and_inf),        cmocka_unit_test(test_misaligned),
-      cmocka_unit_test(test_default_streams),    cmocka_unit_test(test_concurrent_streams),
-      cmocka_unit_test(test_temp_block_streams), cmocka_unit_test(test_graph_capture),
-      cmocka_unit_test(test_determinism),        cmocka_unit_test(test_kernel_choice_same_bits),
-      cmocka_unit_test(test_lookback_stress),    cmocka_unit_test(test_counting_allocator),
-      cmocka_unit_test(test_failing_allocator),  cmocka_unit_test(test_large_input),
-      cmocka_unit_test(test_no_cuda_error_left),
-  };
-  return TF_RUN_TESTS(tests, &config);
-}
+TF_MAIN(&config)

@@ -83,7 +83,7 @@ static void run_one(const void *p, ta_tally *t) {
 
 /* scan.h's rules for cuprim_scan_init: cuprim_scan's, and d_init (with n > 0) not NULL,
  * element-aligned, not inside d_out's n elements; every INVALID_ARGUMENT before UNSUPPORTED. */
-static void test_invalid_arguments(void **state) {
+TU_TEST(test_invalid_arguments) {
   (void)state;
   const init_case cases[] = {
       {"valid", HOST_CTX, F32, SUM, INCL, TA_IN, TA_OUT, I_OWN, 10, NO_DEVICE},
@@ -141,7 +141,7 @@ static void test_invalid_arguments(void **state) {
 
 /* With every valid (dtype, op, kind) and an initial value of its own, cuprim_scan_init accepts
  * what cuprim_scan accepts (NO_DEVICE with the host-only context) and refuses what it refuses. */
-static void test_same_as_scan(void **state) {
+TU_TEST(test_same_as_scan) {
   (void)state;
   ta_tally t = {0, 0, 20};
   for (int d = -1; d <= 12; ++d)
@@ -168,7 +168,7 @@ static void test_same_as_scan(void **state) {
 
 /* The reference of a scan from init, built from the inclusive reference of [init, x...]
  * (test_scan_init_ref.h), against a reference computed here element by element. */
-static void test_reference_views(void **state) {
+TU_TEST(test_reference_views) {
   (void)state;
   int32_t x[5] = {3, -1, 4, 1, -5};
   const int32_t init = 10;
@@ -235,11 +235,4 @@ static void test_reference_views(void **state) {
   hr_scan_init_ref_free(&r);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_invalid_arguments),
-      cmocka_unit_test(test_same_as_scan),
-      cmocka_unit_test(test_reference_views),
-  };
-  return cmocka_run_group_tests(tests, ta_setup, ta_teardown);
-}
+TU_MAIN(ta_setup, ta_teardown)

@@ -658,16 +658,4 @@ TF_TEST(test_errors_with_device) {
   TF_CHECK_ARGUMENT_ERRORS(cases);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_sweep_i32),          cmocka_unit_test(test_sweep_u32),
-      cmocka_unit_test(test_sweep_i64),          cmocka_unit_test(test_sweep_u64),
-      cmocka_unit_test(test_sweep_f32),          cmocka_unit_test(test_sweep_f64),
-      cmocka_unit_test(test_special_inits),      cmocka_unit_test(test_two_parts),
-      cmocka_unit_test(test_empty_input),        cmocka_unit_test(test_default_streams),
-      cmocka_unit_test(test_graph_capture),      cmocka_unit_test(test_counting_allocator),
-      cmocka_unit_test(test_failing_allocator),  cmocka_unit_test(test_errors_with_device),
-      cmocka_unit_test(test_no_cuda_error_left),
-  };
-  return TF_RUN_TESTS(tests, &config);
-}
+TF_MAIN(&config)

@@ -124,7 +124,7 @@ static int run_case(const void *p, int shorthand, char *why, size_t len) {
 #define OFF TA_EDGES
 #define NUL TA_NULL
 
-static void test_segmented_reduce_arguments(void **state) {
+TU_TEST(test_segmented_reduce_arguments) {
   (void)state;
   const api_case cases[] = {
       /* valid calls: validation passes, then the host-only context stops them */
@@ -278,7 +278,7 @@ static void test_segmented_reduce_arguments(void **state) {
   TA_RUN_TABLE(cases, api_case, run_case);
 }
 
-static void test_batched_reduce_arguments(void **state) {
+TU_TEST(test_batched_reduce_arguments) {
   (void)state;
   const api_case cases[] = {
       {"valid baseline", BR, HOST_CTX, NA, F32, SUM, 0, 0, IN, OUT, NUL, 0, 4, 3, NO_DEVICE},
@@ -332,7 +332,7 @@ static void test_batched_reduce_arguments(void **state) {
   TA_RUN_TABLE(cases, api_case, run_case);
 }
 
-static void test_segmented_scan_arguments(void **state) {
+TU_TEST(test_segmented_scan_arguments) {
   (void)state;
   const api_case cases[] = {
       {"valid baseline", SS, HOST_CTX, NA, F32, SUM, INCL, I64, IN, OUT, OFF, 10, 4, 0, NO_DEVICE},
@@ -412,7 +412,7 @@ static void test_segmented_scan_arguments(void **state) {
   TA_RUN_TABLE(cases, api_case, run_case);
 }
 
-static void test_batched_scan_arguments(void **state) {
+TU_TEST(test_batched_scan_arguments) {
   (void)state;
   const api_case cases[] = {
       {"valid baseline", BS, HOST_CTX, NA, F32, SUM, INCL, 0, IN, OUT, NUL, 0, 4, 3, NO_DEVICE},
@@ -447,7 +447,7 @@ static int offsets_taken(int ot) {
   return ot == CUPRIM_I32 || ot == CUPRIM_U32 || ot == CUPRIM_I64 || ot == CUPRIM_U64;
 }
 
-static void test_every_combination(void **state) {
+TU_TEST(test_every_combination) {
   (void)state;
   ta_tally tally = {0, 0, 20};
   for (int fn = SEG_REDUCE; fn <= SEG_SCAN; fn += SEG_SCAN - SEG_REDUCE)
@@ -490,7 +490,7 @@ static int expected_supported(cuprim_dtype ot, cuprim_dtype t, cuprim_op op) {
   return offsets_taken((int)ot) && hr_reduce_supported(t, op);
 }
 
-static void test_supported(void **state) {
+TU_TEST(test_supported) {
   (void)state;
   const int probes[] = {INT_MIN, -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 255, INT_MAX};
   const size_t np = sizeof probes / sizeof probes[0];
@@ -512,7 +512,7 @@ static void test_supported(void **state) {
 /* ---------------------------------------------------------------- the host references */
 
 /* Offsets read back clamped, and the layouts of the distributions. */
-static void test_offsets_reference(void **state) {
+TU_TEST(test_offsets_reference) {
   (void)state;
   int32_t i32[4];
   hr_seg_store_offset(CUPRIM_I32, i32, 0, -5);
@@ -560,7 +560,7 @@ static void test_offsets_reference(void **state) {
 }
 
 /* The per-segment reduce reference: clamping, empty and overlapping segments, exactness. */
-static void test_reduce_reference(void **state) {
+TU_TEST(test_reduce_reference) {
   (void)state;
   hr_seg_reduce_ref r;
   hr_seg_reduce_ref_init(&r);
@@ -611,17 +611,6 @@ static void test_reduce_reference(void **state) {
   hr_seg_reduce_ref_free(&r);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_segmented_reduce_arguments),
-      cmocka_unit_test(test_batched_reduce_arguments),
-      cmocka_unit_test(test_segmented_scan_arguments),
-      cmocka_unit_test(test_batched_scan_arguments),
-      cmocka_unit_test(test_every_combination),
-      cmocka_unit_test(test_supported),
-      cmocka_unit_test(test_offsets_reference),
-      cmocka_unit_test(test_reduce_reference),
-      cmocka_unit_test(test_host_only_context),
-  };
-  return cmocka_run_group_tests(tests, ta_setup, ta_teardown);
-}
+TA_HOST_ONLY_CONTEXT_TEST()
+
+TU_MAIN(ta_setup, ta_teardown)

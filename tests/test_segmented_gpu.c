@@ -957,7 +957,7 @@ static void report(const char *what, cuprim_status st, cudaError_t ce, uint64_t 
     tf_failure("%s: %" PRIu64 " wrong (the first at %" PRIu64 ")", what, wrong, first);
 }
 
-static void test_large_input(void **state) {
+TU_TEST(test_large_input) {
   (void)state;
   const uint64_t rows = 4097, len = (1u << 20) + 3, N = rows * len;
   const size_t bytes = N * sizeof(uint32_t);
@@ -1031,19 +1031,4 @@ static void test_large_input(void **state) {
   tf_end_large_u32(&L);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_errors_with_device), cmocka_unit_test(test_empty),
-      cmocka_unit_test(test_sweep_i32),          cmocka_unit_test(test_sweep_u32),
-      cmocka_unit_test(test_sweep_i64),          cmocka_unit_test(test_sweep_u64),
-      cmocka_unit_test(test_sweep_f32),          cmocka_unit_test(test_sweep_f64),
-      cmocka_unit_test(test_sweep_f16),          cmocka_unit_test(test_sweep_bf16),
-      cmocka_unit_test(test_offset_dtypes),      cmocka_unit_test(test_misaligned),
-      cmocka_unit_test(test_default_streams),    cmocka_unit_test(test_graph_capture),
-      cmocka_unit_test(test_determinism),        cmocka_unit_test(test_many_tiles),
-      cmocka_unit_test(test_scan_stress),        cmocka_unit_test(test_counting_allocator),
-      cmocka_unit_test(test_failing_allocator),  cmocka_unit_test(test_large_input),
-      cmocka_unit_test(test_no_cuda_error_left),
-  };
-  return TF_RUN_TESTS(tests, &config);
-}
+TF_MAIN(&config)

@@ -30,17 +30,95 @@ uint64_t tu_seed(void) {
   return seed;
 }
 
-int tu_quick(void) {
-  const char *env = getenv("CUPRIM_TEST_QUICK");
+/* 1 if the variable is set to anything but "" or "0". */
+static int env_flag(const char *name) {
+  const char *env = getenv(name);
   return env && *env && strcmp(env, "0") != 0;
 }
 
-void tu_apply_test_filter(void) {
+int tu_quick(void) { return env_flag("CUPRIM_TEST_QUICK"); }
+
+static void apply_test_filter(void) {
   const char *env = getenv("CUPRIM_TEST_FILTER");
   if (env && *env) {
     print_message("CUPRIM_TEST_FILTER=\"%s\": only the tests that match run\n", env);
     cmocka_set_test_filter(env);
   }
+}
+
+/* ---------------------------------------------------------------- the tests of a program */
+
+static tu_test *registry;
+static size_t registered;
+
+void tu_register(tu_test *t) {
+  t->next = registry;
+  registry = t;
+  ++registered;
+}
+
+static int by_place(const void *a, const void *b) {
+  const tu_test *x = *(const tu_test *const *)a, *y = *(const tu_test *const *)b;
+  if (x->line != y->line)
+    return x->line < y->line ? -1 : 1;
+  return (x->order > y->order) - (x->order < y->order);
+}
+
+/* The registered tests in definition order, then `last`, into tests[0..registered + 1); 0 if the
+ * registry cannot give an order (tests from two files, two tests at one place), said on stderr. */
+static int ordered_tests(struct CMUnitTest *tests, const struct CMUnitTest *last, size_t *count) {
+  tu_test **sorted = malloc((registered ? registered : 1) * sizeof *sorted);
+  if (!sorted) {
+    fprintf(stderr, "out of memory for the list of %zu tests\n", registered);
+    return 0;
+  }
+  size_t n = 0;
+  for (tu_test *t = registry; t; t = t->next)
+    sorted[n++] = t;
+  qsort(sorted, n, sizeof *sorted, by_place);
+  int ok = 1;
+  for (size_t i = 0; i < n && ok; ++i) {
+    if (strcmp(sorted[i]->file, sorted[0]->file) != 0) {
+      fprintf(stderr,
+              "%s is defined in %s, %s in %s: the tests of a program are ordered by line, "
+              "so they must be defined in one file\n",
+              sorted[0]->name, sorted[0]->file, sorted[i]->name, sorted[i]->file);
+      ok = 0;
+    } else if (i > 0 && by_place(&sorted[i - 1], &sorted[i]) == 0) {
+      fprintf(stderr, "%s and %s are both registered at %s:%d, order %d\n", sorted[i - 1]->name,
+              sorted[i]->name, sorted[i]->file, sorted[i]->line, sorted[i]->order);
+      ok = 0;
+    }
+    tests[i] = (struct CMUnitTest){sorted[i]->name, sorted[i]->fn, NULL, NULL, NULL};
+  }
+  free(sorted);
+  if (last)
+    tests[n++] = *last;
+  *count = n;
+  return ok;
+}
+
+int tu_main(CMFixtureFunction setup, CMFixtureFunction teardown, const struct CMUnitTest *last,
+            int needs_device) {
+  struct CMUnitTest *tests = malloc((registered + 1) * sizeof *tests);
+  size_t count = 0;
+  if (!tests || !ordered_tests(tests, last, &count)) {
+    free(tests);
+    return 1;
+  }
+  int result = 0;
+  if (env_flag("CUPRIM_TEST_LIST")) {
+    for (size_t i = 0; i < count; ++i)
+      printf("%s\n", tests[i].name);
+  } else {
+    apply_test_filter();
+    /* "tests": the group's name in cmocka's output, as when main() named its array `tests`. */
+    result = _cmocka_run_group_tests("tests", tests, count, setup, teardown);
+    if (needs_device && result == 0 && !tu_device_available(NULL, 0))
+      result = 77; /* every test skipped: no device (CTest SKIP_RETURN_CODE) */
+  }
+  free(tests);
+  return result;
 }
 
 /* ---------------------------------------------------------------- device */

@@ -28,9 +28,58 @@ uint64_t tu_seed(void);
  * sizes, no size past 2^17, no large case, fewer data kinds). */
 int tu_quick(void);
 
-/* CUPRIM_TEST_FILTER, if set: run only the tests whose names match it (cmocka's pattern: `*` and
- * `?` wildcards), e.g. to run one slow test under compute-sanitizer. Call before the group runs. */
-void tu_apply_test_filter(void);
+/* ---------------------------------------------------------------- the tests of a program */
+
+/* A test registers itself where it is defined, as GoogleTest's and Catch's do: TU_TEST(test_x)
+ * { body } defines test_x(void **state) and a constructor that adds it to the program's registry
+ * before main() runs, so that no list in main() names the tests a second time. The fixtures'
+ * macros that define tests (TF_TEST, TF_SWEEP_TESTS_32_64, ...) register the same way. cmocka
+ * names a test by the words written in the macro: what CUPRIM_TEST_FILTER and
+ * scripts/gpu_suite.sh go by.
+ *
+ * A program runs its tests in the order they are defined in its source file: by line, then, for
+ * the tests one macro defines on one line, by `order`. Constructors run in no order C promises,
+ * hence the sort; and a line number orders nothing across files, hence every test of a program is
+ * defined in one file (the runner refuses otherwise). */
+typedef struct tu_test {
+  const char *name;
+  CMUnitTestFunction fn;
+  const char *file;
+  int line, order;
+  struct tu_test *next; /* the registry's list, in the order the constructors ran */
+} tu_test;
+void tu_register(tu_test *t);
+
+/* Registers fn as the test named `name`, the order-th test defined on its line. */
+#define TU_REGISTER_AS(name, fn, order)                                                            \
+  static tu_test tu_test_##name = {#name, fn, __FILE__, __LINE__, order, NULL};                    \
+  static void tu_register_##name(void) __attribute__((constructor));                               \
+  static void tu_register_##name(void) { tu_register(&tu_test_##name); }
+
+/* A test: TU_TEST(test_x) { body } defines and registers test_x(void **state). */
+#define TU_TEST(name)                                                                              \
+  static void name(void **state);                                                                  \
+  TU_REGISTER_AS(name, name, 0)                                                                    \
+  static void name(void **state)
+
+/* A program's main(): tu_main(setup, teardown, NULL, 0). TU_MAIN_GPU: the same with needs_device
+ * 1, for a program whose tests skip without a device. */
+#define TU_MAIN(setup, teardown)                                                                   \
+  int main(void) { return tu_main(setup, teardown, NULL, 0); }
+#define TU_MAIN_GPU(setup, teardown)                                                               \
+  int main(void) { return tu_main(setup, teardown, NULL, 1); }
+
+/* Runs the registered tests in order, then `last` if not NULL, as one cmocka group with the group
+ * setup and teardown given (NULL: none). CUPRIM_TEST_FILTER, if set, runs only the tests whose
+ * names match it (cmocka's pattern: `*` and `?` wildcards), e.g. to run one slow test under
+ * compute-sanitizer. Returns cmocka's count of failed tests; with needs_device, 77 (CTest's
+ * SKIP_RETURN_CODE) instead of 0 when no device is usable (every test skipped).
+ *
+ * CUPRIM_TEST_LIST set to anything but "" or "0": prints the names of the tests, in the order they
+ * would run, one a line, and returns 0, before anything else: no device is touched, the group
+ * setup does not run, CUPRIM_TEST_FILTER is not applied. */
+int tu_main(CMFixtureFunction setup, CMFixtureFunction teardown, const struct CMUnitTest *last,
+            int needs_device);
 
 /* ---------------------------------------------------------------- device */
 
