@@ -31,9 +31,10 @@
 #   --jobs N            build parallelism (default: the number of CPUs)
 #   --step-timeout S    stop any one step (one program under a sanitizer) after S seconds
 #   --sanitize-jobs N   run the sanitizer steps as N parallel processes (default 1: one program
-#                       after another): each cmocka program (tests/test_*.c) is split into its
-#                       tests (CUPRIM_TEST_FILTER=name, one process each), and the memcheck,
-#                       racecheck and synccheck jobs share one pool. On an H100, racecheck of
+#                       after another): each cmocka program (tests/test_*.c) is split into the
+#                       tests it lists (CUPRIM_TEST_LIST=1), one process each
+#                       (CUPRIM_TEST_FILTER=name), and the memcheck, racecheck and synccheck jobs
+#                       share one pool. On an H100, racecheck of
 #                       reduce_gpu alone did not finish in 560 s as one process; split into 12
 #                       parallel processes, its tests took at most 320 s.
 #   --sanitize-match REGEX
@@ -241,13 +242,21 @@ gpu_tests() {
   done < <(ctest --test-dir "$build_dir" -N -V -L '^gpu$' -LE '^nosanitize$' "${ctest_args[@]}")
 }
 
-# cmocka_tests EXE: the cmocka test names of a test program built from tests/<EXE name>.c, one
-# per line (nothing for other programs: examples, the demo).
+# cmocka_tests WD EXE: the cmocka test names of a test program (one built from tests/<EXE name>.c),
+# one per line, as the program lists them, run in WD: with CUPRIM_TEST_LIST=1 it prints the
+# tests it would run, in order, and exits before touching the device (tests/test_util.h).
+# Nothing for other programs (examples, the demo), which would run instead of listing; a test
+# program that lists nothing, or something that is not a test name, is said on stderr and runs as
+# one job.
 cmocka_tests() {
-  local src
-  src=$root/tests/$(basename "$1").c
-  [[ -f $src ]] || return 0
-  grep -oE 'cmocka_unit_test\(test_[A-Za-z0-9_]+\)' "$src" | sed -E 's/^cmocka_unit_test\((.*)\)$/\1/'
+  local wd=$1 exe=$2 names
+  [[ -f $root/tests/$(basename "$exe").c ]] || return 0
+  if ! names=$(cd "$wd" && CUPRIM_TEST_LIST=1 "$exe") || [[ -z $names ]] ||
+    grep -qvE '^test_[A-Za-z0-9_]+$' <<<"$names"; then
+    echo "gpu_suite: $exe did not list its tests (CUPRIM_TEST_LIST=1); it runs as one job" >&2
+    return 0
+  fi
+  printf '%s\n' "$names"
 }
 
 # sanitize_job TOOL WD ENV CMD FILTER LOG [OPTION...]: one program, or one of its tests (FILTER),
@@ -290,7 +299,7 @@ sanitize() {
       local tests=
       if [[ $sanitize_jobs -gt 1 ]]; then
         eval "exe=(${cmd})"
-        tests=$(cmocka_tests "${exe[0]}")
+        tests=$(cmocka_tests "$wd" "${exe[0]}")
       fi
       for t in ${tests:-"-"}; do
         [[ $t == - ]] && t=
