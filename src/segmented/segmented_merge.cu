@@ -6,12 +6,15 @@
  *  1. prepare (offsets only): the merge's partition at every tile boundary, one binary search over
  *     the offsets each, and the flag for decreasing offsets zeroed;
  *  2. one block per tile of 23 four-byte (15 eight-byte) merge items per thread: the tile's ends
- *     and elements staged in shared memory, each thread combining its items in order and writing
- *     a segment's value into the slot of its end, the threads' open segments joined by a block
- *     scan of (segment-start, value) pairs, the tile's segments written out coalesced. A tile
- *     leaves three things for the segments that cross its edges: its trailing value C (what
- *     follows its last end), its head value H (what precedes its first end, whose segment may
- *     have started in earlier tiles), and whether it holds an end at all;
+ *     and elements staged in shared memory; AUTO (flag_reduce_kernel) marks each end's position
+ *     with a flag and lets every thread scan ITEMS consecutive elements, restarting at the flags,
+ *     then every end reads its segment's value; MERGE_PATH (merge_reduce_kernel) lets each thread
+ *     walk its ITEMS merge items in order, writing a segment's value into the slot of its end, and
+ *     joins the threads' open segments by a block scan of (segment-start, value) pairs. The
+ *     tile's segments are written out coalesced. A tile leaves three things for the segments that
+ *     cross its edges: its trailing value C (what follows its last end), its head value H (what
+ *     precedes its first end, whose segment may have started in earlier tiles), and whether it
+ *     holds an end at all;
  *  3. one block that scans the tiles' (has-end, C) pairs in a fixed tree and writes each tile's
  *     first segment: op(the C's since the last tile with an end, H). Where a tile found the
  *     offsets decreasing, this launch instead recomputes every segment, one warp each.
@@ -19,14 +22,17 @@
  * Determinism (AUTO's promise, docs/determinism.md): which items a thread combines and in which
  * order follows from the tile size, the thread's rank and the offsets alone; threads are joined by
  * a fixed shuffle tree, tiles by a fixed tree over tile indices. Nothing depends on the grid, the
- * GPU, the input's alignment (vector loads only fill shared memory), or timing (no atomics): the
- * same input gives the same bits everywhere. cuprim_batched_reduce is the same merge with the
- * ends computed instead of read (no partition launch: the partition of rows has a closed form).
+ * GPU, the input's alignment (vector loads only fill shared memory), or timing (the one atomic
+ * is the OR that sets a flag, whose order cannot show): the same input gives the same bits
+ * everywhere. AUTO and MERGE_PATH combine in different orders: each has its own bits.
+ * cuprim_batched_reduce is the same merge with the ends computed instead of read (no partition
+ * launch: the partition of rows has a closed form).
  *
- * MERGE_PATH is the same decomposition done the classic way (moderngpu's segreduce): elements
- * loaded one by one, launches in plain stream order. AUTO adds 16-byte loads of the input, and
- * launches chained by programmatic dependent launch, so that each kernel's launch overlaps the
- * previous kernel's tail. */
+ * MERGE_PATH is the decomposition done the classic way (moderngpu's segreduce): every thread an
+ * equal share of merge items, elements loaded one by one, launches in plain stream order. AUTO
+ * keeps the tiles and changes how a tile is worked (the flag tile: no search and no branch per
+ * item), with 16-byte loads of the input and launches chained by programmatic dependent launch,
+ * so that each kernel's launch overlaps the previous kernel's tail. */
 #include "common/check.h"
 #include "common/dispatch.cuh"
 #include "common/launch.h"
@@ -60,13 +66,16 @@ template <class T> struct reduce_args : merge_io<T> {
   uint64_t tiles;
 };
 
-/* MERGE_PATH and AUTO (VECTOR: 16-byte loads): one tile of the merge.
+/* MERGE_PATH: one tile of the merge, each thread walking its ITEMS merge items in order.
  * Improves on BLOCK_PER_SEGMENT: every thread has ITEMS items, elements and segment ends alike,
  * whatever the sizes: no idle threads on tiny segments, no lone block on a huge one; offsets and
  * results go through shared memory, so they are read and written coalesced. Wastes: the binary
  * searches of the partitions (a launch, and about log2(num_segments) scattered reads per tile),
- * a shared-memory round trip of every element, and a launch to join the tiles. */
-template <class T, class Op, class Src, bool VECTOR>
+ * two more searches per thread in shared memory, and a walk that branches on every item (an end
+ * or an element?) with the lanes of a warp taking different sides: on the H100 it issues about 90
+ * instructions per item and is bound by them (ncu: 82% of the SM's issue slots, 2.4-way bank
+ * conflicts on the ends; 40% of the byte limit at segments of 4). */
+template <class T, class Op, class Src>
 __global__ void __launch_bounds__(merge_geometry<acc_t<T>>::THREADS)
     merge_reduce_kernel(const Src src, const reduce_args<T> a) {
   typedef acc_t<T> A;
@@ -84,8 +93,8 @@ __global__ void __launch_bounds__(merge_geometry<acc_t<T>>::THREADS)
   cta::pdl_wait();
   tile_share s;
   Smem sm;
-  const bool bad = stage_tile<G::THREADS, cta::LOAD_LDG>(
-      src, a.part, b, (uint64_t)G::TILE, a.in, VECTOR && cta::aligned16(a.in), smem_raw, sm, s, t);
+  const bool bad = stage_tile<G::THREADS, cta::LOAD_LDG>(src, a.part, b, (uint64_t)G::TILE, a.in,
+                                                         false, smem_raw, sm, s, nullptr, t);
   if (__syncthreads_or(bad || !s.valid)) {
     if constexpr (!Src::rows) { /* rows never decrease */
       if (t == 0)
@@ -139,6 +148,91 @@ __global__ void __launch_bounds__(merge_geometry<acc_t<T>>::THREADS)
   __syncthreads();
   for (uint32_t x = t + 1; x < s.n_ends; x += G::THREADS)
     a.out[s.i0 + x] = from_acc<T>(sm.template value<A>(x));
+}
+
+/* AUTO and cuprim_batched_reduce: the same tiles of the merge, each worked element by element
+ * with the segment ends as flags (segmented_tile.cuh, flag_words).
+ * Improves on MERGE_PATH: no search and no branch per item. The tile's ends set their flags in
+ * shared memory (one atomic per word a warp touches); thread t then scans its ITEMS consecutive
+ * elements, restarting at each flag, with a select instead of a branch, and leaves the value of
+ * each segment that ends in its range where that segment's last element was; the block's
+ * segmented scan of the threads' (flag, value) pairs gives each thread what came before it, and
+ * each end, ITEMS apart from the next in the striped order of the ends, reads its segment's value
+ * (plus that carry where the segment began in an earlier thread) and writes it out coalesced.
+ * Also 16-byte loads of the input, and launches chained by programmatic dependent launch.
+ * Measured (H100, 2^28 f32, I32 offsets, 0.2's fourth run): segments of 4 in 947 us instead of
+ * 1313 (56% of the byte limit instead of 40%), of 1024 in 517 instead of 634, of 65536 in 401
+ * instead of 471. Wastes: still about 1400 instructions per warp and tile at segments of 4 (ncu:
+ * a third of them staging the ends), the elements' round trip through shared memory, a chain of
+ * dependent phases per tile (partitions, ends, elements, scan, ends again) that six resident
+ * blocks per SM do not hide (stalls split between barriers, shared-memory and global latency),
+ * and the partitions' and the join's launches, as MERGE_PATH. */
+template <class T, class Op, class Src>
+__global__ void __launch_bounds__(merge_geometry<acc_t<T>>::THREADS)
+    flag_reduce_kernel(const Src src, const reduce_args<T> a) {
+  typedef acc_t<T> A;
+  typedef merge_geometry<A> G;
+  typedef tile_smem<4, A> Smem;
+  constexpr int VEC = 16 / (int)sizeof(T);
+  __shared__ alignas(16) unsigned char smem_raw[Smem::bytes(G::TILE, VEC)];
+  __shared__ unsigned bits[flag_words(G::TILE)];
+  __shared__ flagged<A> scan_smem[G::THREADS / 32 + 1];
+  __shared__ A carry[G::THREADS];
+  const Op op;
+  const int t = threadIdx.x;
+  const uint64_t b = blockIdx.x;
+  for (int w = t; w < flag_words(G::TILE); w += G::THREADS)
+    bits[w] = 0;
+  /* As merge_reduce_kernel: the join may launch now, the partitions come from prepare_kernel. */
+  cta::pdl_launch_dependents();
+  cta::pdl_wait();
+  __syncthreads(); /* the flags are zero before any end sets one */
+  tile_share s;
+  Smem sm;
+  const bool bad = stage_tile<G::THREADS, cta::LOAD_LDG>(
+      src, a.part, b, (uint64_t)G::TILE, a.in, cta::aligned16(a.in), smem_raw, sm, s, bits, t);
+  if (__syncthreads_or(bad || !s.valid)) {
+    if constexpr (!Src::rows) {
+      if (t == 0)
+        *a.bad = 1;
+    }
+    return;
+  }
+  A *el = sm.elems();
+  const uint32_t k0 = (uint32_t)t * G::ITEMS;
+  A acc;
+  bool any;
+  uint32_t lead;
+  flag_pass<G::ITEMS, Op, false>(el, k0, s.n_elems, flags_at(bits, k0), false, acc, any, lead);
+  flagged<A> mine, agg;
+  mine.v = acc;
+  mine.f = any;
+  const flagged<A> ex = block_seg_exclusive<G::THREADS, Op>(mine, scan_smem, agg);
+  carry[t] = ex.v; /* what precedes thread t since the last flag before it */
+  __syncthreads();
+  /* End x closes the segment [end x - 1, end x) of the tile's elements; end 0's segment may have
+   * begun in earlier tiles: its part here is the tile's head, which the join completes. A
+   * segment's last element p holds its value from where the segment or p's thread began,
+   * whichever is later; the thread's carry adds the rest. */
+  for (uint32_t x = t; x < s.n_ends; x += G::THREADS) {
+    const uint32_t r = sm.end(x), from = x == 0 ? 0u : sm.end(x - 1);
+    A v = Op::identity();
+    if (r > from) {
+      const uint32_t p = r - 1, tt = p / G::ITEMS;
+      v = el[p];
+      if (from < tt * G::ITEMS)
+        v = op(carry[tt], v);
+    }
+    if (x == 0)
+      a.head[b] = v;
+    else
+      a.out[s.i0 + x] = from_acc<T>(v);
+  }
+  if (t == 0) { /* what follows the tile's last end: nothing if that end closes the tile */
+    const bool closed = s.n_ends > 0 && sm.end(s.n_ends - 1) == s.n_elems;
+    a.carry[b] = closed ? Op::identity() : agg.v;
+    a.has_end[b] = s.n_ends > 0 ? 1 : 0;
+  }
 }
 
 /* The end of tile e's first segment: the ends before its first diagonal. */
@@ -284,7 +378,7 @@ cuprim_status merge_reduce(const cuprim_ctx *ctx, bool tuned, const T *in, T *ou
   }
   {
     void (*tile_kernel)(const Src, const reduce_args<T>) =
-        tuned ? merge_reduce_kernel<T, Op, Src, true> : merge_reduce_kernel<T, Op, Src, false>;
+        tuned ? flag_reduce_kernel<T, Op, Src> : merge_reduce_kernel<T, Op, Src>;
     cudaLaunchAttribute attr;
     cudaLaunchConfig_t cfg = pdl_config(ctx, (unsigned)tiles, G::THREADS, stream, &attr);
     if (!chain)

@@ -3,17 +3,21 @@
  * decoupled look-back (cta/lookback.cuh). Two launches: prepare (the partitions of the merge for
  * offsets, and the tile status zeroed), then one block per tile:
  *
- *  - the tile's ends and elements are staged in shared memory (16-byte loads), as for the reduce;
- *  - each thread scans its ITEMS merge items in order: an element gets the scan (inclusive or
- *    exclusive) of its segment so far, an end starts the next segment from the identity;
- *  - a block scan of the threads' (has-end, running value) pairs gives each thread what precedes
- *    its first end in the tile (the carry), and the tile's own pair;
- *  - a tile with an end publishes its running value as its inclusive prefix (status P) at once:
+ *  - the tile's ends and elements are staged in shared memory (16-byte loads), as for the reduce,
+ *    and each end sets its flag: the element where the next segment starts;
+ *  - each thread scans its ITEMS consecutive elements, restarting at each flag: an element gets
+ *    the scan (inclusive or exclusive) of its segment so far (the flag tile, segmented_tile.cuh;
+ *    until 0.2's fourth run each thread walked ITEMS items of the merge, ends and elements, with a
+ *    branch per item: 33-63% of the byte limit, bound by the instructions);
+ *  - a block scan of the threads' (has-flag, running value) pairs gives each thread what precedes
+ *    its first flag in the tile (the carry), and the tile's own pair;
+ *  - a tile with a flag publishes its running value as its inclusive prefix (status P) at once:
  *    the segment it leaves open started inside it, so nothing before it matters to its
- *    successors, and their look-back stops there. A tile without an end publishes its total as
- *    an aggregate (A), looks back, then publishes P. The look-back is only needed by a tile whose
+ *    successors, and their look-back stops there (so does a tile whose last end follows its last
+ *    element: it passes on the identity). Another tile publishes its total as an aggregate (A),
+ *    looks back, then publishes P. The look-back is only needed by a tile whose
  *    first elements continue a segment from earlier tiles;
- *  - the carry (and the tile's prefix) is added to each thread's elements before its first end,
+ *  - the carry (and the tile's prefix) is added to each thread's elements before its first flag,
  *    and the tile's elements are stored, 16 bytes at a time: the data is read once and written
  *    once, the offsets read once.
  *
@@ -49,24 +53,27 @@ __global__ void __launch_bounds__(merge_geometry<acc_t<T>>::THREADS)
   constexpr int VEC = 16 / (int)sizeof(T);
   __shared__ alignas(16) unsigned char smem_raw[Smem::bytes(G::TILE, VEC)];
   __shared__ flagged<A> scan_smem[G::THREADS / 32 + 1];
+  __shared__ unsigned bits[flag_words(G::TILE)];
   __shared__ unsigned s_tile;
   __shared__ A s_prefix;
   const Op op;
   const int t = threadIdx.x, lane = t % 32, warp = t / 32;
+  for (int w = t; w < flag_words(G::TILE); w += G::THREADS)
+    bits[w] = 0;
   /* The partitions, the zeroed status and counter come from the prepare kernel. Tiles are taken
    * from a counter, in the order blocks run: a tile's predecessors always belong to blocks that
    * run or have run, so the look-back cannot wait forever. */
   cta::pdl_wait();
   if (t == 0)
     s_tile = atomicAdd(a.tile_counter, 1u);
-  __syncthreads();
+  __syncthreads(); /* also: the flags are zero before any end sets one */
   const uint64_t b = s_tile;
   const bool vec = cta::aligned16(a.in);
   tile_share s;
   Smem sm;
   /* Plain loads: in place, other tiles write the same buffer (never this tile's elements). */
   const bool bad = stage_tile<G::THREADS, cta::LOAD_PLAIN>(src, a.part, b, (uint64_t)G::TILE, a.in,
-                                                           vec, smem_raw, sm, s, t);
+                                                           vec, smem_raw, sm, s, bits, t);
   if (__syncthreads_or(bad || !s.valid || s.n_ends + s.n_elems == 0)) {
     /* Decreasing offsets, or a tile past the end of the merge: nothing to write, and nothing for
      * the tiles after it to add. */
@@ -74,45 +81,32 @@ __global__ void __launch_bounds__(merge_geometry<acc_t<T>>::THREADS)
       a.ts.publish(b, cta::STATUS_P, Op::identity());
     return;
   }
-  const thread_share r = thread_share_of<G::ITEMS>(s, sm, t);
-  /* The thread's items in merge order (the ends are only read, and each thread touches only its
-   * own elements: no barrier needed after the searches). `lead` counts the elements before its
-   * first end: they continue a segment that may have begun in earlier threads or tiles. */
+  /* Thread t's elements k0 .. k0 + ITEMS - 1, scanned within their segments, restarting at
+   * each flag (each thread touches only its own elements). `lead` counts the elements before its
+   * first flag: they continue a segment that may have begun in earlier threads or tiles. */
   A *el = sm.elems();
-  A acc = Op::identity();
-  bool has_end = false;
-  uint32_t lead = 0;
-  thread_share c = r;
-  while (c.it < c.it_end || c.jt < c.jt_end) {
-    if (next_is_end(c, sm)) {
-      has_end = true;
-      acc = Op::identity();
-      ++c.it;
-    } else {
-      const A x = el[c.jt];
-      if (a.exclusive) {
-        el[c.jt] = acc;
-        acc = op(acc, x);
-      } else {
-        acc = op(acc, x);
-        el[c.jt] = acc;
-      }
-      lead += !has_end;
-      ++c.jt;
-    }
-  }
+  const uint32_t k0 = (uint32_t)t * G::ITEMS;
+  A acc;
+  bool has_end;
+  uint32_t lead;
+  flag_pass<G::ITEMS, Op, true>(el, k0, s.n_elems, flags_at(bits, k0), a.exclusive != 0, acc,
+                                has_end, lead);
   flagged<A> mine, agg;
   mine.v = acc;
   mine.f = has_end;
   const flagged<A> ex = block_seg_exclusive<G::THREADS, Op>(mine, scan_smem, agg);
-  /* A tile with an end (or tile 0) knows its inclusive prefix now. */
+  /* A tile with a flagged element (or tile 0) knows its inclusive prefix now; so does one whose
+   * last end lies after its last element (that end is no element's flag): its successor starts a
+   * segment, and what the tile passes on is the identity. */
+  const bool closed = s.n_ends > 0 && sm.end(s.n_ends - 1) == s.n_elems;
+  const bool known = b == 0 || agg.f || closed;
   if (t == 0)
-    a.ts.publish(b, b == 0 || agg.f ? cta::STATUS_P : cta::STATUS_A, agg.v);
+    a.ts.publish(b, known ? cta::STATUS_P : cta::STATUS_A, closed ? Op::identity() : agg.v);
   const bool open = !ex.f && lead > 0; /* this thread's first elements continue an earlier tile */
   if (__syncthreads_or(open) && b > 0 && warp == 0) {
     const A prefix = cta::look_back<A, Op>(a.ts, b, lane);
     if (lane == 0) {
-      if (!agg.f)
+      if (!known)
         a.ts.publish(b, cta::STATUS_P, op(prefix, agg.v));
       s_prefix = prefix;
     }
@@ -121,7 +115,7 @@ __global__ void __launch_bounds__(merge_geometry<acc_t<T>>::THREADS)
   if (lead > 0 && (b > 0 || ex.f || t > 0)) { /* something precedes these elements */
     const A carry = ex.f || b == 0 ? ex.v : (t == 0 ? s_prefix : op(s_prefix, ex.v));
     for (uint32_t k = 0; k < lead; ++k)
-      el[r.jt + k] = op(carry, el[r.jt + k]);
+      el[k0 + k] = op(carry, el[k0 + k]);
   }
   __syncthreads();
   store_tile<G::THREADS, T>(a.out, s.lo, s.n_elems, sm.shift, vec && cta::aligned16(a.out),

@@ -57,6 +57,25 @@ struct offsets_source {
   }
 };
 
+/* Offsets of one width, known at compile time: the merge's tiles, where every instruction per end
+ * counts (the width read at run time cost about 14 of the 21 instructions of an offset's read on
+ * the H100). */
+template <class O> struct offsets_of : offsets_source {
+  __device__ __forceinline__ uint64_t at(uint64_t k) const {
+    uint64_t v;
+    if constexpr (sizeof(O) == 8) {
+      v = __ldg(static_cast<const unsigned long long *>(offsets) + k);
+      if (is_signed && (int64_t)v < 0)
+        v = 0;
+    } else {
+      static_assert(sizeof(O) == 4, "offsets of 4 or 8 bytes");
+      const uint32_t w = __ldg(static_cast<const unsigned *>(offsets) + k);
+      v = is_signed && (int32_t)w < 0 ? 0 : w;
+    }
+    return v < n ? v : n;
+  }
+};
+
 /* Rows of one length: offset k is k * len (never past n = num_segments * len). */
 struct rows_source {
   static constexpr bool rows = true;
@@ -89,7 +108,8 @@ template <class T, class Op> struct merge_types {
 
 /* The host dispatch of the merge-path calls: f(merge_types<T, Op>{}, src) for the device type T
  * of `dtype`, Op = op<acc_t<T>, op> (over the dtypes and ops that reduce and scan take), and the
- * source of `seg`: rows when it has no offsets, else its offsets. Returns f's status. */
+ * source of `seg`: rows when it has no offsets, else its offsets (offsets_of their width).
+ * Returns f's status. */
 template <class F>
 cuprim_status dispatch_merge(cuprim_dtype dtype, cuprim_op op, const cuprim__segments &seg, F &&f) {
   return dispatch_dtype_op<REDUCE_SCAN_TYPES>(dtype, op, [&](auto t, auto o) {
@@ -97,7 +117,10 @@ cuprim_status dispatch_merge(cuprim_dtype dtype, cuprim_op op, const cuprim__seg
     typedef merge_types<T, cuprim::op<acc_t<T>, decltype(o)::value>> M;
     if (seg.d_offsets == NULL)
       return f(M{}, make_rows_source(seg));
-    return f(M{}, make_offsets_source(seg));
+    const offsets_source off = make_offsets_source(seg);
+    if (off.wide)
+      return f(M{}, offsets_of<uint64_t>{off});
+    return f(M{}, offsets_of<uint32_t>{off});
   });
 }
 
@@ -462,55 +485,92 @@ __device__ __forceinline__ void store_tile(T *out, uint64_t lo, uint32_t n_elems
   }
 }
 
+/* ---------------------------------------------------------------- segment starts as flags */
+
+/* The flag tile (AUTO's reduce, the scans) marks where segments start among a tile's elements:
+ * bit k of a bitmask in shared memory is set where an end of the tile lies at element k (the next
+ * segment starts there), for k in [0, n_elems]; bit n_elems stands for an end after the tile's
+ * last element. The words a tile of `tile` items needs, with one to spare for a thread that reads
+ * the word after its last. */
+__host__ __device__ constexpr int flag_words(int tile) { return tile / 32 + 2; }
+
+/* Sets bit rel of `bits` for every lane with `valid`, one shared atomic per word a warp touches
+ * instead of one per end: the lanes that fall into one word find each other (match.any), OR their
+ * bits (cta::or_over_peers) and the highest of them writes. Must be called by the whole warp. */
+__device__ __forceinline__ void set_flags_warp(unsigned *bits, uint32_t rel, bool valid) {
+  /* Every lane takes part (no early exit, so the warp stays converged): the lanes without an end
+   * form a group of their own, which writes nothing. */
+  const uint32_t w = valid ? rel / 32 : 0xffffffffu;
+  const unsigned peers = __match_any_sync(cta::full_mask, w);
+  const unsigned run = cta::or_over_peers(peers, valid ? 1u << (rel % 32) : 0u);
+  if (valid && (int)(threadIdx.x % 32) == 31 - __clz(peers))
+    atomicOr(bits + w, run);
+}
+
+/* The flags of elements k0 .. k0 + 31 (bit j: element k0 + j): two words of the bitmask. */
+__device__ __forceinline__ uint32_t flags_at(const unsigned *bits, uint32_t k0) {
+  const uint64_t two = (uint64_t)bits[k0 / 32] | (uint64_t)bits[k0 / 32 + 1] << 32;
+  return (uint32_t)(two >> (k0 % 32));
+}
+
 /* The tile's ends into shared memory, as positions relative to its first element, with the
  * checks that make a tile of decreasing offsets known: every end it consumes must not come before
  * the previous one (A(x - 1) <= A(x), where A(-1) is the base) and must lie within its elements.
  * Over all tiles these pairs are every consecutive pair of offsets, so a merge that no tile finds
  * wrong is the merge of sorted ends. Returns true where this thread found one wrong. Rows have
  * nothing to check. Eight ends in flight per thread (each offset's load is independent of the
- * others; A(x - 1) is the neighbour's A, mostly from L1). */
+ * others; A(x - 1) is the previous lane's A, passed by a shuffle). With `bits` (zeroed,
+ * flag_words words), each end also sets its flag (set_flags_warp). */
 template <int THREADS, int SLOT, class S, class Src>
 __device__ __forceinline__ bool load_ends(const Src &src, const tile_share &s,
-                                          const tile_smem<SLOT, S> &sm, int t) {
+                                          const tile_smem<SLOT, S> &sm, unsigned *bits, int t) {
   constexpr int BATCH = 8;
+  const int lane = t % 32;
   bool bad = false;
   for (uint32_t x0 = 0; x0 < s.n_ends; x0 += THREADS * BATCH) {
-    uint64_t a[BATCH], prev[BATCH];
+    uint64_t a[BATCH];
 #pragma unroll
     for (int u = 0; u < BATCH; ++u) {
       const uint32_t x = x0 + u * THREADS + t;
-      a[u] = prev[u] = 0;
-      if (x < s.n_ends) {
-        a[u] = src.at(s.i0 + x + 1);
-        if constexpr (!Src::rows)
-          prev[u] = src.at(s.i0 + x);
-      }
+      a[u] = x < s.n_ends ? src.at(s.i0 + x + 1) : 0;
     }
 #pragma unroll
     for (int u = 0; u < BATCH; ++u) {
+      if (x0 + u * THREADS >= s.n_ends)
+        break; /* uniform: every lane of the block runs the same batches */
       const uint32_t x = x0 + u * THREADS + t;
-      if (x >= s.n_ends)
-        continue;
-      if constexpr (!Src::rows)
-        bad |= prev[u] > a[u] || a[u] < s.lo || a[u] - s.lo > s.n_elems;
+      const bool in = x < s.n_ends;
+      if constexpr (!Src::rows) {
+        /* A(x - 1) is the previous lane's A; lane 0 reads its own. */
+        uint64_t prev = __shfl_up_sync(cta::full_mask, a[u], 1);
+        if (lane == 0 && in)
+          prev = src.at(s.i0 + x);
+        bad |= in && (prev > a[u] || a[u] < s.lo || a[u] - s.lo > s.n_elems);
+      }
       const uint64_t rel = a[u] < s.lo ? 0 : a[u] - s.lo;
-      sm.set_end(x, (uint32_t)(rel < s.n_elems ? rel : s.n_elems));
+      const uint32_t r = (uint32_t)(rel < s.n_elems ? rel : s.n_elems);
+      if (in)
+        sm.set_end(x, r);
+      if (bits != nullptr)
+        set_flags_warp(bits, r, in);
     }
   }
   return bad;
 }
 
-/* Tile b into shared memory: its share of the merge (s), its ends and its elements (16-byte
- * loads where `vec`, the 16-byte boundary below the first element at sm.shift). Returns true where
- * this thread found the offsets decreasing; the caller joins the answer with a barrier. */
+/* Tile b into shared memory: its share of the merge (s), its ends (and, with `bits`, their flags)
+ * and its elements (16-byte loads where `vec`, the 16-byte boundary below the first element at
+ * sm.shift). Returns true where this thread found the offsets decreasing; the caller joins the
+ * answer with a barrier. */
 template <int THREADS, cta::load_mode M, int SLOT, class S, class Src, class T>
 __device__ __forceinline__ bool stage_tile(const Src &src, const merge_point *part, uint64_t b,
                                            uint64_t tile, const T *in, bool vec, unsigned char *raw,
-                                           tile_smem<SLOT, S> &sm, tile_share &s, int t) {
+                                           tile_smem<SLOT, S> &sm, tile_share &s, unsigned *bits,
+                                           int t) {
   constexpr int VEC = 16 / (int)sizeof(T);
   s = share_of(src, part, b, tile);
   sm.init(raw, s.n_ends, vec ? (uint32_t)(s.lo % VEC) : 0u);
-  const bool bad = load_ends<THREADS>(src, s, sm, t);
+  const bool bad = load_ends<THREADS>(src, s, sm, bits, t);
   load_tile<THREADS, M>(in, s.lo, s.n_elems, sm.shift, vec, sm.elems(), t);
   return bad;
 }
@@ -541,6 +601,40 @@ __device__ __forceinline__ thread_share thread_share_of(const tile_share &s,
 template <int SLOT, class S>
 __device__ __forceinline__ bool next_is_end(const thread_share &r, const tile_smem<SLOT, S> &sm) {
   return r.it < r.it_end && (r.jt >= r.jt_end || sm.end(r.it) <= r.jt);
+}
+
+/* Thread t's pass over its elements k0 .. k0 + ITEMS - 1 of the flag tile (those below n_elems;
+ * f: their flags, flags_at(k0)), in order, restarting at every flag. Leaves `acc`, the value since
+ * the thread's last flag (since its first element if none), `any`, whether one of its elements
+ * is flagged, and `lead`, how many come before the first flag. What it writes back into el:
+ * SCAN, every element's scan within its segment so far, inclusive or (`exclusive`) exclusive;
+ * otherwise (the reduce) only el[k] where element k + 1 is flagged: the value of the segment that
+ * ends at k, as far as this thread has seen it (bit ITEMS of f is the next thread's first
+ * element). The order of combination follows from k0 and the flags alone. */
+template <int ITEMS, class Op, bool SCAN, class A>
+__device__ __forceinline__ void flag_pass(A *el, uint32_t k0, uint32_t n_elems, uint32_t f,
+                                          bool exclusive, A &acc, bool &any, uint32_t &lead) {
+  static_assert(ITEMS < 32, "a thread's flags and the next one's first fit in a word");
+  const Op op;
+  const uint32_t count = k0 < n_elems ? (n_elems - k0 < ITEMS ? n_elems - k0 : ITEMS) : 0;
+  const uint32_t mine = count ? f & (0xffffffffu >> (32 - count)) : 0u;
+  any = mine != 0;
+  lead = mine ? (uint32_t)(__ffs(mine) - 1) : count;
+  acc = Op::identity();
+#pragma unroll
+  for (int j = 0; j < ITEMS; ++j) {
+    if ((uint32_t)j < count) {
+      const A x = el[k0 + j];
+      const bool start = (f >> j) & 1u;
+      if (SCAN && exclusive)
+        el[k0 + j] = start ? Op::identity() : acc;
+      acc = start ? x : op(acc, x);
+      if (SCAN && !exclusive)
+        el[k0 + j] = acc;
+      if (!SCAN && ((f >> (j + 1)) & 1u))
+        el[k0 + j] = acc;
+    }
+  }
 }
 
 /* ---------------------------------------------------------------- (flag, value) scans */
