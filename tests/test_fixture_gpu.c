@@ -527,6 +527,30 @@ void tf_run_two_streams(const tf_call_ops *ops, cuprim_ctx *ctx, int count, cons
   }
 }
 
+tf_input_pair tf_draw_input_pair(cuprim_dtype t, uint64_t n, int round,
+                                 void (*fill)(cuprim_dtype t, uint64_t seed, void *h, uint64_t n),
+                                 cudaStream_t other) {
+  const size_t bytes = n * cuprim_dtype_size(t);
+  assert_true(2 * bytes <= tf.config->in_bytes);
+  const tf_input_pair p = {tf.h_in, tf.h_in + bytes, tf_case_seed(0xC0C, 1, (uint64_t)round, n),
+                           tf_case_seed(0xC0C, 2, (uint64_t)round, n)};
+  fill(t, p.seed_a, tf.h_in, n);
+  fill(t, p.seed_b, tf.h_in + bytes, n);
+  tf_upload(tf.d_in, p.h_a, bytes, tf.stream);
+  tf_upload(tf.d_in2, p.h_b, bytes, other);
+  return p;
+}
+
+void tf_run_stream_pair(const tf_call_ops *ops, int count, const void *calls_a, const char *data_a,
+                        uint64_t seed_a, const void *calls_b, const char *data_b, uint64_t seed_b,
+                        cudaStream_t other) {
+  char name_a[128], name_b[128];
+  snprintf(name_a, sizeof name_a, "%s, stream A of two", data_a);
+  snprintf(name_b, sizeof name_b, "%s, stream B of two", data_b);
+  const tf_case cs_a = {name_a, seed_a, 0}, cs_b = {name_b, seed_b, 0};
+  tf_run_two_streams(ops, tf.ctx, count, calls_a, &cs_a, tf.stream, calls_b, &cs_b, other);
+}
+
 int tf_passed(tf_result *r, const tf_case *cs, const void *out) {
   if (cs->want_hash)
     r->hash = hr_hash_bytes(out, r->slot.out_bytes);

@@ -437,6 +437,24 @@ cudaStream_t tf_new_stream(void);
 void tf_run_two_streams(const tf_call_ops *ops, cuprim_ctx *ctx, int count, const void *calls_a,
                         const tf_case *cs_a, cudaStream_t stream_a, const void *calls_b,
                         const tf_case *cs_b, cudaStream_t stream_b);
+/* The inputs of a round of a concurrent-streams test, n elements of t for each stream: drawn by
+ * fill(t, seed, h, n), stream A's into tf.h_in with seed_a = tf_case_seed(0xC0C, 1, round, n) and
+ * stream B's right after them with seed_b = tf_case_seed(0xC0C, 2, round, n) (both must fit in
+ * the pinned input buffer: a test bug otherwise), then uploaded, A's to tf.d_in on tf.stream and
+ * B's to tf.d_in2 on `other`. Returns the host copies, for the references, and the seeds. */
+typedef struct tf_input_pair {
+  const unsigned char *h_a, *h_b;
+  uint64_t seed_a, seed_b;
+} tf_input_pair;
+tf_input_pair tf_draw_input_pair(cuprim_dtype t, uint64_t n, int round,
+                                 void (*fill)(cuprim_dtype t, uint64_t seed, void *h, uint64_t n),
+                                 cudaStream_t other);
+/* A program's concurrent-streams test: tf_run_two_streams on tf.ctx, calls_a on tf.stream and
+ * calls_b on `other`, checked as the cases "<data_a>, stream A of two" (seed_a) and
+ * "<data_b>, stream B of two" (seed_b). */
+void tf_run_stream_pair(const tf_call_ops *ops, int count, const void *calls_a, const char *data_a,
+                        uint64_t seed_a, const void *calls_b, const char *data_b, uint64_t seed_b,
+                        cudaStream_t other);
 
 /* Argument errors with a real context: calls that must return before any CUDA work. The test
  * poisons the first in_bytes of d_in and out_bytes of the region out (tf_poison_inputs, which

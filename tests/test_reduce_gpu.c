@@ -343,33 +343,28 @@ TF_TEST(test_default_streams) {
         }
 }
 
+/* Random SUM data (tf_draw_input_pair's fill). */
+static void random_sum_data(cuprim_dtype t, uint64_t seed, void *h, uint64_t n) {
+  hr_reduce_fill(t, CUPRIM_SUM, HR_DATA_RANDOM, seed, h, n);
+}
+
 /* Two non-blocking streams in flight at once on one context, each with calls that take temporary
  * memory from the context's pool, enqueued alternately before either is waited for. */
 TF_TEST(test_concurrent_streams) {
   cudaStream_t other = tf_new_stream();
   const uint64_t n = tf.quick ? 65537 : (1u << 22) + 3;
   const cuprim_dtype t = CUPRIM_U64;
-  const size_t bytes = n * cuprim_dtype_size(t);
-  unsigned char *h_a = tf.h_in, *h_b = tf.h_in + bytes; /* both fit in the pinned buffer */
-  assert_true(2 * bytes <= IN_CAP_BYTES);
   for (int round = 0; round < (tf.quick ? 2 : 4); ++round) {
-    const uint64_t seed_a = tf_case_seed(0xC0C, 1, (uint64_t)round, n);
-    const uint64_t seed_b = tf_case_seed(0xC0C, 2, (uint64_t)round, n);
-    hr_reduce_fill(t, CUPRIM_SUM, HR_DATA_RANDOM, seed_a, h_a, n);
-    hr_reduce_fill(t, CUPRIM_SUM, HR_DATA_RANDOM, seed_b, h_b, n);
+    const tf_input_pair in = tf_draw_input_pair(t, n, round, random_sum_data, other);
     hr_reduce_ref ref_a, ref_b;
-    hr_reduce_reference(t, CUPRIM_SUM, h_a, n, &ref_a);
-    hr_reduce_reference(t, CUPRIM_SUM, h_b, n, &ref_b);
-    tf_upload(tf.d_in, h_a, bytes, tf.stream);
-    tf_upload(tf.d_in2, h_b, bytes, other);
+    hr_reduce_reference(t, CUPRIM_SUM, in.h_a, n, &ref_a);
+    hr_reduce_reference(t, CUPRIM_SUM, in.h_b, n, &ref_b);
     call ca[SWEEP_CALLS], cb[SWEEP_CALLS];
     all_calls(ca, tf.d_in, n, t, CUPRIM_SUM);
     all_calls(cb, tf.d_in2, n, t, CUPRIM_SUM);
     expect(ca, SWEEP_CALLS, &ref_a);
     expect(cb, SWEEP_CALLS, &ref_b);
-    const tf_case cs_a = {"random, stream A of two", seed_a, 0};
-    const tf_case cs_b = {"random, stream B of two", seed_b, 0};
-    tf_run_two_streams(&ops, tf.ctx, SWEEP_CALLS, ca, &cs_a, tf.stream, cb, &cs_b, other);
+    tf_run_stream_pair(&ops, SWEEP_CALLS, ca, "random", in.seed_a, cb, "random", in.seed_b, other);
   }
   TF_CUDA(cudaStreamDestroy(other));
 }

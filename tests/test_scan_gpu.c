@@ -429,28 +429,25 @@ TF_TEST(test_default_streams) {
       }
 }
 
+/* Random SUM data (tf_draw_input_pair's fill). */
+static void random_sum_data(cuprim_dtype t, uint64_t seed, void *h, uint64_t n) {
+  hr_scan_fill(t, CUPRIM_SUM, HR_SCAN_RANDOM, seed, h, n);
+}
+
 /* Two non-blocking streams in flight at once on one context, each with calls that take temporary
  * memory from the context's pool, enqueued alternately before either is waited for. */
 TF_TEST(test_concurrent_streams) {
   cudaStream_t other = tf_new_stream();
   const uint64_t n = tf.quick ? 65537 : (1u << 21) + 3;
   const cuprim_dtype t = CUPRIM_U64;
-  const size_t bytes = n * cuprim_dtype_size(t);
-  unsigned char *h_a = tf.h_in, *h_b = tf.h_in + bytes; /* both fit in the pinned buffer */
-  assert_true(2 * bytes <= IN_CAP_BYTES);
   const int algs[] = {CUPRIM_SCAN_AUTO, CUPRIM_SCAN_DECOUPLED_LOOKBACK, CUPRIM_SCAN_BLELLOCH,
                       CUPRIM_SCAN_HILLIS_STEELE};
   enum { CALLS = 4 };
   for (int round = 0; round < (tf.quick ? 2 : 4); ++round) {
     const cuprim_scan_kind kind = kinds[round % 2];
-    const uint64_t seed_a = tf_case_seed(0xC0C, 1, (uint64_t)round, n);
-    const uint64_t seed_b = tf_case_seed(0xC0C, 2, (uint64_t)round, n);
-    hr_scan_fill(t, CUPRIM_SUM, HR_SCAN_RANDOM, seed_a, h_a, n);
-    hr_scan_fill(t, CUPRIM_SUM, HR_SCAN_RANDOM, seed_b, h_b, n);
-    make_reference(&g_ref, t, CUPRIM_SUM, kind, h_a, n);
-    make_reference(&g_ref2, t, CUPRIM_SUM, kind, h_b, n);
-    tf_upload(tf.d_in, h_a, bytes, tf.stream);
-    tf_upload(tf.d_in2, h_b, bytes, other);
+    const tf_input_pair in = tf_draw_input_pair(t, n, round, random_sum_data, other);
+    make_reference(&g_ref, t, CUPRIM_SUM, kind, in.h_a, n);
+    make_reference(&g_ref2, t, CUPRIM_SUM, kind, in.h_b, n);
     scan_call ca[CALLS], cb[CALLS];
     for (int i = 0; i < CALLS; ++i) {
       ca[i] = make_call(algs[i], tf.d_in, n, t, CUPRIM_SUM, kind);
@@ -458,9 +455,7 @@ TF_TEST(test_concurrent_streams) {
     }
     expect(ca, CALLS, &g_ref);
     expect(cb, CALLS, &g_ref2);
-    const tf_case cs_a = {"random, stream A of two", seed_a, 0};
-    const tf_case cs_b = {"random, stream B of two", seed_b, 0};
-    tf_run_two_streams(&ops, tf.ctx, CALLS, ca, &cs_a, tf.stream, cb, &cs_b, other);
+    tf_run_stream_pair(&ops, CALLS, ca, "random", in.seed_a, cb, "random", in.seed_b, other);
   }
   TF_CUDA(cudaStreamDestroy(other));
 }
