@@ -324,49 +324,40 @@ TF_TEST(test_misaligned_input) {
 /* The legacy default stream (0) and the per-thread default stream, besides the non-blocking
  * stream every other test uses. */
 TF_TEST(test_default_streams) {
-  const cuprim_dtype dtypes[] = {CUPRIM_F32, CUPRIM_I64};
-  const uint64_t sizes[] = {1000, tf.quick ? 65537u : (1u << 20) + 1};
   const cuprim_op ops[] = {CUPRIM_SUM, CUPRIM_MIN};
-  for (int si = 0; si < TF_DEFAULT_STREAMS; ++si)
-    for (int d = 0; d < 2; ++d)
-      for (int k = 0; k < 2; ++k)
-        for (int o = 0; o < 2; ++o) {
-          const cudaStream_t stream = tf_default_stream[si];
-          const cuprim_op op = ops[o];
-          const cuprim_dtype t = dtypes[d];
-          const uint64_t n = sizes[k];
-          const uint64_t seed = tf_case_seed(0x57E, t, (uint64_t)op, n);
-          tf_reduce_input(t, op, HR_DATA_RANDOM, seed, n, stream);
-          hr_reduce_ref ref;
-          hr_reduce_reference(t, op, tf.h_in, n, &ref);
-          run_all(tf.ctx, tf.d_in, n, t, op, stream, &ref, tf_default_stream_name[si], seed);
-        }
+  for (tf_stream_case c = {0}; tf_next_stream_case(&c);)
+    for (int o = 0; o < 2; ++o) {
+      const cuprim_op op = ops[o];
+      const uint64_t seed = tf_case_seed(0x57E, c.t, (uint64_t)op, c.n);
+      tf_reduce_input(c.t, op, HR_DATA_RANDOM, seed, c.n, c.stream);
+      hr_reduce_ref ref;
+      hr_reduce_reference(c.t, op, tf.h_in, c.n, &ref);
+      run_all(tf.ctx, tf.d_in, c.n, c.t, op, c.stream, &ref, c.name, seed);
+    }
 }
 
-/* Random SUM data (tf_draw_input_pair's fill). */
+/* Random SUM data (tf_concurrent_streams' fill). */
 static void random_sum_data(cuprim_dtype t, uint64_t seed, void *h, uint64_t n) {
   hr_reduce_fill(t, CUPRIM_SUM, HR_DATA_RANDOM, seed, h, n);
+}
+
+/* The calls of one stream of a concurrent-streams round (tf_concurrent_streams): every algorithm
+ * on SUM. */
+static int concurrent_calls(int round, int side, cuprim_dtype t, const void *h,
+                            const unsigned char *d, uint64_t n, void *calls) {
+  static hr_reduce_ref refs[2]; /* read by the checks, after both streams' calls are made */
+  (void)round;
+  hr_reduce_reference(t, CUPRIM_SUM, h, n, &refs[side]);
+  all_calls((call *)calls, d, n, t, CUPRIM_SUM);
+  expect((call *)calls, SWEEP_CALLS, &refs[side]);
+  return SWEEP_CALLS;
 }
 
 /* Two non-blocking streams in flight at once on one context, each with calls that take temporary
  * memory from the context's pool, enqueued alternately before either is waited for. */
 TF_TEST(test_concurrent_streams) {
-  cudaStream_t other = tf_new_stream();
-  const uint64_t n = tf.quick ? 65537 : (1u << 22) + 3;
-  const cuprim_dtype t = CUPRIM_U64;
-  for (int round = 0; round < (tf.quick ? 2 : 4); ++round) {
-    const tf_input_pair in = tf_draw_input_pair(t, n, round, random_sum_data, other);
-    hr_reduce_ref ref_a, ref_b;
-    hr_reduce_reference(t, CUPRIM_SUM, in.h_a, n, &ref_a);
-    hr_reduce_reference(t, CUPRIM_SUM, in.h_b, n, &ref_b);
-    call ca[SWEEP_CALLS], cb[SWEEP_CALLS];
-    all_calls(ca, tf.d_in, n, t, CUPRIM_SUM);
-    all_calls(cb, tf.d_in2, n, t, CUPRIM_SUM);
-    expect(ca, SWEEP_CALLS, &ref_a);
-    expect(cb, SWEEP_CALLS, &ref_b);
-    tf_run_stream_pair(&ops, SWEEP_CALLS, ca, "random", in.seed_a, cb, "random", in.seed_b, other);
-  }
-  TF_CUDA(cudaStreamDestroy(other));
+  tf_concurrent_streams(&ops, CUPRIM_U64, tf.quick ? 65537 : (1u << 22) + 3, tf.quick ? 2 : 4,
+                        "random", random_sum_data, concurrent_calls);
 }
 
 /* ---------------------------------------------------------------- threads */
