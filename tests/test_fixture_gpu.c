@@ -215,6 +215,20 @@ const cudaStream_t tf_default_stream[TF_DEFAULT_STREAMS] = {0, cudaStreamPerThre
 const char *const tf_default_stream_name[TF_DEFAULT_STREAMS] = {"legacy default stream",
                                                                 "per-thread default stream"};
 
+int tf_next_stream_case(tf_stream_case *c) {
+  static const cuprim_dtype dtypes[2] = {CUPRIM_F32, CUPRIM_I64};
+  if (c->next >= TF_DEFAULT_STREAMS * 2 * 2)
+    return 0;
+  c->si = c->next / 4;
+  c->d = c->next / 2 % 2;
+  c->stream = tf_default_stream[c->si];
+  c->name = tf_default_stream_name[c->si];
+  c->t = dtypes[c->d];
+  c->n = c->next % 2 == 0 ? 1000 : tf.quick ? 65537u : (1u << 20) + 1;
+  ++c->next;
+  return 1;
+}
+
 size_t tf_begin_large(const char *what, size_t need) {
   tf_begin();
   if (tf.quick) {
@@ -522,6 +536,46 @@ void tf_run_two_streams(const tf_call_ops *ops, cuprim_ctx *ctx, int count, cons
     tf_check(ops, &tf.out, tf_call_at(ops, calls_a, i), &ra[i], cs_a);
     tf_check(ops, &tf.out2, tf_call_at(ops, calls_b, i), &rb[i], cs_b);
   }
+}
+
+void tf_run_stream_pair(const tf_call_ops *ops, int count, const void *calls_a, const char *data_a,
+                        uint64_t seed_a, const void *calls_b, const char *data_b, uint64_t seed_b,
+                        cudaStream_t other) {
+  char name_a[128], name_b[128];
+  snprintf(name_a, sizeof name_a, "%s, stream A of two", data_a);
+  snprintf(name_b, sizeof name_b, "%s, stream B of two", data_b);
+  const tf_case cs_a = {name_a, seed_a, 0}, cs_b = {name_b, seed_b, 0};
+  tf_run_two_streams(ops, tf.ctx, count, calls_a, &cs_a, tf.stream, calls_b, &cs_b, other);
+}
+
+void tf_concurrent_streams(const tf_call_ops *ops, cuprim_dtype t, uint64_t n, int rounds,
+                           const char *data,
+                           void (*fill)(cuprim_dtype t, uint64_t seed, void *h, uint64_t n),
+                           int (*make)(int round, int side, cuprim_dtype t, const void *h,
+                                       const unsigned char *d, uint64_t n, void *calls)) {
+  const size_t bytes = n * cuprim_dtype_size(t);
+  assert_true(2 * bytes <= tf.config->in_bytes);
+  unsigned char *h_a = tf.h_in, *h_b = tf.h_in + bytes;
+  unsigned char *calls_a = (unsigned char *)malloc(TF_MAX_BATCH * ops->size);
+  unsigned char *calls_b = (unsigned char *)malloc(TF_MAX_BATCH * ops->size);
+  assert_non_null(calls_a);
+  assert_non_null(calls_b);
+  cudaStream_t other = tf_new_stream();
+  for (int round = 0; round < rounds; ++round) {
+    const uint64_t seed_a = tf_case_seed(0xC0C, 1, (uint64_t)round, n);
+    const uint64_t seed_b = tf_case_seed(0xC0C, 2, (uint64_t)round, n);
+    fill(t, seed_a, h_a, n);
+    fill(t, seed_b, h_b, n);
+    tf_upload(tf.d_in, h_a, bytes, tf.stream);
+    tf_upload(tf.d_in2, h_b, bytes, other);
+    const int count = make(round, 0, t, h_a, tf.d_in, n, calls_a);
+    if (make(round, 1, t, h_b, tf.d_in2, n, calls_b) != count)
+      fail_msg("test bug: the two streams of a round make different numbers of calls");
+    tf_run_stream_pair(ops, count, calls_a, data, seed_a, calls_b, data, seed_b, other);
+  }
+  TF_CUDA(cudaStreamDestroy(other));
+  free(calls_a);
+  free(calls_b);
 }
 
 int tf_passed(tf_result *r, const tf_case *cs, const void *out) {

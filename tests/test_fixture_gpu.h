@@ -216,6 +216,21 @@ size_t tf_sweep_sizes(const uint64_t *full, size_t nfull, const uint64_t *quick,
 #define TF_DEFAULT_STREAMS 2
 extern const cudaStream_t tf_default_stream[TF_DEFAULT_STREAMS];
 extern const char *const tf_default_stream_name[TF_DEFAULT_STREAMS];
+/* The cases of reduce's and scan's default-streams tests, as three nested loops would give them:
+ * each default stream (index si), the dtypes F32 and I64 (index d), and the sizes 1000 and
+ * 2^20 + 1 (65537 in quick mode):
+ *   for (tf_stream_case c = {0}; tf_next_stream_case(&c);)
+ *     ... c.stream, c.name, c.t, c.n ...
+ * Returns 0 when none is left. */
+typedef struct tf_stream_case {
+  int next; /* the case the next call gives: (si * 2 + d) * 2 + the size's index */
+  int si, d;
+  cudaStream_t stream; /* tf_default_stream[si] */
+  const char *name;    /* tf_default_stream_name[si] */
+  cuprim_dtype t;
+  uint64_t n;
+} tf_stream_case;
+int tf_next_stream_case(tf_stream_case *c);
 
 /* The first line of a large test instead of tf_begin: it also skips in quick mode
  * (compute-sanitizer) and without `need` bytes free on the device, printing why (`what` names
@@ -431,6 +446,26 @@ cudaStream_t tf_new_stream(void);
 void tf_run_two_streams(const tf_call_ops *ops, cuprim_ctx *ctx, int count, const void *calls_a,
                         const tf_case *cs_a, cudaStream_t stream_a, const void *calls_b,
                         const tf_case *cs_b, cudaStream_t stream_b);
+/* A program's concurrent-streams test: tf_run_two_streams on tf.ctx, calls_a on tf.stream and
+ * calls_b on `other`, checked as the cases "<data_a>, stream A of two" (seed_a) and
+ * "<data_b>, stream B of two" (seed_b). */
+void tf_run_stream_pair(const tf_call_ops *ops, int count, const void *calls_a, const char *data_a,
+                        uint64_t seed_a, const void *calls_b, const char *data_b, uint64_t seed_b,
+                        cudaStream_t other);
+/* The whole concurrent-streams test of a program whose two streams run the same calls on
+ * inputs of one dtype t (test_reduce_gpu.c, test_scan_gpu.c): a non-blocking stream of its own
+ * (`other`) and `rounds` rounds. Each round draws n elements by fill(t, seed, h, n) for stream A
+ * into tf.h_in, seed tf_case_seed(0xC0C, 1, round, n), and for stream B right after them, seed
+ * tf_case_seed(0xC0C, 2, round, n) (both must fit in the pinned input buffer: a test bug
+ * otherwise); uploads A's to tf.d_in on tf.stream and B's to tf.d_in2 on `other`; has
+ * make(round, side, t, h, d, n, calls) write the calls of side 0 (A, on d = tf.d_in) and side 1
+ * (B, on tf.d_in2) with their expectations from the host copy h, returning how many (the same for
+ * both, at most TF_MAX_BATCH); and runs them (tf_run_stream_pair, data `data`). */
+void tf_concurrent_streams(const tf_call_ops *ops, cuprim_dtype t, uint64_t n, int rounds,
+                           const char *data,
+                           void (*fill)(cuprim_dtype t, uint64_t seed, void *h, uint64_t n),
+                           int (*make)(int round, int side, cuprim_dtype t, const void *h,
+                                       const unsigned char *d, uint64_t n, void *calls));
 
 /* Argument errors with a real context: calls that must return before any CUDA work. The test
  * poisons the first in_bytes of d_in and out_bytes of the region out (tf_poison_inputs, which

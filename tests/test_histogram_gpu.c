@@ -615,9 +615,7 @@ TF_TEST(test_streams) {
     hist_call ca[NUM_ALGS + 1], cb[NUM_ALGS + 1];
     const int count = all_even_calls(ca, tf.d_in, n, ta, &ba, want_a);
     all_even_calls(cb, tf.d_in2, n, tb, &bb, want_b);
-    const tf_case cs_a = {"uniform, stream A of two", seed_a, 0};
-    const tf_case cs_b = {"NaN and inf, stream B of two", seed_b, 0};
-    tf_run_two_streams(&ops, tf.ctx, count, ca, &cs_a, tf.stream, cb, &cs_b, other);
+    tf_run_stream_pair(&ops, count, ca, "uniform", seed_a, cb, "NaN and inf", seed_b, other);
   }
   TF_CUDA(cudaStreamDestroy(other));
 }

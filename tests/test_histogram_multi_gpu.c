@@ -500,9 +500,7 @@ TF_TEST(test_streams) {
     b[0] = make_call(&lay_b, CUPRIM_F32, pixels_b, spans, kinds, seed_b, tf.h_in2, tf.d_in2, 1);
     tf_upload(tf.d_in, tf.h_in, pixels * 4, tf.stream);
     tf_upload(tf.d_in2, tf.h_in2, pixels_b * 3 * 4, other);
-    const tf_case cs_a = {"u8 RGBA, stream A of two", seed_a, 0};
-    const tf_case cs_b = {"f32 RGB, stream B of two", seed_b, 0};
-    tf_run_two_streams(&ops, tf.ctx, 1, a, &cs_a, tf.stream, b, &cs_b, other);
+    tf_run_stream_pair(&ops, 1, a, "u8 RGBA", seed_a, b, "f32 RGB", seed_b, other);
   }
   TF_CUDA(cudaStreamDestroy(other));
 }

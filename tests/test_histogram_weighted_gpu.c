@@ -602,9 +602,7 @@ TF_TEST(test_streams) {
   w_call ca[3], cb[3];
   all_calls(ca, tf.d_in, tf.d_in2, n, CUPRIM_F32, CUPRIM_F64, &ba, &g.ref[0]);
   all_calls(cb, tf.d_in, tf.d_in2, n, CUPRIM_F32, CUPRIM_F64, &bb, &g.ref[1]);
-  const tf_case cs_a = {"256 bins, stream A of two", seed, 0};
-  const tf_case cs_b = {"4096 bins, stream B of two", seed, 0};
-  tf_run_two_streams(&ops, tf.ctx, 3, ca, &cs_a, tf.stream, cb, &cs_b, other);
+  tf_run_stream_pair(&ops, 3, ca, "256 bins", seed, cb, "4096 bins", seed, other);
   TF_CUDA(cudaStreamDestroy(other));
 }
 

@@ -373,54 +373,40 @@ TF_TEST(test_misaligned_input) {
 /* The legacy default stream (0) and the per-thread default stream, besides the non-blocking
  * stream every other test uses. */
 TF_TEST(test_default_streams) {
-  const cuprim_dtype dtypes[] = {CUPRIM_F32, CUPRIM_I64};
-  const uint64_t sizes[] = {1000, tf.quick ? 65537u : (1u << 20) + 1};
   const cuprim_op ops[] = {CUPRIM_SUM, CUPRIM_MIN};
-  for (int si = 0; si < TF_DEFAULT_STREAMS; ++si)
-    for (int d = 0; d < 2; ++d)
-      for (int k = 0; k < 2; ++k)
-        for (int o = 0; o < 2; ++o) {
-          const cudaStream_t stream = tf_default_stream[si];
-          const cuprim_op op = ops[o];
-          const cuprim_dtype t = dtypes[d];
-          const uint64_t n = sizes[k];
-          const uint64_t seed = tf_case_seed(0x57E, t, (uint64_t)op, n);
-          tf_reduce_input(t, op, HR_DATA_RANDOM, seed, n, stream);
-          hr_reduce_ref ref;
-          hr_reduce_reference(t, op, tf.h_in, n, &ref);
-          run_all(tf.ctx, tf.d_in, n, t, op, stream, &ref, tf_default_stream_name[si], seed);
-        }
+  for (tf_stream_case c = {0}; tf_next_stream_case(&c);)
+    for (int o = 0; o < 2; ++o) {
+      const cuprim_op op = ops[o];
+      const uint64_t seed = tf_case_seed(0x57E, c.t, (uint64_t)op, c.n);
+      tf_reduce_input(c.t, op, HR_DATA_RANDOM, seed, c.n, c.stream);
+      hr_reduce_ref ref;
+      hr_reduce_reference(c.t, op, tf.h_in, c.n, &ref);
+      run_all(tf.ctx, tf.d_in, c.n, c.t, op, c.stream, &ref, c.name, seed);
+    }
+}
+
+/* Random SUM data (tf_concurrent_streams' fill). */
+static void random_sum_data(cuprim_dtype t, uint64_t seed, void *h, uint64_t n) {
+  hr_reduce_fill(t, CUPRIM_SUM, HR_DATA_RANDOM, seed, h, n);
+}
+
+/* The calls of one stream of a concurrent-streams round (tf_concurrent_streams): every algorithm
+ * on SUM. */
+static int concurrent_calls(int round, int side, cuprim_dtype t, const void *h,
+                            const unsigned char *d, uint64_t n, void *calls) {
+  static hr_reduce_ref refs[2]; /* read by the checks, after both streams' calls are made */
+  (void)round;
+  hr_reduce_reference(t, CUPRIM_SUM, h, n, &refs[side]);
+  all_calls((call *)calls, d, n, t, CUPRIM_SUM);
+  expect((call *)calls, SWEEP_CALLS, &refs[side]);
+  return SWEEP_CALLS;
 }
 
 /* Two non-blocking streams in flight at once on one context, each with calls that take temporary
  * memory from the context's pool, enqueued alternately before either is waited for. */
 TF_TEST(test_concurrent_streams) {
-  cudaStream_t other = tf_new_stream();
-  const uint64_t n = tf.quick ? 65537 : (1u << 22) + 3;
-  const cuprim_dtype t = CUPRIM_U64;
-  const size_t bytes = n * cuprim_dtype_size(t);
-  unsigned char *h_a = tf.h_in, *h_b = tf.h_in + bytes; /* both fit in the pinned buffer */
-  assert_true(2 * bytes <= IN_CAP_BYTES);
-  for (int round = 0; round < (tf.quick ? 2 : 4); ++round) {
-    const uint64_t seed_a = tf_case_seed(0xC0C, 1, (uint64_t)round, n);
-    const uint64_t seed_b = tf_case_seed(0xC0C, 2, (uint64_t)round, n);
-    hr_reduce_fill(t, CUPRIM_SUM, HR_DATA_RANDOM, seed_a, h_a, n);
-    hr_reduce_fill(t, CUPRIM_SUM, HR_DATA_RANDOM, seed_b, h_b, n);
-    hr_reduce_ref ref_a, ref_b;
-    hr_reduce_reference(t, CUPRIM_SUM, h_a, n, &ref_a);
-    hr_reduce_reference(t, CUPRIM_SUM, h_b, n, &ref_b);
-    tf_upload(tf.d_in, h_a, bytes, tf.stream);
-    tf_upload(tf.d_in2, h_b, bytes, other);
-    call ca[SWEEP_CALLS], cb[SWEEP_CALLS];
-    all_calls(ca, tf.d_in, n, t, CUPRIM_SUM);
-    all_calls(cb, tf.d_in2, n, t, CUPRIM_SUM);
-    expect(ca, SWEEP_CALLS, &ref_a);
-    expect(cb, SWEEP_CALLS, &ref_b);
-    const tf_case cs_a = {"random, stream A of two", seed_a, 0};
-    const tf_case cs_b = {"random, stream B of two", seed_b, 0};
-    tf_run_two_streams(&ops, tf.ctx, SWEEP_CALLS, ca, &cs_a, tf.stream, cb, &cs_b, other);
-  }
-  TF_CUDA(cudaStreamDestroy(other));
+  tf_concurrent_streams(&ops, CUPRIM_U64, tf.quick ? 65537 : (1u << 22) + 3, tf.quick ? 2 : 4,
+                        "random", random_sum_data, concurrent_calls);
 }
 
 /* ---------------------------------------------------------------- threads */

@@ -461,65 +461,51 @@ TF_TEST(test_misaligned) {
 /* The legacy default stream (0) and the per-thread default stream, besides the non-blocking
  * stream every other test uses. */
 TF_TEST(test_default_streams) {
-  const cuprim_dtype dtypes[] = {CUPRIM_F32, CUPRIM_I64};
-  const cuprim_op ops[] = {CUPRIM_SUM, CUPRIM_MIN};
-  const uint64_t sizes[] = {1000, tf.quick ? 65537u : (1u << 20) + 1};
-  for (int si = 0; si < TF_DEFAULT_STREAMS; ++si)
-    for (int d = 0; d < 2; ++d)
-      for (int k = 0; k < 2; ++k) {
-        const cudaStream_t stream = tf_default_stream[si];
-        const cuprim_dtype t = dtypes[d];
-        const cuprim_op op = ops[d];
-        const uint64_t n = sizes[k];
-        const uint64_t seed = tf_case_seed(0x57E, t, (uint64_t)si, n);
-        tf_scan_input(t, op, HR_SCAN_EXACT, seed, n, stream);
-        for (int ki = 0; ki < 2; ++ki) {
-          make_reference(&g_ref, t, op, kinds[ki], tf.h_in, n);
-          scan_call calls[MAX_CALLS];
-          tf_result res[MAX_CALLS];
-          int count = 0;
-          for (int a = SHORTHAND; a < NUM_ALGS; ++a)
-            calls[count++] = make_call(a, tf.d_in, n, t, op, kinds[ki]);
-          calls[count++] = in_place(calls[1]);
-          run_and_check(calls, count, stream, &g_ref, tf_default_stream_name[si], seed, 0, res);
-        }
-      }
+  const cuprim_op ops[] = {CUPRIM_SUM, CUPRIM_MIN}; /* F32 SUM, I64 MIN */
+  for (tf_stream_case c = {0}; tf_next_stream_case(&c);) {
+    const cuprim_op op = ops[c.d];
+    const uint64_t seed = tf_case_seed(0x57E, c.t, (uint64_t)c.si, c.n);
+    tf_scan_input(c.t, op, HR_SCAN_EXACT, seed, c.n, c.stream);
+    for (int ki = 0; ki < 2; ++ki) {
+      make_reference(&g_ref, c.t, op, kinds[ki], tf.h_in, c.n);
+      scan_call calls[MAX_CALLS];
+      tf_result res[MAX_CALLS];
+      int count = 0;
+      for (int a = SHORTHAND; a < NUM_ALGS; ++a)
+        calls[count++] = make_call(a, tf.d_in, c.n, c.t, op, kinds[ki]);
+      calls[count++] = in_place(calls[1]);
+      run_and_check(calls, count, c.stream, &g_ref, c.name, seed, 0, res);
+    }
+  }
+}
+
+/* Random SUM data (tf_concurrent_streams' fill). */
+static void random_sum_data(cuprim_dtype t, uint64_t seed, void *h, uint64_t n) {
+  hr_scan_fill(t, CUPRIM_SUM, HR_SCAN_RANDOM, seed, h, n);
+}
+
+/* The calls of one stream of a concurrent-streams round (tf_concurrent_streams): four algorithms
+ * on SUM, inclusive in even rounds and exclusive in odd ones. */
+static int concurrent_calls(int round, int side, cuprim_dtype t, const void *h,
+                            const unsigned char *d, uint64_t n, void *p) {
+  static const int algs[] = {CUPRIM_SCAN_AUTO, CUPRIM_SCAN_DECOUPLED_LOOKBACK, CUPRIM_SCAN_BLELLOCH,
+                             CUPRIM_SCAN_HILLIS_STEELE};
+  enum { CALLS = sizeof algs / sizeof algs[0] };
+  const cuprim_scan_kind kind = kinds[round % 2];
+  hr_scan_ref *ref = side ? &g_ref2 : &g_ref;
+  scan_call *calls = (scan_call *)p;
+  make_reference(ref, t, CUPRIM_SUM, kind, h, n);
+  for (int i = 0; i < CALLS; ++i)
+    calls[i] = make_call(algs[i], d, n, t, CUPRIM_SUM, kind);
+  expect(calls, CALLS, ref);
+  return CALLS;
 }
 
 /* Two non-blocking streams in flight at once on one context, each with calls that take temporary
  * memory from the context's pool, enqueued alternately before either is waited for. */
 TF_TEST(test_concurrent_streams) {
-  cudaStream_t other = tf_new_stream();
-  const uint64_t n = tf.quick ? 65537 : (1u << 21) + 3;
-  const cuprim_dtype t = CUPRIM_U64;
-  const size_t bytes = n * cuprim_dtype_size(t);
-  unsigned char *h_a = tf.h_in, *h_b = tf.h_in + bytes; /* both fit in the pinned buffer */
-  assert_true(2 * bytes <= IN_CAP_BYTES);
-  const int algs[] = {CUPRIM_SCAN_AUTO, CUPRIM_SCAN_DECOUPLED_LOOKBACK, CUPRIM_SCAN_BLELLOCH,
-                      CUPRIM_SCAN_HILLIS_STEELE};
-  enum { CALLS = 4 };
-  for (int round = 0; round < (tf.quick ? 2 : 4); ++round) {
-    const cuprim_scan_kind kind = kinds[round % 2];
-    const uint64_t seed_a = tf_case_seed(0xC0C, 1, (uint64_t)round, n);
-    const uint64_t seed_b = tf_case_seed(0xC0C, 2, (uint64_t)round, n);
-    hr_scan_fill(t, CUPRIM_SUM, HR_SCAN_RANDOM, seed_a, h_a, n);
-    hr_scan_fill(t, CUPRIM_SUM, HR_SCAN_RANDOM, seed_b, h_b, n);
-    make_reference(&g_ref, t, CUPRIM_SUM, kind, h_a, n);
-    make_reference(&g_ref2, t, CUPRIM_SUM, kind, h_b, n);
-    tf_upload(tf.d_in, h_a, bytes, tf.stream);
-    tf_upload(tf.d_in2, h_b, bytes, other);
-    scan_call ca[CALLS], cb[CALLS];
-    for (int i = 0; i < CALLS; ++i) {
-      ca[i] = make_call(algs[i], tf.d_in, n, t, CUPRIM_SUM, kind);
-      cb[i] = make_call(algs[i], tf.d_in2, n, t, CUPRIM_SUM, kind);
-    }
-    expect(ca, CALLS, &g_ref);
-    expect(cb, CALLS, &g_ref2);
-    const tf_case cs_a = {"random, stream A of two", seed_a, 0};
-    const tf_case cs_b = {"random, stream B of two", seed_b, 0};
-    tf_run_two_streams(&ops, tf.ctx, CALLS, ca, &cs_a, tf.stream, cb, &cs_b, other);
-  }
-  TF_CUDA(cudaStreamDestroy(other));
+  tf_concurrent_streams(&ops, CUPRIM_U64, tf.quick ? 65537 : (1u << 21) + 3, tf.quick ? 2 : 4,
+                        "random", random_sum_data, concurrent_calls);
 }
 
 /* The block of temporary memory that a context with the default allocator keeps for its calls

@@ -572,19 +572,26 @@ TF_TEST(test_graph_capture) {
 
 /* ---------------------------------------------------------------- allocators */
 
+/* An allocator test's case: n random elements of t (seed tf_case_seed(salt, t, op, n), into
+ * *seed) and a random initial value in slot 0, with the reference of (op, kind) in g_ref[0].
+ * Returns the call on them. */
+static init_call random_case(cuprim_dtype t, cuprim_op op, cuprim_scan_kind kind, uint64_t salt,
+                             uint64_t n, uint64_t *seed) {
+  *seed = tf_case_seed(salt, t, op, n);
+  tf_scan_input(t, op, HR_SCAN_RANDOM, *seed, n, tf.stream);
+  draw_init(t, op, HR_SCAN_RANDOM, *seed, init_host(0));
+  make_reference(&g_ref[0], t, op, kind, init_host(0), tf.h_in, n);
+  return make_call(tf.d_in, n, t, op, kind, 0, &g_ref[0].view);
+}
+
 /* The look-back kernel's tile status comes from the context's allocator and goes back to it. */
 static void counting_cases(cuprim_ctx *ctx) {
-  const cuprim_dtype t = CUPRIM_U64;
   const uint64_t sizes[] = {1000, tf.quick ? 65537 : (1u << 20) + 1};
   for (int k = 0; k < 2; ++k) {
-    const uint64_t n = sizes[k];
-    const uint64_t seed = tf_case_seed(0xA11C, t, CUPRIM_SUM, n);
-    tf_scan_input(t, CUPRIM_SUM, HR_SCAN_RANDOM, seed, n, tf.stream);
-    draw_init(t, CUPRIM_SUM, HR_SCAN_RANDOM, seed, init_host(0));
-    make_reference(&g_ref[0], t, CUPRIM_SUM, CUPRIM_EXCLUSIVE, init_host(0), tf.h_in, n);
+    uint64_t seed;
     init_call calls[2];
     tf_result res[2];
-    calls[0] = make_call(tf.d_in, n, t, CUPRIM_SUM, CUPRIM_EXCLUSIVE, 0, &g_ref[0].view);
+    calls[0] = random_case(CUPRIM_U64, CUPRIM_SUM, CUPRIM_EXCLUSIVE, 0xA11C, sizes[k], &seed);
     calls[1] = in_place(calls[0]);
     const tf_case cs = {"random, counting allocator", seed, 0};
     tf_run_and_check(&ops, ctx, calls, 2, tf.stream, &cs, res);
@@ -596,18 +603,13 @@ TF_COUNTING_ALLOCATOR_TEST(counting_cases, "the look-back tile status needs memo
 /* Past the single block, the call needs memory: OUT_OF_MEMORY, nothing written; below, it
  * succeeds without any. */
 static void failing_cases(cuprim_ctx *ctx) {
-  const cuprim_dtype t = CUPRIM_I32;
   const uint64_t sizes[] = {1000, (1u << 17) + 1};
   for (int k = 0; k < 2; ++k) {
-    const uint64_t n = sizes[k];
-    const uint64_t seed = tf_case_seed(0xFA11, t, CUPRIM_MAX, n);
-    tf_scan_input(t, CUPRIM_MAX, HR_SCAN_RANDOM, seed, n, tf.stream);
-    draw_init(t, CUPRIM_MAX, HR_SCAN_RANDOM, seed, init_host(0));
-    make_reference(&g_ref[0], t, CUPRIM_MAX, CUPRIM_INCLUSIVE, init_host(0), tf.h_in, n);
+    uint64_t seed;
     init_call calls[1];
     tf_result res[1];
     const int must_fail[1] = {k == 1};
-    calls[0] = make_call(tf.d_in, n, t, CUPRIM_MAX, CUPRIM_INCLUSIVE, 0, &g_ref[0].view);
+    calls[0] = random_case(CUPRIM_I32, CUPRIM_MAX, CUPRIM_INCLUSIVE, 0xFA11, sizes[k], &seed);
     const tf_case cs = {"random, failing allocator", seed, 0};
     tf_run_out_of_memory(&ops, ctx, calls, 1, res, must_fail, &cs);
   }

@@ -20,6 +20,7 @@
 
 #include <type_traits>
 
+#include "common/temp_memory.cuh"
 #include "cta/ops.cuh"
 #include "histogram_internal.h"
 
@@ -132,8 +133,6 @@ template <class T> __device__ __forceinline__ double sample_to_double(T x) {
     return (double)x;
   }
 }
-
-inline __host__ __device__ size_t round16(size_t b) { return (b + 15) / 16 * 16; }
 
 template <class T, int KIND> struct binner;
 

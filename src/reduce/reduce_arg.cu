@@ -252,7 +252,7 @@ cuprim_status arg_impl(const cuprim_ctx *ctx, const void *d_in, void *d_value, u
     CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
     return CUPRIM_SUCCESS;
   }
-  const size_t keys_bytes = ((size_t)blocks * sizeof(K) + 15) / 16 * 16;
+  const size_t keys_bytes = round16((size_t)blocks * sizeof(K));
   const size_t bytes = keys_bytes + (size_t)blocks * sizeof(uint64_t);
   return with_temp(ctx, bytes, stream, [&](void *temp) {
     a.keys = temp;

@@ -294,8 +294,6 @@ template <class T, class Op> bool allow_cluster16(int device) {
   return cuprim::allow_cluster16(cluster_kernel<T, Op>, BLOCK_THREADS, device, state);
 }
 
-inline size_t round16(size_t b) { return (b + 15) / 16 * 16; }
-
 template <class T, class Op>
 cuprim_status auto_impl(const cuprim_ctx *ctx, const void *d_in, void *d_out, uint64_t n,
                         cudaStream_t stream, const cuprim__reduce_tuning *tune) {

@@ -29,19 +29,29 @@ constexpr int BLOCK = 256;
 
 /* The pieces every rung shares, so that each kernel below shows only what its step changes. */
 
-/* One element per thread into sdata[tid] (the identity past m), then a barrier. */
-template <class T, class Op>
-__device__ __forceinline__ void load_one(acc_t<T> *sdata, const T *in, uint64_t m) {
-  sdata[threadIdx.x] = load_or_identity<T, Op>(in, (uint64_t)blockIdx.x * BLOCK + threadIdx.x, m);
-  __syncthreads();
-}
-
 /* Two elements per thread, THREADS apart, combined while loading: a block covers 2*THREADS. */
 template <int THREADS, class T, class Op>
 __device__ __forceinline__ acc_t<T> load_two(const T *in, uint64_t m) {
   const Op op;
   const uint64_t i = (uint64_t)blockIdx.x * (2 * THREADS) + threadIdx.x;
   return op(load_or_identity<T, Op>(in, i, m), load_or_identity<T, Op>(in, i + THREADS, m));
+}
+
+/* The block's tile in shared memory, one slot per thread: one element each (PER_THREAD 1) or two
+ * combined while loading (2, load_two), the identity past m. Returns the array after a block
+ * barrier, so that any thread may read any slot. The array is this function's own: each kernel
+ * that calls it once gets THREADS slots of the accumulate type, as if it declared them itself. */
+template <int THREADS, int PER_THREAD, class T, class Op>
+__device__ __forceinline__ acc_t<T> *tile_in_shared(const T *in, uint64_t m) {
+  static_assert(PER_THREAD == 1 || PER_THREAD == 2, "one or two elements per thread");
+  __shared__ acc_t<T> sdata[THREADS];
+  if constexpr (PER_THREAD == 1)
+    sdata[threadIdx.x] =
+        load_or_identity<T, Op>(in, (uint64_t)blockIdx.x * THREADS + threadIdx.x, m);
+  else
+    sdata[threadIdx.x] = load_two<THREADS, T, Op>(in, m);
+  __syncthreads();
+  return sdata;
 }
 
 /* Stride halving in shared memory down to stride LAST (exclusive): thread tid combines tid and
@@ -89,11 +99,9 @@ __global__ void __launch_bounds__(BLOCK) global_tree_kernel(T *buf, uint64_t m, 
 template <bool STRIDED, class T, class TOut, class Op>
 __global__ void __launch_bounds__(BLOCK)
     neighbored_kernel(const T *__restrict__ in, uint64_t m, TOut *out) {
-  typedef acc_t<T> A;
   const Op op;
-  __shared__ A sdata[BLOCK];
   const unsigned tid = threadIdx.x;
-  load_one<T, Op>(sdata, in, m);
+  acc_t<T> *sdata = tile_in_shared<BLOCK, 1, T, Op>(in, m);
   for (unsigned s = 1; s < BLOCK; s *= 2) {
     if constexpr (STRIDED) {
       const unsigned index = 2 * s * tid;
@@ -107,32 +115,18 @@ __global__ void __launch_bounds__(BLOCK)
   store_block(out, sdata[0]);
 }
 
-/* SEQUENTIAL: stride halving, thread tid combines tid and tid + s.
+/* SEQUENTIAL (PER_THREAD 1): stride halving, thread tid combines tid and tid + s.
  * Improves: contiguous threads read contiguous words: convergent and bank-conflict free. Wastes:
- * half the threads are idle from the first step on, and each thread loads only one element. */
-template <class T, class TOut, class Op>
+ * half the threads are idle from the first step on, and each thread loads only one element.
+ *
+ * FIRST_ADD_ON_LOAD (PER_THREAD 2): the same tree; each block covers 2*BLOCK elements, each thread
+ * combining two while loading. Improves: no idle half at the first step; half the blocks. Wastes:
+ * a barrier per step even when only one warp is left working, and loop overhead. */
+template <int PER_THREAD, class T, class TOut, class Op>
 __global__ void __launch_bounds__(BLOCK)
     sequential_kernel(const T *__restrict__ in, uint64_t m, TOut *out) {
-  typedef acc_t<T> A;
-  const Op op;
-  __shared__ A sdata[BLOCK];
-  load_one<T, Op>(sdata, in, m);
-  halving_tree<BLOCK, 0>(sdata, op);
-  store_block(out, sdata[0]);
-}
-
-/* FIRST_ADD_ON_LOAD: each block covers 2*BLOCK elements; each thread combines two while loading.
- * Improves: no idle half at the first step; half the blocks. Wastes: a barrier per step even when
- * only one warp is left working, and loop overhead. */
-template <class T, class TOut, class Op>
-__global__ void __launch_bounds__(BLOCK)
-    first_add_kernel(const T *__restrict__ in, uint64_t m, TOut *out) {
-  typedef acc_t<T> A;
-  const Op op;
-  __shared__ A sdata[BLOCK];
-  sdata[threadIdx.x] = load_two<BLOCK, T, Op>(in, m);
-  __syncthreads();
-  halving_tree<BLOCK, 0>(sdata, op);
+  acc_t<T> *sdata = tile_in_shared<BLOCK, PER_THREAD, T, Op>(in, m);
+  halving_tree<BLOCK, 0>(sdata, Op());
   store_block(out, sdata[0]);
 }
 
@@ -146,10 +140,8 @@ __global__ void __launch_bounds__(THREADS)
     unrolled_kernel(const T *__restrict__ in, uint64_t m, TOut *out) {
   typedef acc_t<T> A;
   const Op op;
-  __shared__ A sdata[THREADS];
   const unsigned tid = threadIdx.x;
-  sdata[tid] = load_two<THREADS, T, Op>(in, m);
-  __syncthreads();
+  A *sdata = tile_in_shared<THREADS, 2, T, Op>(in, m);
   halving_tree<THREADS, 32>(sdata, op);
   if (tid < 32) {
     A v = sdata[tid];
@@ -246,10 +238,10 @@ cuprim_status launch_pass(cuprim_reduce_alg alg, unsigned grid, const TIn *src, 
     neighbored_kernel<true, TIn, TOut, Op><<<grid, BLOCK, 0, stream>>>(src, m, dst);
     break;
   case CUPRIM_REDUCE_SEQUENTIAL:
-    sequential_kernel<TIn, TOut, Op><<<grid, BLOCK, 0, stream>>>(src, m, dst);
+    sequential_kernel<1, TIn, TOut, Op><<<grid, BLOCK, 0, stream>>>(src, m, dst);
     break;
   case CUPRIM_REDUCE_FIRST_ADD_ON_LOAD:
-    first_add_kernel<TIn, TOut, Op><<<grid, BLOCK, 0, stream>>>(src, m, dst);
+    sequential_kernel<2, TIn, TOut, Op><<<grid, BLOCK, 0, stream>>>(src, m, dst);
     break;
   case CUPRIM_REDUCE_UNROLLED:
     unrolled_kernel<BLOCK, TIn, TOut, Op><<<grid, BLOCK, 0, stream>>>(src, m, dst);

@@ -23,14 +23,28 @@ namespace {
 
 constexpr int BLOCK = 256;
 
-/* Writes a tile's results: `incl` is the inclusive scan of element i within the whole input;
- * exclusive results are the inclusive ones shifted by one, computed by the caller as `excl`. */
-template <class TOut, class A>
-__device__ __forceinline__ void put(TOut *out, uint64_t i, uint64_t m, A incl, A excl,
-                                    cuprim_scan_kind kind) {
-  if (i < m)
-    out[i] = from_acc<TOut>(kind == CUPRIM_INCLUSIVE ? incl : excl);
-}
+/* What pass 3 of every rung reads and writes, one kernel argument: the input and the output of
+ * m elements, the exclusive prefix of each tile (NULL when the input is one tile: pass 3 alone),
+ * and the kind of scan. */
+template <class T, class TOut, class Op> struct tile_io {
+  typedef acc_t<T> A;
+  const T *in;
+  TOut *out;
+  uint64_t m;
+  const A *prefix;
+  cuprim_scan_kind kind;
+
+  /* Element i in the accumulate type, the identity past m. */
+  __device__ __forceinline__ A load(uint64_t i) const { return load_or_identity<T, Op>(in, i, m); }
+  /* The exclusive prefix of this block's tile, which its scan starts from. */
+  __device__ __forceinline__ A seed() const { return prefix ? prefix[blockIdx.x] : Op::identity(); }
+  /* Writes element i's result: `incl` is its inclusive scan within the whole input; exclusive
+   * results are the inclusive ones shifted by one, computed by the caller as `excl`. */
+  __device__ __forceinline__ void put(uint64_t i, A incl, A excl) const {
+    if (i < m)
+      out[i] = from_acc<TOut>(kind == CUPRIM_INCLUSIVE ? incl : excl);
+  }
+};
 
 /* Pass 1: tile totals. TILE elements per block, TILE/BLOCK per thread, combined in registers,
  * then cta::block_reduce. */
@@ -54,16 +68,14 @@ __global__ void __launch_bounds__(BLOCK)
  * 2^d to its left. Improves: the fewest steps (step-efficient). Wastes: n log n work, a barrier
  * per step, and one element per thread. */
 template <class T, class TOut, class Op>
-__global__ void __launch_bounds__(BLOCK)
-    hillis_steele_kernel(const T *in, TOut *out, uint64_t m, const acc_t<T> *prefix,
-                         cuprim_scan_kind kind) {
+__global__ void __launch_bounds__(BLOCK) hillis_steele_kernel(const tile_io<T, TOut, Op> io) {
   typedef acc_t<T> A;
   const Op op;
   __shared__ A buf[2][BLOCK];
   const int t = threadIdx.x;
   const uint64_t i = (uint64_t)blockIdx.x * BLOCK + t;
   int cur = 0;
-  buf[cur][t] = load_or_identity<T, Op>(in, i, m);
+  buf[cur][t] = io.load(i);
   __syncthreads();
   for (int offset = 1; offset < BLOCK; offset <<= 1) {
     const int nxt = cur ^ 1;
@@ -71,10 +83,10 @@ __global__ void __launch_bounds__(BLOCK)
     cur = nxt;
     __syncthreads();
   }
-  const A p = prefix ? prefix[blockIdx.x] : Op::identity();
+  const A p = io.seed();
   const A incl = op(p, buf[cur][t]);
   const A excl = t == 0 ? p : op(p, buf[cur][t - 1]);
-  put(out, i, m, incl, excl, kind);
+  io.put(i, incl, excl);
 }
 
 /* BLELLOCH: the work-efficient scan: an upsweep (a reduction tree) and a downsweep that pushes
@@ -85,9 +97,7 @@ constexpr int LOG_BANKS = 5;
 __device__ __forceinline__ int padded(int i) { return i + (i >> LOG_BANKS); }
 
 template <class T, class TOut, class Op>
-__global__ void __launch_bounds__(BLOCK)
-    blelloch_kernel(const T *in, TOut *out, uint64_t m, const acc_t<T> *prefix,
-                    cuprim_scan_kind kind) {
+__global__ void __launch_bounds__(BLOCK) blelloch_kernel(const tile_io<T, TOut, Op> io) {
   typedef acc_t<T> A;
   const Op op;
   constexpr int N = 2 * BLOCK;
@@ -95,8 +105,7 @@ __global__ void __launch_bounds__(BLOCK)
   const int t = threadIdx.x;
   const uint64_t base = (uint64_t)blockIdx.x * N;
   const int a = t, b = t + BLOCK;
-  const A xa = load_or_identity<T, Op>(in, base + a, m),
-          xb = load_or_identity<T, Op>(in, base + b, m);
+  const A xa = io.load(base + a), xb = io.load(base + b);
   temp[padded(a)] = xa;
   temp[padded(b)] = xb;
   int offset = 1;
@@ -121,30 +130,27 @@ __global__ void __launch_bounds__(BLOCK)
     }
   }
   __syncthreads();
-  const A p = prefix ? prefix[blockIdx.x] : Op::identity();
+  const A p = io.seed();
   const A ea = op(p, temp[padded(a)]), eb = op(p, temp[padded(b)]);
-  put(out, base + a, m, op(ea, xa), ea, kind);
-  put(out, base + b, m, op(eb, xb), eb, kind);
+  io.put(base + a, op(ea, xa), ea);
+  io.put(base + b, op(eb, xb), eb);
 }
 
 /* WARP_SHUFFLE: each warp scans its 32 elements with __shfl_up_sync in registers; one warp scans
  * the eight warp totals. Improves: no shared-memory tree and two barriers instead of 2 log n.
  * Wastes: still one element per thread and two passes over the data (reduce-then-scan). */
 template <class T, class TOut, class Op>
-__global__ void __launch_bounds__(BLOCK)
-    warp_shuffle_kernel(const T *in, TOut *out, uint64_t m, const acc_t<T> *prefix,
-                        cuprim_scan_kind kind) {
+__global__ void __launch_bounds__(BLOCK) warp_shuffle_kernel(const tile_io<T, TOut, Op> io) {
   typedef acc_t<T> A;
   const Op op;
   __shared__ A warp_smem[BLOCK / 32 + 1];
   const uint64_t i = (uint64_t)blockIdx.x * BLOCK + threadIdx.x;
-  const A x = load_or_identity<T, Op>(in, i, m);
+  const A x = io.load(i);
   A aggregate;
   const A e = cta::block_exclusive_scan<BLOCK>(x, op, warp_smem, (int)threadIdx.x,
                                                cta::block_barrier(), aggregate);
-  const A p = prefix ? prefix[blockIdx.x] : Op::identity();
-  const A excl = op(p, e);
-  put(out, i, m, op(excl, x), excl, kind);
+  const A excl = op(io.seed(), e);
+  io.put(i, op(excl, x), excl);
 }
 
 /* ---------------------------------------------------------------- dispatch */
@@ -155,15 +161,16 @@ template <class T, class TOut, class Op>
 cuprim_status launch_scan(cuprim_scan_alg alg, const T *in, TOut *out, uint64_t m,
                           const acc_t<T> *prefix, cuprim_scan_kind kind, cudaStream_t stream) {
   const unsigned grid = (unsigned)((m + tile_of(alg) - 1) / tile_of(alg));
+  const tile_io<T, TOut, Op> io = {in, out, m, prefix, kind};
   switch (alg) {
   case CUPRIM_SCAN_HILLIS_STEELE:
-    hillis_steele_kernel<T, TOut, Op><<<grid, BLOCK, 0, stream>>>(in, out, m, prefix, kind);
+    hillis_steele_kernel<T, TOut, Op><<<grid, BLOCK, 0, stream>>>(io);
     break;
   case CUPRIM_SCAN_BLELLOCH:
-    blelloch_kernel<T, TOut, Op><<<grid, BLOCK, 0, stream>>>(in, out, m, prefix, kind);
+    blelloch_kernel<T, TOut, Op><<<grid, BLOCK, 0, stream>>>(io);
     break;
   case CUPRIM_SCAN_WARP_SHUFFLE:
-    warp_shuffle_kernel<T, TOut, Op><<<grid, BLOCK, 0, stream>>>(in, out, m, prefix, kind);
+    warp_shuffle_kernel<T, TOut, Op><<<grid, BLOCK, 0, stream>>>(io);
     break;
   default:
     return CUPRIM_ERROR_INTERNAL;

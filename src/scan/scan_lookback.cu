@@ -449,8 +449,6 @@ __global__ void __launch_bounds__(RESET_THREADS) reset_kernel(unsigned long long
     w[i] = 0;
 }
 
-inline size_t round16(size_t b) { return (b + 15) / 16 * 16; }
-
 template <class T, class Op>
 cuprim_status lookback_impl(const cuprim_ctx *ctx, const void *d_in, void *d_out, uint64_t n,
                             cuprim_scan_kind kind, const void *d_init, cudaStream_t stream,

@@ -24,6 +24,7 @@
 
 #include "common/check.h"
 #include "common/dispatch.cuh"
+#include "common/temp_memory.cuh"
 #include "cta/load.cuh"
 #include "cta/ops.cuh"
 #include "cta/warp_reduce.cuh"
@@ -294,7 +295,7 @@ struct temp_layout {
   char *base = nullptr;
   size_t take(size_t b) {
     const size_t at = bytes;
-    bytes += (b + 15) / 16 * 16;
+    bytes += round16(b);
     return at;
   }
   cuprim_status alloc(const cuprim_ctx *ctx, cudaStream_t stream) {
@@ -343,7 +344,7 @@ template <int SLOT, class S> struct tile_smem {
   uint32_t elem_off, shift;
   __device__ __forceinline__ void init(unsigned char *b, uint32_t n_ends, uint32_t sh) {
     base = b;
-    elem_off = (n_ends * SLOT + 15) / 16 * 16;
+    elem_off = round16(n_ends * SLOT);
     shift = sh;
   }
   __device__ __forceinline__ uint32_t end(uint32_t x) const {
