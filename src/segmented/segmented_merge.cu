@@ -81,9 +81,7 @@ __global__ void __launch_bounds__(merge_geometry<acc_t<T>>::THREADS)
   typedef acc_t<T> A;
   typedef merge_geometry<A> G;
   typedef tile_smem<sizeof(A), T> Smem;
-  constexpr int VEC = 16 / (int)sizeof(T);
-  __shared__ alignas(16) unsigned char smem_raw[Smem::bytes(G::TILE, VEC)];
-  __shared__ flagged<A> scan_smem[G::THREADS / 32 + 1];
+  __shared__ tile_block_smem<A, sizeof(A), T, 16 / (int)sizeof(T)> sh;
   const Op op;
   const int t = threadIdx.x;
   const uint64_t b = blockIdx.x;
@@ -94,7 +92,7 @@ __global__ void __launch_bounds__(merge_geometry<acc_t<T>>::THREADS)
   tile_share s;
   Smem sm;
   const bool bad = stage_tile<G::THREADS, cta::LOAD_LDG>(src, a.part, b, (uint64_t)G::TILE, a.in,
-                                                         false, smem_raw, sm, s, nullptr, t);
+                                                         false, sh.raw, sm, s, nullptr, t);
   if (__syncthreads_or(bad || !s.valid)) {
     if constexpr (!Src::rows) { /* rows never decrease */
       if (t == 0)
@@ -133,7 +131,7 @@ __global__ void __launch_bounds__(merge_geometry<acc_t<T>>::THREADS)
   flagged<A> mine, agg;
   mine.v = acc;
   mine.f = has_end;
-  const flagged<A> ex = block_seg_exclusive<G::THREADS, Op>(mine, scan_smem, agg);
+  const flagged<A> ex = block_seg_exclusive<G::THREADS, Op>(mine, sh.scan, agg);
   if (has_end) {
     const A v = t == 0 ? head : op(ex.v, head);
     if (ex.f)
@@ -173,16 +171,12 @@ __global__ void __launch_bounds__(merge_geometry<acc_t<T>>::THREADS)
   typedef acc_t<T> A;
   typedef merge_geometry<A> G;
   typedef tile_smem<4, A> Smem;
-  constexpr int VEC = 16 / (int)sizeof(T);
-  __shared__ alignas(16) unsigned char smem_raw[Smem::bytes(G::TILE, VEC)];
-  __shared__ unsigned bits[flag_words(G::TILE)];
-  __shared__ flagged<A> scan_smem[G::THREADS / 32 + 1];
+  __shared__ tile_block_smem<A, 4, A, 16 / (int)sizeof(T)> sh;
   __shared__ A carry[G::THREADS];
   const Op op;
   const int t = threadIdx.x;
   const uint64_t b = blockIdx.x;
-  for (int w = t; w < flag_words(G::TILE); w += G::THREADS)
-    bits[w] = 0;
+  sh.clear_flags(t);
   /* As merge_reduce_kernel: the join may launch now, the partitions come from prepare_kernel. */
   cta::pdl_launch_dependents();
   cta::pdl_wait();
@@ -190,7 +184,7 @@ __global__ void __launch_bounds__(merge_geometry<acc_t<T>>::THREADS)
   tile_share s;
   Smem sm;
   const bool bad = stage_tile<G::THREADS, cta::LOAD_LDG>(
-      src, a.part, b, (uint64_t)G::TILE, a.in, cta::aligned16(a.in), smem_raw, sm, s, bits, t);
+      src, a.part, b, (uint64_t)G::TILE, a.in, cta::aligned16(a.in), sh.raw, sm, s, sh.bits, t);
   if (__syncthreads_or(bad || !s.valid)) {
     if constexpr (!Src::rows) {
       if (t == 0)
@@ -203,11 +197,11 @@ __global__ void __launch_bounds__(merge_geometry<acc_t<T>>::THREADS)
   A acc;
   bool any;
   uint32_t lead;
-  flag_pass<G::ITEMS, Op, false>(el, k0, s.n_elems, flags_at(bits, k0), false, acc, any, lead);
+  flag_pass<G::ITEMS, Op, false>(el, k0, s.n_elems, flags_at(sh.bits, k0), false, acc, any, lead);
   flagged<A> mine, agg;
   mine.v = acc;
   mine.f = any;
-  const flagged<A> ex = block_seg_exclusive<G::THREADS, Op>(mine, scan_smem, agg);
+  const flagged<A> ex = block_seg_exclusive<G::THREADS, Op>(mine, sh.scan, agg);
   carry[t] = ex.v; /* what precedes thread t since the last flag before it */
   __syncthreads();
   /* End x closes the segment [end x - 1, end x) of the tile's elements; end 0's segment may have

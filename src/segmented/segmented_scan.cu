@@ -50,16 +50,12 @@ __global__ void __launch_bounds__(merge_geometry<acc_t<T>>::THREADS)
   typedef acc_t<T> A;
   typedef merge_geometry<A> G;
   typedef tile_smem<4, A> Smem;
-  constexpr int VEC = 16 / (int)sizeof(T);
-  __shared__ alignas(16) unsigned char smem_raw[Smem::bytes(G::TILE, VEC)];
-  __shared__ flagged<A> scan_smem[G::THREADS / 32 + 1];
-  __shared__ unsigned bits[flag_words(G::TILE)];
+  __shared__ tile_block_smem<A, 4, A, 16 / (int)sizeof(T)> sh;
   __shared__ unsigned s_tile;
   __shared__ A s_prefix;
   const Op op;
   const int t = threadIdx.x, lane = t % 32, warp = t / 32;
-  for (int w = t; w < flag_words(G::TILE); w += G::THREADS)
-    bits[w] = 0;
+  sh.clear_flags(t);
   /* The partitions, the zeroed status and counter come from the prepare kernel. Tiles are taken
    * from a counter, in the order blocks run: a tile's predecessors always belong to blocks that
    * run or have run, so the look-back cannot wait forever. */
@@ -73,7 +69,7 @@ __global__ void __launch_bounds__(merge_geometry<acc_t<T>>::THREADS)
   Smem sm;
   /* Plain loads: in place, other tiles write the same buffer (never this tile's elements). */
   const bool bad = stage_tile<G::THREADS, cta::LOAD_PLAIN>(src, a.part, b, (uint64_t)G::TILE, a.in,
-                                                           vec, smem_raw, sm, s, bits, t);
+                                                           vec, sh.raw, sm, s, sh.bits, t);
   if (__syncthreads_or(bad || !s.valid || s.n_ends + s.n_elems == 0)) {
     /* Decreasing offsets, or a tile past the end of the merge: nothing to write, and nothing for
      * the tiles after it to add. */
@@ -89,12 +85,12 @@ __global__ void __launch_bounds__(merge_geometry<acc_t<T>>::THREADS)
   A acc;
   bool has_end;
   uint32_t lead;
-  flag_pass<G::ITEMS, Op, true>(el, k0, s.n_elems, flags_at(bits, k0), a.exclusive != 0, acc,
+  flag_pass<G::ITEMS, Op, true>(el, k0, s.n_elems, flags_at(sh.bits, k0), a.exclusive != 0, acc,
                                 has_end, lead);
   flagged<A> mine, agg;
   mine.v = acc;
   mine.f = has_end;
-  const flagged<A> ex = block_seg_exclusive<G::THREADS, Op>(mine, scan_smem, agg);
+  const flagged<A> ex = block_seg_exclusive<G::THREADS, Op>(mine, sh.scan, agg);
   /* A tile with a flagged element (or tile 0) knows its inclusive prefix now; so does one whose
    * last end lies after its last element (that end is no element's flag): its successor starts a
    * segment, and what the tile passes on is the identity. */

@@ -718,6 +718,20 @@ __device__ __forceinline__ flagged<A> block_seg_exclusive(flagged<A> x, flagged<
   return warp == 0 ? ex : (lane == 0 ? wp : seg_combine<Op>(wp, ex));
 }
 
+/* The shared memory of a tile's block: the tile (its ends and elements, as tile_smem<SLOT, S>
+ * lays them out in `raw`), the flag tile's bitmask, and the block scan's words. */
+template <class A, int SLOT, class S, int VEC> struct tile_block_smem {
+  typedef merge_geometry<A> G;
+  alignas(16) unsigned char raw[tile_smem<SLOT, S>::bytes(G::TILE, VEC)];
+  unsigned bits[flag_words(G::TILE)];
+  flagged<A> scan[G::THREADS / 32 + 1];
+  /* Thread t's part of zeroing the flags; a barrier must come before any end sets one. */
+  __device__ __forceinline__ void clear_flags(int t) {
+    for (int w = t; w < flag_words(G::TILE); w += G::THREADS)
+      bits[w] = 0;
+  }
+};
+
 /* ---------------------------------------------------------------- one segment, one group */
 
 /* A group of G threads (rank r) reduces in[b..e): rank r takes elements b + r, b + r + G, ...,
