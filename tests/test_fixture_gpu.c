@@ -642,16 +642,33 @@ unsigned char *tf_poison_inputs(size_t in_bytes, size_t out_bytes) {
   return tf.out.d + TF_GUARD_BYTES;
 }
 
-void tf_check_argument_errors(const tf_status_case *cases, size_t count) {
+static void check_error_status(const char *what, cuprim_status got, cuprim_status want) {
+  if (got != want)
+    tf_failure("%s: expected %s, got %s", what, tu_status_name(want), tu_status_name(got));
+}
+
+/* The end of an argument-error test, once every status is checked: the calls wrote nothing into
+ * what tf_poison_inputs poisoned and left no CUDA error behind. */
+static void check_nothing_done(void) {
   const size_t in_bytes = poisoned_in_bytes, out_bytes = poisoned_out_bytes;
-  for (size_t i = 0; i < count; ++i)
-    if (cases[i].got != cases[i].want)
-      tf_failure("%s: expected %s, got %s", cases[i].what, tu_status_name(cases[i].want),
-                 tu_status_name(cases[i].got));
   const char *what = "a call with invalid or unsupported arguments";
   tf_check_poisoned(tf.out.d, tf.out.h, out_bytes, tf.stream, what, "its output");
   tf_check_poisoned(tf.d_in, tf.h_in, in_bytes, tf.stream, what, "into d_in");
   tf_check_no_recorded_error("after argument errors");
+}
+
+void tf_check_argument_errors(const tf_status_case *cases, size_t count) {
+  for (size_t i = 0; i < count; ++i)
+    check_error_status(cases[i].what, cases[i].got, cases[i].want);
+  check_nothing_done();
+}
+
+void tf_check_error_calls(const tf_call_ops *ops, const tf_error_call *cases, size_t count) {
+  for (size_t i = 0; i < count; ++i)
+    check_error_status(cases[i].what,
+                       ops->issue(cases[i].ctx, cases[i].call, cases[i].out, tf.stream),
+                       cases[i].want);
+  check_nothing_done();
 }
 
 #define EMPTY_BYTES (4 * TF_GUARD_BYTES)

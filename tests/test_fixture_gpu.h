@@ -481,6 +481,21 @@ unsigned char *tf_poison_inputs(size_t in_bytes, size_t out_bytes);
 void tf_check_argument_errors(const tf_status_case *cases, size_t count);
 #define TF_CHECK_ARGUMENT_ERRORS(cases)                                                            \
   tf_check_argument_errors((cases), sizeof(cases) / sizeof(cases)[0])
+/* The same checks for a table of calls that a program makes through its tf_call_ops: each case
+ * names its context, its call (a struct of ops->size bytes, which holds the input), its output and
+ * the status it must return. tf_check_error_calls makes the calls in table order (ops->issue on
+ * tf.stream), so that the call is written once and each row holds only what varies
+ * (TF_CHECK_ERROR_CALLS(ops, cases) for a whole array). */
+typedef struct tf_error_call {
+  const char *what;
+  cuprim_ctx *ctx;
+  const void *call;
+  void *out;
+  cuprim_status want;
+} tf_error_call;
+void tf_check_error_calls(const tf_call_ops *ops, const tf_error_call *cases, size_t count);
+#define TF_CHECK_ERROR_CALLS(ops, cases)                                                           \
+  tf_check_error_calls((ops), (cases), sizeof(cases) / sizeof(cases)[0])
 /* Calls with nothing to do (n == 0) must write nothing: tf_poison_empty poisons the first
  * 4 * TF_GUARD_BYTES of the region out (waiting for it) and returns the address TF_GUARD_BYTES
  * into it, where the calls' outputs go; tf_check_empty then checks that those bytes still hold the

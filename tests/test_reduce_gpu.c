@@ -211,52 +211,40 @@ static const cuprim_dtype reduce_dtypes[] = {CUPRIM_I32, CUPRIM_U32, CUPRIM_I64,
 
 /* ---------------------------------------------------------------- errors with a device */
 
+/* A call of test_errors_with_device's table: the fields make_call sets. */
+#define CALL(alg_, in_, n_, t_, op_)                                                               \
+  &(call) { .alg = (alg_), .d_in = (in_), .n = (n_), .dtype = (t_), .op = (op_) }
+
 /* With a real context, invalid and unsupported calls still return before any CUDA work: nothing
  * is written, no CUDA error is recorded. */
 TF_TEST(test_errors_with_device) {
   unsigned char *out = tf_poison_inputs(4096, 2 * TF_GUARD_BYTES);
   const void *in = tf.d_in;
-  const tf_status_case cases[] = {
-      {"NULL ctx", cuprim_reduce(NULL, in, out, 10, CUPRIM_F32, CUPRIM_SUM, tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"NULL d_out",
-       cuprim_reduce_ex(tf.ctx, CUPRIM_REDUCE_AUTO, in, NULL, 10, CUPRIM_F32, CUPRIM_SUM,
-                        tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"NULL d_in, n 10", cuprim_reduce(tf.ctx, NULL, out, 10, CUPRIM_F32, CUPRIM_SUM, tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"alg 10",
-       cuprim_reduce_ex(tf.ctx, (cuprim_reduce_alg)10, in, out, 10, CUPRIM_F32, CUPRIM_SUM,
-                        tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"dtype 12", cuprim_reduce(tf.ctx, in, out, 10, (cuprim_dtype)12, CUPRIM_SUM, tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"op 7", cuprim_reduce(tf.ctx, in, out, 10, CUPRIM_F32, (cuprim_op)7, tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"d_out + 1 byte", cuprim_reduce(tf.ctx, in, out + 1, 10, CUPRIM_F32, CUPRIM_SUM, tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"d_in + 1 byte",
-       cuprim_reduce(tf.ctx, tf.d_in + 1, out, 10, CUPRIM_F32, CUPRIM_SUM, tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"d_out inside d_in",
-       cuprim_reduce_ex(tf.ctx, CUPRIM_REDUCE_ATOMIC, in, tf.d_in + 64, 100, CUPRIM_F32, CUPRIM_SUM,
-                        tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"I8", cuprim_reduce(tf.ctx, in, out, 10, CUPRIM_I8, CUPRIM_SUM, tf.stream),
-       CUPRIM_ERROR_UNSUPPORTED},
-      {"U16",
-       cuprim_reduce_ex(tf.ctx, CUPRIM_REDUCE_ATOMIC, in, out, 10, CUPRIM_U16, CUPRIM_MAX,
-                        tf.stream),
-       CUPRIM_ERROR_UNSUPPORTED},
-      {"XOR on F32", cuprim_reduce(tf.ctx, in, out, 10, CUPRIM_F32, CUPRIM_XOR, tf.stream),
-       CUPRIM_ERROR_UNSUPPORTED},
-      {"AND on F64",
-       cuprim_reduce_ex(tf.ctx, CUPRIM_REDUCE_GLOBAL_TREE, in, out, 10, CUPRIM_F64, CUPRIM_AND,
-                        tf.stream),
-       CUPRIM_ERROR_UNSUPPORTED},
+  cuprim_ctx *ctx = tf.ctx;
+  const cuprim_dtype F32 = CUPRIM_F32;
+  const cuprim_op SUM = CUPRIM_SUM;
+  const cuprim_status INVALID = CUPRIM_ERROR_INVALID_ARGUMENT,
+                      UNSUPPORTED = CUPRIM_ERROR_UNSUPPORTED;
+  const tf_error_call cases[] = {
+      {"NULL ctx", NULL, CALL(SHORTHAND, in, 10, F32, SUM), out, INVALID},
+      {"NULL d_out", ctx, CALL(CUPRIM_REDUCE_AUTO, in, 10, F32, SUM), NULL, INVALID},
+      {"NULL d_in, n 10", ctx, CALL(SHORTHAND, NULL, 10, F32, SUM), out, INVALID},
+      {"alg 10", ctx, CALL(10, in, 10, F32, SUM), out, INVALID},
+      {"dtype 12", ctx, CALL(SHORTHAND, in, 10, (cuprim_dtype)12, SUM), out, INVALID},
+      {"op 7", ctx, CALL(SHORTHAND, in, 10, F32, (cuprim_op)7), out, INVALID},
+      {"d_out + 1 byte", ctx, CALL(SHORTHAND, in, 10, F32, SUM), out + 1, INVALID},
+      {"d_in + 1 byte", ctx, CALL(SHORTHAND, tf.d_in + 1, 10, F32, SUM), out, INVALID},
+      {"d_out inside d_in", ctx, CALL(CUPRIM_REDUCE_ATOMIC, in, 100, F32, SUM), tf.d_in + 64,
+       INVALID},
+      {"I8", ctx, CALL(SHORTHAND, in, 10, CUPRIM_I8, SUM), out, UNSUPPORTED},
+      {"U16", ctx, CALL(CUPRIM_REDUCE_ATOMIC, in, 10, CUPRIM_U16, CUPRIM_MAX), out, UNSUPPORTED},
+      {"XOR on F32", ctx, CALL(SHORTHAND, in, 10, F32, CUPRIM_XOR), out, UNSUPPORTED},
+      {"AND on F64", ctx, CALL(CUPRIM_REDUCE_GLOBAL_TREE, in, 10, CUPRIM_F64, CUPRIM_AND), out,
+       UNSUPPORTED},
   };
-  TF_CHECK_ARGUMENT_ERRORS(cases);
+  TF_CHECK_ERROR_CALLS(&ops, cases);
 }
+#undef CALL
 
 /* ---------------------------------------------------------------- n == 0 */
 

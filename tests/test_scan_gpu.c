@@ -225,60 +225,46 @@ static size_t sweep_sizes(cuprim_dtype t, uint64_t *sizes, size_t cap) {
 
 /* ---------------------------------------------------------------- errors with a device */
 
+/* A call of test_errors_with_device's table: the fields make_call sets. */
+#define CALL(alg_, in_, n_, t_, op_, kind_)                                                        \
+  &(scan_call) {                                                                                   \
+    .alg = (alg_), .d_in = (in_), .n = (n_), .dtype = (t_), .op = (op_), .kind = (kind_)           \
+  }
+
 /* With a real context, invalid and unsupported calls still return before any CUDA work: nothing
  * is written, no CUDA error is recorded. */
 TF_TEST(test_errors_with_device) {
   unsigned char *out = tf_poison_inputs(4096, 8192);
   const unsigned char *in = tf.d_in;
+  cuprim_ctx *ctx = tf.ctx;
   const cuprim_scan_kind I = CUPRIM_INCLUSIVE, E = CUPRIM_EXCLUSIVE;
-  const tf_status_case cases[] = {
-      {"NULL ctx", cuprim_scan(NULL, in, out, 10, CUPRIM_F32, CUPRIM_SUM, I, tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"NULL d_out", cuprim_scan(tf.ctx, in, NULL, 10, CUPRIM_F32, CUPRIM_SUM, I, tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"NULL d_in, n 10",
-       cuprim_scan_ex(tf.ctx, CUPRIM_SCAN_BLELLOCH, NULL, out, 10, CUPRIM_F32, CUPRIM_SUM, E,
-                      tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"alg 5",
-       cuprim_scan_ex(tf.ctx, (cuprim_scan_alg)5, in, out, 10, CUPRIM_F32, CUPRIM_SUM, I,
-                      tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"dtype 12", cuprim_scan(tf.ctx, in, out, 10, (cuprim_dtype)12, CUPRIM_SUM, I, tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"op 7", cuprim_scan(tf.ctx, in, out, 10, CUPRIM_F32, (cuprim_op)7, I, tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"kind 2",
-       cuprim_scan(tf.ctx, in, out, 10, CUPRIM_F32, CUPRIM_SUM, (cuprim_scan_kind)2, tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"d_out + 1 byte", cuprim_scan(tf.ctx, in, out + 1, 10, CUPRIM_F32, CUPRIM_SUM, I, tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"d_in + 1 byte",
-       cuprim_scan(tf.ctx, tf.d_in + 1, out, 10, CUPRIM_F32, CUPRIM_SUM, E, tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"d_out = d_in + 1 element",
-       cuprim_scan_ex(tf.ctx, CUPRIM_SCAN_DECOUPLED_LOOKBACK, in, tf.d_in + 4, 100, CUPRIM_F32,
-                      CUPRIM_SUM, I, tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"d_out inside d_in",
-       cuprim_scan_ex(tf.ctx, CUPRIM_SCAN_WARP_SHUFFLE, in, tf.d_in + 64, 100, CUPRIM_U32,
-                      CUPRIM_SUM, I, tf.stream),
-       CUPRIM_ERROR_INVALID_ARGUMENT},
-      {"I8", cuprim_scan(tf.ctx, in, out, 10, CUPRIM_I8, CUPRIM_SUM, I, tf.stream),
-       CUPRIM_ERROR_UNSUPPORTED},
-      {"U16",
-       cuprim_scan_ex(tf.ctx, CUPRIM_SCAN_HILLIS_STEELE, in, out, 10, CUPRIM_U16, CUPRIM_MAX, E,
-                      tf.stream),
-       CUPRIM_ERROR_UNSUPPORTED},
-      {"XOR on F32", cuprim_scan(tf.ctx, in, out, 10, CUPRIM_F32, CUPRIM_XOR, I, tf.stream),
-       CUPRIM_ERROR_UNSUPPORTED},
-      {"AND on F64",
-       cuprim_scan_ex(tf.ctx, CUPRIM_SCAN_DECOUPLED_LOOKBACK, in, out, 10, CUPRIM_F64, CUPRIM_AND,
-                      E, tf.stream),
-       CUPRIM_ERROR_UNSUPPORTED},
+  const cuprim_dtype F32 = CUPRIM_F32;
+  const cuprim_op SUM = CUPRIM_SUM;
+  const cuprim_status INVALID = CUPRIM_ERROR_INVALID_ARGUMENT,
+                      UNSUPPORTED = CUPRIM_ERROR_UNSUPPORTED;
+  const int BL = CUPRIM_SCAN_BLELLOCH, LB = CUPRIM_SCAN_DECOUPLED_LOOKBACK;
+  const tf_error_call cases[] = {
+      {"NULL ctx", NULL, CALL(SHORTHAND, in, 10, F32, SUM, I), out, INVALID},
+      {"NULL d_out", ctx, CALL(SHORTHAND, in, 10, F32, SUM, I), NULL, INVALID},
+      {"NULL d_in, n 10", ctx, CALL(BL, NULL, 10, F32, SUM, E), out, INVALID},
+      {"alg 5", ctx, CALL(5, in, 10, F32, SUM, I), out, INVALID},
+      {"dtype 12", ctx, CALL(SHORTHAND, in, 10, (cuprim_dtype)12, SUM, I), out, INVALID},
+      {"op 7", ctx, CALL(SHORTHAND, in, 10, F32, (cuprim_op)7, I), out, INVALID},
+      {"kind 2", ctx, CALL(SHORTHAND, in, 10, F32, SUM, (cuprim_scan_kind)2), out, INVALID},
+      {"d_out + 1 byte", ctx, CALL(SHORTHAND, in, 10, F32, SUM, I), out + 1, INVALID},
+      {"d_in + 1 byte", ctx, CALL(SHORTHAND, tf.d_in + 1, 10, F32, SUM, E), out, INVALID},
+      {"d_out = d_in + 1 element", ctx, CALL(LB, in, 100, F32, SUM, I), tf.d_in + 4, INVALID},
+      {"d_out inside d_in", ctx, CALL(CUPRIM_SCAN_WARP_SHUFFLE, in, 100, CUPRIM_U32, SUM, I),
+       tf.d_in + 64, INVALID},
+      {"I8", ctx, CALL(SHORTHAND, in, 10, CUPRIM_I8, SUM, I), out, UNSUPPORTED},
+      {"U16", ctx, CALL(CUPRIM_SCAN_HILLIS_STEELE, in, 10, CUPRIM_U16, CUPRIM_MAX, E), out,
+       UNSUPPORTED},
+      {"XOR on F32", ctx, CALL(SHORTHAND, in, 10, F32, CUPRIM_XOR, I), out, UNSUPPORTED},
+      {"AND on F64", ctx, CALL(LB, in, 10, CUPRIM_F64, CUPRIM_AND, E), out, UNSUPPORTED},
   };
-  TF_CHECK_ARGUMENT_ERRORS(cases);
+  TF_CHECK_ERROR_CALLS(&ops, cases);
 }
+#undef CALL
 
 /* ---------------------------------------------------------------- n == 0 */
 
