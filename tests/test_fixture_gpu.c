@@ -898,6 +898,12 @@ void tf_failing_test(void (*run_cases)(cuprim_ctx *ctx)) {
   tf_end();
 }
 
+void tf_each_alloc_case(cuprim_ctx *ctx, const tf_alloc_case *cases, size_t count,
+                        void (*run)(cuprim_ctx *ctx, const tf_alloc_case *c, uint64_t seed)) {
+  for (size_t k = 0; k < count; ++k)
+    run(ctx, &cases[k], tf_case_seed(0xA11C, cases[k].t, cases[k].op, cases[k].n));
+}
+
 void tf_check_out_of_memory(const tf_call_ops *ops, const void *calls, int count,
                             const tf_region *rg, tf_result *res, const int *must_fail,
                             const tf_case *cs) {

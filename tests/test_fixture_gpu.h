@@ -570,6 +570,18 @@ void tf_check_failing(cuprim_ctx *ctx, const tf_failing_allocator *counts);
  * called) or tf_check_failing, and tf_end. */
 void tf_counting_test(void (*run_cases)(cuprim_ctx *ctx), const char *why);
 void tf_failing_test(void (*run_cases)(cuprim_ctx *ctx));
+/* The counting-allocator cases of test_reduce_gpu.c and test_scan_gpu.c: a dtype, an op and a
+ * size each. tf_each_alloc_case runs run(ctx, c, seed) for each in table order, seed
+ * tf_case_seed(0xA11C, t, op, n) being the one the case's data is drawn from. */
+typedef struct tf_alloc_case {
+  cuprim_dtype t;
+  cuprim_op op;
+  uint64_t n;
+} tf_alloc_case;
+void tf_each_alloc_case(cuprim_ctx *ctx, const tf_alloc_case *cases, size_t count,
+                        void (*run)(cuprim_ctx *ctx, const tf_alloc_case *c, uint64_t seed));
+#define TF_EACH_ALLOC_CASE(ctx, cases, run)                                                        \
+  tf_each_alloc_case((ctx), (cases), sizeof(cases) / sizeof(cases)[0], (run))
 /* The allocator tests themselves: test_counting_allocator(void **state) and
  * test_failing_allocator(void **state), defined and registered, with the bodies above. */
 #define TF_COUNTING_ALLOCATOR_TEST(run_cases, why)                                                 \

@@ -679,24 +679,20 @@ TF_TEST(test_auto_kernel_choice_same_bits) {
 
 /* ---------------------------------------------------------------- allocators */
 
+static void counting_case(cuprim_ctx *ctx, const tf_alloc_case *c, uint64_t seed) {
+  tf_reduce_input(c->t, c->op, HR_DATA_RANDOM, seed, c->n, tf.stream);
+  hr_reduce_ref ref;
+  hr_reduce_reference(c->t, c->op, tf.h_in, c->n, &ref);
+  run_all(ctx, tf.d_in, c->n, c->t, c->op, tf.stream, &ref, "random, counting allocator", seed);
+}
+
 static void counting_cases(cuprim_ctx *ctx) {
-  const struct {
-    cuprim_dtype t;
-    cuprim_op op;
-    uint64_t n;
-  } cases[] = {{CUPRIM_U64, CUPRIM_SUM, 1000},
-               {CUPRIM_U64, CUPRIM_SUM, tf.quick ? 65537 : (1u << 20) + 1},
-               {CUPRIM_F32, CUPRIM_SUM, tf.quick ? (1u << 17) + 3 : (1u << 22) + 3},
-               {CUPRIM_I32, CUPRIM_MAX, tf.quick ? 100003 : (1u << 24) + 5}};
-  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
-    const cuprim_dtype t = cases[k].t;
-    const uint64_t n = cases[k].n;
-    const uint64_t seed = tf_case_seed(0xA11C, t, cases[k].op, n);
-    tf_reduce_input(t, cases[k].op, HR_DATA_RANDOM, seed, n, tf.stream);
-    hr_reduce_ref ref;
-    hr_reduce_reference(t, cases[k].op, tf.h_in, n, &ref);
-    run_all(ctx, tf.d_in, n, t, cases[k].op, tf.stream, &ref, "random, counting allocator", seed);
-  }
+  const tf_alloc_case cases[] = {
+      {CUPRIM_U64, CUPRIM_SUM, 1000},
+      {CUPRIM_U64, CUPRIM_SUM, tf.quick ? 65537 : (1u << 20) + 1},
+      {CUPRIM_F32, CUPRIM_SUM, tf.quick ? (1u << 17) + 3 : (1u << 22) + 3},
+      {CUPRIM_I32, CUPRIM_MAX, tf.quick ? 100003 : (1u << 24) + 5}};
+  TF_EACH_ALLOC_CASE(ctx, cases, counting_case);
 }
 
 TF_COUNTING_ALLOCATOR_TEST(counting_cases, "GLOBAL_TREE needs a scratch copy")

@@ -755,26 +755,23 @@ static void run_all_on(cuprim_ctx *ctx, uint64_t n, cuprim_dtype t, cuprim_op op
   tf_run_and_check(&ops, ctx, calls, count, tf.stream, cs, res);
 }
 
+/* Both kinds, each on data of its own drawn from the same seed. */
+static void counting_case(cuprim_ctx *ctx, const tf_alloc_case *c, uint64_t seed) {
+  for (int ki = 0; ki < 2; ++ki) {
+    tf_scan_input(c->t, c->op, HR_SCAN_RANDOM, seed, c->n, tf.stream);
+    make_reference(&g_ref, c->t, c->op, kinds[ki], tf.h_in, c->n);
+    scan_call calls[NUM_ALGS + 1];
+    tf_result res[NUM_ALGS + 1];
+    const tf_case cs = {"random, counting allocator", seed, 0};
+    run_all_on(ctx, c->n, c->t, c->op, kinds[ki], calls, res, &cs);
+  }
+}
+
 static void counting_cases(cuprim_ctx *ctx) {
-  const struct {
-    cuprim_dtype t;
-    cuprim_op op;
-    uint64_t n;
-  } cases[] = {{CUPRIM_U64, CUPRIM_SUM, 1000},
-               {CUPRIM_U64, CUPRIM_SUM, tf.quick ? 65537 : (1u << 20) + 1},
-               {CUPRIM_I32, CUPRIM_MAX, tf.quick ? 100003 : (1u << 22) + 5}};
-  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k)
-    for (int ki = 0; ki < 2; ++ki) {
-      const cuprim_dtype t = cases[k].t;
-      const uint64_t n = cases[k].n;
-      const uint64_t seed = tf_case_seed(0xA11C, t, cases[k].op, n);
-      tf_scan_input(t, cases[k].op, HR_SCAN_RANDOM, seed, n, tf.stream);
-      make_reference(&g_ref, t, cases[k].op, kinds[ki], tf.h_in, n);
-      scan_call calls[NUM_ALGS + 1];
-      tf_result res[NUM_ALGS + 1];
-      const tf_case cs = {"random, counting allocator", seed, 0};
-      run_all_on(ctx, n, t, cases[k].op, kinds[ki], calls, res, &cs);
-    }
+  const tf_alloc_case cases[] = {{CUPRIM_U64, CUPRIM_SUM, 1000},
+                                 {CUPRIM_U64, CUPRIM_SUM, tf.quick ? 65537 : (1u << 20) + 1},
+                                 {CUPRIM_I32, CUPRIM_MAX, tf.quick ? 100003 : (1u << 22) + 5}};
+  TF_EACH_ALLOC_CASE(ctx, cases, counting_case);
 }
 
 TF_COUNTING_ALLOCATOR_TEST(counting_cases, "the look-back tile status needs memory")
