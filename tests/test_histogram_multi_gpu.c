@@ -243,6 +243,21 @@ static void run_calls(multi_call *calls, int count, cudaStream_t stream, const c
 
 /* ---------------------------------------------------------------- errors with a device */
 
+/* A call of test_errors_with_device's table: the arguments of cuprim_histogram_even_multi that
+ * its cases vary (the lower bounds are always 0), and the status it must return. */
+typedef struct error_case {
+  const char *what;
+  cuprim_ctx *ctx;
+  const void *samples;
+  uint64_t pixels;
+  int channels, active;
+  cuprim_dtype dtype;
+  uint64_t *const *counts;
+  const uint32_t *bins;
+  const double *upper;
+  cuprim_status want;
+} error_case;
+
 /* Invalid calls return before any CUDA work with a real context: nothing written. */
 TF_TEST(test_errors_with_device) {
   uint64_t *out = (uint64_t *)(void *)tf_poison_inputs(4096, 8192);
@@ -251,42 +266,31 @@ TF_TEST(test_errors_with_device) {
   uint64_t *in_samples[4] = {out, out + 16, (uint64_t *)(void *)(tf.d_in + 64), out + 48};
   const uint32_t bins[4] = {16, 16, 16, 16}, zero_bins[4] = {16, 0, 16, 16};
   const double lo[4] = {0, 0, 0, 0}, hi[4] = {256, 256, 256, 256}, nan_hi[4] = {256, NAN, 256, 256};
-  const cudaStream_t s = tf.stream;
+  cuprim_ctx *ctx = tf.ctx;
+  const unsigned char *in = tf.d_in;
+  const cuprim_dtype U8 = CUPRIM_U8, F32 = CUPRIM_F32;
   const cuprim_status INVALID = CUPRIM_ERROR_INVALID_ARGUMENT;
-  const tf_status_case cases[] = {
-      {"NULL ctx",
-       cuprim_histogram_even_multi(NULL, tf.d_in, 10, 4, 4, CUPRIM_U8, counts, bins, lo, hi, s),
-       INVALID},
-      {"channels 5",
-       cuprim_histogram_even_multi(tf.ctx, tf.d_in, 10, 5, 4, CUPRIM_U8, counts, bins, lo, hi, s),
-       INVALID},
-      {"active 0",
-       cuprim_histogram_even_multi(tf.ctx, tf.d_in, 10, 4, 0, CUPRIM_U8, counts, bins, lo, hi, s),
-       INVALID},
-      {"channel 1: 0 bins",
-       cuprim_histogram_even_multi(tf.ctx, tf.d_in, 10, 4, 4, CUPRIM_U8, counts, zero_bins, lo, hi,
-                                   s),
-       INVALID},
-      {"channel 1: upper NaN",
-       cuprim_histogram_even_multi(tf.ctx, tf.d_in, 10, 4, 4, CUPRIM_F32, counts, bins, lo, nan_hi,
-                                   s),
-       INVALID},
-      {"channels 0 and 1 overlap",
-       cuprim_histogram_even_multi(tf.ctx, tf.d_in, 10, 4, 4, CUPRIM_U8, overlap, bins, lo, hi, s),
-       INVALID},
-      {"channel 2 inside the samples",
-       cuprim_histogram_even_multi(tf.ctx, tf.d_in, 100, 4, 4, CUPRIM_U8, in_samples, bins, lo, hi,
-                                   s),
-       INVALID},
-      {"F32 samples + 1 byte",
-       cuprim_histogram_even_multi(tf.ctx, tf.d_in + 1, 10, 4, 4, CUPRIM_F32, counts, bins, lo, hi,
-                                   s),
-       INVALID},
-      {"NULL samples, 10 pixels",
-       cuprim_histogram_even_multi(tf.ctx, NULL, 10, 4, 4, CUPRIM_U8, counts, bins, lo, hi, s),
-       INVALID},
+  const error_case cases[] = {
+      {"NULL ctx", NULL, in, 10, 4, 4, U8, counts, bins, hi, INVALID},
+      {"channels 5", ctx, in, 10, 5, 4, U8, counts, bins, hi, INVALID},
+      {"active 0", ctx, in, 10, 4, 0, U8, counts, bins, hi, INVALID},
+      {"channel 1: 0 bins", ctx, in, 10, 4, 4, U8, counts, zero_bins, hi, INVALID},
+      {"channel 1: upper NaN", ctx, in, 10, 4, 4, F32, counts, bins, nan_hi, INVALID},
+      {"channels 0 and 1 overlap", ctx, in, 10, 4, 4, U8, overlap, bins, hi, INVALID},
+      {"channel 2 inside the samples", ctx, in, 100, 4, 4, U8, in_samples, bins, hi, INVALID},
+      {"F32 samples + 1 byte", ctx, tf.d_in + 1, 10, 4, 4, F32, counts, bins, hi, INVALID},
+      {"NULL samples, 10 pixels", ctx, NULL, 10, 4, 4, U8, counts, bins, hi, INVALID},
   };
-  TF_CHECK_ARGUMENT_ERRORS(cases);
+  tf_status_case got[sizeof cases / sizeof cases[0]];
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    const error_case *c = &cases[i];
+    got[i] = (tf_status_case){
+        c->what,
+        cuprim_histogram_even_multi(c->ctx, c->samples, c->pixels, c->channels, c->active, c->dtype,
+                                    c->counts, c->bins, lo, c->upper, tf.stream),
+        c->want};
+  }
+  TF_CHECK_ARGUMENT_ERRORS(got);
 }
 
 /* ---------------------------------------------------------------- no pixels */
