@@ -35,26 +35,35 @@ namespace segmented {
 
 /* ---------------------------------------------------------------- where segments come from */
 
-/* Offsets in device memory, num_segments + 1 integers of 4 or 8 bytes, signed or not. Width and
- * signedness are read at run time rather than instantiated: a uniform branch per offset costs
- * nothing next to the load, and the kernels are instantiated once instead of four times per
- * (dtype, op). at(k) is offset k clamped to [0, n], a negative one to 0. */
+/* Offset k of an array of O (4 or 8 bytes, signed or not), clamped to [0, n], a negative one to
+ * 0: the one rule every segmented kernel reads offsets by. */
+template <class O>
+__device__ __forceinline__ uint64_t read_offset(const void *offsets, uint64_t k, int is_signed,
+                                                uint64_t n) {
+  uint64_t v;
+  if constexpr (sizeof(O) == 8) {
+    v = __ldg(static_cast<const unsigned long long *>(offsets) + k);
+    if (is_signed && (int64_t)v < 0)
+      v = 0;
+  } else {
+    static_assert(sizeof(O) == 4, "offsets of 4 or 8 bytes");
+    const uint32_t w = __ldg(static_cast<const unsigned *>(offsets) + k);
+    v = is_signed && (int32_t)w < 0 ? 0 : w;
+  }
+  return v < n ? v : n;
+}
+
+/* Offsets in device memory, num_segments + 1 integers of 4 or 8 bytes, signed or not, the width
+ * read at run time (a uniform branch per offset): the per-segment rungs and the partition search,
+ * instantiated once instead of twice per (dtype, op). at(k) is read_offset's offset k. */
 struct offsets_source {
   static constexpr bool rows = false;
   const void *offsets;
   uint64_t n, num_segments;
   int wide, is_signed;
   __device__ __forceinline__ uint64_t at(uint64_t k) const {
-    uint64_t v;
-    if (wide) {
-      v = __ldg(static_cast<const unsigned long long *>(offsets) + k);
-      if (is_signed && (int64_t)v < 0)
-        v = 0;
-    } else {
-      const uint32_t w = __ldg(static_cast<const unsigned *>(offsets) + k);
-      v = is_signed && (int32_t)w < 0 ? 0 : w;
-    }
-    return v < n ? v : n;
+    return wide ? read_offset<uint64_t>(offsets, k, is_signed, n)
+                : read_offset<uint32_t>(offsets, k, is_signed, n);
   }
 };
 
@@ -63,17 +72,7 @@ struct offsets_source {
  * the H100). */
 template <class O> struct offsets_of : offsets_source {
   __device__ __forceinline__ uint64_t at(uint64_t k) const {
-    uint64_t v;
-    if constexpr (sizeof(O) == 8) {
-      v = __ldg(static_cast<const unsigned long long *>(offsets) + k);
-      if (is_signed && (int64_t)v < 0)
-        v = 0;
-    } else {
-      static_assert(sizeof(O) == 4, "offsets of 4 or 8 bytes");
-      const uint32_t w = __ldg(static_cast<const unsigned *>(offsets) + k);
-      v = is_signed && (int32_t)w < 0 ? 0 : w;
-    }
-    return v < n ? v : n;
+    return read_offset<O>(offsets, k, is_signed, n);
   }
 };
 
