@@ -13,8 +13,7 @@
 
 #include <stdint.h>
 
-namespace cuprim {
-namespace cta {
+namespace cuprim::cta {
 
 /* Resident threads per multiprocessor on the architecture being compiled for, for the
  * min-blocks argument of __launch_bounds__ (the host pass sees the largest). */
@@ -102,7 +101,6 @@ __device__ __forceinline__ uint4 load_stream_l2_256(const void *p) {
   return r;
 }
 
-} // namespace cta
-} // namespace cuprim
+} // namespace cuprim::cta
 
 #endif

@@ -9,8 +9,7 @@
 
 #include "ops.cuh"
 
-namespace cuprim {
-namespace cta {
+namespace cuprim::cta {
 
 template <class T> struct atomic_word;
 template <> struct atomic_word<int32_t> { typedef unsigned int type; };
@@ -84,7 +83,6 @@ template <class T, class Op> __device__ void atomic_combine(T *addr, T v) {
   }
 }
 
-} // namespace cta
-} // namespace cuprim
+} // namespace cuprim::cta
 
 #endif

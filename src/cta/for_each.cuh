@@ -7,8 +7,7 @@
 
 #include "load.cuh"
 
-namespace cuprim {
-namespace cta {
+namespace cuprim::cta {
 
 /* Calls f.one(x, i) or f.vec(v, i) for every element of in[0..n), spread over the grid: 16-byte
  * vector loads (VPT of them in flight per thread, warp-striped: coalesced) over the
@@ -52,7 +51,6 @@ __device__ __forceinline__ void for_each_vec16(const T *in, uint64_t n, F &f) {
     f.one(in[tail_at + gtid], tail_at + gtid);
 }
 
-} // namespace cta
-} // namespace cuprim
+} // namespace cuprim::cta
 
 #endif

@@ -7,8 +7,7 @@
 
 #include "arch.cuh"
 
-namespace cuprim {
-namespace cta {
+namespace cuprim::cta {
 
 /* LDG: through the read-only path (inputs that no block of the launch writes).
  * CG: cached in L2 only (data written earlier in the same launch by other blocks, read after a
@@ -109,7 +108,6 @@ __device__ __forceinline__ void load_warp_vecs_shifted(const T *p, int lane, T (
   }
 }
 
-} // namespace cta
-} // namespace cuprim
+} // namespace cuprim::cta
 
 #endif

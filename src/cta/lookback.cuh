@@ -12,8 +12,7 @@
 
 #include "warp_reduce.cuh"
 
-namespace cuprim {
-namespace cta {
+namespace cuprim::cta {
 
 enum : unsigned { STATUS_X = 0, STATUS_A = 1, STATUS_P = 2 };
 
@@ -89,7 +88,6 @@ __device__ T look_back(const tile_status<T> &ts, uint64_t tile, int lane) {
     window -= 32;
   }
 }
-} // namespace cta
-} // namespace cuprim
+} // namespace cuprim::cta
 
 #endif

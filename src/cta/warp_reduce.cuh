@@ -3,8 +3,7 @@
 #ifndef CUPRIM_CTA_WARP_REDUCE_CUH
 #define CUPRIM_CTA_WARP_REDUCE_CUH
 
-namespace cuprim {
-namespace cta {
+namespace cuprim::cta {
 
 constexpr unsigned full_mask = 0xffffffffu;
 
@@ -62,7 +61,6 @@ __device__ __forceinline__ T block_reduce(T v, Op op, T *warp_smem) {
   return block_reduce<THREADS>(v, op, warp_smem, (int)threadIdx.x, block_barrier());
 }
 
-} // namespace cta
-} // namespace cuprim
+} // namespace cuprim::cta
 
 #endif

@@ -5,8 +5,7 @@
 
 #include "warp_reduce.cuh"
 
-namespace cuprim {
-namespace cta {
+namespace cuprim::cta {
 
 /* Inclusive scan over the 32 lanes (Kogge-Stone: log2(32) shuffle steps). Every lane must take
  * part. */
@@ -62,7 +61,6 @@ __device__ __forceinline__ T block_exclusive_scan(T v, Op op, T *warp_smem, int 
   }
 }
 
-} // namespace cta
-} // namespace cuprim
+} // namespace cuprim::cta
 
 #endif

@@ -24,8 +24,7 @@
 #include "cta/ops.cuh"
 #include "histogram_internal.h"
 
-namespace cuprim {
-namespace histogram {
+namespace cuprim::histogram {
 
 constexpr uint32_t NO_BIN = 0xffffffffu; /* not counted; num_bins - 1 is at most 0xfffffffe */
 
@@ -214,7 +213,6 @@ template <class T> struct binner<T, BIN_EDGES_GLOBAL> {
   }
 };
 
-} // namespace histogram
-} // namespace cuprim
+} // namespace cuprim::histogram
 
 #endif

@@ -37,8 +37,7 @@
 #include "histogram_fold.cuh"
 #include "histogram_internal.h"
 
-namespace cuprim {
-namespace histogram {
+namespace cuprim::histogram {
 namespace {
 
 constexpr int THREADS = 512;
@@ -488,8 +487,7 @@ cuprim_status count_for_type(const cuprim_ctx *ctx, cuprim_histogram_alg alg, co
 }
 
 } // namespace
-} // namespace histogram
-} // namespace cuprim
+} // namespace cuprim::histogram
 
 extern "C" cuprim_status cuprim__histogram_count(const cuprim_ctx *ctx, cuprim_histogram_alg alg,
                                                  const void *d_samples, uint64_t n,

@@ -18,8 +18,7 @@
 #include "histogram_bin.cuh"
 #include "histogram_internal.h"
 
-namespace cuprim {
-namespace histogram {
+namespace cuprim::histogram {
 namespace {
 
 /* Up to CUPRIM__MAX_CHANNELS outputs of 8-byte words (counts, or sums whose zero is +0.0). */
@@ -206,7 +205,6 @@ inline uint32_t smem_copies(size_t table, uint64_t counters, size_t counter_byte
 }
 
 } // namespace
-} // namespace histogram
-} // namespace cuprim
+} // namespace cuprim::histogram
 
 #endif

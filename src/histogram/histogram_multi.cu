@@ -29,8 +29,7 @@
 #include "histogram_fold.cuh"
 #include "histogram_internal.h"
 
-namespace cuprim {
-namespace histogram {
+namespace cuprim::histogram {
 namespace {
 
 constexpr int MAXC = CUPRIM__MAX_CHANNELS;
@@ -435,8 +434,7 @@ cuprim_status count_for_type(const cuprim_ctx *ctx, const void *d_in, uint64_t n
 }
 
 } // namespace
-} // namespace histogram
-} // namespace cuprim
+} // namespace cuprim::histogram
 
 extern "C" cuprim_status cuprim__histogram_multi(const cuprim_ctx *ctx, const void *d_samples,
                                                  uint64_t num_pixels, int num_channels,

@@ -18,8 +18,7 @@
 #include "histogram_internal.h"
 #include "scan/scan_internal.h"
 
-namespace cuprim {
-namespace histogram {
+namespace cuprim::histogram {
 namespace {
 
 constexpr int SORT_THREADS = 256;
@@ -208,8 +207,7 @@ cuprim_status sort_for_type(const cuprim_ctx *ctx, const void *d_in, uint64_t n,
 }
 
 } // namespace
-} // namespace histogram
-} // namespace cuprim
+} // namespace cuprim::histogram
 
 extern "C" cuprim_status cuprim__histogram_sort(const cuprim_ctx *ctx, const void *d_samples,
                                                 uint64_t n, cuprim_dtype dtype, uint64_t *d_counts,

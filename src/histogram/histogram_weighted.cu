@@ -35,8 +35,7 @@
 #include "histogram_fold.cuh"
 #include "histogram_internal.h"
 
-namespace cuprim {
-namespace histogram {
+namespace cuprim::histogram {
 namespace {
 
 constexpr int THREADS = 512;         /* AUTO's blocks */
@@ -398,8 +397,7 @@ cuprim_status weighted_for_types(const cuprim_ctx *ctx, cuprim_histogram_weighte
 }
 
 } // namespace
-} // namespace histogram
-} // namespace cuprim
+} // namespace cuprim::histogram
 
 extern "C" cuprim_status cuprim__histogram_weighted(const cuprim_ctx *ctx,
                                                     cuprim_histogram_weighted_alg alg,

@@ -18,8 +18,7 @@
 #include "cta/ops.cuh"
 #include "nccl_internal.h"
 
-namespace cuprim {
-namespace nccl {
+namespace cuprim::nccl {
 namespace {
 
 constexpr int COMBINE_THREADS = 128;
@@ -49,8 +48,7 @@ __global__ void __launch_bounds__(COMBINE_THREADS)
 }
 
 } // namespace
-} // namespace nccl
-} // namespace cuprim
+} // namespace cuprim::nccl
 
 extern "C" cuprim_status cuprim__nccl_partial(cuprim_ctx *ctx, const void *d_in, uint64_t n,
                                               cuprim_dtype dtype, cuprim_op op, void *d_partial,

@@ -35,8 +35,7 @@
 #include "reduce_internal.h"
 #include "reduce_tuning.h"
 
-namespace cuprim {
-namespace reduce {
+namespace cuprim::reduce {
 namespace {
 
 constexpr int GRID_THREADS = 256;     /* blocks of the grid path, ... */
@@ -266,8 +265,7 @@ cuprim_status arg_impl(const cuprim_ctx *ctx, const void *d_in, void *d_value, u
 }
 
 } // namespace
-} // namespace reduce
-} // namespace cuprim
+} // namespace cuprim::reduce
 
 extern "C" cuprim_status cuprim__reduce_arg_tuned(const cuprim_ctx *ctx, const void *d_in,
                                                   void *d_value, uint64_t *d_index, uint64_t n,

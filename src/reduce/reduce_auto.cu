@@ -28,8 +28,7 @@
 #include "reduce_internal.h"
 #include "reduce_tuning.h"
 
-namespace cuprim {
-namespace reduce {
+namespace cuprim::reduce {
 namespace {
 
 constexpr int GROUPS = 4; /* chunk-groups of 256 threads per block */
@@ -369,8 +368,7 @@ cuprim_status auto_impl(const cuprim_ctx *ctx, const void *d_in, void *d_out, ui
 }
 
 } // namespace
-} // namespace reduce
-} // namespace cuprim
+} // namespace cuprim::reduce
 
 extern "C" cuprim_status cuprim__reduce_auto_tuned(const cuprim_ctx *ctx, const void *d_in,
                                                    void *d_out, uint64_t n, cuprim_dtype dtype,

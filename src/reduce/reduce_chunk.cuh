@@ -24,8 +24,7 @@
 #include "cta/ops.cuh"
 #include "cta/warp_reduce.cuh"
 
-namespace cuprim {
-namespace reduce {
+namespace cuprim::reduce {
 
 template <class T> struct chunk_geometry {
   static constexpr int THREADS = 256;
@@ -114,7 +113,6 @@ __device__ __forceinline__ acc_t<T> chunk_reduce(const T *base, uint64_t m, int 
   return chunk_group_tree<Op>(chunk_thread_tree<T, Op>(items), t, warp_smem, sync);
 }
 
-} // namespace reduce
-} // namespace cuprim
+} // namespace cuprim::reduce
 
 #endif

@@ -21,8 +21,7 @@
 #include "cta/warp_reduce.cuh"
 #include "reduce_internal.h"
 
-namespace cuprim {
-namespace reduce {
+namespace cuprim::reduce {
 namespace {
 
 constexpr int BLOCK = 256;
@@ -371,8 +370,7 @@ cuprim_status ladder_impl(const cuprim_ctx *ctx, cuprim_reduce_alg alg, const vo
 }
 
 } // namespace
-} // namespace reduce
-} // namespace cuprim
+} // namespace cuprim::reduce
 
 extern "C" cuprim_status cuprim__reduce_ladder(const cuprim_ctx *ctx, cuprim_reduce_alg alg,
                                                const void *d_in, void *d_out, uint64_t n,

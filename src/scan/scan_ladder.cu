@@ -17,8 +17,7 @@
 #include "cta/warp_scan.cuh"
 #include "scan_internal.h"
 
-namespace cuprim {
-namespace scan {
+namespace cuprim::scan {
 namespace {
 
 constexpr int BLOCK = 256;
@@ -224,8 +223,7 @@ cuprim_status ladder_impl(const cuprim_ctx *ctx, cuprim_scan_alg alg, const void
 }
 
 } // namespace
-} // namespace scan
-} // namespace cuprim
+} // namespace cuprim::scan
 
 extern "C" cuprim_status cuprim__scan_ladder(const cuprim_ctx *ctx, cuprim_scan_alg alg,
                                              const void *d_in, void *d_out, uint64_t n,

@@ -55,8 +55,7 @@
 #include "cta/warp_scan.cuh"
 #include "scan_internal.h"
 
-namespace cuprim {
-namespace scan {
+namespace cuprim::scan {
 namespace {
 
 using cta::look_back;
@@ -521,8 +520,7 @@ cuprim_status lookback_impl(const cuprim_ctx *ctx, const void *d_in, void *d_out
 }
 
 } // namespace
-} // namespace scan
-} // namespace cuprim
+} // namespace cuprim::scan
 
 extern "C" cuprim_status cuprim__scan_lookback_init(const cuprim_ctx *ctx, const void *d_in,
                                                     void *d_out, uint64_t n, cuprim_dtype dtype,

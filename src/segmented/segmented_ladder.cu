@@ -13,8 +13,7 @@
 #include "common/launch.h"
 #include "segmented_tile.cuh"
 
-namespace cuprim {
-namespace segmented {
+namespace cuprim::segmented {
 namespace {
 
 constexpr int BLOCK = 256;
@@ -97,8 +96,7 @@ cuprim_status ladder_impl(const cuprim_ctx *ctx, cuprim_segmented_alg alg, const
 }
 
 } // namespace
-} // namespace segmented
-} // namespace cuprim
+} // namespace cuprim::segmented
 
 extern "C" cuprim_status cuprim__segmented_reduce_ladder(const cuprim_ctx *ctx,
                                                          cuprim_segmented_alg alg, const void *d_in,

@@ -40,8 +40,7 @@
 #include "cta/arch.cuh"
 #include "segmented_tile.cuh"
 
-namespace cuprim {
-namespace segmented {
+namespace cuprim::segmented {
 namespace {
 
 constexpr int PREPARE_THREADS = 256, FIXUP_THREADS = 1024;
@@ -404,8 +403,7 @@ cuprim_status launch_prepare(const cuprim_ctx *ctx, const prepare_args &a, cudaS
   return cuprim__cuda_status(cudaPeekAtLastError());
 }
 
-} // namespace segmented
-} // namespace cuprim
+} // namespace cuprim::segmented
 
 extern "C" cuprim_status cuprim__segmented_reduce(const cuprim_ctx *ctx, cuprim_segmented_alg alg,
                                                   const void *d_in, void *d_out,

@@ -34,8 +34,7 @@
 #include "cta/lookback.cuh"
 #include "segmented_tile.cuh"
 
-namespace cuprim {
-namespace segmented {
+namespace cuprim::segmented {
 namespace {
 
 template <class T> struct scan_args : merge_io<T> {
@@ -157,8 +156,7 @@ cuprim_status merge_scan(const cuprim_ctx *ctx, const T *in, T *out, const Src &
 }
 
 } // namespace
-} // namespace segmented
-} // namespace cuprim
+} // namespace cuprim::segmented
 
 extern "C" cuprim_status cuprim__segmented_scan(const cuprim_ctx *ctx, const void *d_in,
                                                 void *d_out, const cuprim__segments *seg,

@@ -30,8 +30,7 @@
 #include "cta/warp_reduce.cuh"
 #include "segmented_internal.h"
 
-namespace cuprim {
-namespace segmented {
+namespace cuprim::segmented {
 
 /* ---------------------------------------------------------------- where segments come from */
 
@@ -781,7 +780,6 @@ __device__ __forceinline__ void warp_per_segment(const T *in, T *out, const Src 
   }
 }
 
-} // namespace segmented
-} // namespace cuprim
+} // namespace cuprim::segmented
 
 #endif
