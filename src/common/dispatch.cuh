@@ -8,6 +8,13 @@
  *     return impl<T, cuprim::op<T, decltype(o)::value>>(args...);
  *   });
  *
+ * The reduce and scan entry points name the operator the same way each time, so they take the
+ * pair already made, and their impl deduces T and Op from its first parameter:
+ *
+ *   template <class T, class Op> cuprim_status impl(cuprim::typed_op<T, Op>, args...);
+ *   return cuprim::dispatch_typed_op<cuprim::REDUCE_SCAN_TYPES, cuprim::acc_op>(
+ *       dtype, op, [&](auto m) { return impl(m, args...); });
+ *
  * Only the combinations the table allows are instantiated (no bitwise op on a float type). */
 #ifndef CUPRIM_COMMON_DISPATCH_CUH
 #define CUPRIM_COMMON_DISPATCH_CUH
@@ -69,6 +76,23 @@ template <dtype_set SET, class F>
 cuprim_status dispatch_dtype_op(cuprim_dtype dtype, cuprim_op op, F &&f) {
   return dispatch_dtype<SET>(dtype, [&](auto t) {
     return dispatch_op<decltype(t)::is_float>(op, [&](auto o) { return f(t, o); });
+  });
+}
+
+/* A template instance's element type and operator, as dispatch_typed_op passes them. */
+template <class T, class Op> struct typed_op {
+  typedef T type;
+  typedef Op op;
+};
+
+/* f(typed_op<T, OpOf<T, OP>>{}) for the pair, over the dtypes of SET. OpOf makes the operator's
+ * type from the element type and the op: cta/ops.cuh's acc_op for reduce and scan (this host
+ * header does not include the device headers, so the caller names it). */
+template <dtype_set SET, template <class, cuprim_op> class OpOf, class F>
+cuprim_status dispatch_typed_op(cuprim_dtype dtype, cuprim_op op, F &&f) {
+  return dispatch_dtype_op<SET>(dtype, op, [&](auto t, auto o) {
+    typedef typename decltype(t)::type T;
+    return f(typed_op<T, OpOf<T, decltype(o)::value>>{});
   });
 }
 

@@ -34,6 +34,42 @@ cuprim_status with_temp(const cuprim_ctx *ctx, size_t bytes, cudaStream_t stream
   return st;
 }
 
+/* One block of temporary memory carved into pieces: take() each piece's size in turn (each is
+ * rounded with round16, so every piece is 16-byte aligned), then alloc() takes lay.bytes from the
+ * context's allocator at once, at() points into it, and release() gives it back stream-ordered.
+ * Every multi-piece call carves its temporary memory this way, so the alignment rule is here. */
+struct temp_layout {
+  size_t bytes = 0;
+  char *base = nullptr;
+  /* Reserves `b` bytes (rounded up to 16); returns the piece's offset, for at(). */
+  size_t take(size_t b) {
+    const size_t at = bytes;
+    bytes += round16(b);
+    return at;
+  }
+  cuprim_status alloc(const cuprim_ctx *ctx, cudaStream_t stream) {
+    void *p = nullptr;
+    const cuprim_status st = cuprim__temp_alloc(ctx, bytes, stream, &p);
+    base = static_cast<char *>(p);
+    return st;
+  }
+  void release(const cuprim_ctx *ctx, cudaStream_t stream) {
+    cuprim__temp_free(ctx, base, bytes, stream);
+  }
+  /* The piece at `offset` (a value take returned), as P. */
+  template <class P> P *at(size_t offset) const { return reinterpret_cast<P *>(base + offset); }
+};
+
+/* with_temp for a layout: allocates `lay`, calls launch() (which points into it with lay.at and
+ * enqueues the work), and releases it whatever launch returned. */
+template <class F>
+cuprim_status with_temp(const cuprim_ctx *ctx, temp_layout &lay, cudaStream_t stream, F &&launch) {
+  CUPRIM__FORWARD(lay.alloc(ctx, stream));
+  const cuprim_status st = launch();
+  lay.release(ctx, stream);
+  return st;
+}
+
 } // namespace cuprim
 
 #endif

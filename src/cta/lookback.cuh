@@ -19,6 +19,14 @@ enum : unsigned { STATUS_X = 0, STATUS_A = 1, STATUS_P = 2 };
 /* 4-byte values: status in the high word, value bits in the low word of one 64-bit word. */
 template <class T, bool PACKED = (sizeof(T) == 4)> struct tile_status {
   unsigned long long *words;
+  /* What the memory of `tiles` statuses is: STATUS_BYTES per tile of status words, zeroed before
+   * the first tile runs, and here no value arrays. */
+  static constexpr size_t STATUS_BYTES = 8;
+  static constexpr bool HAS_VALUES = false;
+  /* Host: points the status at that memory (the value arrays are unused). */
+  void place(void *status_words, T *, T *) {
+    words = static_cast<unsigned long long *>(status_words);
+  }
   __device__ __forceinline__ void publish(uint64_t tile, unsigned status, T value) const {
     unsigned bits;
     memcpy(&bits, &value, 4);
@@ -40,6 +48,13 @@ template <class T, bool PACKED = (sizeof(T) == 4)> struct tile_status {
 template <class T> struct tile_status<T, false> {
   unsigned *status;
   T *aggregate, *inclusive;
+  static constexpr size_t STATUS_BYTES = 4;
+  static constexpr bool HAS_VALUES = true; /* two arrays of `tiles` values, uninitialized */
+  void place(void *status_words, T *aggregates, T *inclusives) {
+    status = static_cast<unsigned *>(status_words);
+    aggregate = aggregates;
+    inclusive = inclusives;
+  }
   __device__ __forceinline__ void publish(uint64_t tile, unsigned s, T value) const {
     if (s == STATUS_P)
       __stcg(inclusive + tile, value);

@@ -188,6 +188,10 @@ template <class T> struct op<T, CUPRIM_XOR> {
   __host__ __device__ T operator()(T a, T b) const { return a ^ b; }
 };
 
+/* The operator reduce and scan apply to elements of type T: OP in T's accumulate type (the OpOf
+ * of dispatch_typed_op, common/dispatch.cuh). */
+template <class T, cuprim_op OP> using acc_op = op<acc_t<T>, OP>;
+
 /* p[i] widened to the accumulate type, or Op's identity past the end (i >= m): the load of the
  * textbook kernels, which pad the last block with the identity. */
 template <class T, class Op>

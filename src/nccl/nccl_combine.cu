@@ -64,9 +64,9 @@ extern "C" cuprim_status cuprim__nccl_combine(const cuprim_ctx *ctx, const void 
   cuprim__device_scope scope;
   CUPRIM__FORWARD(cuprim__device_enter(ctx, &scope));
   const cuprim_status st =
-      cuprim::dispatch_dtype_op<cuprim::REDUCE_SCAN_TYPES>(dtype, op, [&](auto t, auto o) {
-        using T = typename decltype(t)::type;
-        cuprim::nccl::combine_kernel<T, cuprim::op<cuprim::acc_t<T>, decltype(o)::value>>
+      cuprim::dispatch_typed_op<cuprim::REDUCE_SCAN_TYPES, cuprim::acc_op>(dtype, op, [&](auto m) {
+        using T = typename decltype(m)::type;
+        cuprim::nccl::combine_kernel<T, typename decltype(m)::op>
             <<<1, cuprim::nccl::COMBINE_THREADS, 0, stream>>>(static_cast<const T *>(d_partials),
                                                               count, static_cast<T *>(d_out));
         CUPRIM__CUDA_CHECK(cudaPeekAtLastError());

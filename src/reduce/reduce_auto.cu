@@ -294,8 +294,8 @@ template <class T, class Op> bool allow_cluster16(int device) {
 }
 
 template <class T, class Op>
-cuprim_status auto_impl(const cuprim_ctx *ctx, const void *d_in, void *d_out, uint64_t n,
-                        cudaStream_t stream, const cuprim__reduce_tuning *tune) {
+cuprim_status auto_impl(typed_op<T, Op>, const cuprim_ctx *ctx, const void *d_in, void *d_out,
+                        uint64_t n, cudaStream_t stream, const cuprim__reduce_tuning *tune) {
   const unsigned single_block_max_chunks = tune->single_block_max_chunks;
   const T *in = static_cast<const T *>(d_in);
   T *out = static_cast<T *>(d_out);
@@ -325,18 +325,18 @@ cuprim_status auto_impl(const cuprim_ctx *ctx, const void *d_in, void *d_out, ui
   typedef acc_t<T> A;
   const uint64_t CA = chunk_elems<A>(), P2 = (P + CA - 1) / CA;
   const uint64_t scratch_elems = P2 > CA ? 2 * ((P2 + CA - 1) / CA) : 0; /* past C * CA^2 */
-  const size_t partials_bytes = round16((size_t)P * sizeof(A));
-  const size_t level2_bytes = P2 > 1 ? round16((size_t)P2 * sizeof(A)) : 0;
-  const size_t bytes = partials_bytes + level2_bytes + (size_t)scratch_elems * sizeof(A);
-  return with_temp(ctx, bytes, stream, [&](void *temp) {
-    char *base = static_cast<char *>(temp);
+  temp_layout lay;
+  const size_t partials_at = lay.take((size_t)P * sizeof(A));
+  const size_t level2_at = lay.take(P2 > 1 ? (size_t)P2 * sizeof(A) : 0);
+  const size_t scratch_at = lay.take((size_t)scratch_elems * sizeof(A));
+  return with_temp(ctx, lay, stream, [&] {
     grid_args<T> a;
     a.in = in;
     a.n = n;
     a.out = out;
-    a.partials = reinterpret_cast<A *>(base);
-    a.level2 = reinterpret_cast<A *>(base + partials_bytes);
-    a.scratch = reinterpret_cast<A *>(base + partials_bytes + level2_bytes);
+    a.partials = lay.at<A>(partials_at);
+    a.level2 = lay.at<A>(level2_at);
+    a.scratch = lay.at<A>(scratch_at);
     a.P = P;
     a.P2 = P2;
     /* One block per SM (the kernel's launch bounds guarantee that one fits), never more groups
@@ -374,11 +374,9 @@ extern "C" cuprim_status cuprim__reduce_auto_tuned(const cuprim_ctx *ctx, const 
                                                    void *d_out, uint64_t n, cuprim_dtype dtype,
                                                    cuprim_op op, cudaStream_t stream,
                                                    const cuprim__reduce_tuning *tune) {
-  return cuprim::dispatch_dtype_op<cuprim::REDUCE_SCAN_TYPES>(dtype, op, [&](auto t, auto o) {
-    using T = typename decltype(t)::type;
-    return cuprim::reduce::auto_impl<T, cuprim::op<cuprim::acc_t<T>, decltype(o)::value>>(
-        ctx, d_in, d_out, n, stream, tune);
-  });
+  return cuprim::dispatch_typed_op<cuprim::REDUCE_SCAN_TYPES, cuprim::acc_op>(
+      dtype, op,
+      [&](auto m) { return cuprim::reduce::auto_impl(m, ctx, d_in, d_out, n, stream, tune); });
 }
 
 extern "C" cuprim_status cuprim__reduce_auto(const cuprim_ctx *ctx, const void *d_in, void *d_out,

@@ -330,8 +330,8 @@ release:
 }
 
 template <class T, class Op>
-cuprim_status ladder_impl(const cuprim_ctx *ctx, cuprim_reduce_alg alg, const void *d_in,
-                          void *d_out, uint64_t n, cudaStream_t stream) {
+cuprim_status ladder_impl(typed_op<T, Op>, const cuprim_ctx *ctx, cuprim_reduce_alg alg,
+                          const void *d_in, void *d_out, uint64_t n, cudaStream_t stream) {
   typedef acc_t<T> A;
   const T *in = static_cast<const T *>(d_in);
   T *out = static_cast<T *>(d_out);
@@ -376,9 +376,7 @@ extern "C" cuprim_status cuprim__reduce_ladder(const cuprim_ctx *ctx, cuprim_red
                                                const void *d_in, void *d_out, uint64_t n,
                                                cuprim_dtype dtype, cuprim_op op,
                                                cudaStream_t stream) {
-  return cuprim::dispatch_dtype_op<cuprim::REDUCE_SCAN_TYPES>(dtype, op, [&](auto t, auto o) {
-    using T = typename decltype(t)::type;
-    return cuprim::reduce::ladder_impl<T, cuprim::op<cuprim::acc_t<T>, decltype(o)::value>>(
-        ctx, alg, d_in, d_out, n, stream);
-  });
+  return cuprim::dispatch_typed_op<cuprim::REDUCE_SCAN_TYPES, cuprim::acc_op>(
+      dtype, op,
+      [&](auto m) { return cuprim::reduce::ladder_impl(m, ctx, alg, d_in, d_out, n, stream); });
 }

@@ -207,8 +207,9 @@ cuprim_status reduce_then_scan(cuprim_scan_alg alg, const T *in, TOut *out, uint
 }
 
 template <class T, class Op>
-cuprim_status ladder_impl(const cuprim_ctx *ctx, cuprim_scan_alg alg, const void *d_in, void *d_out,
-                          uint64_t n, cuprim_scan_kind kind, cudaStream_t stream) {
+cuprim_status ladder_impl(typed_op<T, Op>, const cuprim_ctx *ctx, cuprim_scan_alg alg,
+                          const void *d_in, void *d_out, uint64_t n, cuprim_scan_kind kind,
+                          cudaStream_t stream) {
   const uint64_t tile = tile_of(alg);
   if ((n + tile - 1) / tile > (uint64_t)ctx->attrs.max_grid_x)
     return CUPRIM_ERROR_UNSUPPORTED; /* past 2^31 blocks: beyond any current GPU's memory */
@@ -229,9 +230,7 @@ extern "C" cuprim_status cuprim__scan_ladder(const cuprim_ctx *ctx, cuprim_scan_
                                              const void *d_in, void *d_out, uint64_t n,
                                              cuprim_dtype dtype, cuprim_op op,
                                              cuprim_scan_kind kind, cudaStream_t stream) {
-  return cuprim::dispatch_dtype_op<cuprim::REDUCE_SCAN_TYPES>(dtype, op, [&](auto t, auto o) {
-    using T = typename decltype(t)::type;
-    return cuprim::scan::ladder_impl<T, cuprim::op<cuprim::acc_t<T>, decltype(o)::value>>(
-        ctx, alg, d_in, d_out, n, kind, stream);
-  });
+  return cuprim::dispatch_typed_op<cuprim::REDUCE_SCAN_TYPES, cuprim::acc_op>(
+      dtype, op,
+      [&](auto m) { return cuprim::scan::ladder_impl(m, ctx, alg, d_in, d_out, n, kind, stream); });
 }

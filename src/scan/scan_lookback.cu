@@ -449,9 +449,9 @@ __global__ void __launch_bounds__(RESET_THREADS) reset_kernel(unsigned long long
 }
 
 template <class T, class Op>
-cuprim_status lookback_impl(const cuprim_ctx *ctx, const void *d_in, void *d_out, uint64_t n,
-                            cuprim_scan_kind kind, const void *d_init, cudaStream_t stream,
-                            const cuprim__scan_tuning *tune) {
+cuprim_status lookback_impl(typed_op<T, Op>, const cuprim_ctx *ctx, const void *d_in, void *d_out,
+                            uint64_t n, cuprim_scan_kind kind, const void *d_init,
+                            cudaStream_t stream, const cuprim__scan_tuning *tune) {
   typedef tile_geometry<T> G;
   const T *in = static_cast<const T *>(d_in);
   T *out = static_cast<T *>(d_out);
@@ -473,46 +473,40 @@ cuprim_status lookback_impl(const cuprim_ctx *ctx, const void *d_in, void *d_out
    * and status words are zeroed, the value arrays need no initialisation. The status holds the
    * accumulate type A (float for 16-bit floats: packed). */
   typedef acc_t<T> A;
-  const bool packed = sizeof(A) == 4;
-  const size_t counter_bytes = 16;
-  const size_t status_bytes = round16((size_t)tiles * (packed ? 8 : 4));
-  const size_t values_bytes = packed ? 0 : 2 * round16((size_t)tiles * sizeof(A));
-  const size_t bytes = counter_bytes + status_bytes + values_bytes;
-  return with_temp(ctx, bytes, stream, [&](void *temp) {
-    char *b = static_cast<char *>(temp);
+  typedef cta::tile_status<A> TS;
+  temp_layout lay;
+  const size_t counter_at = lay.take(16);
+  const size_t status_at = lay.take((size_t)tiles * TS::STATUS_BYTES);
+  const size_t reset_words = lay.bytes / 8; /* the counter and the status words */
+  const size_t aggregate_at = TS::HAS_VALUES ? lay.take((size_t)tiles * sizeof(A)) : 0;
+  const size_t inclusive_at = TS::HAS_VALUES ? lay.take((size_t)tiles * sizeof(A)) : 0;
+  return with_temp(ctx, lay, stream, [&] {
     lookback_args<T> a;
     a.in = in;
     a.out = out;
     a.n = n;
     a.init = init;
-    a.tile_counter = reinterpret_cast<unsigned *>(b);
-    if constexpr (sizeof(A) == 4) {
-      a.ts.words = reinterpret_cast<unsigned long long *>(b + counter_bytes);
-    } else {
-      a.ts.status = reinterpret_cast<unsigned *>(b + counter_bytes);
-      a.ts.aggregate = reinterpret_cast<A *>(b + counter_bytes + status_bytes);
-      a.ts.inclusive = reinterpret_cast<A *>(b + counter_bytes + status_bytes + values_bytes / 2);
-    }
+    a.tile_counter = lay.at<unsigned>(counter_at);
+    a.ts.place(lay.at<void>(status_at), lay.at<A>(aggregate_at), lay.at<A>(inclusive_at));
     void (*kernel)(const lookback_args<T>) =
         kind == CUPRIM_INCLUSIVE ? (small ? lookback_kernel<T, Op, CUPRIM_INCLUSIVE, true>
                                           : lookback_kernel<T, Op, CUPRIM_INCLUSIVE, false>)
                                  : (small ? lookback_kernel<T, Op, CUPRIM_EXCLUSIVE, true>
                                           : lookback_kernel<T, Op, CUPRIM_EXCLUSIVE, false>);
-    const size_t reset_words = (counter_bytes + status_bytes) / 8;
     if (tune->pdl_reset) {
       const unsigned reset_blocks =
           (unsigned)((reset_words + RESET_THREADS - 1) / RESET_THREADS < RESET_MAX_BLOCKS
                          ? (reset_words + RESET_THREADS - 1) / RESET_THREADS
                          : RESET_MAX_BLOCKS);
       reset_kernel<<<reset_blocks, RESET_THREADS, 0, stream>>>(
-          reinterpret_cast<unsigned long long *>(temp), reset_words);
+          lay.at<unsigned long long>(counter_at), reset_words);
       CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
       cudaLaunchAttribute attr;
       /* G::THREADS is the same for both tile sizes */
       const cudaLaunchConfig_t cfg = pdl_config(ctx, (unsigned)tiles, G::THREADS, stream, &attr);
       CUPRIM__CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, a));
     } else {
-      CUPRIM__CUDA_CHECK(cudaMemsetAsync(temp, 0, reset_words * 8, stream));
+      CUPRIM__CUDA_CHECK(cudaMemsetAsync(lay.at<void>(counter_at), 0, reset_words * 8, stream));
       kernel<<<(unsigned)tiles, G::THREADS, 0, stream>>>(a);
     }
     return cuprim__cuda_status(cudaPeekAtLastError());
@@ -527,11 +521,10 @@ extern "C" cuprim_status cuprim__scan_lookback_init(const cuprim_ctx *ctx, const
                                                     cuprim_op op, cuprim_scan_kind kind,
                                                     const void *d_init, cudaStream_t stream,
                                                     const cuprim__scan_tuning *tune) {
-  return cuprim::dispatch_dtype_op<cuprim::REDUCE_SCAN_TYPES>(dtype, op, [&](auto t, auto o) {
-    using T = typename decltype(t)::type;
-    return cuprim::scan::lookback_impl<T, cuprim::op<cuprim::acc_t<T>, decltype(o)::value>>(
-        ctx, d_in, d_out, n, kind, d_init, stream, tune);
-  });
+  return cuprim::dispatch_typed_op<cuprim::REDUCE_SCAN_TYPES, cuprim::acc_op>(
+      dtype, op, [&](auto m) {
+        return cuprim::scan::lookback_impl(m, ctx, d_in, d_out, n, kind, d_init, stream, tune);
+      });
 }
 
 extern "C" cuprim_status cuprim__scan_lookback(const cuprim_ctx *ctx, const void *d_in, void *d_out,

@@ -74,8 +74,11 @@ unsigned grid_for(const cuprim_ctx *ctx, uint64_t units, uint64_t per_block) {
 }
 
 template <class T, class Op>
-cuprim_status ladder_impl(const cuprim_ctx *ctx, cuprim_segmented_alg alg, const T *in, T *out,
-                          const offsets_source &src, cudaStream_t stream) {
+cuprim_status ladder_impl(typed_op<T, Op>, const cuprim_ctx *ctx, cuprim_segmented_alg alg,
+                          const void *d_in, void *d_out, const offsets_source &src,
+                          cudaStream_t stream) {
+  const T *in = static_cast<const T *>(d_in);
+  T *out = static_cast<T *>(d_out);
   const uint64_t rows = src.num_segments;
   switch (alg) {
   case CUPRIM_SEGMENTED_THREAD_PER_SEGMENT:
@@ -106,9 +109,8 @@ extern "C" cuprim_status cuprim__segmented_reduce_ladder(const cuprim_ctx *ctx,
   if (seg->d_offsets == NULL)
     return CUPRIM_ERROR_INTERNAL; /* rows go through the merge (segmented_merge.cu) */
   const cuprim::segmented::offsets_source src = cuprim::segmented::make_offsets_source(*seg);
-  return cuprim::dispatch_dtype_op<cuprim::REDUCE_SCAN_TYPES>(dtype, op, [&](auto t, auto o) {
-    using T = typename decltype(t)::type;
-    return cuprim::segmented::ladder_impl<T, cuprim::op<cuprim::acc_t<T>, decltype(o)::value>>(
-        ctx, alg, static_cast<const T *>(d_in), static_cast<T *>(d_out), src, stream);
-  });
+  return cuprim::dispatch_typed_op<cuprim::REDUCE_SCAN_TYPES, cuprim::acc_op>(
+      dtype, op, [&](auto m) {
+        return cuprim::segmented::ladder_impl(m, ctx, alg, d_in, d_out, src, stream);
+      });
 }

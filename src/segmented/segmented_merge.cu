@@ -165,12 +165,12 @@ __global__ void __launch_bounds__(merge_geometry<acc_t<T>>::THREADS)
  * blocks per SM do not hide (stalls split between barriers, shared-memory and global latency),
  * and the partitions' and the join's launches, as MERGE_PATH. */
 template <class T, class Op, class Src>
-__global__ void __launch_bounds__(merge_geometry<acc_t<T>>::THREADS)
+__global__ void __launch_bounds__(flag_tile<T>::G::THREADS)
     flag_reduce_kernel(const Src src, const reduce_args<T> a) {
-  typedef acc_t<T> A;
-  typedef merge_geometry<A> G;
-  typedef tile_smem<4, A> Smem;
-  __shared__ tile_block_smem<A, 4, A, 16 / (int)sizeof(T)> sh;
+  typedef flag_tile<T> K;
+  typedef typename K::A A;
+  typedef typename K::G G;
+  __shared__ typename K::Shared sh;
   __shared__ A carry[G::THREADS];
   const Op op;
   const int t = threadIdx.x;
@@ -181,27 +181,18 @@ __global__ void __launch_bounds__(merge_geometry<acc_t<T>>::THREADS)
   cta::pdl_wait();
   __syncthreads(); /* the flags are zero before any end sets one */
   tile_share s;
-  Smem sm;
-  const bool bad = stage_tile<G::THREADS, cta::LOAD_LDG>(
-      src, a.part, b, (uint64_t)G::TILE, a.in, cta::aligned16(a.in), sh.raw, sm, s, sh.bits, t);
-  if (__syncthreads_or(bad || !s.valid)) {
+  typename K::Smem sm;
+  flag_scan<A> r;
+  if (!flag_tile_scan<T, Op, false, cta::LOAD_LDG>(src, a, b, cta::aligned16(a.in), sh, sm, s,
+                                                   false, r, t)) {
     if constexpr (!Src::rows) {
       if (t == 0)
         *a.bad = 1;
     }
     return;
   }
-  A *el = sm.elems();
-  const uint32_t k0 = (uint32_t)t * G::ITEMS;
-  A acc;
-  bool any;
-  uint32_t lead;
-  flag_pass<G::ITEMS, Op, false>(el, k0, s.n_elems, flags_at(sh.bits, k0), false, acc, any, lead);
-  flagged<A> mine, agg;
-  mine.v = acc;
-  mine.f = any;
-  const flagged<A> ex = block_seg_exclusive<G::THREADS, Op>(mine, sh.scan, agg);
-  carry[t] = ex.v; /* what precedes thread t since the last flag before it */
+  const A *el = sm.elems();
+  carry[t] = r.ex.v; /* what precedes thread t since the last flag before it */
   __syncthreads();
   /* End x closes the segment [end x - 1, end x) of the tile's elements; end 0's segment may have
    * begun in earlier tiles: its part here is the tile's head, which the join completes. A
@@ -223,7 +214,7 @@ __global__ void __launch_bounds__(merge_geometry<acc_t<T>>::THREADS)
   }
   if (t == 0) { /* what follows the tile's last end: nothing if that end closes the tile */
     const bool closed = s.n_ends > 0 && sm.end(s.n_ends - 1) == s.n_elems;
-    a.carry[b] = closed ? Op::identity() : agg.v;
+    a.carry[b] = closed ? Op::identity() : r.agg.v;
     a.has_end[b] = s.n_ends > 0 ? 1 : 0;
   }
 }
@@ -339,8 +330,8 @@ __global__ void __launch_bounds__(FIXUP_THREADS)
 }
 
 template <class T, class Op, class Src>
-cuprim_status merge_reduce(const cuprim_ctx *ctx, bool tuned, const T *in, T *out, const Src &src,
-                           uint64_t n, cudaStream_t stream) {
+cuprim_status merge_reduce(typed_op<T, Op>, const cuprim_ctx *ctx, bool tuned, const void *d_in,
+                           void *d_out, const Src &src, uint64_t n, cudaStream_t stream) {
   typedef acc_t<T> A;
   typedef merge_geometry<A> G;
   /* n: the elements any offset can reach (for offsets the merge may have fewer). */
@@ -354,7 +345,8 @@ cuprim_status merge_reduce(const cuprim_ctx *ctx, bool tuned, const T *in, T *ou
   const size_t flags_at = lay.take((size_t)tiles);
   const size_t bad_at = offsets ? lay.take(16) : 0;
   reduce_args<T> a;
-  CUPRIM__FORWARD(alloc_merge_io<Src>(ctx, lay, part_at, in, out, a, stream));
+  CUPRIM__FORWARD(alloc_merge_io<Src>(ctx, lay, part_at, static_cast<const T *>(d_in),
+                                      static_cast<T *>(d_out), a, stream));
   a.carry = lay.at<A>(carry_at);
   a.head = lay.at<A>(head_at);
   a.has_end = lay.at<unsigned char>(flags_at);
@@ -414,8 +406,6 @@ extern "C" cuprim_status cuprim__segmented_reduce(const cuprim_ctx *ctx, cuprim_
     return cuprim__segmented_reduce_ladder(ctx, alg, d_in, d_out, seg, dtype, op, stream);
   const bool tuned = alg == CUPRIM_SEGMENTED_AUTO;
   return dispatch_merge(dtype, op, *seg, [&](auto m, const auto &src) {
-    using T = typename decltype(m)::type;
-    return merge_reduce<T, typename decltype(m)::op>(ctx, tuned, static_cast<const T *>(d_in),
-                                                     static_cast<T *>(d_out), src, seg->n, stream);
+    return merge_reduce(m, ctx, tuned, d_in, d_out, src, seg->n, stream);
   });
 }

@@ -44,14 +44,13 @@ template <class T> struct scan_args : merge_io<T> {
 };
 
 template <class T, class Op, class Src>
-__global__ void __launch_bounds__(merge_geometry<acc_t<T>>::THREADS)
+__global__ void __launch_bounds__(flag_tile<T>::G::THREADS)
     merge_scan_kernel(const Src src, const scan_args<T> a) {
-  typedef acc_t<T> A;
-  typedef merge_geometry<A> G;
-  typedef tile_smem<4, A> Smem;
-  __shared__ tile_block_smem<A, 4, A, 16 / (int)sizeof(T)> sh;
+  typedef flag_tile<T> K;
+  typedef typename K::A A;
   __shared__ unsigned s_tile;
   __shared__ A s_prefix;
+  __shared__ typename K::Shared sh;
   const Op op;
   const int t = threadIdx.x, lane = t % 32, warp = t / 32;
   sh.clear_flags(t);
@@ -65,31 +64,24 @@ __global__ void __launch_bounds__(merge_geometry<acc_t<T>>::THREADS)
   const uint64_t b = s_tile;
   const bool vec = cta::aligned16(a.in);
   tile_share s;
-  Smem sm;
-  /* Plain loads: in place, other tiles write the same buffer (never this tile's elements). */
-  const bool bad = stage_tile<G::THREADS, cta::LOAD_PLAIN>(src, a.part, b, (uint64_t)G::TILE, a.in,
-                                                           vec, sh.raw, sm, s, sh.bits, t);
-  if (__syncthreads_or(bad || !s.valid || s.n_ends + s.n_elems == 0)) {
-    /* Decreasing offsets, or a tile past the end of the merge: nothing to write, and nothing for
-     * the tiles after it to add. */
+  typename K::Smem sm;
+  /* Thread t's elements k0 .. k0 + ITEMS - 1 are scanned within their segments, restarting at
+   * each flag (each thread touches only its own elements). r.lead counts the elements before its
+   * first flag: they continue a segment that may have begun in earlier threads or tiles. Plain
+   * loads: in place, other tiles write the same buffer (never this tile's elements). */
+  flag_scan<A> r;
+  if (!flag_tile_scan<T, Op, true, cta::LOAD_PLAIN>(src, a, b, vec, sh, sm, s, a.exclusive != 0, r,
+                                                    t) ||
+      s.n_ends + s.n_elems == 0) {
+    /* Decreasing offsets, or a tile past the end of the merge (s is the same in every thread):
+     * nothing to write, and nothing for the tiles after it to add. */
     if (t == 0)
       a.ts.publish(b, cta::STATUS_P, Op::identity());
     return;
   }
-  /* Thread t's elements k0 .. k0 + ITEMS - 1, scanned within their segments, restarting at
-   * each flag (each thread touches only its own elements). `lead` counts the elements before its
-   * first flag: they continue a segment that may have begun in earlier threads or tiles. */
   A *el = sm.elems();
-  const uint32_t k0 = (uint32_t)t * G::ITEMS;
-  A acc;
-  bool has_end;
-  uint32_t lead;
-  flag_pass<G::ITEMS, Op, true>(el, k0, s.n_elems, flags_at(sh.bits, k0), a.exclusive != 0, acc,
-                                has_end, lead);
-  flagged<A> mine, agg;
-  mine.v = acc;
-  mine.f = has_end;
-  const flagged<A> ex = block_seg_exclusive<G::THREADS, Op>(mine, sh.scan, agg);
+  const uint32_t k0 = (uint32_t)t * K::G::ITEMS, lead = r.lead;
+  const flagged<A> ex = r.ex, agg = r.agg;
   /* A tile with a flagged element (or tile 0) knows its inclusive prefix now; so does one whose
    * last end lies after its last element (that end is no element's flag): its successor starts a
    * segment, and what the tile passes on is the identity. */
@@ -113,38 +105,34 @@ __global__ void __launch_bounds__(merge_geometry<acc_t<T>>::THREADS)
       el[k0 + k] = op(carry, el[k0 + k]);
   }
   __syncthreads();
-  store_tile<G::THREADS, T>(a.out, s.lo, s.n_elems, sm.shift, vec && cta::aligned16(a.out),
-                            sm.elems(), t);
+  store_tile<K::G::THREADS, T>(a.out, s.lo, s.n_elems, sm.shift, vec && cta::aligned16(a.out),
+                               sm.elems(), t);
 }
 
 template <class T, class Op, class Src>
-cuprim_status merge_scan(const cuprim_ctx *ctx, const T *in, T *out, const Src &src, uint64_t n,
-                         cuprim_scan_kind kind, cudaStream_t stream) {
+cuprim_status merge_scan(typed_op<T, Op>, const cuprim_ctx *ctx, const void *d_in, void *d_out,
+                         const Src &src, uint64_t n, cuprim_scan_kind kind, cudaStream_t stream) {
   typedef acc_t<T> A;
   typedef merge_geometry<A> G;
   uint64_t tiles = 0;
   CUPRIM__FORWARD(merge_tiles(ctx, src.num_segments, n, G::TILE, &tiles));
   /* [tile counter | status words | (8-byte values) aggregates | inclusive prefixes |
    *  (offsets) partitions]; the counter and the status words are zeroed by the prepare kernel. */
-  const bool packed = sizeof(A) == 4, offsets = !Src::rows;
+  typedef cta::tile_status<A> TS;
+  const bool offsets = !Src::rows;
   temp_layout lay;
   const size_t counter_at = lay.take(16);
-  const size_t status_at = lay.take((size_t)tiles * (packed ? 8 : 4));
+  const size_t status_at = lay.take((size_t)tiles * TS::STATUS_BYTES);
   const size_t zero_bytes = lay.bytes;
-  const size_t aggregate_at = packed ? 0 : lay.take((size_t)tiles * sizeof(A));
-  const size_t inclusive_at = packed ? 0 : lay.take((size_t)tiles * sizeof(A));
+  const size_t aggregate_at = TS::HAS_VALUES ? lay.take((size_t)tiles * sizeof(A)) : 0;
+  const size_t inclusive_at = TS::HAS_VALUES ? lay.take((size_t)tiles * sizeof(A)) : 0;
   const size_t part_at = offsets ? lay.take((size_t)(tiles + 1) * sizeof(merge_point)) : 0;
   scan_args<T> a;
-  CUPRIM__FORWARD(alloc_merge_io<Src>(ctx, lay, part_at, in, out, a, stream));
+  CUPRIM__FORWARD(alloc_merge_io<Src>(ctx, lay, part_at, static_cast<const T *>(d_in),
+                                      static_cast<T *>(d_out), a, stream));
   a.tile_counter = lay.at<unsigned>(counter_at);
   a.exclusive = kind == CUPRIM_EXCLUSIVE;
-  if constexpr (sizeof(A) == 4) {
-    a.ts.words = lay.at<unsigned long long>(status_at);
-  } else {
-    a.ts.status = lay.at<unsigned>(status_at);
-    a.ts.aggregate = lay.at<A>(aggregate_at);
-    a.ts.inclusive = lay.at<A>(inclusive_at);
-  }
+  a.ts.place(lay.at<void>(status_at), lay.at<A>(aggregate_at), lay.at<A>(inclusive_at));
   cuprim_status st = prepare(ctx, src, lay.at<merge_point>(part_at), tiles, G::TILE,
                              lay.at<void>(counter_at), zero_bytes / 8, stream);
   if (st == CUPRIM_SUCCESS) {
@@ -164,8 +152,6 @@ extern "C" cuprim_status cuprim__segmented_scan(const cuprim_ctx *ctx, const voi
                                                 cuprim_scan_kind kind, cudaStream_t stream) {
   using namespace cuprim::segmented;
   return dispatch_merge(dtype, op, *seg, [&](auto m, const auto &src) {
-    using T = typename decltype(m)::type;
-    return merge_scan<T, typename decltype(m)::op>(
-        ctx, static_cast<const T *>(d_in), static_cast<T *>(d_out), src, seg->n, kind, stream);
+    return merge_scan(m, ctx, d_in, d_out, src, seg->n, kind, stream);
   });
 }

@@ -99,27 +99,19 @@ inline rows_source make_rows_source(const cuprim__segments &s) {
   return r;
 }
 
-/* The element type and operator of a merge's template instance (dispatch_merge). */
-template <class T, class Op> struct merge_types {
-  typedef T type;
-  typedef Op op;
-};
-
-/* The host dispatch of the merge-path calls: f(merge_types<T, Op>{}, src) for the device type T
+/* The host dispatch of the merge-path calls: f(typed_op<T, Op>{}, src) for the device type T
  * of `dtype`, Op = op<acc_t<T>, op> (over the dtypes and ops that reduce and scan take), and the
  * source of `seg`: rows when it has no offsets, else its offsets (offsets_of their width).
  * Returns f's status. */
 template <class F>
 cuprim_status dispatch_merge(cuprim_dtype dtype, cuprim_op op, const cuprim__segments &seg, F &&f) {
-  return dispatch_dtype_op<REDUCE_SCAN_TYPES>(dtype, op, [&](auto t, auto o) {
-    typedef typename decltype(t)::type T;
-    typedef merge_types<T, cuprim::op<acc_t<T>, decltype(o)::value>> M;
+  return dispatch_typed_op<REDUCE_SCAN_TYPES, acc_op>(dtype, op, [&](auto m) {
     if (seg.d_offsets == NULL)
-      return f(M{}, make_rows_source(seg));
+      return f(m, make_rows_source(seg));
     const offsets_source off = make_offsets_source(seg);
     if (off.wide)
-      return f(M{}, offsets_of<uint64_t>{off});
-    return f(M{}, offsets_of<uint32_t>{off});
+      return f(m, offsets_of<uint64_t>{off});
+    return f(m, offsets_of<uint32_t>{off});
   });
 }
 
@@ -285,29 +277,6 @@ inline cuprim_status merge_tiles(const cuprim_ctx *ctx, uint64_t num_segments, u
              ? CUPRIM_SUCCESS
              : CUPRIM_ERROR_UNSUPPORTED;
 }
-
-/* Temporary memory carved into 16-byte aligned pieces (take), then taken from the context's
- * allocator at once (alloc) and given back stream-ordered (release). */
-struct temp_layout {
-  size_t bytes = 0;
-  char *base = nullptr;
-  size_t take(size_t b) {
-    const size_t at = bytes;
-    bytes += round16(b);
-    return at;
-  }
-  cuprim_status alloc(const cuprim_ctx *ctx, cudaStream_t stream) {
-    void *p = nullptr;
-    const cuprim_status st = cuprim__temp_alloc(ctx, bytes, stream, &p);
-    base = static_cast<char *>(p);
-    return st;
-  }
-  void release(const cuprim_ctx *ctx, cudaStream_t stream) {
-    cuprim__temp_free(ctx, base, bytes, stream);
-  }
-  /* The piece at `offset` (a value take returned), as P. */
-  template <class P> P *at(size_t offset) const { return reinterpret_cast<P *>(base + offset); }
-};
 
 /* What the arguments of every merge kernel begin with: the input, the output, and the partitions
  * of an offsets source (tiles + 1 merge points in temporary memory, found by prepare; NULL for
@@ -729,6 +698,50 @@ template <class A, int SLOT, class S, int VEC> struct tile_block_smem {
       bits[w] = 0;
   }
 };
+
+/* ---------------------------------------------------------------- the flag tile */
+
+/* The types of the flag tiles (AUTO and the batched reduce in segmented_merge.cu, both scans in
+ * segmented_scan.cu): the ends in 4-byte slots, the elements staged in the accumulate type A. */
+template <class T> struct flag_tile {
+  typedef acc_t<T> A;
+  typedef merge_geometry<A> G;
+  typedef tile_smem<4, A> Smem;
+  typedef tile_block_smem<A, 4, A, 16 / (int)sizeof(T)> Shared;
+};
+
+/* What the flag tile's scans leave in thread t (flag_tile_scan). */
+template <class A> struct flag_scan {
+  flagged<A> ex;  /* what precedes t's elements since the last flag before them (f: there is one) */
+  flagged<A> agg; /* the whole tile: the value since its last flag, and whether it has a flag */
+  uint32_t lead;  /* how many of t's elements come before its first flag */
+};
+
+/* The phases every flag tile begins with, once sh's flags are cleared and a barrier has passed:
+ * stage tile b (stage_tile: its ends as flags in sh.bits, its elements in sm, loaded with M), then
+ * scan each thread's ITEMS elements within their segments (flag_pass; SCAN and `exclusive` as
+ * there) and the threads' (flag, value) pairs across the block (block_seg_exclusive). Returns
+ * false, in every thread alike, when some thread found the offsets decreasing or the tile's share
+ * is not valid; it then scans nothing and the kernel decides what the tile leaves behind. */
+template <class T, class Op, bool SCAN, cta::load_mode M, class Src>
+__device__ __forceinline__ bool flag_tile_scan(const Src &src, const merge_io<T> &io, uint64_t b,
+                                               bool vec, typename flag_tile<T>::Shared &sh,
+                                               typename flag_tile<T>::Smem &sm, tile_share &s,
+                                               bool exclusive, flag_scan<acc_t<T>> &r, int t) {
+  typedef typename flag_tile<T>::G G;
+  const bool bad = stage_tile<G::THREADS, M>(src, io.part, b, (uint64_t)G::TILE, io.in, vec, sh.raw,
+                                             sm, s, sh.bits, t);
+  if (__syncthreads_or(bad || !s.valid))
+    return false;
+  const uint32_t k0 = (uint32_t)t * G::ITEMS;
+  flagged<acc_t<T>> mine;
+  bool any;
+  flag_pass<G::ITEMS, Op, SCAN>(sm.elems(), k0, s.n_elems, flags_at(sh.bits, k0), exclusive, mine.v,
+                                any, r.lead);
+  mine.f = any;
+  r.ex = block_seg_exclusive<G::THREADS, Op>(mine, sh.scan, r.agg);
+  return true;
+}
 
 /* ---------------------------------------------------------------- one segment, one group */
 
