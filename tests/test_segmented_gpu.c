@@ -824,7 +824,11 @@ TF_TEST(test_many_tiles) {
     uint64_t n;
   } cases[] = {{CUPRIM_F64, CUPRIM_SUM, HR_SCAN_EXACT, 3, (1u << 24) + 5},
                {CUPRIM_I64, CUPRIM_SUM, HR_SCAN_RANDOM, 5, (1u << 24) + 3},
-               {CUPRIM_F32, CUPRIM_MAX, HR_SCAN_RANDOM, 4, (3u << 23) + 7}};
+               {CUPRIM_F32, CUPRIM_MAX, HR_SCAN_RANDOM, 4, (3u << 23) + 7},
+               /* one segment over runs of the reduce's join (1024 tiles of 4-byte values, 512
+                * of 8-byte ones): 9 runs, 5 runs */
+               {CUPRIM_F64, CUPRIM_SUM, HR_SCAN_EXACT, 7, (1u << 24) + 5},
+               {CUPRIM_F32, CUPRIM_SUM, HR_SCAN_EXACT, 7, (3u << 23) + 7}};
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
     layout L = layouts[cases[k].layout];
     L.n = cases[k].n;

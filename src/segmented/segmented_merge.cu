@@ -2,7 +2,7 @@
  * reduction over the merge of segment ends and elements (segmented_tile.cuh), and the kernel that
  * runs before the tiles of it and of the segmented scan.
  *
- * Three launches:
+ * Four launches:
  *  1. prepare (offsets only): the merge's partition at every tile boundary, one binary search over
  *     the offsets each, and the flag for decreasing offsets zeroed;
  *  2. one block per tile of 23 four-byte (15 eight-byte) merge items per thread: the tile's ends
@@ -15,15 +15,19 @@
  *     cross its edges: its trailing value C (what follows its last end), its head value H (what
  *     precedes its first end, whose segment may have started in earlier tiles), and whether it
  *     holds an end at all;
- *  3. one block that scans the tiles' (has-end, C) pairs in a fixed tree and writes each tile's
- *     first segment: op(the C's since the last tile with an end, H). Where a tile found the
- *     offsets decreasing, this launch instead recomputes every segment, one warp each.
+ *  3. and 4. the join, spread over the GPU: the tiles' (has-end, C) pairs are taken in runs of
+ *     1024 tiles (512 for 8-byte values); one launch sums each run in a fixed tree, the next lets
+ *     block g combine the sums of runs 0 .. g-1 and scan its own run after them, and write each
+ *     of its tiles' first segment: op(the C's since the last tile with an end, H). Where a tile
+ *     found the offsets decreasing, the last launch instead recomputes every segment, one warp
+ *     each. (Until 0.2's fifth run one block did the whole join: 100 to 110 us of the H100's time
+ *     at segments of 16 to 256, 2^28 floats, with one SM busy.)
  *
  * Determinism (AUTO's promise, docs/determinism.md): which items a thread combines and in which
  * order follows from the tile size, the thread's rank and the offsets alone; threads are joined by
- * a fixed shuffle tree, tiles by a fixed tree over tile indices. Nothing depends on the grid, the
- * GPU, the input's alignment (vector loads only fill shared memory), or timing (the one atomic
- * is the OR that sets a flag, whose order cannot show): the same input gives the same bits
+ * a fixed shuffle tree, tiles by fixed trees over tile indices and runs. Nothing depends on the
+ * grid, the GPU, the input's alignment (vector loads only fill shared memory), or timing (the one
+ * atomic is the OR that sets a flag, whose order cannot show): the same input gives the same bits
  * everywhere. AUTO and MERGE_PATH combine in different orders: each has its own bits.
  * cuprim_batched_reduce is the same merge with the ends computed instead of read (no partition
  * launch: the partition of rows has a closed form).
@@ -43,7 +47,7 @@
 namespace cuprim::segmented {
 namespace {
 
-constexpr int PREPARE_THREADS = 256, FIXUP_THREADS = 1024;
+constexpr int PREPARE_THREADS = 256, JOIN_THREADS = 128;
 
 __global__ void __launch_bounds__(PREPARE_THREADS) prepare_kernel(const prepare_args a) {
   cta::pdl_launch_dependents(); /* the tiles' kernel waits for this grid in pdl_wait */
@@ -59,9 +63,10 @@ __global__ void __launch_bounds__(PREPARE_THREADS) prepare_kernel(const prepare_
 }
 
 template <class T> struct reduce_args : merge_io<T> {
-  acc_t<T> *carry, *head; /* per tile: C and H (see the file comment) */
-  unsigned char *has_end; /* per tile: 1 if it holds a segment end */
-  unsigned *bad;          /* offsets: set by a tile that finds them decreasing; rows: NULL */
+  acc_t<T> *carry, *head;  /* per tile: C and H (see the file comment) */
+  unsigned char *has_end;  /* per tile: 1 if it holds a segment end */
+  unsigned *bad;           /* offsets: set by a tile that finds them decreasing; rows: NULL */
+  flagged<acc_t<T>> *sums; /* per run of the join (join_geometry): its records' sum */
   uint64_t tiles;
 };
 
@@ -136,7 +141,7 @@ __global__ void __launch_bounds__(merge_geometry<acc_t<T>>::THREADS)
     if (ex.f)
       sm.template set_value<A>(first, v);
     else
-      a.head[b] = v; /* the tile's first end (slot 0): joined with earlier tiles by the fixup */
+      a.head[b] = v; /* the tile's first end (slot 0): joined with earlier tiles by the join */
   }
   if (t == 0) {
     a.carry[b] = agg.v;
@@ -229,20 +234,20 @@ __device__ __forceinline__ uint64_t first_end(const Src &src, const merge_span &
     return part[e].ends;
 }
 
-/* The records of the joining block: RECORDS consecutive tiles a thread, so that its loads are
- * 16-byte vectors (the values, 64 bytes a thread; the flags, 16 or 8 bytes) and a step of the
- * block covers 1024 * RECORDS tiles (16384 for 4-byte values, 8192 for 8-byte ones). */
-template <class A> struct fixup_geometry {
-  static constexpr int RECORDS = 64 / (int)sizeof(A);
-  static constexpr int STEP = FIXUP_THREADS * RECORDS;
+/* The join's records, spread over the GPU: a block takes a run of RUN consecutive tiles, RECORDS a
+ * thread, so that its loads are 16-byte vectors (the values, 32 bytes a thread; the flags, 8 or 4
+ * bytes): 1024 tiles a run for 4-byte values, 512 for 8-byte ones. */
+template <class A> struct join_geometry {
+  static constexpr int RECORDS = 32 / (int)sizeof(A);
+  static constexpr int RUN = JOIN_THREADS * RECORDS;
 };
 
 /* Tile records e0 .. e0 + RECORDS - 1 (those below `tiles`; the rest the identity, no end). */
 template <class A, class Op>
 __device__ __forceinline__ void load_records(const A *carry, const unsigned char *has_end,
                                              uint64_t e0, uint64_t tiles,
-                                             flagged<A> (&rec)[fixup_geometry<A>::RECORDS]) {
-  constexpr int R = fixup_geometry<A>::RECORDS, VEC = 16 / (int)sizeof(A);
+                                             flagged<A> (&rec)[join_geometry<A>::RECORDS]) {
+  constexpr int R = join_geometry<A>::RECORDS, VEC = 16 / (int)sizeof(A);
   if (e0 + R <= tiles) {
     A v[R];
     unsigned char f[R];
@@ -254,13 +259,13 @@ __device__ __forceinline__ void load_records(const A *carry, const unsigned char
       for (int j = 0; j < VEC; ++j)
         v[k + j] = x[j];
     }
-    if constexpr (R == 16) { /* R bytes at a multiple of R: one vector load */
-      const uint4 w = *reinterpret_cast<const uint4 *>(has_end + e0);
-      memcpy(f, &w, 16);
-    } else {
-      static_assert(R == 8, "16 or 8 records a thread");
+    if constexpr (R == 8) { /* R bytes at a multiple of R: one vector load */
       const uint2 w = *reinterpret_cast<const uint2 *>(has_end + e0);
       memcpy(f, &w, 8);
+    } else {
+      static_assert(R == 4, "8 or 4 records a thread");
+      const unsigned w = *reinterpret_cast<const unsigned *>(has_end + e0);
+      memcpy(f, &w, 4);
     }
 #pragma unroll
     for (int k = 0; k < R; ++k) {
@@ -279,53 +284,90 @@ __device__ __forceinline__ void load_records(const A *carry, const unsigned char
   }
 }
 
-/* Joins the tiles: one block scans the tiles' (has-end, C) pairs, RECORDS consecutive tiles a
- * thread, in a fixed tree, and writes each tile's first segment, op(the C's of the tiles since
- * the last one with an end, H). With offsets that a tile found decreasing, every block instead
- * recomputes every segment, one warp each (grid-stride). */
-template <class T, class Op, class Src>
-__global__ void __launch_bounds__(FIXUP_THREADS)
-    merge_fixup_kernel(const Src src, const reduce_args<T> a) {
+/* Thread t's records of run g, combined in order (rec keeps them); the caller scans the block's. */
+template <class T, class Op, class A = acc_t<T>>
+__device__ __forceinline__ flagged<A> thread_records(const reduce_args<T> &a, uint64_t g,
+                                                     flagged<A> (&rec)[join_geometry<A>::RECORDS]) {
+  typedef join_geometry<A> J;
+  load_records<A, Op>(a.carry, a.has_end, g * J::RUN + (uint64_t)threadIdx.x * J::RECORDS, a.tiles,
+                      rec);
+  flagged<A> mine = rec[0];
+#pragma unroll
+  for (int k = 1; k < J::RECORDS; ++k)
+    mine = seg_combine<Op>(mine, rec[k]);
+  return mine;
+}
+
+/* The join, first launch: block g sums run g's (has-end, C) records in a fixed tree into
+ * a.sums[g]: the value since the run's last end, and whether it has one. */
+template <class T, class Op>
+__global__ void __launch_bounds__(JOIN_THREADS) join_sums_kernel(const reduce_args<T> a) {
   typedef acc_t<T> A;
-  typedef merge_geometry<A> G;
-  typedef fixup_geometry<A> F;
-  __shared__ flagged<A> scan_smem[FIXUP_THREADS / 32 + 1];
+  __shared__ flagged<A> scan_smem[JOIN_THREADS / 32 + 1];
+  cta::pdl_launch_dependents(); /* the second launch waits for this grid in pdl_wait */
+  cta::pdl_wait();              /* the tiles have finished and their writes are visible */
+  if (a.bad != NULL && *a.bad)
+    return; /* the second launch recomputes every segment */
+  flagged<A> rec[join_geometry<A>::RECORDS], agg;
+  block_seg_exclusive<JOIN_THREADS, Op>(thread_records<T, Op>(a, blockIdx.x, rec), scan_smem, agg);
+  if (threadIdx.x == 0)
+    a.sums[blockIdx.x] = agg;
+}
+
+/* The join, second launch: block g combines the sums of runs 0 .. g-1, 32 at a time in a fixed
+ * tree (the same for every grid and GPU), scans its run's records in a fixed tree after them, and
+ * writes the first segment of each tile of the run that holds an end: op(the C's of the tiles
+ * since the last one with an end, H). With offsets that a tile found decreasing, every block
+ * instead recomputes every segment, one warp each (grid-stride). */
+template <class T, class Op, class Src>
+__global__ void __launch_bounds__(JOIN_THREADS) join_kernel(const Src src, const reduce_args<T> a) {
+  typedef acc_t<T> A;
+  typedef join_geometry<A> J;
+  __shared__ flagged<A> scan_smem[JOIN_THREADS / 32 + 1];
+  __shared__ flagged<A> s_prefix;
   const Op op;
-  cta::pdl_wait(); /* the tiles have finished and their writes are visible */
+  const int t = threadIdx.x;
+  cta::pdl_wait(); /* the sums (and, through them, the tiles) are written and visible */
   if constexpr (!Src::rows) {
     if (*a.bad) {
-      const uint64_t warps = (uint64_t)gridDim.x * (FIXUP_THREADS / 32);
-      warp_per_segment<T, Op>(
-          a.in, a.out, src, (uint64_t)blockIdx.x * (FIXUP_THREADS / 32) + threadIdx.x / 32, warps);
+      const uint64_t warps = (uint64_t)gridDim.x * (JOIN_THREADS / 32);
+      warp_per_segment<T, Op>(a.in, a.out, src, (uint64_t)blockIdx.x * (JOIN_THREADS / 32) + t / 32,
+                              warps);
       return;
     }
   }
-  if (blockIdx.x != 0)
-    return;
-  const merge_span m = span_of(src);
-  flagged<A> run = seg_identity<Op, A>(); /* everything before this step */
-  for (uint64_t step = 0; step < a.tiles; step += (uint64_t)F::STEP) {
-    const uint64_t e0 = step + (uint64_t)threadIdx.x * F::RECORDS;
-    flagged<A> rec[F::RECORDS];
-    load_records<A, Op>(a.carry, a.has_end, e0, a.tiles, rec);
-    flagged<A> mine = rec[0];
-#pragma unroll
-    for (int k = 1; k < F::RECORDS; ++k)
-      mine = seg_combine<Op>(mine, rec[k]);
-    flagged<A> agg;
-    const flagged<A> ex = block_seg_exclusive<FIXUP_THREADS, Op>(mine, scan_smem, agg);
-    flagged<A> pre = seg_combine<Op>(run, ex); /* everything before tile e0 */
-#pragma unroll
-    for (int k = 0; k < F::RECORDS; ++k) {
-      const uint64_t e = e0 + k;
-      if (e < a.tiles && rec[k].f) {
-        const A h = a.head[e];
-        a.out[first_end(src, m, a.part, e, (uint64_t)G::TILE)] =
-            from_acc<T>(e == 0 ? h : op(pre.v, h));
-      }
-      pre = seg_combine<Op>(pre, rec[k]);
+  const uint64_t g = blockIdx.x;
+  if (g * J::RUN >= a.tiles)
+    return; /* a block of the fallback's grid past the runs */
+  if (t < 32) {
+    flagged<A> run = seg_identity<Op, A>(); /* runs 0 .. g-1 */
+    for (uint64_t base = 0; base < g; base += 32) {
+      const flagged<A> x = base + t < g ? a.sums[base + t] : seg_identity<Op, A>();
+      const flagged<A> inc = warp_seg_scan<Op>(x, t);
+      flagged<A> w;
+      w.v = __shfl_sync(0xffffffffu, inc.v, 31);
+      w.f = __shfl_sync(0xffffffffu, inc.f, 31);
+      run = seg_combine<Op>(run, w);
     }
-    run = seg_combine<Op>(run, agg);
+    if (t == 0)
+      s_prefix = run;
+  }
+  flagged<A> rec[J::RECORDS], agg;
+  const flagged<A> ex =
+      block_seg_exclusive<JOIN_THREADS, Op>(thread_records<T, Op>(a, g, rec), scan_smem, agg);
+  /* block_seg_exclusive's barriers order s_prefix's write before this read */
+  flagged<A> pre = seg_combine<Op>(s_prefix, ex); /* everything before the thread's first tile */
+  const merge_span m = span_of(src);
+  const uint64_t e0 = g * J::RUN + (uint64_t)t * J::RECORDS;
+#pragma unroll
+  for (int k = 0; k < J::RECORDS; ++k) {
+    const uint64_t e = e0 + k;
+    if (e < a.tiles && rec[k].f) {
+      const A h = a.head[e];
+      a.out[first_end(src, m, a.part, e, (uint64_t)merge_geometry<A>::TILE)] =
+          from_acc<T>(e == 0 ? h : op(pre.v, h));
+    }
+    pre = seg_combine<Op>(pre, rec[k]);
   }
 }
 
@@ -343,6 +385,8 @@ cuprim_status merge_reduce(typed_op<T, Op>, const cuprim_ctx *ctx, bool tuned, c
   const size_t carry_at = lay.take((size_t)tiles * sizeof(A));
   const size_t head_at = lay.take((size_t)tiles * sizeof(A));
   const size_t flags_at = lay.take((size_t)tiles);
+  const uint64_t runs = (tiles + join_geometry<A>::RUN - 1) / join_geometry<A>::RUN;
+  const size_t sums_at = lay.take((size_t)runs * sizeof(flagged<A>));
   const size_t bad_at = offsets ? lay.take(16) : 0;
   reduce_args<T> a;
   CUPRIM__FORWARD(alloc_merge_io<Src>(ctx, lay, part_at, static_cast<const T *>(d_in),
@@ -351,6 +395,7 @@ cuprim_status merge_reduce(typed_op<T, Op>, const cuprim_ctx *ctx, bool tuned, c
   a.head = lay.at<A>(head_at);
   a.has_end = lay.at<unsigned char>(flags_at);
   a.bad = offsets ? lay.at<unsigned>(bad_at) : NULL;
+  a.sums = lay.at<flagged<A>>(sums_at);
   a.tiles = tiles;
   cuprim_status st = CUPRIM_SUCCESS;
   /* Programmatic dependent launch only after a kernel of this call (never after the caller's). */
@@ -369,15 +414,17 @@ cuprim_status merge_reduce(typed_op<T, Op>, const cuprim_ctx *ctx, bool tuned, c
     if (!chain)
       cfg.numAttrs = 0;
     CUPRIM__CUDA_GOTO(cudaLaunchKernelEx(&cfg, tile_kernel, src, a), st, release);
-    /* The fallback for decreasing offsets wants the whole GPU; the join alone, one block. */
-    const unsigned fixup_grid =
-        offsets && ctx->attrs.sm_count > 1 ? (unsigned)ctx->attrs.sm_count : 1u;
-    cudaLaunchAttribute attr2;
-    cudaLaunchConfig_t cfg2 = pdl_config(ctx, fixup_grid, FIXUP_THREADS, stream, &attr2);
+    /* The join: a block per run; the fallback for decreasing offsets wants the whole GPU. */
+    const unsigned join_grid = offsets && runs < (uint64_t)ctx->attrs.sm_count
+                                   ? (unsigned)ctx->attrs.sm_count
+                                   : (unsigned)runs;
+    cudaLaunchAttribute attr2, attr3;
+    cudaLaunchConfig_t cfg2 = pdl_config(ctx, (unsigned)runs, JOIN_THREADS, stream, &attr2);
+    cudaLaunchConfig_t cfg3 = pdl_config(ctx, join_grid, JOIN_THREADS, stream, &attr3);
     if (!tuned)
-      cfg2.numAttrs = 0;
-    CUPRIM__CUDA_GOTO(cudaLaunchKernelEx(&cfg2, merge_fixup_kernel<T, Op, Src>, src, a), st,
-                      release);
+      cfg2.numAttrs = cfg3.numAttrs = 0;
+    CUPRIM__CUDA_GOTO(cudaLaunchKernelEx(&cfg2, join_sums_kernel<T, Op>, a), st, release);
+    CUPRIM__CUDA_GOTO(cudaLaunchKernelEx(&cfg3, join_kernel<T, Op, Src>, src, a), st, release);
   }
 release:
   lay.release(ctx, stream);
