@@ -460,6 +460,13 @@ const void *tf_in_place_input(int in_place, void *d_out, const void *d_in, size_
   return d_out;
 }
 
+void tf_fill_garbage(void *d_out, int garbage, size_t bytes, cudaStream_t stream) {
+  if (garbage >= 0 && garbage != TF_POISON)
+    TF_CUDA_NOTE(cudaMemsetAsync(d_out, garbage, bytes, stream), &tf.deferred);
+}
+
+int tf_garbage_byte(int garbage) { return garbage >= 0 ? garbage : TF_POISON; }
+
 void tf_issue(const tf_call_ops *ops, cuprim_ctx *ctx, const void *calls, int i,
               const tf_region *rg, tf_result *res, cudaStream_t stream) {
   res[i].st = ops->issue(ctx, tf_call_at(ops, calls, i), tf_slot_device(rg, &res[i].slot), stream);

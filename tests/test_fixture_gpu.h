@@ -417,6 +417,13 @@ const void *tf_call_at(const tf_call_ops *ops, const void *calls, int i);
  * bytes) and d_out is returned; else d_in. */
 const void *tf_in_place_input(int in_place, void *d_out, const void *d_in, size_t bytes,
                               cudaStream_t stream);
+/* An output that holds garbage of the call's own before the call (the histograms: a call must
+ * overwrite or keep whatever the output held). `garbage` is a byte, or -1 for the poison the slot
+ * already holds. tf_fill_garbage, from an issue, fills the output's `bytes` at d_out with it on
+ * `stream` (a failure noted in tf.deferred; nothing for -1 or TF_POISON); tf_garbage_byte is the
+ * byte the output then holds, for the check. */
+void tf_fill_garbage(void *d_out, int garbage, size_t bytes, cudaStream_t stream);
+int tf_garbage_byte(int garbage);
 
 /* Lays out the slots of calls[0..count) one after another in rg (a test bug if they do not fit);
  * returns the bytes they take. */

@@ -202,9 +202,7 @@ static cuprim_status call_histogram(cuprim_ctx *ctx, const hist_call *c, uint64_
 /* The counts start as garbage: the poison, or the call's own garbage byte. */
 static cuprim_status issue(cuprim_ctx *ctx, const void *p, void *d_out, cudaStream_t stream) {
   const hist_call *c = (const hist_call *)p;
-  if (c->garbage >= 0 && c->garbage != TF_POISON)
-    TF_CUDA_NOTE(cudaMemsetAsync(d_out, c->garbage, (size_t)c->num_bins * sizeof(uint64_t), stream),
-                 &tf.deferred);
+  tf_fill_garbage(d_out, c->garbage, (size_t)c->num_bins * sizeof(uint64_t), stream);
   return call_histogram(ctx, c, (uint64_t *)d_out, stream);
 }
 
@@ -215,9 +213,9 @@ static int check(const tf_region *rg, const void *p, tf_result *r, const tf_case
   char why[1024];
   (void)cs;
   uint64_t first = 0;
-  const uint64_t wrong = hr_hist_check(
-      c->want, (const uint64_t *)(const void *)tf_slot_host(rg, &r->slot), c->num_bins, c->n,
-      c->garbage >= 0 ? c->garbage : TF_POISON, &first, why, sizeof why);
+  const uint64_t wrong =
+      hr_hist_check(c->want, (const uint64_t *)(const void *)tf_slot_host(rg, &r->slot),
+                    c->num_bins, c->n, tf_garbage_byte(c->garbage), &first, why, sizeof why);
   if (wrong) {
     tf_failure("%s: %s", what, why);
     return 0;
