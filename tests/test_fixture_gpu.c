@@ -460,6 +460,13 @@ const void *tf_in_place_input(int in_place, void *d_out, const void *d_in, size_
   return d_out;
 }
 
+void tf_fill_garbage(void *d_out, int garbage, size_t bytes, cudaStream_t stream) {
+  if (garbage >= 0 && garbage != TF_POISON)
+    TF_CUDA_NOTE(cudaMemsetAsync(d_out, garbage, bytes, stream), &tf.deferred);
+}
+
+int tf_garbage_byte(int garbage) { return garbage >= 0 ? garbage : TF_POISON; }
+
 void tf_issue(const tf_call_ops *ops, cuprim_ctx *ctx, const void *calls, int i,
               const tf_region *rg, tf_result *res, cudaStream_t stream) {
   res[i].st = ops->issue(ctx, tf_call_at(ops, calls, i), tf_slot_device(rg, &res[i].slot), stream);
@@ -880,13 +887,34 @@ void tf_check_failing(cuprim_ctx *ctx, const tf_failing_allocator *counts) {
   assert_int_equal(cuprim_ctx_destroy(ctx), CUPRIM_SUCCESS);
 }
 
-void tf_counting_test(void (*run_cases)(cuprim_ctx *ctx), const char *why) {
+/* The body of both counting-allocator tests: run_cases(ctx) when there is no table, else every
+ * case of cases[0..count) through run. */
+static void counting_test(void (*run_cases)(cuprim_ctx *ctx), const tf_alloc_case *cases,
+                          size_t count,
+                          void (*run)(cuprim_ctx *ctx, const tf_alloc_case *c, uint64_t seed),
+                          const char *why) {
   static tf_counting_allocator counts; /* static: large */
   tf_begin();
   cuprim_ctx *ctx = tf_counting_context(&counts);
-  run_cases(ctx);
+  if (run_cases)
+    run_cases(ctx);
+  for (size_t k = 0; k < count; ++k) {
+    tf_alloc_case c = cases[k];
+    c.n = tf.quick ? c.quick_n : c.n;
+    run(ctx, &c, tf_case_seed(0xA11C, c.t, c.op, c.n));
+  }
   tf_check_counting(ctx, &counts, why);
   tf_end();
+}
+
+void tf_counting_test(void (*run_cases)(cuprim_ctx *ctx), const char *why) {
+  counting_test(run_cases, NULL, 0, NULL, why);
+}
+
+void tf_counting_cases_test(const tf_alloc_case *cases, size_t count,
+                            void (*run)(cuprim_ctx *ctx, const tf_alloc_case *c, uint64_t seed),
+                            const char *why) {
+  counting_test(NULL, cases, count, run, why);
 }
 
 void tf_failing_test(void (*run_cases)(cuprim_ctx *ctx)) {
@@ -896,12 +924,6 @@ void tf_failing_test(void (*run_cases)(cuprim_ctx *ctx)) {
   run_cases(ctx);
   tf_check_failing(ctx, &counts);
   tf_end();
-}
-
-void tf_each_alloc_case(cuprim_ctx *ctx, const tf_alloc_case *cases, size_t count,
-                        void (*run)(cuprim_ctx *ctx, const tf_alloc_case *c, uint64_t seed)) {
-  for (size_t k = 0; k < count; ++k)
-    run(ctx, &cases[k], tf_case_seed(0xA11C, cases[k].t, cases[k].op, cases[k].n));
 }
 
 void tf_check_out_of_memory(const tf_call_ops *ops, const void *calls, int count,

@@ -417,6 +417,13 @@ const void *tf_call_at(const tf_call_ops *ops, const void *calls, int i);
  * bytes) and d_out is returned; else d_in. */
 const void *tf_in_place_input(int in_place, void *d_out, const void *d_in, size_t bytes,
                               cudaStream_t stream);
+/* An output that holds garbage of the call's own before the call (the histograms: a call must
+ * overwrite or keep whatever the output held). `garbage` is a byte, or -1 for the poison the slot
+ * already holds. tf_fill_garbage, from an issue, fills the output's `bytes` at d_out with it on
+ * `stream` (a failure noted in tf.deferred; nothing for -1 or TF_POISON); tf_garbage_byte is the
+ * byte the output then holds, for the check. */
+void tf_fill_garbage(void *d_out, int garbage, size_t bytes, cudaStream_t stream);
+int tf_garbage_byte(int garbage);
 
 /* Lays out the slots of calls[0..count) one after another in rg (a test bug if they do not fit);
  * returns the bytes they take. */
@@ -570,18 +577,6 @@ void tf_check_failing(cuprim_ctx *ctx, const tf_failing_allocator *counts);
  * called) or tf_check_failing, and tf_end. */
 void tf_counting_test(void (*run_cases)(cuprim_ctx *ctx), const char *why);
 void tf_failing_test(void (*run_cases)(cuprim_ctx *ctx));
-/* The counting-allocator cases of test_reduce_gpu.c and test_scan_gpu.c: a dtype, an op and a
- * size each. tf_each_alloc_case runs run(ctx, c, seed) for each in table order, seed
- * tf_case_seed(0xA11C, t, op, n) being the one the case's data is drawn from. */
-typedef struct tf_alloc_case {
-  cuprim_dtype t;
-  cuprim_op op;
-  uint64_t n;
-} tf_alloc_case;
-void tf_each_alloc_case(cuprim_ctx *ctx, const tf_alloc_case *cases, size_t count,
-                        void (*run)(cuprim_ctx *ctx, const tf_alloc_case *c, uint64_t seed));
-#define TF_EACH_ALLOC_CASE(ctx, cases, run)                                                        \
-  tf_each_alloc_case((ctx), (cases), sizeof(cases) / sizeof(cases)[0], (run))
 /* The allocator tests themselves: test_counting_allocator(void **state) and
  * test_failing_allocator(void **state), defined and registered, with the bodies above. */
 #define TF_COUNTING_ALLOCATOR_TEST(run_cases, why)                                                 \
@@ -593,6 +588,27 @@ void tf_each_alloc_case(cuprim_ctx *ctx, const tf_alloc_case *cases, size_t coun
   TU_TEST(test_failing_allocator) {                                                                \
     (void)state;                                                                                   \
     tf_failing_test(run_cases);                                                                    \
+  }
+
+/* The counting-allocator cases of test_reduce_gpu.c and test_scan_gpu.c: a dtype, an op and a
+ * size each, n in full mode and quick_n in quick mode, so that a program's table is a constant
+ * and the loop over it is written once, here. tf_counting_cases_test is tf_counting_test whose
+ * run_cases runs run(ctx, c, seed) for each case in table order, c->n being the size of the mode
+ * and seed tf_case_seed(0xA11C, t, op, n) the one the case's data is drawn from.
+ * TF_COUNTING_ALLOCATOR_CASES(cases, run, why) defines and registers test_counting_allocator with
+ * a whole array. */
+typedef struct tf_alloc_case {
+  cuprim_dtype t;
+  cuprim_op op;
+  uint64_t n, quick_n;
+} tf_alloc_case;
+void tf_counting_cases_test(const tf_alloc_case *cases, size_t count,
+                            void (*run)(cuprim_ctx *ctx, const tf_alloc_case *c, uint64_t seed),
+                            const char *why);
+#define TF_COUNTING_ALLOCATOR_CASES(cases, run, why)                                               \
+  TU_TEST(test_counting_allocator) {                                                               \
+    (void)state;                                                                                   \
+    tf_counting_cases_test((cases), sizeof(cases) / sizeof(cases)[0], (run), (why));               \
   }
 
 /* Calls made with a failing allocator: a call that returned CUPRIM_ERROR_OUT_OF_MEMORY must have

@@ -124,30 +124,32 @@ typedef struct hist_call {
   const uint64_t *want;  /* the expected counts (host, num_bins) */
 } hist_call;
 
-static hist_call even_call(int alg, const void *d_samples, uint64_t n, cuprim_dtype t,
-                           const hr_hist_bins *b, const uint64_t *want) {
+/* What every call has in common: its output poisoned before it runs, no pointer offsets. */
+static hist_call base_call(int alg, int by_edges, const void *d_samples, uint64_t n, cuprim_dtype t,
+                           uint32_t num_bins, const uint64_t *want) {
   return (hist_call){.alg = alg,
-                     .d_samples = (const unsigned char *)d_samples,
-                     .garbage = -1,
-                     .n = n,
-                     .dtype = t,
-                     .num_bins = b->num_bins,
-                     .lower = b->lower,
-                     .upper = b->upper,
-                     .want = want};
-}
-
-static hist_call range_call(int alg, const void *d_samples, uint64_t n, cuprim_dtype t,
-                            uint32_t num_bins, const double *d_edges, const uint64_t *want) {
-  return (hist_call){.alg = alg,
-                     .by_edges = 1,
+                     .by_edges = by_edges,
                      .d_samples = (const unsigned char *)d_samples,
                      .garbage = -1,
                      .n = n,
                      .dtype = t,
                      .num_bins = num_bins,
-                     .d_edges = d_edges,
                      .want = want};
+}
+
+static hist_call even_call(int alg, const void *d_samples, uint64_t n, cuprim_dtype t,
+                           const hr_hist_bins *b, const uint64_t *want) {
+  hist_call c = base_call(alg, 0, d_samples, n, t, b->num_bins, want);
+  c.lower = b->lower;
+  c.upper = b->upper;
+  return c;
+}
+
+static hist_call range_call(int alg, const void *d_samples, uint64_t n, cuprim_dtype t,
+                            uint32_t num_bins, const double *d_edges, const uint64_t *want) {
+  hist_call c = base_call(alg, 1, d_samples, n, t, num_bins, want);
+  c.d_edges = d_edges;
+  return c;
 }
 
 static const char *call_name(const hist_call *c) {
@@ -202,9 +204,7 @@ static cuprim_status call_histogram(cuprim_ctx *ctx, const hist_call *c, uint64_
 /* The counts start as garbage: the poison, or the call's own garbage byte. */
 static cuprim_status issue(cuprim_ctx *ctx, const void *p, void *d_out, cudaStream_t stream) {
   const hist_call *c = (const hist_call *)p;
-  if (c->garbage >= 0 && c->garbage != TF_POISON)
-    TF_CUDA_NOTE(cudaMemsetAsync(d_out, c->garbage, (size_t)c->num_bins * sizeof(uint64_t), stream),
-                 &tf.deferred);
+  tf_fill_garbage(d_out, c->garbage, (size_t)c->num_bins * sizeof(uint64_t), stream);
   return call_histogram(ctx, c, (uint64_t *)d_out, stream);
 }
 
@@ -215,9 +215,9 @@ static int check(const tf_region *rg, const void *p, tf_result *r, const tf_case
   char why[1024];
   (void)cs;
   uint64_t first = 0;
-  const uint64_t wrong = hr_hist_check(
-      c->want, (const uint64_t *)(const void *)tf_slot_host(rg, &r->slot), c->num_bins, c->n,
-      c->garbage >= 0 ? c->garbage : TF_POISON, &first, why, sizeof why);
+  const uint64_t wrong =
+      hr_hist_check(c->want, (const uint64_t *)(const void *)tf_slot_host(rg, &r->slot),
+                    c->num_bins, c->n, tf_garbage_byte(c->garbage), &first, why, sizeof why);
   if (wrong) {
     tf_failure("%s: %s", what, why);
     return 0;

@@ -120,9 +120,7 @@ static cuprim_status call_multi(cuprim_ctx *ctx, const multi_call *m, unsigned c
 
 static cuprim_status issue(cuprim_ctx *ctx, const void *p, void *d_out, cudaStream_t stream) {
   const multi_call *m = (const multi_call *)p;
-  if (m->garbage >= 0 && m->garbage != TF_POISON)
-    TF_CUDA_NOTE(cudaMemsetAsync(d_out, m->garbage, channel_at(m, m->channels), stream),
-                 &tf.deferred);
+  tf_fill_garbage(d_out, m->garbage, channel_at(m, m->channels), stream);
   return call_multi(ctx, m, (unsigned char *)d_out, stream);
 }
 
@@ -131,7 +129,7 @@ static int check(const tf_region *rg, const void *p, tf_result *r, const tf_case
                  const char *what) {
   const multi_call *m = (const multi_call *)p;
   const unsigned char *out = tf_slot_host(rg, &r->slot);
-  const int fill = m->garbage >= 0 ? m->garbage : TF_POISON;
+  const int fill = tf_garbage_byte(m->garbage);
   int ok = 1;
   char why[1024];
   (void)cs;

@@ -134,9 +134,7 @@ static cuprim_status call_weighted(cuprim_ctx *ctx, const w_call *c, double *d_s
 
 static cuprim_status issue(cuprim_ctx *ctx, const void *p, void *d_out, cudaStream_t stream) {
   const w_call *c = (const w_call *)p;
-  if (c->garbage >= 0 && c->garbage != TF_POISON)
-    TF_CUDA_NOTE(cudaMemsetAsync(d_out, c->garbage, (size_t)c->bins * sizeof(double), stream),
-                 &tf.deferred);
+  tf_fill_garbage(d_out, c->garbage, (size_t)c->bins * sizeof(double), stream);
   return call_weighted(ctx, c, (double *)d_out, stream);
 }
 

@@ -686,16 +686,14 @@ static void counting_case(cuprim_ctx *ctx, const tf_alloc_case *c, uint64_t seed
   run_all(ctx, tf.d_in, c->n, c->t, c->op, tf.stream, &ref, "random, counting allocator", seed);
 }
 
-static void counting_cases(cuprim_ctx *ctx) {
-  const tf_alloc_case cases[] = {
-      {CUPRIM_U64, CUPRIM_SUM, 1000},
-      {CUPRIM_U64, CUPRIM_SUM, tf.quick ? 65537 : (1u << 20) + 1},
-      {CUPRIM_F32, CUPRIM_SUM, tf.quick ? (1u << 17) + 3 : (1u << 22) + 3},
-      {CUPRIM_I32, CUPRIM_MAX, tf.quick ? 100003 : (1u << 24) + 5}};
-  TF_EACH_ALLOC_CASE(ctx, cases, counting_case);
-}
+static const tf_alloc_case counting_cases[] = {
+    /* dtype, op, n, quick_n */
+    {CUPRIM_U64, CUPRIM_SUM, 1000, 1000},
+    {CUPRIM_U64, CUPRIM_SUM, (1u << 20) + 1, 65537},
+    {CUPRIM_F32, CUPRIM_SUM, (1u << 22) + 3, (1u << 17) + 3},
+    {CUPRIM_I32, CUPRIM_MAX, (1u << 24) + 5, 100003}};
 
-TF_COUNTING_ALLOCATOR_TEST(counting_cases, "GLOBAL_TREE needs a scratch copy")
+TF_COUNTING_ALLOCATOR_CASES(counting_cases, counting_case, "GLOBAL_TREE needs a scratch copy")
 
 /* Calls that need temporary memory return OUT_OF_MEMORY having launched nothing (their output
  * untouched); calls that need none (small inputs, ATOMIC) may succeed, but never with a wrong

@@ -767,14 +767,13 @@ static void counting_case(cuprim_ctx *ctx, const tf_alloc_case *c, uint64_t seed
   }
 }
 
-static void counting_cases(cuprim_ctx *ctx) {
-  const tf_alloc_case cases[] = {{CUPRIM_U64, CUPRIM_SUM, 1000},
-                                 {CUPRIM_U64, CUPRIM_SUM, tf.quick ? 65537 : (1u << 20) + 1},
-                                 {CUPRIM_I32, CUPRIM_MAX, tf.quick ? 100003 : (1u << 22) + 5}};
-  TF_EACH_ALLOC_CASE(ctx, cases, counting_case);
-}
+static const tf_alloc_case counting_cases[] = {
+    /* dtype, op, n, quick_n */
+    {CUPRIM_U64, CUPRIM_SUM, 1000, 1000},
+    {CUPRIM_U64, CUPRIM_SUM, (1u << 20) + 1, 65537},
+    {CUPRIM_I32, CUPRIM_MAX, (1u << 22) + 5, 100003}};
 
-TF_COUNTING_ALLOCATOR_TEST(counting_cases, "the look-back tile status needs memory")
+TF_COUNTING_ALLOCATOR_CASES(counting_cases, counting_case, "the look-back tile status needs memory")
 
 /* Calls that need temporary memory (the look-back kernel's tile status, the ladder's tile totals
  * past one tile) return OUT_OF_MEMORY having launched nothing (their output untouched); calls that

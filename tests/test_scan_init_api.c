@@ -29,6 +29,7 @@ typedef enum init_at {
 typedef struct init_case {
   const char *what;
   int ctx;
+  int alg;             /* the table runner's field: never AUTO (0), so each case is one call */
   int dtype, op, kind; /* int: out-of-range values on purpose */
   ta_ptr in, out;
   init_at init;
@@ -63,9 +64,10 @@ static const void *init_pointer(init_at k, const void *in, void *out, size_t siz
   }
 }
 
-static void run_one(const void *p, ta_tally *t) {
+/* Makes one call on the (poisoned) fake memory; on a mismatch returns 0 with a message. */
+static int run_case(const void *p, int shorthand, char *why, size_t len) {
+  (void)shorthand; /* cuprim_scan_init has no algorithm, so no shorthand to run beside it */
   const init_case *c = (const init_case *)p;
-  ta_poison();
   size_t size = cuprim_dtype_size((cuprim_dtype)c->dtype);
   const ta_shape shape = {size, c->n, size, c->n};
   const void *in = ta_pointer(c->in, &shape);
@@ -76,67 +78,73 @@ static void run_one(const void *p, ta_tally *t) {
   const cuprim_status s =
       cuprim_scan_init(ta_context(c->ctx), in, out, c->n, (cuprim_dtype)c->dtype, (cuprim_op)c->op,
                        (cuprim_scan_kind)c->kind, init, 0);
-  ta_record_call(t, "cuprim_scan_init", c->what, s, c->expect,
-                 "dtype %s op %s kind %d n %llu init at %d", hr_dtype_name((cuprim_dtype)c->dtype),
-                 hr_op_name((cuprim_op)c->op), c->kind, (unsigned long long)c->n, (int)c->init);
+  return ta_check_callf("cuprim_scan_init", c->what, s, c->expect, why, len,
+                        "dtype %s op %s kind %d n %llu init at %d",
+                        hr_dtype_name((cuprim_dtype)c->dtype), hr_op_name((cuprim_op)c->op),
+                        c->kind, (unsigned long long)c->n, (int)c->init);
 }
+
+/* A row of the table: one call (ONE_CALL as its algorithm). */
+#define ONE_CALL (-1)
+#define INIT(what, ctx, dtype, op, kind, in, out, init, n, expect)                                 \
+  { what, ctx, ONE_CALL, dtype, op, kind, in, out, init, n, expect }
 
 /* scan.h's rules for cuprim_scan_init: cuprim_scan's, and d_init (with n > 0) not NULL,
  * element-aligned, not inside d_out's n elements; every INVALID_ARGUMENT before UNSUPPORTED. */
 TU_TEST(test_invalid_arguments) {
   (void)state;
   const init_case cases[] = {
-      {"valid", HOST_CTX, F32, SUM, INCL, TA_IN, TA_OUT, I_OWN, 10, NO_DEVICE},
-      {"valid, exclusive, 8-byte", HOST_CTX, U64, CUPRIM_XOR, EXCL, TA_IN, TA_OUT, I_OWN, 10,
-       NO_DEVICE},
-      {"valid, in place", HOST_CTX, I32, CUPRIM_MIN, INCL, TA_IN, TA_IN, I_OWN, 10, NO_DEVICE},
-      {"NULL ctx", NULL_CTX, F32, SUM, INCL, TA_IN, TA_OUT, I_OWN, 10, INVALID},
-      {"NULL ctx, n 0", NULL_CTX, F32, SUM, INCL, TA_NULL, TA_NULL, I_NULL, 0, INVALID},
-      {"dtype 12", HOST_CTX, 12, SUM, INCL, TA_IN, TA_OUT, I_OWN, 10, INVALID},
-      {"op 7", HOST_CTX, I32, 7, INCL, TA_IN, TA_OUT, I_OWN, 10, INVALID},
-      {"kind 2", HOST_CTX, I32, SUM, 2, TA_IN, TA_OUT, I_OWN, 10, INVALID},
-      {"NULL d_in", HOST_CTX, I32, SUM, INCL, TA_NULL, TA_OUT, I_OWN, 10, INVALID},
-      {"NULL d_out", HOST_CTX, I32, SUM, INCL, TA_IN, TA_NULL, I_OWN, 10, INVALID},
-      {"d_out overlapping d_in", HOST_CTX, I32, SUM, INCL, TA_IN, TA_IN_PLUS1, I_OWN, 10, INVALID},
+      INIT("valid", HOST_CTX, F32, SUM, INCL, TA_IN, TA_OUT, I_OWN, 10, NO_DEVICE),
+      INIT("valid, exclusive, 8-byte", HOST_CTX, U64, CUPRIM_XOR, EXCL, TA_IN, TA_OUT, I_OWN, 10,
+           NO_DEVICE),
+      INIT("valid, in place", HOST_CTX, I32, CUPRIM_MIN, INCL, TA_IN, TA_IN, I_OWN, 10, NO_DEVICE),
+      INIT("NULL ctx", NULL_CTX, F32, SUM, INCL, TA_IN, TA_OUT, I_OWN, 10, INVALID),
+      INIT("NULL ctx, n 0", NULL_CTX, F32, SUM, INCL, TA_NULL, TA_NULL, I_NULL, 0, INVALID),
+      INIT("dtype 12", HOST_CTX, 12, SUM, INCL, TA_IN, TA_OUT, I_OWN, 10, INVALID),
+      INIT("op 7", HOST_CTX, I32, 7, INCL, TA_IN, TA_OUT, I_OWN, 10, INVALID),
+      INIT("kind 2", HOST_CTX, I32, SUM, 2, TA_IN, TA_OUT, I_OWN, 10, INVALID),
+      INIT("NULL d_in", HOST_CTX, I32, SUM, INCL, TA_NULL, TA_OUT, I_OWN, 10, INVALID),
+      INIT("NULL d_out", HOST_CTX, I32, SUM, INCL, TA_IN, TA_NULL, I_OWN, 10, INVALID),
+      INIT("d_out overlapping d_in", HOST_CTX, I32, SUM, INCL, TA_IN, TA_IN_PLUS1, I_OWN, 10,
+           INVALID),
       /* the initial value */
-      {"NULL d_init", HOST_CTX, F32, SUM, INCL, TA_IN, TA_OUT, I_NULL, 10, INVALID},
-      {"NULL d_init, n 1", HOST_CTX, U64, SUM, EXCL, TA_IN, TA_OUT, I_NULL, 1, INVALID},
-      {"d_init + 1 byte", HOST_CTX, I32, SUM, INCL, TA_IN, TA_OUT, I_OWN_B1, 10, INVALID},
-      {"d_init + 4 bytes, F64", HOST_CTX, F64, SUM, INCL, TA_IN, TA_OUT, I_OWN_B4, 10, INVALID},
-      {"d_init + 4 bytes, U32 (aligned)", HOST_CTX, U32, SUM, INCL, TA_IN, TA_OUT, I_OWN_B4, 10,
-       NO_DEVICE},
-      {"d_init = d_out", HOST_CTX, I32, SUM, INCL, TA_IN, TA_OUT, I_OUT, 10, INVALID},
-      {"d_init = d_out, n 1", HOST_CTX, I64, SUM, EXCL, TA_IN, TA_OUT, I_OUT, 1, INVALID},
-      {"d_init in the middle of d_out", HOST_CTX, F64, CUPRIM_MAX, INCL, TA_IN, TA_OUT, I_OUT_MID,
-       10, INVALID},
-      {"d_init on d_out's last element", HOST_CTX, U32, SUM, EXCL, TA_IN, TA_OUT, I_OUT_LAST, 10,
-       INVALID},
-      {"d_init just before d_out", HOST_CTX, U32, SUM, INCL, TA_IN, TA_OUT, I_OUT_BEFORE, 10,
-       NO_DEVICE},
-      {"d_init just past d_out", HOST_CTX, I64, SUM, INCL, TA_IN, TA_OUT, I_OUT_END, 10, NO_DEVICE},
-      {"d_init inside d_in", HOST_CTX, F32, CUPRIM_PROD, EXCL, TA_IN, TA_OUT, I_IN_MID, 10,
-       NO_DEVICE},
-      {"d_init inside d_in scanned in place", HOST_CTX, F32, SUM, INCL, TA_IN, TA_IN, I_IN_MID, 10,
-       INVALID},
+      INIT("NULL d_init", HOST_CTX, F32, SUM, INCL, TA_IN, TA_OUT, I_NULL, 10, INVALID),
+      INIT("NULL d_init, n 1", HOST_CTX, U64, SUM, EXCL, TA_IN, TA_OUT, I_NULL, 1, INVALID),
+      INIT("d_init + 1 byte", HOST_CTX, I32, SUM, INCL, TA_IN, TA_OUT, I_OWN_B1, 10, INVALID),
+      INIT("d_init + 4 bytes, F64", HOST_CTX, F64, SUM, INCL, TA_IN, TA_OUT, I_OWN_B4, 10, INVALID),
+      INIT("d_init + 4 bytes, U32 (aligned)", HOST_CTX, U32, SUM, INCL, TA_IN, TA_OUT, I_OWN_B4, 10,
+           NO_DEVICE),
+      INIT("d_init = d_out", HOST_CTX, I32, SUM, INCL, TA_IN, TA_OUT, I_OUT, 10, INVALID),
+      INIT("d_init = d_out, n 1", HOST_CTX, I64, SUM, EXCL, TA_IN, TA_OUT, I_OUT, 1, INVALID),
+      INIT("d_init in the middle of d_out", HOST_CTX, F64, CUPRIM_MAX, INCL, TA_IN, TA_OUT,
+           I_OUT_MID, 10, INVALID),
+      INIT("d_init on d_out's last element", HOST_CTX, U32, SUM, EXCL, TA_IN, TA_OUT, I_OUT_LAST,
+           10, INVALID),
+      INIT("d_init just before d_out", HOST_CTX, U32, SUM, INCL, TA_IN, TA_OUT, I_OUT_BEFORE, 10,
+           NO_DEVICE),
+      INIT("d_init just past d_out", HOST_CTX, I64, SUM, INCL, TA_IN, TA_OUT, I_OUT_END, 10,
+           NO_DEVICE),
+      INIT("d_init inside d_in", HOST_CTX, F32, CUPRIM_PROD, EXCL, TA_IN, TA_OUT, I_IN_MID, 10,
+           NO_DEVICE),
+      INIT("d_init inside d_in scanned in place", HOST_CTX, F32, SUM, INCL, TA_IN, TA_IN, I_IN_MID,
+           10, INVALID),
       /* every INVALID_ARGUMENT before UNSUPPORTED */
-      {"I8", HOST_CTX, CUPRIM_I8, SUM, INCL, TA_IN, TA_OUT, I_OWN, 10, UNSUPPORTED},
-      {"XOR on F32", HOST_CTX, F32, CUPRIM_XOR, INCL, TA_IN, TA_OUT, I_OWN, 10, UNSUPPORTED},
-      {"I8 and NULL d_init", HOST_CTX, CUPRIM_I8, SUM, INCL, TA_IN, TA_OUT, I_NULL, 10, INVALID},
-      {"AND on F64 and d_init = d_out", HOST_CTX, F64, CUPRIM_AND, INCL, TA_IN, TA_OUT, I_OUT, 10,
-       INVALID},
-      {"U16 and d_init + 1 byte", HOST_CTX, CUPRIM_U16, SUM, EXCL, TA_IN, TA_OUT, I_OWN_B1, 10,
-       INVALID},
+      INIT("I8", HOST_CTX, CUPRIM_I8, SUM, INCL, TA_IN, TA_OUT, I_OWN, 10, UNSUPPORTED),
+      INIT("XOR on F32", HOST_CTX, F32, CUPRIM_XOR, INCL, TA_IN, TA_OUT, I_OWN, 10, UNSUPPORTED),
+      INIT("I8 and NULL d_init", HOST_CTX, CUPRIM_I8, SUM, INCL, TA_IN, TA_OUT, I_NULL, 10,
+           INVALID),
+      INIT("AND on F64 and d_init = d_out", HOST_CTX, F64, CUPRIM_AND, INCL, TA_IN, TA_OUT, I_OUT,
+           10, INVALID),
+      INIT("U16 and d_init + 1 byte", HOST_CTX, CUPRIM_U16, SUM, EXCL, TA_IN, TA_OUT, I_OWN_B1, 10,
+           INVALID),
       /* n == 0: nothing to do, d_init not read (any value) */
-      {"n 0, everything NULL", HOST_CTX, F32, SUM, INCL, TA_NULL, TA_NULL, I_NULL, 0, OK},
-      {"n 0, d_init = d_out", HOST_CTX, I32, SUM, EXCL, TA_IN, TA_OUT, I_OUT, 0, OK},
-      {"n 0, d_init misaligned", HOST_CTX, F64, CUPRIM_MIN, INCL, TA_IN, TA_OUT, I_OWN_B1, 0, OK},
-      {"n 0, I8", HOST_CTX, CUPRIM_I8, SUM, INCL, TA_NULL, TA_NULL, I_NULL, 0, UNSUPPORTED},
+      INIT("n 0, everything NULL", HOST_CTX, F32, SUM, INCL, TA_NULL, TA_NULL, I_NULL, 0, OK),
+      INIT("n 0, d_init = d_out", HOST_CTX, I32, SUM, EXCL, TA_IN, TA_OUT, I_OUT, 0, OK),
+      INIT("n 0, d_init misaligned", HOST_CTX, F64, CUPRIM_MIN, INCL, TA_IN, TA_OUT, I_OWN_B1, 0,
+           OK),
+      INIT("n 0, I8", HOST_CTX, CUPRIM_I8, SUM, INCL, TA_NULL, TA_NULL, I_NULL, 0, UNSUPPORTED),
   };
-  /* One call per case: cuprim_scan_init has no algorithm, so no shorthand to run beside it. */
-  ta_tally t = {0, 0, INT_MAX};
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
-    run_one(&cases[i], &t);
-  ta_finish(&t, "argument-checking calls");
+  TA_RUN_TABLE(cases, init_case, run_case);
 }
 
 /* With every valid (dtype, op, kind) and an initial value of its own, cuprim_scan_init accepts
