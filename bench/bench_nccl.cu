@@ -1,6 +1,7 @@
 /* The nccl suite (built with the NCCL component): strong scaling of cuprim_nccl_reduce (SUM),
  * cuprim_nccl_scan (inclusive SUM, out of place) and cuprim_nccl_histogram_even (256 bins over
- * [0, 1)) over 1..P GPUs, P the visible GPUs (at most 8): 2^30 f32 elements (--quick: 2^24) in
+ * [0, 1)) over 1..P GPUs, P the visible GPUs (at most 8): 2^26 and 2^30 f32 elements (2^26: where
+ * the launches and the communication show beside the bytes; --quick: 2^24 alone) in
  * even shards, one rank per GPU (a communicator over the first P GPUs, ncclCommInitAll), one
  * thread per rank. With one GPU it measures what the component costs over the local call. Run
  * only when asked for (cuprim-bench --only nccl).
@@ -15,7 +16,7 @@
  * Checks, once per P after the timed calls: every rank's reduce has the same bits, and those of
  * the ranks' local cuprim_reduce partials combined on the host in rank order (what the component
  * computes); the last element of each rank's scan is within 1e-4 (relative) of the host's prefix
- * through its shard; every rank's histogram is the same and counts all 2^30 samples. */
+ * through its shard; every rank's histogram is the same and counts all n samples. */
 #include "bench.cuh"
 
 #include <cuprim/nccl.h>
@@ -267,19 +268,8 @@ Row make_row(const Bench &b, int prim, int p, uint64_t n, const Timing &t, doubl
   return r;
 }
 
-} // namespace
-
-void run_nccl_suite(Bench &b) {
-  if (!b.opt.only) {
-    /* Opt-in: it sets up NCCL over every GPU and takes 8 GiB on one; the default run stays what
-     * it was. */
-    std::fprintf(stderr, "  nccl: not part of the default run: cuprim-bench --only nccl\n");
-    return;
-  }
-  int count = 0;
-  BENCH_CHECK(cudaGetDeviceCount(&count));
-  const int max_p = std::min(count, kMaxGpus);
-  const uint64_t n = b.opt.quick ? uint64_t(1) << 24 : uint64_t(1) << 30;
+/* One table: n f32 elements over 1..max_p GPUs (and, with one, the local calls). */
+void run_nccl_size(Bench &b, int max_p, uint64_t n) {
   const double in_bytes = (double)n * sizeof(float);
   /* bytes moved: reduce and histogram read the input, the scan reads and writes it */
   const double bytes[3] = {in_bytes, 2.0 * in_bytes, in_bytes};
@@ -295,7 +285,7 @@ void run_nccl_suite(Bench &b) {
                      "hist_us", "GB/s", "speedup", "eff", "check");
   double t1[3] = {NAN, NAN, NAN};
   std::string local_line;
-  std::fprintf(stderr, "  nccl: GPUs");
+  std::fprintf(stderr, "  nccl %s: GPUs", fmt_n(n).c_str());
   for (int p = 1; p <= max_p; ++p) {
     std::fprintf(stderr, " %d", p);
     Rank ranks[kMaxGpus];
@@ -340,4 +330,24 @@ void run_nccl_suite(Bench &b) {
   table += local_line;
   b.report += table;
   table.clear();
+}
+
+} // namespace
+
+void run_nccl_suite(Bench &b) {
+  if (!b.opt.only) {
+    /* Opt-in: it sets up NCCL over every GPU and takes 8 GiB on one; the default run stays what
+     * it was. */
+    std::fprintf(stderr, "  nccl: not part of the default run: cuprim-bench --only nccl\n");
+    return;
+  }
+  int count = 0;
+  BENCH_CHECK(cudaGetDeviceCount(&count));
+  const int max_p = std::min(count, kMaxGpus);
+  if (b.opt.quick) {
+    run_nccl_size(b, max_p, uint64_t(1) << 24);
+    return;
+  }
+  for (const int log2n : {26, 30})
+    run_nccl_size(b, max_p, uint64_t(1) << log2n);
 }
