@@ -44,6 +44,36 @@ __device__ __forceinline__ void pdl_wait() {
 #endif
 }
 
+/* Whether the code being compiled has asynchronous copies from global to shared memory (8.0):
+ * kernels that stage their input in shared memory take copy16_async where it is true, and load
+ * through registers where it is not. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+constexpr bool has_copy_async = true;
+#else
+constexpr bool has_copy_async = false;
+#endif
+
+/* Copies the 16 bytes at global `src` to shared `dst` (both 16-byte aligned) with no register in
+ * between (cp.async through L2 only, so that the copy takes no room in L1 while in flight); the
+ * copy is complete, for this thread, after copy_async_wait. Older GPUs: a load and a store,
+ * complete at once (where has_copy_async is false, kernels load through registers instead). */
+__device__ __forceinline__ void copy16_async(void *dst, const void *src) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d), "l"(src) : "memory");
+#else
+  *static_cast<uint4 *>(dst) = *static_cast<const uint4 *>(src);
+#endif
+}
+
+/* Waits until this thread's copy16_async copies are complete (a barrier then makes them visible
+ * to the block). Older GPUs: nothing. */
+__device__ __forceinline__ void copy_async_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
+}
+
 /* Asks L2 to fetch bytes (a multiple of 16) at p (16-byte aligned), with no register result: the
  * bulk copy engine's prefetch (9.0). Older GPUs: nothing (a hint only). */
 __device__ __forceinline__ void prefetch_l2_bulk(const void *p, uint32_t bytes) {

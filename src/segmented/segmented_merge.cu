@@ -6,9 +6,11 @@
  *  1. prepare (offsets only): the merge's partition at every tile boundary, one binary search over
  *     the offsets each, and the flag for decreasing offsets zeroed;
  *  2. one block per tile of 23 four-byte (15 eight-byte) merge items per thread: the tile's ends
- *     and elements staged in shared memory; AUTO (flag_reduce_kernel) marks each end's position
- *     with a flag and lets every thread scan ITEMS consecutive elements, restarting at the flags,
- *     then every end reads its segment's value; MERGE_PATH (merge_reduce_kernel) lets each thread
+ *     and elements staged in shared memory; AUTO (flag_reduce_kernel) adds each segment with one
+ *     thread where no part of the tile is longer than SHORT_PART elements, and otherwise marks
+ *     each end's position with a flag and lets every thread scan ITEMS consecutive elements,
+ *     restarting at the flags, then every end reads its segment's value (each tile decides from
+ *     its offsets alone, on the device); MERGE_PATH (merge_reduce_kernel) lets each thread
  *     walk its ITEMS merge items in order, writing a segment's value into the slot of its end, and
  *     joins the threads' open segments by a block scan of (segment-start, value) pairs. The
  *     tile's segments are written out coalesced. A tile leaves three things for the segments that
@@ -25,9 +27,11 @@
  *
  * Determinism (AUTO's promise, docs/determinism.md): which items a thread combines and in which
  * order follows from the tile size, the thread's rank and the offsets alone; threads are joined by
- * a fixed shuffle tree, tiles by fixed trees over tile indices and runs. Nothing depends on the
- * grid, the GPU, the input's alignment (vector loads only fill shared memory), or timing (the one
- * atomic is the OR that sets a flag, whose order cannot show): the same input gives the same bits
+ * a fixed shuffle tree, tiles by fixed trees over tile indices and runs; whether a tile takes the
+ * short path, and the order in which the short path adds a segment, follow from the offsets and
+ * the tile alone. Nothing depends on the grid, the GPU, the input's alignment (vector loads and
+ * asynchronous copies only fill shared memory), or timing (the atomics are ORs, of a flag or of
+ * the tile's has-a-long-part bit, whose order cannot show): the same input gives the same bits
  * everywhere. AUTO and MERGE_PATH combine in different orders: each has its own bits.
  * cuprim_batched_reduce is the same merge with the ends computed instead of read (no partition
  * launch: the partition of rows has a closed form).
@@ -152,51 +156,111 @@ __global__ void __launch_bounds__(merge_geometry<acc_t<T>>::THREADS)
     a.out[s.i0 + x] = from_acc<T>(sm.template value<A>(x));
 }
 
-/* AUTO and cuprim_batched_reduce: the same tiles of the merge, each worked element by element
- * with the segment ends as flags (segmented_tile.cuh, flag_words).
- * Improves on MERGE_PATH: no search and no branch per item. The tile's ends set their flags in
- * shared memory (one atomic per word a warp touches); thread t then scans its ITEMS consecutive
- * elements, restarting at each flag, with a select instead of a branch, and leaves the value of
- * each segment that ends in its range where that segment's last element was; the block's
+/* The longest part of a tile (a segment, or the piece of one at either edge of the tile) for which
+ * AUTO's tile takes the short path: one thread per segment. */
+constexpr uint32_t SHORT_PART = 64;
+
+/* op over el[from .. to) (the identity if empty; to - from <= SHORT_PART), in a fixed order: from
+ * el[from + k] on, wrapping around, k = lane * (to - from) / 32. Lanes of a warp reading segments
+ * of one length thus start in different banks (conflict-free for lengths that divide 32; k = lane
+ * mod length would put every 32 / length-th lane in one bank). The order depends on the bounds and
+ * the lane alone. */
+template <class Op, class A>
+__device__ __forceinline__ A part_value(const A *el, uint32_t from, uint32_t to, uint32_t lane) {
+  const Op op;
+  if (to <= from)
+    return Op::identity();
+  const uint32_t len = to - from;
+  uint32_t k = (lane * len) >> 5;
+  A v = el[from + k];
+  for (uint32_t j = 1; j < len; ++j) {
+    k = k + 1 == len ? 0u : k + 1;
+    v = op(v, el[from + k]);
+  }
+  return v;
+}
+
+/* AUTO and cuprim_batched_reduce: the same tiles of the merge, staged in shared memory as
+ * MERGE_PATH's, then worked one of two ways, chosen per tile from its offsets alone: where every
+ * part of the tile is at most SHORT_PART elements, one thread per segment (the short path);
+ * otherwise element by element with the segment ends as flags (the flag tile, segmented_tile.cuh,
+ * flag_words).
+ * Improves on MERGE_PATH: no search and no branch per item. The flag tile: the tile's ends set
+ * their flags in shared memory (one atomic per word a warp touches); thread t then scans its ITEMS
+ * consecutive elements, restarting at each flag, with a select instead of a branch, and leaves the
+ * value of each segment that ends in its range where that segment's last element was; the block's
  * segmented scan of the threads' (flag, value) pairs gives each thread what came before it, and
  * the ends, taken by the threads in turn (end x by thread x mod THREADS), read their segments'
- * values (plus that carry where a segment began in an earlier thread) and write them out coalesced.
- * Also 16-byte loads of the input, and launches chained by programmatic dependent launch.
- * Measured (H100, 2^28 f32, I32 offsets, 0.2's fourth run): segments of 4 in 947 us instead of
- * 1313 (56% of the byte limit instead of 40%), of 1024 in 517 instead of 634, of 65536 in 401
- * instead of 471. Wastes: still about 1400 instructions per warp and tile at segments of 4 (ncu:
- * a third of them staging the ends), the elements' round trip through shared memory, a chain of
- * dependent phases per tile (partitions, ends, elements, scan, ends again) that six resident
- * blocks per SM do not hide (stalls split between barriers, shared-memory and global latency),
- * and the partitions' and the join's launches, as MERGE_PATH. */
+ * values (plus that carry where a segment began in an earlier thread) and write them out
+ * coalesced. The short path (0.2's sixth run): thread x mod THREADS adds end x's segment from
+ * shared memory (part_value), a few instructions per element where the flag tile spends about
+ * twenty, and none per end for flags. Also 16-byte loads of the input (asynchronous copies into
+ * shared memory on 8.0 and later, which hold no registers and no L1, so that eight blocks fit an
+ * H100 SM), and launches chained by programmatic dependent launch.
+ * Measured (H100, 2^28 f32, I32 offsets): the fourth run's flag tile took segments of 4 in 947 us
+ * instead of MERGE_PATH's 1313 (56% of the byte limit instead of 40%), of 1024 in 517 instead of
+ * 634, of 65536 in 401 instead of 471; the sixth run's short path and eight blocks per SM
+ * (docs/ladder.md, "The sixth run") took them to about 85%, 88% and 92%. Wastes: segments of one
+ * or two elements (the ends cost more than the elements: 65-74%), the elements' round trip
+ * through shared memory, a chain of dependent phases per tile (partitions, ends, elements, the
+ * work, the results), and the partitions' and the join's launches, as MERGE_PATH. */
 template <class T, class Op, class Src>
-__global__ void __launch_bounds__(flag_tile<T>::G::THREADS)
+__global__ void __launch_bounds__(flag_tile<T>::G::THREADS, flag_tile<T>::MIN_BLOCKS)
     flag_reduce_kernel(const Src src, const reduce_args<T> a) {
   typedef flag_tile<T> K;
   typedef typename K::A A;
   typedef typename K::G G;
   __shared__ typename K::Shared sh;
   __shared__ A carry[G::THREADS];
+  __shared__ unsigned has_long; /* some part of the tile is longer than SHORT_PART */
   const Op op;
   const int t = threadIdx.x;
   const uint64_t b = blockIdx.x;
   sh.clear_flags(t);
+  if (t == 0)
+    has_long = 0;
   /* As merge_reduce_kernel: the join may launch now, the partitions come from prepare_kernel. */
   cta::pdl_launch_dependents();
   cta::pdl_wait();
-  __syncthreads(); /* the flags are zero before any end sets one */
+  __syncthreads(); /* the flags and has_long are zero before any thread sets them */
   tile_share s;
   typename K::Smem sm;
-  flag_scan<A> r;
-  if (!flag_tile_scan<T, Op, false, cta::LOAD_LDG>(src, a, b, cta::aligned16(a.in), sh, sm, s,
-                                                   false, r, t)) {
+  uint32_t longest = 0;
+  const bool bad = stage_tile<G::THREADS, cta::LOAD_LDG>(src, a.part, b, (uint64_t)G::TILE, a.in,
+                                                         cta::aligned16(a.in), sh.raw, sm, s,
+                                                         nullptr, t, &longest);
+  if (t == 0 && s.n_ends == 0)
+    longest = s.n_elems; /* the whole tile is one part */
+  if (longest > SHORT_PART)
+    atomicOr(&has_long, 1u);
+  if (__syncthreads_or(bad || !s.valid)) {
     if constexpr (!Src::rows) {
       if (t == 0)
-        *a.bad = 1;
+        *a.bad = 1; /* the joining kernel recomputes every segment */
     }
     return;
   }
   const A *el = sm.elems();
+  if (!has_long) { /* the short path */
+    for (uint32_t x = t; x < s.n_ends; x += G::THREADS) {
+      const uint32_t e = sm.end(x), from = x == 0 ? 0u : sm.end(x - 1);
+      const A v = part_value<Op>(el, from, e, (uint32_t)t % 32);
+      if (x == 0)
+        a.head[b] = v; /* end 0's part; the join completes it */
+      else
+        a.out[s.i0 + x] = from_acc<T>(v);
+    }
+    if (t == G::THREADS - 1) { /* what follows the last end: the identity if it closes the tile */
+      const uint32_t from = s.n_ends > 0 ? sm.end(s.n_ends - 1) : 0u;
+      a.carry[b] = part_value<Op>(el, from, s.n_elems, 0u);
+      a.has_end[b] = s.n_ends > 0 ? 1 : 0;
+    }
+    return;
+  }
+  set_flags_of_ends<G::THREADS>(sm, s.n_ends, sh.bits, t);
+  __syncthreads();
+  flag_scan<A> r;
+  flag_tile_pass<T, Op, false>(sh, sm, s, false, r, t);
   carry[t] = r.ex.v; /* what precedes thread t since the last flag before it */
   __syncthreads();
   /* End x closes the segment [end x - 1, end x) of the tile's elements; end 0's segment may have

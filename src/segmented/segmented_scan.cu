@@ -44,7 +44,7 @@ template <class T> struct scan_args : merge_io<T> {
 };
 
 template <class T, class Op, class Src>
-__global__ void __launch_bounds__(flag_tile<T>::G::THREADS)
+__global__ void __launch_bounds__(flag_tile<T>::G::THREADS, flag_tile<T>::MIN_BLOCKS)
     merge_scan_kernel(const Src src, const scan_args<T> a) {
   typedef flag_tile<T> K;
   typedef typename K::A A;

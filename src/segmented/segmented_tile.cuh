@@ -34,22 +34,32 @@ namespace cuprim::segmented {
 
 /* ---------------------------------------------------------------- where segments come from */
 
-/* Offset k of an array of O (4 or 8 bytes, signed or not), clamped to [0, n], a negative one to
- * 0: the one rule every segmented kernel reads offsets by. */
+/* An offset as read from an array of O (4 or 8 bytes, signed or not), clamped to [0, n], a
+ * negative one to 0: the one rule every segmented kernel reads offsets by. */
+template <class O>
+__device__ __forceinline__ uint64_t clamp_offset(O raw, int is_signed, uint64_t n) {
+  static_assert(sizeof(O) == 4 || sizeof(O) == 8, "offsets of 4 or 8 bytes");
+  uint64_t v;
+  if constexpr (sizeof(O) == 8)
+    v = is_signed && (int64_t)raw < 0 ? 0 : (uint64_t)raw;
+  else
+    v = is_signed && (int32_t)raw < 0 ? 0 : (uint32_t)raw;
+  return v < n ? v : n;
+}
+
+/* Offset k of an array of O, as it is in memory (4 or 8 bytes; clamp_offset makes it an offset). */
+template <class O> __device__ __forceinline__ O raw_offset(const void *offsets, uint64_t k) {
+  if constexpr (sizeof(O) == 8)
+    return (O)__ldg(static_cast<const unsigned long long *>(offsets) + k);
+  else
+    return (O)__ldg(static_cast<const unsigned *>(offsets) + k);
+}
+
+/* Offset k of an array of O, clamped. */
 template <class O>
 __device__ __forceinline__ uint64_t read_offset(const void *offsets, uint64_t k, int is_signed,
                                                 uint64_t n) {
-  uint64_t v;
-  if constexpr (sizeof(O) == 8) {
-    v = __ldg(static_cast<const unsigned long long *>(offsets) + k);
-    if (is_signed && (int64_t)v < 0)
-      v = 0;
-  } else {
-    static_assert(sizeof(O) == 4, "offsets of 4 or 8 bytes");
-    const uint32_t w = __ldg(static_cast<const unsigned *>(offsets) + k);
-    v = is_signed && (int32_t)w < 0 ? 0 : w;
-  }
-  return v < n ? v : n;
+  return clamp_offset<O>(raw_offset<O>(offsets, k), is_signed, n);
 }
 
 /* Offsets in device memory, num_segments + 1 integers of 4 or 8 bytes, signed or not, the width
@@ -70,14 +80,20 @@ struct offsets_source {
  * counts (the width read at run time cost about 14 of the 21 instructions of an offset's read on
  * the H100). */
 template <class O> struct offsets_of : offsets_source {
+  typedef O raw_t;
   __device__ __forceinline__ uint64_t at(uint64_t k) const {
     return read_offset<O>(offsets, k, is_signed, n);
   }
+  /* at(k) in two steps, so that a load can be in flight in half the registers: the load ... */
+  __device__ __forceinline__ O raw(uint64_t k) const { return raw_offset<O>(offsets, k); }
+  /* ... and the clamp. */
+  __device__ __forceinline__ uint64_t clamp(O v) const { return clamp_offset<O>(v, is_signed, n); }
 };
 
 /* Rows of one length: offset k is k * len (never past n = num_segments * len). */
 struct rows_source {
   static constexpr bool rows = true;
+  typedef uint32_t raw_t; /* nothing to load: load_ends computes at() where it uses it */
   uint64_t len, num_segments;
   __device__ __forceinline__ uint64_t at(uint64_t k) const { return k * len; }
 };
@@ -419,6 +435,30 @@ __device__ __forceinline__ void load_tile(const T *in, uint64_t lo, uint32_t n_e
   }
 }
 
+/* load_tile's `vec` path for S = T, without registers: the vectors wholly inside the range
+ * copied asynchronously (cta::copy16_async, complete after cta::copy_async_wait), the elements of
+ * the vectors at either end loaded with M and stored at once. All of a thread's copies are in
+ * flight together, and none takes room in L1 while it is. */
+template <int THREADS, cta::load_mode M, class T>
+__device__ __forceinline__ void copy_tile_async(const T *in, uint64_t lo, uint32_t n_elems,
+                                                uint32_t shift, T *dst, int t) {
+  constexpr int VEC = 16 / (int)sizeof(T);
+  const T *src = in + (lo - shift);
+  T *d = dst - shift; /* 16-byte aligned */
+  const uint32_t end = shift + n_elems, nv = (end + VEC - 1) / VEC;
+  for (uint32_t v = t; v < nv; v += THREADS) {
+    const uint32_t first = v * VEC;
+    if (first >= shift && first + VEC <= end) {
+      cta::copy16_async(d + first, src + first);
+    } else {
+#pragma unroll
+      for (int j = 0; j < VEC; ++j)
+        if (first + j >= shift && first + j < end)
+          d[first + j] = cta::load<M>(src + first + j);
+    }
+  }
+}
+
 /* The reverse of load_tile: src[k] (the staged values) into out[lo + k], k < n_elems, and nothing
  * else of `out`. `vec`: the input and the output 16-byte aligned (so the shift of the input's
  * staging is the output's too). */
@@ -486,59 +526,115 @@ __device__ __forceinline__ uint32_t flags_at(const unsigned *bits, uint32_t k0) 
  * the previous one (A(x - 1) <= A(x), where A(-1) is the base) and must lie within its elements.
  * Over all tiles these pairs are every consecutive pair of offsets, so a merge that no tile finds
  * wrong is the merge of sorted ends. Returns true where this thread found one wrong. Rows have
- * nothing to check. Eight ends in flight per thread (each offset's load is independent of the
- * others; A(x - 1) is the previous lane's A, passed by a shuffle). With `bits` (zeroed,
- * flag_words words), each end also sets its flag (set_flags_warp). */
+ * nothing to check. Each warp takes up to BATCH runs of 32 consecutive ends at a time, 32 bytes of
+ * offsets in flight per lane (the loads issued first, clamped where they are used), the ends
+ * spread evenly over the warps; A(x - 1) comes from the previous lane (a shuffle), or the previous
+ * run's last lane, or, for the warp's first end, a load of lane 0's issued with the others. With
+ * `bits` (zeroed, flag_words words), each end also sets its flag (set_flags_warp). With `longest`,
+ * *longest becomes at least the length of every part of the tile this thread's ends close (the
+ * part of end x's segment inside the tile) and, for the thread of the last end, of the part after
+ * it. */
 template <int THREADS, int SLOT, class S, class Src>
 __device__ __forceinline__ bool load_ends(const Src &src, const tile_share &s,
-                                          const tile_smem<SLOT, S> &sm, unsigned *bits, int t) {
-  constexpr int BATCH = 8;
-  const int lane = t % 32;
+                                          const tile_smem<SLOT, S> &sm, unsigned *bits,
+                                          uint32_t *longest, int t) {
+  typedef typename Src::raw_t R;
+  constexpr int BATCH = 32 / (int)sizeof(R); /* 32 bytes in flight a lane */
+  const int lane = t % 32, warp = t / 32;
   bool bad = false;
-  for (uint32_t x0 = 0; x0 < s.n_ends; x0 += THREADS * BATCH) {
-    uint64_t a[BATCH];
+  for (uint32_t x0 = 0; x0 < s.n_ends;) {
+    /* This round: up to BATCH runs of 32 ends per warp, as few as cover the ends left when every
+     * warp takes the same number (so that a tile of a few hundred ends keeps every warp busy). */
+    const uint32_t left = s.n_ends - x0, need = (left + THREADS - 1) / THREADS,
+                   runs = need < (uint32_t)BATCH ? need : (uint32_t)BATCH;
+    /* The warp's ends of this round: [xw, xend). */
+    const uint32_t xw = x0 + (uint32_t)warp * runs * 32, xw_end = xw + runs * 32,
+                   xend = xw_end < s.n_ends ? xw_end : s.n_ends;
+    x0 += runs * THREADS;
+    R raw[BATCH], raw_before = 0;
+    if constexpr (!Src::rows) {
 #pragma unroll
-    for (int u = 0; u < BATCH; ++u) {
-      const uint32_t x = x0 + u * THREADS + t;
-      a[u] = x < s.n_ends ? src.at(s.i0 + x + 1) : 0;
-    }
-#pragma unroll
-    for (int u = 0; u < BATCH; ++u) {
-      if (x0 + u * THREADS >= s.n_ends)
-        break; /* uniform: every lane of the block runs the same batches */
-      const uint32_t x = x0 + u * THREADS + t;
-      const bool in = x < s.n_ends;
-      if constexpr (!Src::rows) {
-        /* A(x - 1) is the previous lane's A; lane 0 reads its own. */
-        uint64_t prev = __shfl_up_sync(cta::full_mask, a[u], 1);
-        if (lane == 0 && in)
-          prev = src.at(s.i0 + x);
-        bad |= in && (prev > a[u] || a[u] < s.lo || a[u] - s.lo > s.n_elems);
+      for (int u = 0; u < BATCH; ++u) {
+        const uint32_t x = xw + u * 32 + lane;
+        raw[u] = x < xend ? src.raw(s.i0 + x + 1) : R();
       }
-      const uint64_t rel = a[u] < s.lo ? 0 : a[u] - s.lo;
+      if (lane == 0 && xw < s.n_ends)
+        raw_before = src.raw(s.i0 + xw); /* A(xw - 1) */
+    }
+    uint64_t before = 0;
+    if constexpr (!Src::rows)
+      before = src.clamp(raw_before);
+#pragma unroll
+    for (int u = 0; u < BATCH; ++u) {
+      if (xw + u * 32 >= xend)
+        break; /* uniform over the warp */
+      const uint32_t x = xw + u * 32 + lane;
+      const bool in = x < xend;
+      uint64_t a, prev = 0; /* A(x), A(x - 1) */
+      if constexpr (!Src::rows) {
+        a = in ? src.clamp(raw[u]) : 0;
+        prev = __shfl_up_sync(cta::full_mask, a, 1);
+        if (lane == 0)
+          prev = before;
+        before = __shfl_sync(cta::full_mask, a, 31);
+        bad |= in && (prev > a || a < s.lo || a - s.lo > s.n_elems);
+      } else {
+        a = in ? src.at(s.i0 + x + 1) : 0;
+        if (longest != nullptr)
+          prev = src.at(s.i0 + x);
+      }
+      const uint64_t rel = a < s.lo ? 0 : a - s.lo;
       const uint32_t r = (uint32_t)(rel < s.n_elems ? rel : s.n_elems);
       if (in)
         sm.set_end(x, r);
       if (bits != nullptr)
         set_flags_warp(bits, r, in);
+      if (longest != nullptr && in) {
+        const uint64_t prel = prev < s.lo ? 0 : prev - s.lo;
+        const uint32_t from = (uint32_t)(prel < r ? prel : r);
+        uint32_t part = r - from;
+        if (x == s.n_ends - 1 && s.n_elems - r > part)
+          part = s.n_elems - r;
+        if (part > *longest)
+          *longest = part;
+      }
     }
   }
   return bad;
 }
 
-/* Tile b into shared memory: its share of the merge (s), its ends (and, with `bits`, their flags)
- * and its elements (16-byte loads where `vec`, the 16-byte boundary below the first element at
- * sm.shift). Returns true where this thread found the offsets decreasing; the caller joins the
- * answer with a barrier. */
+/* The flags of a tile staged without them (stage_tile with no `bits`): end x's flag from its slot
+ * in sm, whole warps at a time (set_flags_warp). A barrier must come before they are read. */
+template <int THREADS, int SLOT, class S>
+__device__ __forceinline__ void set_flags_of_ends(const tile_smem<SLOT, S> &sm, uint32_t n_ends,
+                                                  unsigned *bits, int t) {
+  for (uint32_t x0 = 0; x0 < n_ends; x0 += THREADS) {
+    const uint32_t x = x0 + (uint32_t)t;
+    const bool in = x < n_ends;
+    set_flags_warp(bits, in ? sm.end(x) : 0u, in);
+  }
+}
+
+/* Tile b into shared memory: its share of the merge (s), its ends (and, with `bits`, their flags;
+ * with `longest`, the longest part as load_ends finds it) and its elements (16-byte loads where
+ * `vec`, the 16-byte boundary below the first element at sm.shift). Returns true where this
+ * thread found the offsets decreasing; the caller joins the answer with a barrier. */
 template <int THREADS, cta::load_mode M, int SLOT, class S, class Src, class T>
 __device__ __forceinline__ bool stage_tile(const Src &src, const merge_point *part, uint64_t b,
                                            uint64_t tile, const T *in, bool vec, unsigned char *raw,
                                            tile_smem<SLOT, S> &sm, tile_share &s, unsigned *bits,
-                                           int t) {
+                                           int t, uint32_t *longest = nullptr) {
   constexpr int VEC = 16 / (int)sizeof(T);
   s = share_of(src, part, b, tile);
   sm.init(raw, s.n_ends, vec ? (uint32_t)(s.lo % VEC) : 0u);
-  const bool bad = load_ends<THREADS>(src, s, sm, bits, t);
+  const bool bad = load_ends<THREADS>(src, s, sm, bits, longest, t);
+  if constexpr (cta::has_copy_async && std::is_same<S, T>::value) {
+    if (vec) {
+      copy_tile_async<THREADS, M>(in, s.lo, s.n_elems, sm.shift, sm.elems(), t);
+      cta::copy_async_wait();
+      return bad;
+    }
+  }
   load_tile<THREADS, M>(in, s.lo, s.n_elems, sm.shift, vec, sm.elems(), t);
   return bad;
 }
@@ -708,6 +804,10 @@ template <class T> struct flag_tile {
   typedef merge_geometry<A> G;
   typedef tile_smem<4, A> Smem;
   typedef tile_block_smem<A, 4, A, 16 / (int)sizeof(T)> Shared;
+  /* Blocks a multiprocessor should hold (__launch_bounds__): eight (a whole H100 SM, 32 registers)
+   * where the elements are staged as they are, with no registers in between (copy_tile_async);
+   * where they are widened (F16, BF16) the compiler chooses. */
+  static constexpr int MIN_BLOCKS = std::is_same<A, T>::value ? 8 : 6;
 };
 
 /* What the flag tile's scans leave in thread t (flag_tile_scan). */
@@ -716,6 +816,23 @@ template <class A> struct flag_scan {
   flagged<A> agg; /* the whole tile: the value since its last flag, and whether it has a flag */
   uint32_t lead;  /* how many of t's elements come before its first flag */
 };
+
+/* The flag tile's scans of a staged tile whose flags are set (flag_tile_scan after the staging):
+ * thread t's ITEMS elements within their segments (flag_pass), then the threads' (flag, value)
+ * pairs across the block (block_seg_exclusive), into r. */
+template <class T, class Op, bool SCAN>
+__device__ __forceinline__ void
+flag_tile_pass(typename flag_tile<T>::Shared &sh, const typename flag_tile<T>::Smem &sm,
+               const tile_share &s, bool exclusive, flag_scan<acc_t<T>> &r, int t) {
+  typedef typename flag_tile<T>::G G;
+  const uint32_t k0 = (uint32_t)t * G::ITEMS;
+  flagged<acc_t<T>> mine;
+  bool any;
+  flag_pass<G::ITEMS, Op, SCAN>(sm.elems(), k0, s.n_elems, flags_at(sh.bits, k0), exclusive, mine.v,
+                                any, r.lead);
+  mine.f = any;
+  r.ex = block_seg_exclusive<G::THREADS, Op>(mine, sh.scan, r.agg);
+}
 
 /* The phases every flag tile begins with, once sh's flags are cleared and a barrier has passed:
  * stage tile b (stage_tile: its ends as flags in sh.bits, its elements in sm, loaded with M), then
@@ -733,13 +850,7 @@ __device__ __forceinline__ bool flag_tile_scan(const Src &src, const merge_io<T>
                                              sm, s, sh.bits, t);
   if (__syncthreads_or(bad || !s.valid))
     return false;
-  const uint32_t k0 = (uint32_t)t * G::ITEMS;
-  flagged<acc_t<T>> mine;
-  bool any;
-  flag_pass<G::ITEMS, Op, SCAN>(sm.elems(), k0, s.n_elems, flags_at(sh.bits, k0), exclusive, mine.v,
-                                any, r.lead);
-  mine.f = any;
-  r.ex = block_seg_exclusive<G::THREADS, Op>(mine, sh.scan, r.agg);
+  flag_tile_pass<T, Op, SCAN>(sh, sm, s, exclusive, r, t);
   return true;
 }
 
