@@ -1,7 +1,9 @@
 /* The segmented and batched reduce and scan (segmented.h) on a GPU, against plain C references on
  * the host (harness/hostref_segmented.h, hostref_scan.h).
  *
- * Segment layouts: all empty, all of one element, uniform 4 / 32 / 1000, random sizes 0..2000, a
+ * Segment layouts: all empty, all of one element, uniform 4 / 32 / 64 / 65 / 1000 (AUTO takes
+ * tiles of parts up to 64 elements one thread a segment, longer ones as a flag tile), random sizes
+ * 0..2000, a
  * power law with one giant segment among many tiny ones, one segment of everything, offsets past
  * n (clamped), decreasing offsets (the reduce is still defined per segment; the scan must only
  * stay inside d_out), negative signed offsets, and offsets that leave elements uncovered at both
@@ -362,6 +364,9 @@ static const layout layouts[] = {
     {"decreasing offsets", HR_SEG_RANDOM, 40, 40009, 8009, M_DECREASING},
     {"negative offsets", HR_SEG_RANDOM, 20, 20011, 6011, M_NEGATIVE},
     {"gaps at both ends", HR_SEG_RANDOM, 100, 60013, 12007, M_GAPS},
+    /* AUTO's short path takes tiles whose parts are at most 64 elements: both sides of the line */
+    {"uniform 64", HR_SEG_UNIFORM, 64, 64000, 12800, M_NONE},
+    {"uniform 65", HR_SEG_UNIFORM, 65, 65000, 13000, M_NONE},
 };
 #define NUM_LAYOUTS (sizeof layouts / sizeof layouts[0])
 
