@@ -25,6 +25,7 @@
 #include "common/check.h"
 #include "common/dispatch.cuh"
 #include "common/temp_memory.cuh"
+#include "cta/arch.cuh"
 #include "cta/load.cuh"
 #include "cta/ops.cuh"
 #include "cta/warp_reduce.cuh"
@@ -805,9 +806,12 @@ template <class T> struct flag_tile {
   typedef tile_smem<4, A> Smem;
   typedef tile_block_smem<A, 4, A, 16 / (int)sizeof(T)> Shared;
   /* Blocks a multiprocessor should hold (__launch_bounds__): eight (a whole H100 SM, 32 registers)
-   * where the elements are staged as they are, with no registers in between (copy_tile_async);
-   * where they are widened (F16, BF16) the compiler chooses. */
-  static constexpr int MIN_BLOCKS = std::is_same<A, T>::value ? 8 : 6;
+   * where the elements are staged as they are, with no registers in between (copy_tile_async),
+   * six where they are widened (F16, BF16); never more than the architecture being compiled for
+   * holds (cta::sm_threads: four on 7.5, six on 8.6, 8.9 and 12.x). */
+  static constexpr int WANT_BLOCKS = std::is_same<A, T>::value ? 8 : 6;
+  static constexpr int MIN_BLOCKS =
+      WANT_BLOCKS * G::THREADS <= cta::sm_threads ? WANT_BLOCKS : cta::sm_threads / G::THREADS;
 };
 
 /* What the flag tile's scans leave in thread t (flag_tile_scan). */
