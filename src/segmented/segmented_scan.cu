@@ -3,7 +3,7 @@
  * decoupled look-back (cta/lookback.cuh). Two launches: prepare (the partitions of the merge for
  * offsets, and the tile status zeroed), then one block per tile:
  *
- *  - the tile's ends and elements are staged in shared memory (16-byte loads), as for the reduce,
+ *  - the tile's ends and elements are staged in shared memory (16-byte copies), as for the reduce,
  *    and each end sets its flag: the element where the next segment starts;
  *  - each thread scans its ITEMS consecutive elements, restarting at each flag: an element gets
  *    the scan (inclusive or exclusive) of its segment so far (the flag tile, segmented_tile.cuh;
