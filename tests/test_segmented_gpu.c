@@ -3,15 +3,14 @@
  *
  * Segment layouts: all empty, all of one element, uniform 4 / 32 / 64 / 65 / 1000 (AUTO takes
  * tiles of parts up to 64 elements one thread a segment, longer ones as a flag tile), random sizes
- * 0..2000, a
- * power law with one giant segment among many tiny ones, one segment of everything, offsets past
- * n (clamped), decreasing offsets (the reduce is still defined per segment; the scan must only
- * stay inside d_out), negative signed offsets, and offsets that leave elements uncovered at both
- * ends (the scan must leave them alone). Every algorithm x dtype (F16 and BF16 too) x op, offsets
- * of all four dtypes, inclusive and exclusive, in place and out of place, the batched forms;
- * num_segments 0, n 0, rows of 0; misaligned pointers; the legacy, per-thread and non-blocking
- * streams; CUDA graph capture; determinism (AUTO's bits on every run, equal to the batched call's
- * and to a misaligned copy's); more tiles than the joining block takes in one step;
+ * 0..2000, a power law with one giant segment among many tiny ones, one segment of everything,
+ * offsets past n (clamped), decreasing offsets (the reduce is still defined per segment; the scan
+ * must only stay inside d_out), negative signed offsets, and offsets that leave elements uncovered
+ * at both ends (the scan must leave them alone). Every algorithm x dtype (F16 and BF16 too) x op,
+ * offsets of all four dtypes, inclusive and exclusive, in place and out of place, the batched
+ * forms; num_segments 0, n 0, rows of 0; misaligned pointers; the legacy, per-thread and
+ * non-blocking streams; CUDA graph capture; determinism (AUTO's bits on every run, equal to the
+ * batched call's and to a misaligned copy's); more tiles than the joining block takes in one step;
  * a stress of the scan's look-back; user allocators; argument errors with a real context; and (full
  * mode, enough memory) n and num_segments past 2^32.
  *
