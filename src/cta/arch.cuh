@@ -101,6 +101,15 @@ __device__ __forceinline__ void prefetch_l2_block(const void *p, uint32_t bytes,
 #endif
 }
 
+/* prefetch_l2_block over the 16-byte-aligned interior of [p, p + bytes) (what the bulk prefetch
+ * takes; nothing where it is empty). A hint only. */
+__device__ __forceinline__ void prefetch_l2_range(const void *p, size_t bytes, int t, int threads) {
+  const uintptr_t from = ((uintptr_t)p + 15) & ~(uintptr_t)15;
+  const uintptr_t to = ((uintptr_t)p + bytes) & ~(uintptr_t)15;
+  if (to > from)
+    prefetch_l2_block(reinterpret_cast<const void *>(from), (uint32_t)(to - from), t, threads);
+}
+
 /* The OR of `v` over the lanes in `peers` (which must include the calling lane, and every lane in
  * it must call with the same mask): one redux.sync on 8.0 and later; older GPUs: one shuffle per
  * lane of the mask. */

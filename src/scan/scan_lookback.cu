@@ -328,15 +328,11 @@ __global__ void __launch_bounds__(256, 4) lookback_kernel(const lookback_args<T>
   const bool in_aligned = cta::aligned16(a.in);
   {
     /* A hint (see the file comment): fetch tile blockIdx.x into L2 while the counter answers,
-     * its 16-byte-aligned interior (what the bulk prefetch takes). */
+     * its 16-byte-aligned interior (what the bulk prefetch takes: cta::prefetch_l2_range). */
     const uint64_t pbase = (uint64_t)blockIdx.x * G::TILE;
     if (pbase < a.n) {
       const uint64_t pm = a.n - pbase < (uint64_t)G::TILE ? a.n - pbase : (uint64_t)G::TILE;
-      const uintptr_t from = ((uintptr_t)(a.in + pbase) + 15) & ~(uintptr_t)15;
-      const uintptr_t to = (uintptr_t)(a.in + pbase + pm) & ~(uintptr_t)15;
-      if (to > from)
-        cta::prefetch_l2_block(reinterpret_cast<const void *>(from), (uint32_t)(to - from), t,
-                               G::THREADS);
+      cta::prefetch_l2_range(a.in + pbase, (size_t)pm * sizeof(T), t, G::THREADS);
     }
   }
   if (t == 0) {

@@ -34,7 +34,8 @@
  * the tile's has-a-long-part bit, whose order cannot show): the same input gives the same bits
  * everywhere. AUTO and MERGE_PATH combine in different orders: each has its own bits.
  * cuprim_batched_reduce is the same merge with the ends computed instead of read (no partition
- * launch: the partition of rows has a closed form).
+ * launch: the partition of rows has a closed form), and each tile asks L2 for its elements before
+ * it stages them (prefetch_tile).
  *
  * MERGE_PATH is the decomposition done the classic way (moderngpu's segreduce): every thread an
  * equal share of merge items, elements loaded one by one, launches in plain stream order. AUTO
@@ -222,6 +223,8 @@ __global__ void __launch_bounds__(flag_tile<T>::G::THREADS, flag_tile<T>::MIN_BL
   /* As merge_reduce_kernel: the join may launch now, the partitions come from prepare_kernel. */
   cta::pdl_launch_dependents();
   cta::pdl_wait();
+  if constexpr (Src::rows) /* the batched reduce: see prefetch_tile */
+    prefetch_tile(src, a.part, b, (uint64_t)G::TILE, a.in, t, G::THREADS);
   __syncthreads(); /* the flags and has_long are zero before any thread sets them */
   tile_share s;
   typename K::Smem sm;

@@ -3,6 +3,9 @@
  * decoupled look-back (cta/lookback.cuh). Two launches: prepare (the partitions of the merge for
  * offsets, and the tile status zeroed), then one block per tile:
  *
+ *  - while the tile counter answers, thread 0 asks L2 for the offsets and elements of tile
+ *    blockIdx.x (the index the counter hands out is usually close to it: prefetch_tile, as
+ *    cuprim_scan's look-back does; 0.2's seventh run: 9-11% faster from segments of 4 up);
  *  - the tile's ends and elements are staged in shared memory (16-byte copies), as for the reduce,
  *    and each end sets its flag: the element where the next segment starts;
  *  - each thread scans its ITEMS consecutive elements, restarting at each flag: an element gets
@@ -58,8 +61,13 @@ __global__ void __launch_bounds__(flag_tile<T>::G::THREADS, flag_tile<T>::MIN_BL
    * from a counter, in the order blocks run: a tile's predecessors always belong to blocks that
    * run or have run, so the look-back cannot wait forever. */
   cta::pdl_wait();
-  if (t == 0)
-    s_tile = atomicAdd(a.tile_counter, 1u);
+  if (t == 0) {
+    /* While the counter answers, tile blockIdx.x is fetched into L2 (prefetch_tile): the index
+     * the counter hands out is usually close to blockIdx.x, as in cuprim_scan's look-back. */
+    const unsigned tile = atomicAdd(a.tile_counter, 1u);
+    prefetch_tile(src, a.part, blockIdx.x, (uint64_t)K::G::TILE, a.in, 0, 1);
+    s_tile = tile;
+  }
   __syncthreads(); /* also: the flags are zero before any end sets one */
   const uint64_t b = s_tile;
   const bool vec = cta::aligned16(a.in);
