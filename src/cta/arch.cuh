@@ -74,6 +74,15 @@ __device__ __forceinline__ void copy_async_wait() {
 #endif
 }
 
+/* Whether the code being compiled has the bulk L2 prefetch (9.0 and later): one thread asks for a
+ * whole span; before 9.0 prefetch_l2_block spreads a prefetch per line over the block's threads,
+ * so that callers that would prefetch from one thread call it from all of them there. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+constexpr bool has_bulk_prefetch = true;
+#else
+constexpr bool has_bulk_prefetch = false;
+#endif
+
 /* Asks L2 to fetch bytes (a multiple of 16) at p (16-byte aligned), with no register result: the
  * bulk copy engine's prefetch (9.0). Older GPUs: nothing (a hint only). */
 __device__ __forceinline__ void prefetch_l2_bulk(const void *p, uint32_t bytes) {
