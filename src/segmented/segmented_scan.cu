@@ -3,7 +3,7 @@
  * decoupled look-back (cta/lookback.cuh). Two launches: prepare (the partitions of the merge for
  * offsets, and the tile status zeroed), then one block per tile:
  *
- *  - while the tile counter answers, thread 0 asks L2 for the offsets and elements of tile
+ *  - while the tile counter answers, the block asks L2 for the offsets and elements of tile
  *    blockIdx.x (the index the counter hands out is usually close to it: prefetch_tile, as
  *    cuprim_scan's look-back does; 0.2's seventh run: 9-11% faster from segments of 4 up);
  *  - the tile's ends and elements are staged in shared memory (16-byte copies), as for the reduce,
