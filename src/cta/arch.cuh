@@ -1,6 +1,8 @@
 /* The device instructions that only some GPUs have, each in one place with what older GPUs do
  * instead. Kernels call these and never test __CUDA_ARCH__ themselves (thread-block clusters,
- * which change a whole kernel, are the one exception: reduce_auto.cu's cluster kernel).
+ * which change a whole kernel, are the one exception: reduce_auto.cu's cluster kernel); a choice
+ * that depends on the architecture without a new instruction (scan_lookback.cu's shifted loads,
+ * for the registers they take) reads compiled_arch.
  *
  * Device code is compiled once per architecture of the build (CMAKE_CUDA_ARCHITECTURES), and a
  * device may also run PTX of an older architecture through the driver's compiler. What a kernel
@@ -15,16 +17,31 @@
 
 namespace cuprim::cta {
 
+/* The architecture the code being compiled is for, as __CUDA_ARCH__ spells it (750, 800, 900,
+ * ...), and 0 in the host pass. The constants below are read from it. */
+#ifdef __CUDA_ARCH__
+constexpr int compiled_arch = __CUDA_ARCH__;
+#else
+constexpr int compiled_arch = 0;
+#endif
+
 /* Resident threads per multiprocessor on the architecture being compiled for, for the
  * min-blocks argument of __launch_bounds__ (the host pass sees the largest). */
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
-constexpr int sm_threads = 1024;
-#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 ||                   \
-                                 __CUDA_ARCH__ == 890 || __CUDA_ARCH__ >= 1200)
-constexpr int sm_threads = 1536;
-#else
-constexpr int sm_threads = 2048;
-#endif
+constexpr int sm_threads =
+    compiled_arch == 750 ? 1024
+    : compiled_arch == 860 || compiled_arch == 870 || compiled_arch == 890 || compiled_arch >= 1200
+        ? 1536
+        : 2048;
+
+/* Whether the code being compiled has asynchronous copies from global to shared memory (8.0):
+ * kernels that stage their input in shared memory take copy16_async where it is true, and load
+ * through registers where it is not. */
+constexpr bool has_copy_async = compiled_arch >= 800;
+
+/* Whether the code being compiled has the bulk L2 prefetch (9.0 and later): one thread asks for a
+ * whole span; before 9.0 prefetch_l2_block spreads a prefetch per line over the block's threads,
+ * so that callers that would prefetch from one thread call it from all of them there. */
+constexpr bool has_bulk_prefetch = compiled_arch >= 900;
 
 /* Programmatic dependent launch (compute capability 9.0): the kernel launched after this one on
  * the stream may start now; it must still call pdl_wait before it reads what this grid writes.
@@ -43,15 +60,6 @@ __device__ __forceinline__ void pdl_wait() {
   asm volatile("griddepcontrol.wait;" ::: "memory");
 #endif
 }
-
-/* Whether the code being compiled has asynchronous copies from global to shared memory (8.0):
- * kernels that stage their input in shared memory take copy16_async where it is true, and load
- * through registers where it is not. */
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-constexpr bool has_copy_async = true;
-#else
-constexpr bool has_copy_async = false;
-#endif
 
 /* Copies the 16 bytes at global `src` to shared `dst` (both 16-byte aligned) with no register in
  * between (cp.async through L2 only, so that the copy takes no room in L1 while in flight); the
@@ -73,15 +81,6 @@ __device__ __forceinline__ void copy_async_wait() {
   asm volatile("cp.async.wait_all;" ::: "memory");
 #endif
 }
-
-/* Whether the code being compiled has the bulk L2 prefetch (9.0 and later): one thread asks for a
- * whole span; before 9.0 prefetch_l2_block spreads a prefetch per line over the block's threads,
- * so that callers that would prefetch from one thread call it from all of them there. */
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-constexpr bool has_bulk_prefetch = true;
-#else
-constexpr bool has_bulk_prefetch = false;
-#endif
 
 /* Asks L2 to fetch bytes (a multiple of 16) at p (16-byte aligned), with no register result: the
  * bulk copy engine's prefetch (9.0). Older GPUs: nothing (a hint only). */

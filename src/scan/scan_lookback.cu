@@ -127,33 +127,25 @@ __device__ __forceinline__ void load_items(const T *seg, uint64_t m, bool vec, i
   }
 }
 
-/* The shifted loads below take registers that the 7.5-8.9 compilations of the look-back kernel
- * do not have: with them, ptxas (CUDA 13.0) spills 40-72 bytes in every 4-byte kernel for 8.0 and
- * 7.5 (0-36 without), and none for 9.0. Only 9.0 and later take them. */
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-#define CUPRIM_SHIFTED_LOADS 1
-#else
-#define CUPRIM_SHIFTED_LOADS 0
-#endif
-
 /* Loads warp segment `seg_base` of the input (sm valid elements) as load_items does, except that
  * a full segment of 4- or 8-byte elements of a misaligned input takes aligned vector loads,
  * shifted (cta::load_warp_vecs_shifted), where the 16 bytes before it and after it lie in the
- * input too (all but the first segment and the last). */
+ * input too (all but the first segment and the last). The shifted loads take registers that the
+ * 7.5-8.9 compilations of the look-back kernel do not have: with them, ptxas (CUDA 13.0) spills
+ * 40-72 bytes in every 4-byte kernel for 8.0 and 7.5 (0-36 without), and none for 9.0. Only 9.0
+ * and later take them. */
 template <class G, class T, class Op>
 __device__ __forceinline__ void load_segment(const T *in, uint64_t n, uint64_t seg_base,
                                              uint64_t sm, bool in_aligned, int lane,
                                              T (&x)[G::VECS][G::VEC]) {
   const bool full = sm == (uint64_t)G::WARP_ITEMS;
-#if CUPRIM_SHIFTED_LOADS
-  if constexpr (sizeof(T) >= 4) {
+  if constexpr (cta::compiled_arch >= 900 && sizeof(T) >= 4) {
     if (full && !in_aligned && seg_base >= (uint64_t)G::VEC &&
         seg_base + G::WARP_ITEMS + G::VEC <= n) {
       cta::load_warp_vecs_shifted<cta::LOAD_PLAIN>(in + seg_base, lane, x);
       return;
     }
   }
-#endif
   load_items<G, T, Op>(in + seg_base, sm, full && in_aligned, lane, x);
 }
 

@@ -46,16 +46,18 @@ template <class T> struct scan_args : merge_io<T> {
   int exclusive;
 };
 
+/* The tile kernel: one block per tile, in the order the tile counter hands them out, through the
+ * steps of the file comment. */
 template <class T, class Op, class Src>
 __global__ void __launch_bounds__(flag_tile<T>::G::THREADS, flag_tile<T>::MIN_BLOCKS)
     merge_scan_kernel(const Src src, const scan_args<T> a) {
-  typedef flag_tile<T> K;
-  typedef typename K::A A;
+  using K = flag_tile<T>;
+  using A = typename K::A;
+  const Op op;
+  const int t = threadIdx.x, lane = t % 32, warp = t / 32;
   __shared__ unsigned s_tile;
   __shared__ A s_prefix;
   __shared__ typename K::Shared sh;
-  const Op op;
-  const int t = threadIdx.x, lane = t % 32, warp = t / 32;
   sh.clear_flags(t);
   /* The partitions, the zeroed status and counter come from the prepare kernel. Tiles are taken
    * from a counter, in the order blocks run: a tile's predecessors always belong to blocks that
