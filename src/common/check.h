@@ -49,23 +49,10 @@ cuprim_status cuprim__record_cuda_error(cudaError_t err);
       return cuprim__record_cuda_error(cuprim__e);                                                 \
   } while (0)
 
-/* As CUPRIM__CUDA_CHECK, but store the status in `st` and jump to `label` (for cleanup). */
-#define CUPRIM__CUDA_GOTO(call, st, label)                                                         \
-  do {                                                                                             \
-    cudaError_t cuprim__e = (call);                                                                \
-    if (cuprim__e != cudaSuccess) {                                                                \
-      (st) = cuprim__record_cuda_error(cuprim__e);                                                 \
-      goto label;                                                                                  \
-    }                                                                                              \
-  } while (0)
-
 /* The status of a CUDA runtime call's result: CUPRIM_SUCCESS, or the error recorded as
  * CUPRIM__CUDA_CHECK records it (for a call whose status is the caller's result). */
 static inline cuprim_status cuprim__cuda_status(cudaError_t e) {
   return e == cudaSuccess ? CUPRIM_SUCCESS : cuprim__record_cuda_error(e);
 }
-
-/* After every kernel launch: launch-configuration errors are reported here. */
-#define CUPRIM__LAUNCH_GOTO(st, label) CUPRIM__CUDA_GOTO(cudaPeekAtLastError(), st, label)
 
 #endif

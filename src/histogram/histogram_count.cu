@@ -355,17 +355,14 @@ cuprim_status count_private(const cuprim_ctx *ctx, const T *in, uint64_t n, uint
     return CUPRIM_SUCCESS;
   }
   const size_t bytes = (size_t)grid * bins.num_bins * sizeof(uint32_t);
-  void *temp = NULL;
-  CUPRIM__FORWARD(cuprim__temp_alloc(ctx, bytes, stream, &temp));
-  uint32_t *partials = static_cast<uint32_t *>(temp);
-  cuprim_status st = CUPRIM_SUCCESS;
-  private_kernel<T, KIND>
-      <<<(unsigned)grid, THREADS, smem, stream>>>(in, n, bins, copies, partials, out);
-  CUPRIM__LAUNCH_GOTO(st, release);
-  st = launch_sum<uint32_t, uint64_t>(ctx, partials, (uint32_t)grid, bins.num_bins, out, stream);
-release:
-  cuprim__temp_free(ctx, temp, bytes, stream);
-  return st;
+  return with_temp(ctx, bytes, stream, [&](void *temp) {
+    uint32_t *partials = static_cast<uint32_t *>(temp);
+    private_kernel<T, KIND>
+        <<<(unsigned)grid, THREADS, smem, stream>>>(in, n, bins, copies, partials, out);
+    CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
+    return launch_sum<uint32_t, uint64_t>(ctx, partials, (uint32_t)grid, bins.num_bins, out,
+                                          stream);
+  });
 }
 
 /* Counts into `copies` 64-bit copies in global memory (copies == 1 and base == out: the output
@@ -382,22 +379,15 @@ cuprim_status count_global(const cuprim_ctx *ctx, const T *in, uint64_t n, uint6
   if (copies > grid)
     copies = (uint32_t)grid;
   const size_t bytes = copies > 1 ? (size_t)copies * bins.num_bins * sizeof(uint64_t) : 0;
-  void *temp = NULL;
-  if (bytes)
-    CUPRIM__FORWARD(cuprim__temp_alloc(ctx, bytes, stream, &temp));
-  uint64_t *base = bytes ? static_cast<uint64_t *>(temp) : out;
-  cuprim_status st = CUPRIM_SUCCESS;
-  CUPRIM__CUDA_GOTO(
-      cudaMemsetAsync(base, 0, (size_t)copies * bins.num_bins * sizeof(uint64_t), stream), st,
-      release);
-  kernel<<<(unsigned)grid, THREADS, smem, stream>>>(in, n, bins, base, copies);
-  CUPRIM__LAUNCH_GOTO(st, release);
-  if (bytes)
-    st = launch_sum<uint64_t, uint64_t>(ctx, base, copies, bins.num_bins, out, stream);
-release:
-  if (temp)
-    cuprim__temp_free(ctx, temp, bytes, stream);
-  return st;
+  return with_temp(ctx, bytes, stream, [&](void *temp) {
+    uint64_t *base = bytes ? static_cast<uint64_t *>(temp) : out;
+    CUPRIM__CUDA_CHECK(
+        cudaMemsetAsync(base, 0, (size_t)copies * bins.num_bins * sizeof(uint64_t), stream));
+    kernel<<<(unsigned)grid, THREADS, smem, stream>>>(in, n, bins, base, copies);
+    CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
+    return bytes ? launch_sum<uint64_t, uint64_t>(ctx, base, copies, bins.num_bins, out, stream)
+                 : CUPRIM_SUCCESS;
+  });
 }
 
 /* AUTO for 8-bit samples (bytes_kernel). */

@@ -135,9 +135,10 @@ cuprim_status sort_with(const cuprim_ctx *ctx, const T *in, uint64_t n, uint64_t
                         const cuprim__bins &bins, cudaStream_t stream) {
   const uint64_t chunk = n < CHUNK ? n : CHUNK;
   const uint32_t max_tiles = (uint32_t)((chunk + SORT_TILE - 1) / SORT_TILE);
-  const size_t key_bytes = round16((size_t)chunk * sizeof(uint32_t));
-  const size_t count_bytes = round16((size_t)DIGITS * max_tiles * sizeof(uint32_t));
-  const size_t bytes = 2 * key_bytes + count_bytes;
+  temp_layout lay; /* [keys | keys | per-tile digit counts] */
+  const size_t keys_at[2] = {lay.take((size_t)chunk * sizeof(uint32_t)),
+                             lay.take((size_t)chunk * sizeof(uint32_t))};
+  const size_t counts_at = lay.take((size_t)DIGITS * max_tiles * sizeof(uint32_t));
   /* Keys take values 0..num_bins: that many bits, a pass per DIGIT_BITS of them. */
   int bits = 0;
   while (bits < 32 && ((uint64_t)bins.num_bins >> bits) != 0)
@@ -149,42 +150,36 @@ cuprim_status sort_with(const cuprim_ctx *ctx, const T *in, uint64_t n, uint64_t
         keys_kernel<T, KIND>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
   const cuprim__scan_tuning tune = cuprim__scan_tuning_for(ctx->attrs.code_arch);
 
-  void *temp = NULL;
-  CUPRIM__FORWARD(cuprim__temp_alloc(ctx, bytes, stream, &temp));
-  char *p = static_cast<char *>(temp);
-  uint32_t *keys[2] = {reinterpret_cast<uint32_t *>(p),
-                       reinterpret_cast<uint32_t *>(p + key_bytes)};
-  uint32_t *counts = reinterpret_cast<uint32_t *>(p + 2 * key_bytes);
-  cuprim_status st = CUPRIM_SUCCESS;
-  for (uint64_t at = 0; at < n; at += chunk) {
-    const uint64_t m = n - at < chunk ? n - at : chunk;
-    const uint32_t tiles = (uint32_t)((m + SORT_TILE - 1) / SORT_TILE);
-    const unsigned key_grid = (unsigned)((m + SORT_THREADS - 1) / SORT_THREADS < 65536
-                                             ? (m + SORT_THREADS - 1) / SORT_THREADS
-                                             : 65536);
-    keys_kernel<T, KIND><<<key_grid, SORT_THREADS, smem, stream>>>(in + at, m, bins, keys[0]);
-    CUPRIM__LAUNCH_GOTO(st, release);
-    int cur = 0;
-    for (int pass = 0; pass < passes; ++pass) {
-      const int shift = pass * DIGIT_BITS;
-      digit_count_kernel<<<tiles, SORT_THREADS, 0, stream>>>(keys[cur], m, shift, counts, tiles);
-      CUPRIM__LAUNCH_GOTO(st, release);
-      st = cuprim__scan_lookback(ctx, counts, counts, (uint64_t)DIGITS * tiles, CUPRIM_U32,
-                                 CUPRIM_SUM, CUPRIM_EXCLUSIVE, stream, &tune);
-      if (st != CUPRIM_SUCCESS)
-        goto release;
-      scatter_kernel<<<tiles, SORT_THREADS, 0, stream>>>(keys[cur], keys[cur ^ 1], m, shift, counts,
-                                                         tiles);
-      CUPRIM__LAUNCH_GOTO(st, release);
-      cur ^= 1;
+  return with_temp(ctx, lay, stream, [&] {
+    uint32_t *keys[2] = {lay.at<uint32_t>(keys_at[0]), lay.at<uint32_t>(keys_at[1])};
+    uint32_t *counts = lay.at<uint32_t>(counts_at);
+    for (uint64_t at = 0; at < n; at += chunk) {
+      const uint64_t m = n - at < chunk ? n - at : chunk;
+      const uint32_t tiles = (uint32_t)((m + SORT_TILE - 1) / SORT_TILE);
+      const unsigned key_grid = (unsigned)((m + SORT_THREADS - 1) / SORT_THREADS < 65536
+                                               ? (m + SORT_THREADS - 1) / SORT_THREADS
+                                               : 65536);
+      keys_kernel<T, KIND><<<key_grid, SORT_THREADS, smem, stream>>>(in + at, m, bins, keys[0]);
+      CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
+      int cur = 0;
+      for (int pass = 0; pass < passes; ++pass) {
+        const int shift = pass * DIGIT_BITS;
+        digit_count_kernel<<<tiles, SORT_THREADS, 0, stream>>>(keys[cur], m, shift, counts, tiles);
+        CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
+        CUPRIM__FORWARD(cuprim__scan_lookback(ctx, counts, counts, (uint64_t)DIGITS * tiles,
+                                              CUPRIM_U32, CUPRIM_SUM, CUPRIM_EXCLUSIVE, stream,
+                                              &tune));
+        scatter_kernel<<<tiles, SORT_THREADS, 0, stream>>>(keys[cur], keys[cur ^ 1], m, shift,
+                                                           counts, tiles);
+        CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
+        cur ^= 1;
+      }
+      run_count_kernel<<<(unsigned)(((uint64_t)bins.num_bins + 255) / 256), 256, 0, stream>>>(
+          keys[cur], m, bins.num_bins, out, at != 0);
+      CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
     }
-    run_count_kernel<<<(unsigned)(((uint64_t)bins.num_bins + 255) / 256), 256, 0, stream>>>(
-        keys[cur], m, bins.num_bins, out, at != 0);
-    CUPRIM__LAUNCH_GOTO(st, release);
-  }
-release:
-  cuprim__temp_free(ctx, temp, bytes, stream);
-  return st;
+    return CUPRIM_SUCCESS;
+  });
 }
 
 template <class T>

@@ -366,19 +366,15 @@ cuprim_status weighted_fixed_order(const cuprim_ctx *ctx, const T *in, const W *
     grid = grid < most ? grid : most > 0 ? most : 1;
   }
   const size_t partial_bytes = grid > 1 || !in_smem ? (size_t)grid * copy_bytes : 0;
-  void *temp = NULL;
-  CUPRIM__FORWARD(cuprim__temp_alloc(ctx, partial_bytes, stream, &temp));
-  double *partials = static_cast<double *>(temp);
-  cuprim_status st = CUPRIM_SUCCESS;
-  kernel<<<(unsigned)grid, threads, smem, stream>>>(in, wt, n, bins, in_smem ? nullptr : partials,
-                                                    partials, out);
-  CUPRIM__LAUNCH_GOTO(st, release);
-  if (grid > 1)
-    st = launch_sum<double, double>(ctx, partials, (uint32_t)grid, bins.num_bins, out, stream);
-release:
-  if (temp)
-    cuprim__temp_free(ctx, temp, partial_bytes, stream);
-  return st;
+  return with_temp(ctx, partial_bytes, stream, [&](void *temp) {
+    double *partials = static_cast<double *>(temp);
+    kernel<<<(unsigned)grid, threads, smem, stream>>>(in, wt, n, bins, in_smem ? nullptr : partials,
+                                                      partials, out);
+    CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
+    return grid > 1 ? launch_sum<double, double>(ctx, partials, (uint32_t)grid, bins.num_bins, out,
+                                                 stream)
+                    : CUPRIM_SUCCESS;
+  });
 }
 
 template <class T, class W>

@@ -288,29 +288,23 @@ cuprim_status per_block_passes(const cuprim_ctx *ctx, cuprim_reduce_alg alg, con
   const uint64_t p1 = (n + pb - 1) / pb, p2 = (p1 + pb - 1) / pb;
   if (p1 > (uint64_t)ctx->attrs.max_grid_x)
     return CUPRIM_ERROR_UNSUPPORTED; /* past 2^31 blocks: beyond any current GPU's memory */
-  const size_t copy_bytes = alg == CUPRIM_REDUCE_GLOBAL_TREE ? (size_t)n * sizeof(A) : 0;
-  const size_t ping_bytes = p1 > 1 ? (size_t)p1 * sizeof(A) : 0;
-  const size_t pong_bytes = p2 > 1 ? (size_t)p2 * sizeof(A) : 0;
-  void *copy = NULL, *ping = NULL, *pong = NULL;
-  cuprim_status st = cuprim__temp_alloc(ctx, copy_bytes, stream, &copy);
-  if (st == CUPRIM_SUCCESS)
-    st = cuprim__temp_alloc(ctx, ping_bytes, stream, &ping);
-  if (st == CUPRIM_SUCCESS)
-    st = cuprim__temp_alloc(ctx, pong_bytes, stream, &pong);
-  if (st != CUPRIM_SUCCESS)
-    goto release;
-  {
-    A *bufs[2] = {static_cast<A *>(ping), static_cast<A *>(pong)};
+  const bool copy = alg == CUPRIM_REDUCE_GLOBAL_TREE;
+  temp_layout lay; /* [ping | pong | (GLOBAL_TREE) the copy] */
+  const size_t ping_at = lay.take(p1 > 1 ? (size_t)p1 * sizeof(A) : 0);
+  const size_t pong_at = lay.take(p2 > 1 ? (size_t)p2 * sizeof(A) : 0);
+  const size_t copy_at = lay.take(copy ? (size_t)n * sizeof(A) : 0);
+  return with_temp(ctx, lay, stream, [&] {
+    A *bufs[2] = {lay.at<A>(ping_at), lay.at<A>(pong_at)};
     uint64_t m = n, blocks = p1;
+    cuprim_status st;
     if (copy) {
-      A *scratch = static_cast<A *>(copy);
+      A *scratch = lay.at<A>(copy_at);
       if constexpr (std::is_same<T, A>::value) {
-        CUPRIM__CUDA_GOTO(
-            cudaMemcpyAsync(scratch, in, copy_bytes, cudaMemcpyDeviceToDevice, stream), st,
-            release);
+        CUPRIM__CUDA_CHECK(
+            cudaMemcpyAsync(scratch, in, (size_t)n * sizeof(A), cudaMemcpyDeviceToDevice, stream));
       } else {
         convert_kernel<T, A><<<convert_grid(n), BLOCK, 0, stream>>>(in, n, scratch);
-        CUPRIM__LAUNCH_GOTO(st, release);
+        CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
       }
       st = pass_to<A, T, Op>(alg, blocks, scratch, m, bufs[0], out, stream);
     } else {
@@ -321,12 +315,8 @@ cuprim_status per_block_passes(const cuprim_ctx *ctx, cuprim_reduce_alg alg, con
       blocks = (m + pb - 1) / pb;
       st = pass_to<A, T, Op>(alg, blocks, bufs[(pass - 1) % 2], m, bufs[pass % 2], out, stream);
     }
-  }
-release:
-  cuprim__temp_free(ctx, pong, pong_bytes, stream);
-  cuprim__temp_free(ctx, ping, ping_bytes, stream);
-  cuprim__temp_free(ctx, copy, copy_bytes, stream);
-  return st;
+    return st;
+  });
 }
 
 template <class T, class Op>

@@ -455,32 +455,27 @@ cuprim_status merge_reduce(typed_op<T, Op>, const cuprim_ctx *ctx, bool tuned, c
   const uint64_t runs = (tiles + join_geometry<A>::RUN - 1) / join_geometry<A>::RUN;
   const size_t sums_at = lay.take((size_t)runs * sizeof(flagged<A>));
   const size_t bad_at = offsets ? lay.take(16) : 0;
-  reduce_args<T> a;
-  CUPRIM__FORWARD(alloc_merge_io<Src>(ctx, lay, part_at, static_cast<const T *>(d_in),
-                                      static_cast<T *>(d_out), a, stream));
-  a.carry = lay.at<A>(carry_at);
-  a.head = lay.at<A>(head_at);
-  a.has_end = lay.at<unsigned char>(flags_at);
-  a.bad = offsets ? lay.at<unsigned>(bad_at) : NULL;
-  a.sums = lay.at<flagged<A>>(sums_at);
-  a.tiles = tiles;
-  cuprim_status st = CUPRIM_SUCCESS;
   /* Programmatic dependent launch only after a kernel of this call (never after the caller's). */
   const bool chain = tuned && offsets;
-  if (offsets) { /* the partitions, and the flag for decreasing offsets zeroed */
-    st = prepare(ctx, src, lay.at<merge_point>(part_at), tiles, G::TILE, lay.at<void>(bad_at), 2,
-                 stream);
-    if (st != CUPRIM_SUCCESS)
-      goto release;
-  }
-  {
+  return with_temp(ctx, lay, stream, [&] {
+    reduce_args<T> a;
+    point_merge_io<Src>(lay, part_at, static_cast<const T *>(d_in), static_cast<T *>(d_out), a);
+    a.carry = lay.at<A>(carry_at);
+    a.head = lay.at<A>(head_at);
+    a.has_end = lay.at<unsigned char>(flags_at);
+    a.bad = offsets ? lay.at<unsigned>(bad_at) : NULL;
+    a.sums = lay.at<flagged<A>>(sums_at);
+    a.tiles = tiles;
+    if (offsets) /* the partitions, and the flag for decreasing offsets zeroed */
+      CUPRIM__FORWARD(prepare(ctx, src, lay.at<merge_point>(part_at), tiles, G::TILE,
+                              lay.at<void>(bad_at), 2, stream));
     void (*tile_kernel)(const Src, const reduce_args<T>) =
         tuned ? flag_reduce_kernel<T, Op, Src> : merge_reduce_kernel<T, Op, Src>;
     cudaLaunchAttribute attr;
     cudaLaunchConfig_t cfg = pdl_config(ctx, (unsigned)tiles, G::THREADS, stream, &attr);
     if (!chain)
       cfg.numAttrs = 0;
-    CUPRIM__CUDA_GOTO(cudaLaunchKernelEx(&cfg, tile_kernel, src, a), st, release);
+    CUPRIM__CUDA_CHECK(cudaLaunchKernelEx(&cfg, tile_kernel, src, a));
     /* The join: a block per run; the fallback for decreasing offsets wants the whole GPU. */
     const unsigned join_grid = offsets && runs < (uint64_t)ctx->attrs.sm_count
                                    ? (unsigned)ctx->attrs.sm_count
@@ -490,12 +485,9 @@ cuprim_status merge_reduce(typed_op<T, Op>, const cuprim_ctx *ctx, bool tuned, c
     cudaLaunchConfig_t cfg3 = pdl_config(ctx, join_grid, JOIN_THREADS, stream, &attr3);
     if (!tuned)
       cfg2.numAttrs = cfg3.numAttrs = 0;
-    CUPRIM__CUDA_GOTO(cudaLaunchKernelEx(&cfg2, join_sums_kernel<T, Op>, a), st, release);
-    CUPRIM__CUDA_GOTO(cudaLaunchKernelEx(&cfg3, join_kernel<T, Op, Src>, src, a), st, release);
-  }
-release:
-  lay.release(ctx, stream);
-  return st;
+    CUPRIM__CUDA_CHECK(cudaLaunchKernelEx(&cfg2, join_sums_kernel<T, Op>, a));
+    return cuprim__cuda_status(cudaLaunchKernelEx(&cfg3, join_kernel<T, Op, Src>, src, a));
+  });
 }
 
 } // namespace

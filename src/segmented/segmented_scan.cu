@@ -143,20 +143,17 @@ cuprim_status merge_scan(typed_op<T, Op>, const cuprim_ctx *ctx, const void *d_i
   const size_t aggregate_at = TS::HAS_VALUES ? lay.take((size_t)tiles * sizeof(A)) : 0;
   const size_t inclusive_at = TS::HAS_VALUES ? lay.take((size_t)tiles * sizeof(A)) : 0;
   const size_t part_at = offsets ? lay.take((size_t)(tiles + 1) * sizeof(merge_point)) : 0;
-  scan_args<T> a;
-  CUPRIM__FORWARD(alloc_merge_io<Src>(ctx, lay, part_at, static_cast<const T *>(d_in),
-                                      static_cast<T *>(d_out), a, stream));
-  a.tile_counter = lay.at<unsigned>(counter_at);
-  a.exclusive = kind == CUPRIM_EXCLUSIVE;
-  a.ts.place(lay.at<void>(status_at), lay.at<A>(aggregate_at), lay.at<A>(inclusive_at));
-  cuprim_status st = prepare(ctx, src, lay.at<merge_point>(part_at), tiles, G::TILE,
-                             lay.at<void>(counter_at), zero_bytes / 8, stream);
-  if (st == CUPRIM_SUCCESS) {
-    st = cuprim__cuda_status(launch_chained(ctx, (unsigned)tiles, G::THREADS, 0, stream,
-                                            merge_scan_kernel<T, Op, Src>, src, a));
-  }
-  lay.release(ctx, stream);
-  return st;
+  return with_temp(ctx, lay, stream, [&] {
+    scan_args<T> a;
+    point_merge_io<Src>(lay, part_at, static_cast<const T *>(d_in), static_cast<T *>(d_out), a);
+    a.tile_counter = lay.at<unsigned>(counter_at);
+    a.exclusive = kind == CUPRIM_EXCLUSIVE;
+    a.ts.place(lay.at<void>(status_at), lay.at<A>(aggregate_at), lay.at<A>(inclusive_at));
+    CUPRIM__FORWARD(prepare(ctx, src, lay.at<merge_point>(part_at), tiles, G::TILE,
+                            lay.at<void>(counter_at), zero_bytes / 8, stream));
+    return cuprim__cuda_status(launch_chained(ctx, (unsigned)tiles, G::THREADS, 0, stream,
+                                              merge_scan_kernel<T, Op, Src>, src, a));
+  });
 }
 
 } // namespace

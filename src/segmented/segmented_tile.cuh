@@ -304,16 +304,13 @@ template <class T> struct merge_io {
   const merge_point *part;
 };
 
-/* Allocates `lay` and points `io` at the input, the output and, for an offsets source, the
- * partitions that lay.take placed at part_at. */
+/* Points `io` at the input, the output and, for an offsets source, the partitions that lay.take
+ * placed at part_at (lay allocated: inside with_temp). */
 template <class Src, class T>
-cuprim_status alloc_merge_io(const cuprim_ctx *ctx, temp_layout &lay, size_t part_at, const T *in,
-                             T *out, merge_io<T> &io, cudaStream_t stream) {
-  CUPRIM__FORWARD(lay.alloc(ctx, stream));
+void point_merge_io(const temp_layout &lay, size_t part_at, const T *in, T *out, merge_io<T> &io) {
   io.in = in;
   io.out = out;
   io.part = Src::rows ? NULL : lay.at<const merge_point>(part_at);
-  return CUPRIM_SUCCESS;
 }
 
 /* ---------------------------------------------------------------- a tile in shared memory */
