@@ -15,6 +15,24 @@
 
 /* ---------------------------------------------------------------- dtypes */
 
+#define HR_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+const cuprim_dtype hr_all_dtypes[] = {CUPRIM_I8,  CUPRIM_U8,  CUPRIM_I16, CUPRIM_U16,
+                                      CUPRIM_I32, CUPRIM_U32, CUPRIM_I64, CUPRIM_U64,
+                                      CUPRIM_F32, CUPRIM_F64, CUPRIM_F16, CUPRIM_BF16};
+const cuprim_dtype hr_reduce_scan_dtypes[] = {CUPRIM_I32, CUPRIM_U32, CUPRIM_I64, CUPRIM_U64,
+                                              CUPRIM_F32, CUPRIM_F64, CUPRIM_F16, CUPRIM_BF16};
+const cuprim_dtype hr_dtypes_32_64[] = {CUPRIM_I32, CUPRIM_U32, CUPRIM_I64,
+                                        CUPRIM_U64, CUPRIM_F32, CUPRIM_F64};
+const cuprim_dtype hr_float_dtypes[] = {CUPRIM_F32, CUPRIM_F64, CUPRIM_F16, CUPRIM_BF16};
+_Static_assert(HR_COUNT(hr_all_dtypes) == HR_NUM_DTYPES, "HR_NUM_DTYPES must count hr_all_dtypes");
+_Static_assert(HR_COUNT(hr_reduce_scan_dtypes) == HR_NUM_REDUCE_SCAN_DTYPES,
+               "HR_NUM_REDUCE_SCAN_DTYPES must count hr_reduce_scan_dtypes");
+_Static_assert(HR_COUNT(hr_dtypes_32_64) == HR_NUM_DTYPES_32_64,
+               "HR_NUM_DTYPES_32_64 must count hr_dtypes_32_64");
+_Static_assert(HR_COUNT(hr_float_dtypes) == HR_NUM_FLOAT_DTYPES,
+               "HR_NUM_FLOAT_DTYPES must count hr_float_dtypes");
+
 int hr_is_float(cuprim_dtype t) {
   return t == CUPRIM_F32 || t == CUPRIM_F64 || t == CUPRIM_F16 || t == CUPRIM_BF16;
 }
@@ -148,7 +166,6 @@ static const char *const histogram_algs[] = {"auto", "global_atomic", "block_pri
                                              "sort_reduce_by_key"};
 static const char *const segmented_algs[] = {"auto", "thread_per_segment", "warp_per_segment",
                                              "block_per_segment", "merge_path"};
-#define HR_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 _Static_assert(HR_COUNT(reduce_algs) == CUPRIM_REDUCE_ATOMIC + 1,
                "reduce_algs must name every cuprim_reduce_alg");
 _Static_assert(HR_COUNT(scan_algs) == CUPRIM_SCAN_DECOUPLED_LOOKBACK + 1,

@@ -86,6 +86,28 @@ static inline HR_HOST_DEVICE double hr_prefix16(uint64_t seed, uint64_t i) {
 
 /* ---------------------------------------------------------------- dtypes and names */
 
+/* The programs' lists of dtypes, each in enum order: the one place that names them, so that a
+ * dtype the library adds is added here once (test_hostref checks that hr_all_dtypes holds every
+ * dtype the library names). Each count is its list's length (hostref.c asserts it at compile
+ * time).
+ *   hr_all_dtypes          every dtype: I8 U8 I16 U16 I32 U32 I64 U64 F32 F64 F16 BF16 (the
+ *                          values are dense from 0: hr_all_dtypes[i] == i); what histogram and
+ *                          arg-reduce take.
+ *   hr_reduce_scan_dtypes  what reduce and scan take (reduce.h, scan.h; the segmented calls
+ *                          too): I32 U32 I64 U64 F32 F64 F16 BF16.
+ *   hr_dtypes_32_64        every dtype of 32 or 64 bits: I32 U32 I64 U64 F32 F64 (what reduce
+ *                          and scan took before 0.2), for cuprim_nccl_reduce, which takes no
+ *                          more, and the tests whose data is not written for 16-bit floats.
+ *   hr_float_dtypes        the dtypes hr_is_float takes: F32 F64 F16 BF16. */
+#define HR_NUM_DTYPES 12
+#define HR_NUM_REDUCE_SCAN_DTYPES 8
+#define HR_NUM_DTYPES_32_64 6
+#define HR_NUM_FLOAT_DTYPES 4
+extern const cuprim_dtype hr_all_dtypes[];
+extern const cuprim_dtype hr_reduce_scan_dtypes[];
+extern const cuprim_dtype hr_dtypes_32_64[];
+extern const cuprim_dtype hr_float_dtypes[];
+
 /* 1 for F32, F64, F16, BF16. */
 int hr_is_float(cuprim_dtype t);
 /* 1 for I8, I16, I32, I64. */

@@ -14,8 +14,9 @@ const char *hr_data_name(hr_data_kind k) {
 }
 
 int hr_reduce_supported(cuprim_dtype t, cuprim_op op) {
-  const int dtype_ok = t == CUPRIM_I32 || t == CUPRIM_U32 || t == CUPRIM_I64 || t == CUPRIM_U64 ||
-                       t == CUPRIM_F32 || t == CUPRIM_F64 || t == CUPRIM_F16 || t == CUPRIM_BF16;
+  int dtype_ok = 0;
+  for (int d = 0; d < HR_NUM_REDUCE_SCAN_DTYPES; ++d)
+    dtype_ok |= t == hr_reduce_scan_dtypes[d];
   const int op_ok = (unsigned)op <= (unsigned)CUPRIM_XOR;
   return dtype_ok && op_ok && !(hr_is_float(t) && op >= CUPRIM_AND);
 }

@@ -23,8 +23,8 @@ typedef enum hr_data_kind {
 } hr_data_kind;
 const char *hr_data_name(hr_data_kind k);
 
-/* 1 for the (dtype, op) pairs reduce takes: I32 U32 I64 U64 with every op; F32 F64, and from 0.2
- * F16 BF16, with SUM PROD MIN MAX. */
+/* 1 for the (dtype, op) pairs reduce takes: the integers of hr_reduce_scan_dtypes (I32 U32 I64
+ * U64) with every op; its floats (F32 F64, and from 0.2 F16 BF16) with SUM PROD MIN MAX. */
 int hr_reduce_supported(cuprim_dtype t, cuprim_op op);
 
 /* h[0..n) = test data for (dtype, op) from `seed`. Random data is chosen so that the result stays

@@ -34,8 +34,7 @@ const char *hr_scan_data_name(hr_scan_data d);
  * others RANDOM is already checked exactly). */
 int hr_scan_data_applies(cuprim_dtype t, cuprim_op op, hr_scan_data d);
 
-/* 1 for the (dtype, op) pairs scan takes: I32 U32 I64 U64 with every op, F32 F64 with SUM PROD
- * MIN MAX (the same as reduce). */
+/* 1 for the (dtype, op) pairs scan takes: those reduce takes (hr_reduce_supported). */
 int hr_scan_supported(cuprim_dtype t, cuprim_op op);
 
 /* h[0..n) = test data for (dtype, op) from `seed`.

@@ -51,32 +51,28 @@ TU_TEST(test_combine_and_identity) {
   hr_combine(CUPRIM_F64, CUPRIM_MIN, &dd, &ee);
   assert_true(dd == -4.0);
   /* Identities: op(identity, x) == x for every dtype, op and a few x. */
-  for (int t = 0; t <= CUPRIM_F64; ++t) {
-    const int is_float = t == CUPRIM_F32 || t == CUPRIM_F64;
-    const size_t size = cuprim_dtype_size((cuprim_dtype)t);
+  for (int d = 0; d < HR_NUM_DTYPES; ++d) {
+    const cuprim_dtype t = hr_all_dtypes[d];
+    const size_t size = cuprim_dtype_size(t);
     for (int op = 0; op <= CUPRIM_XOR; ++op) {
-      if (is_float && op >= CUPRIM_AND)
+      if (hr_is_float(t) && op >= CUPRIM_AND)
         continue;
       uint64_t state_ = 12345;
       for (int k = 0; k < 50; ++k) {
         unsigned char id[8], val[8];
         uint64_t r = hr_splitmix64(&state_);
-        if (is_float) {
+        if (hr_is_float(t)) {
+          /* integers in [-8e6, 8.8e6), over 2^8 for F16 and BF16 (below F16's 65504) */
           const double v = (double)(int64_t)(r >> 40) - 8e6;
-          if (t == CUPRIM_F32) {
-            const float fv = (float)v;
-            memcpy(val, &fv, 4);
-          } else {
-            memcpy(val, &v, 8);
-          }
+          hr_store_float(t, val, 0, size == 2 ? ldexp(v, -8) : v);
         } else {
           memcpy(val, &r, size);
         }
-        hr_identity((cuprim_dtype)t, (cuprim_op)op, id);
-        hr_combine((cuprim_dtype)t, (cuprim_op)op, id, val);
+        hr_identity(t, (cuprim_op)op, id);
+        hr_combine(t, (cuprim_op)op, id, val);
         if (memcmp(id, val, size) != 0)
           fail_msg("identity of %s on %s is not neutral", hr_op_name((cuprim_op)op),
-                   hr_dtype_name((cuprim_dtype)t));
+                   hr_dtype_name(t));
       }
     }
   }
@@ -294,6 +290,46 @@ TU_TEST(test_half_floats) {
   assert_string_equal(hr_dtype_name((cuprim_dtype)12), "dtype(12)");
   hr_format_value((cuprim_dtype)12, &x, buf, sizeof buf);
   assert_string_equal(buf, "?");
+}
+
+/* Membership of the subsets of test_dtype_lists, stated otherwise than by the lists: what the
+ * library's reduce and scan take, the size, hr_is_float. */
+static int reduce_scan_takes(cuprim_dtype t) {
+  return cuprim_reduce_supported(t, CUPRIM_SUM) && cuprim_scan_supported(t, CUPRIM_SUM);
+}
+static int is_32_64(cuprim_dtype t) { return cuprim_dtype_size(t) >= 4; }
+
+/* The lists of dtypes (hostref.h): hr_all_dtypes is every dtype the library names, in enum order
+ * (a dtype the library adds fails here until it is added to the list); the others are the
+ * subsets they say, in the same order. */
+TU_TEST(test_dtype_lists) {
+  (void)state;
+  for (int d = 0; d < HR_NUM_DTYPES; ++d) {
+    assert_int_equal(hr_all_dtypes[d], d);
+    assert_non_null(cuprim_dtype_name(hr_all_dtypes[d]));
+  }
+  assert_null(cuprim_dtype_name((cuprim_dtype)HR_NUM_DTYPES));
+  const struct {
+    const char *name;
+    const cuprim_dtype *list;
+    int count;
+    int (*in)(cuprim_dtype t);
+  } subsets[] = {{"hr_reduce_scan_dtypes", hr_reduce_scan_dtypes, HR_NUM_REDUCE_SCAN_DTYPES,
+                  reduce_scan_takes},
+                 {"hr_dtypes_32_64", hr_dtypes_32_64, HR_NUM_DTYPES_32_64, is_32_64},
+                 {"hr_float_dtypes", hr_float_dtypes, HR_NUM_FLOAT_DTYPES, hr_is_float}};
+  for (size_t s = 0; s < sizeof subsets / sizeof subsets[0]; ++s) {
+    int k = 0; /* the next entry of the subset */
+    for (int d = 0; d < HR_NUM_DTYPES; ++d) {
+      const cuprim_dtype t = hr_all_dtypes[d];
+      if (!subsets[s].in(t))
+        continue;
+      if (k >= subsets[s].count || subsets[s].list[k] != t)
+        fail_msg("%s: entry %d is not %s", subsets[s].name, k, hr_dtype_name(t));
+      ++k;
+    }
+    assert_int_equal(k, subsets[s].count);
+  }
 }
 
 TU_TEST(test_names_and_counts) {
