@@ -291,9 +291,9 @@ TU_TEST(test_invalid_arguments_range) {
   TA_RUN_TABLE(cases, api_case, run_case);
 }
 
-/* What the histogram takes, by the test's own table: every dtype (F16 and BF16 from 0.2); nothing
- * outside the enum. */
-static int takes(cuprim_dtype t) { return (int)t >= CUPRIM_I8 && (int)t <= CUPRIM_BF16; }
+/* What the histogram takes, by the test's own table: every dtype (hr_all_dtypes; F16 and BF16
+ * from 0.2); nothing outside the enum. */
+static int takes(cuprim_dtype t) { return (unsigned)t < HR_NUM_DTYPES; }
 
 /* ---------------------------------------------------------------- cuprim_histogram_even_multi */
 
@@ -605,7 +605,7 @@ TU_TEST(test_every_combination) {
   ta_tally tally = {0, 0, 20};
   for (int fn = EVEN; fn <= RANGE; ++fn)
     for (int alg = -1; alg <= 4; ++alg)
-      for (int t = -1; t <= 12; ++t)
+      for (int t = -1; t <= HR_NUM_DTYPES; ++t)
         for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k)
           for (size_t bi = 0; bi < sizeof bins / sizeof bins[0]; ++bi)
             for (size_t ri = 0; ri < sizeof ranges / sizeof ranges[0]; ++ri)
@@ -618,7 +618,7 @@ TU_TEST(test_every_combination) {
                   const int null_s = ptrs & 1, null_c = (ptrs >> 1) & 1, null_e = ptrs >> 2;
                   if (fn == EVEN && null_e)
                     continue;
-                  const int dtype_ok = t >= 0 && t <= 11;
+                  const int dtype_ok = t >= 0 && t < HR_NUM_DTYPES;
                   int invalid = ctx == NULL_CTX || !dtype_ok || null_c || (n > 0 && null_s) ||
                                 alg < 0 || alg > 3;
                   if (fn == EVEN)
@@ -904,7 +904,7 @@ static const uint32_t g_bins[] = {1, 2, 255, 256, 257, 4096, 65536, 1u << 20};
  * two scale (so its edges are exact). */
 TU_TEST(test_spans) {
   (void)state;
-  for (int t = 0; t <= CUPRIM_F64; ++t)
+  for (int t = 0; t < HR_NUM_DTYPES; ++t)
     for (size_t bi = 0; bi < NUM_BINS; ++bi)
       for (int s = 0; s < HR_HIST_SPANS; ++s) {
         double lo, hi;
@@ -960,7 +960,7 @@ TU_TEST(test_fills) {
   static unsigned char h[N * 8], h2[N * 8];
   static uint64_t counts[4096];
   const uint32_t nbs[] = {1, 16, 257, 4096};
-  for (int t = 0; t <= CUPRIM_F64; ++t)
+  for (int t = 0; t < HR_NUM_DTYPES; ++t)
     for (size_t bi = 0; bi < sizeof nbs / sizeof nbs[0]; ++bi)
       for (int s = 0; s < HR_HIST_SPANS; ++s)
         for (int d = 0; d < HR_HIST_DATA_KINDS; ++d) {
@@ -1012,7 +1012,7 @@ TU_TEST(test_fills) {
               ok = below > N / 8 && above > N / 8 && counted > N / 3 && counted < N * 2 / 3;
             break;
           case HR_HIST_NAN:
-            if (t == CUPRIM_F32 || t == CUPRIM_F64)
+            if (hr_is_float(dt))
               ok = nans > N / 32 && infs > N / 64 && counted > N / 2;
             else
               ok = counted >= N * 99 / 100;
@@ -1044,7 +1044,7 @@ TU_TEST(test_even_as_edges) {
   static uint64_t a[4097], c[4097];
   static double e[4097];
   const uint32_t nbs[] = {1, 2, 255, 256, 257, 4096};
-  for (int t = 0; t <= CUPRIM_F64; ++t)
+  for (int t = 0; t < HR_NUM_DTYPES; ++t)
     for (size_t bi = 0; bi < sizeof nbs / sizeof nbs[0]; ++bi)
       for (int d = 0; d < HR_HIST_DATA_KINDS; ++d) {
         const cuprim_dtype dt = (cuprim_dtype)t;

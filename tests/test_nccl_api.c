@@ -34,8 +34,7 @@ static const ta_ptr outputs[] = {TA_NULL,     TA_OUT,        TA_OUT_B1,    TA_OU
 
 static const uint64_t sizes[] = {0, 1, 16};
 #define NUM_SIZES (sizeof sizes / sizeof sizes[0])
-static const int dtypes[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, -1};
-#define NUM_DTYPES (sizeof dtypes / sizeof dtypes[0])
+/* Dtypes: -1 to HR_NUM_DTYPES, every dtype and one outside the enum on either side. */
 static const int ops[] = {0, 1, 2, 3, 4, 5, 6, 7, -1};
 #define NUM_OPS (sizeof ops / sizeof ops[0])
 
@@ -55,10 +54,10 @@ TU_TEST(test_reduce_checks) {
   for (size_t pi = 0; pi < NUM_INPUTS; ++pi)
     for (size_t po = 0; po < NUM_OUTPUTS; ++po)
       for (size_t s = 0; s < NUM_SIZES; ++s)
-        for (size_t d = 0; d < NUM_DTYPES; ++d)
+        for (int d = -1; d <= HR_NUM_DTYPES; ++d)
           for (size_t o = 0; o < NUM_OPS; ++o) {
             const uint64_t n = sizes[s];
-            const cuprim_dtype dt = (cuprim_dtype)dtypes[d];
+            const cuprim_dtype dt = (cuprim_dtype)d;
             const cuprim_op op = (cuprim_op)ops[o];
             const size_t size = cuprim_dtype_size(dt);
             const ta_shape shape = {size, n, size, 1};
@@ -66,7 +65,7 @@ TU_TEST(test_reduce_checks) {
             void *out = ta_pointer(outputs[po], &shape);
             char args[128];
             snprintf(args, sizeof args, "in %d, out %d, n %llu, dtype %d, op %d", (int)inputs[pi],
-                     (int)outputs[po], (unsigned long long)n, dtypes[d], ops[o]);
+                     (int)outputs[po], (unsigned long long)n, d, ops[o]);
             ta_poison();
             const cuprim_status want = cuprim_reduce(ta_ctx, in, out, n, dt, op, NULL);
             ta_poison();
@@ -89,11 +88,11 @@ TU_TEST(test_scan_checks) {
   for (size_t pi = 0; pi < NUM_INPUTS; ++pi)
     for (size_t po = 0; po < NUM_OUTPUTS; ++po)
       for (size_t s = 0; s < NUM_SIZES; ++s)
-        for (size_t d = 0; d < NUM_DTYPES; ++d)
+        for (int d = -1; d <= HR_NUM_DTYPES; ++d)
           for (size_t o = 0; o < NUM_OPS; ++o)
             for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; ++k) {
               const uint64_t n = sizes[s];
-              const cuprim_dtype dt = (cuprim_dtype)dtypes[d];
+              const cuprim_dtype dt = (cuprim_dtype)d;
               const cuprim_op op = (cuprim_op)ops[o];
               const cuprim_scan_kind kind = (cuprim_scan_kind)kinds[k];
               const size_t size = cuprim_dtype_size(dt);
@@ -102,7 +101,7 @@ TU_TEST(test_scan_checks) {
               void *out = ta_pointer(outputs[po], &shape); /* TA_IN: in place */
               char args[128];
               snprintf(args, sizeof args, "in %d, out %d, n %llu, dtype %d, op %d, kind %d",
-                       (int)inputs[pi], (int)outputs[po], (unsigned long long)n, dtypes[d], ops[o],
+                       (int)inputs[pi], (int)outputs[po], (unsigned long long)n, d, ops[o],
                        kinds[k]);
               ta_poison();
               cuprim_status want = cuprim_scan(ta_ctx, in, out, n, dt, op, kind, NULL);
@@ -136,20 +135,19 @@ TU_TEST(test_histogram_checks) {
   for (size_t pi = 0; pi < NUM_INPUTS; ++pi)
     for (size_t po = 0; po < NUM_OUTPUTS; ++po)
       for (size_t s = 0; s < NUM_SIZES; ++s)
-        for (size_t d = 0; d < NUM_DTYPES; ++d)
+        for (int d = -1; d <= HR_NUM_DTYPES; ++d)
           for (size_t b = 0; b < sizeof bins / sizeof bins[0]; ++b)
             for (size_t r = 0; r < sizeof ranges / sizeof ranges[0]; ++r) {
               const uint64_t n = sizes[s];
-              const cuprim_dtype dt = (cuprim_dtype)dtypes[d];
+              const cuprim_dtype dt = (cuprim_dtype)d;
               const ta_shape shape = {cuprim_dtype_size(dt), n, 8, bins[b] ? bins[b] : 1};
               const void *samples = ta_pointer(inputs[pi], &shape);
               uint64_t *counts = (uint64_t *)ta_pointer(outputs[po], &shape);
               const double lo = ranges[r].lower, hi = ranges[r].upper;
               char args[160];
-              snprintf(args, sizeof args,
-                       "samples %d, counts %d, n %llu, dtype %d, bins %u, [%g, %g)",
-                       (int)inputs[pi], (int)outputs[po], (unsigned long long)n, dtypes[d], bins[b],
-                       lo, hi);
+              snprintf(
+                  args, sizeof args, "samples %d, counts %d, n %llu, dtype %d, bins %u, [%g, %g)",
+                  (int)inputs[pi], (int)outputs[po], (unsigned long long)n, d, bins[b], lo, hi);
               ta_poison();
               const cuprim_status want =
                   cuprim_histogram_even(ta_ctx, samples, n, dt, counts, bins[b], lo, hi, NULL);

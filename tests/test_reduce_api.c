@@ -153,7 +153,7 @@ TU_TEST(test_every_combination) {
   const uint64_t sizes[] = {0, 1, 33, 5000};
   ta_tally tally = {0, 0, 20};
   for (int alg = -1; alg <= 10; ++alg)
-    for (int t = 0; t < 12; ++t)
+    for (int t = 0; t < HR_NUM_DTYPES; ++t)
       for (int op = 0; op < 7; ++op)
         for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k)
           for (int null_in = 0; null_in <= (sizes[k] == 0); ++null_in)

@@ -150,13 +150,14 @@ static const uint64_t sizes[] = {0, 1, 33};
 TU_TEST(test_every_combination) {
   (void)state;
   ta_tally tally = {0, 0, 20};
-  for (int t = -1; t <= 12; ++t)
+  for (int t = -1; t <= HR_NUM_DTYPES; ++t)
     for (int op = -1; op <= 2; ++op)
       for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k)
         for (int with_value = 0; with_value <= 1; ++with_value)
           for (int null_in = 0; null_in <= (sizes[k] == 0); ++null_in)
             for (int ctx = NULL_CTX; ctx <= HOST_CTX; ++ctx) {
-              const int valid = ctx == HOST_CTX && t >= 0 && t <= 11 && op >= 0 && op <= 1;
+              const int valid =
+                  ctx == HOST_CTX && t >= 0 && t < HR_NUM_DTYPES && op >= 0 && op <= 1;
               const arg_case c =
                   ARG("every combination", ctx, t, op, null_in ? TA_NULL : TA_IN,
                       with_value ? TA_OUT : TA_NULL, IDX, sizes[k], valid ? NO_DEVICE : INVALID);

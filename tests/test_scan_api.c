@@ -217,7 +217,7 @@ TU_TEST(test_every_combination) {
   const uint64_t sizes[] = {0, 1, 33};
   ta_tally tally = {0, 0, 20};
   for (int alg = -1; alg <= 5; ++alg)
-    for (int t = -1; t <= 12; ++t)
+    for (int t = -1; t <= HR_NUM_DTYPES; ++t)
       for (int op = -1; op <= 7; ++op)
         for (int kind = -1; kind <= 2; ++kind)
           for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k)
@@ -225,8 +225,8 @@ TU_TEST(test_every_combination) {
               for (int ctx = NULL_CTX; ctx <= HOST_CTX; ++ctx) {
                 const uint64_t n = sizes[k];
                 const int null_in = ptrs & 1, null_out = ptrs >> 1;
-                const int enums_ok = alg >= 0 && alg <= 4 && t >= 0 && t <= 11 && op >= 0 &&
-                                     op <= 6 && kind >= 0 && kind <= 1;
+                const int enums_ok = alg >= 0 && alg <= 4 && t >= 0 && t < HR_NUM_DTYPES &&
+                                     op >= 0 && op <= 6 && kind >= 0 && kind <= 1;
                 cuprim_status expect;
                 if (ctx == NULL_CTX || !enums_ok || (n > 0 && (null_in || null_out)))
                   expect = INVALID;

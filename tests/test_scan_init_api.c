@@ -152,7 +152,7 @@ TU_TEST(test_invalid_arguments) {
 TU_TEST(test_same_as_scan) {
   (void)state;
   ta_tally t = {0, 0, 20};
-  for (int d = -1; d <= 12; ++d)
+  for (int d = -1; d <= HR_NUM_DTYPES; ++d)
     for (int op = -1; op <= 7; ++op)
       for (int kind = -1; kind <= 2; ++kind)
         for (int pin = 0; pin < 3; ++pin) {

@@ -452,12 +452,13 @@ TU_TEST(test_every_combination) {
   ta_tally tally = {0, 0, 20};
   for (int fn = SEG_REDUCE; fn <= SEG_SCAN; fn += SEG_SCAN - SEG_REDUCE)
     for (int alg = -1; alg <= (fn == SEG_REDUCE ? 5 : -1); ++alg)
-      for (int t = -1; t <= 12; ++t)
+      for (int t = -1; t <= HR_NUM_DTYPES; ++t)
         for (int op = -1; op <= 7; ++op)
-          for (int ot = -1; ot <= 12; ++ot)
+          for (int ot = -1; ot <= HR_NUM_DTYPES; ++ot)
             for (int ctx = NULL_CTX; ctx <= HOST_CTX; ++ctx) {
               const int enums_ok = (fn != SEG_REDUCE || (alg >= 0 && alg <= 4)) && t >= 0 &&
-                                   t <= 11 && op >= 0 && op <= 6 && ot >= 0 && ot <= 11;
+                                   t < HR_NUM_DTYPES && op >= 0 && op <= 6 && ot >= 0 &&
+                                   ot < HR_NUM_DTYPES;
               cuprim_status expect = NO_DEVICE;
               if (ctx == NULL_CTX || !enums_ok)
                 expect = INVALID;
