@@ -351,12 +351,11 @@ void tf_special_cases(void (*fill)(cuprim_dtype t, cuprim_op op, uint64_t seed, 
   static const uint64_t quick[] = {1, 2, 33, 257, 4097, 65537};
   size_t nsizes = 0;
   const uint64_t *sizes = TF_PICK(full, quick, &nsizes);
-  const cuprim_dtype floats[] = {CUPRIM_F32, CUPRIM_F64, CUPRIM_F16, CUPRIM_BF16};
-  for (int ti = 0; ti < 4; ++ti)
+  for (int ti = 0; ti < HR_NUM_FLOAT_DTYPES; ++ti)
     for (int op = CUPRIM_MIN; op <= CUPRIM_MAX; ++op)
       for (size_t k = 0; k < nsizes; ++k)
         for (int sp = 0; sp < TF_SPECIALS; ++sp) {
-          const cuprim_dtype t = floats[ti];
+          const cuprim_dtype t = hr_float_dtypes[ti];
           const uint64_t n = sizes[k];
           const uint64_t seed = tf_case_seed(0x4A4, t, (uint64_t)op * 16 + (uint64_t)sp, n);
           uint64_t s = seed;

@@ -261,11 +261,6 @@ static uint64_t reference(const hr_hist_bins *b, cuprim_dtype t, const void *h, 
   return hr_hist_reference(b, t, h, n, want);
 }
 
-static const cuprim_dtype all_dtypes[] = {CUPRIM_I8,  CUPRIM_U8,  CUPRIM_I16, CUPRIM_U16,
-                                          CUPRIM_I32, CUPRIM_U32, CUPRIM_I64, CUPRIM_U64,
-                                          CUPRIM_F32, CUPRIM_F64, CUPRIM_F16, CUPRIM_BF16};
-#define NUM_DTYPES (sizeof all_dtypes / sizeof all_dtypes[0])
-
 /* ---------------------------------------------------------------- errors with a device */
 
 /* With a real context, invalid calls still return before any CUDA work: nothing is written, no
@@ -352,9 +347,9 @@ TF_TEST(test_empty_input) {
   hist_call calls[MAX_CALLS];
   tf_result res[MAX_CALLS];
   double lo, hi;
-  for (size_t d = 0; d < NUM_DTYPES; ++d)
+  for (size_t d = 0; d < HR_NUM_DTYPES; ++d)
     for (size_t bi = 0; bi < sizeof bins / sizeof bins[0]; ++bi) {
-      const cuprim_dtype t = all_dtypes[d];
+      const cuprim_dtype t = hr_all_dtypes[d];
       hr_hist_span_range(t, bins[bi], HR_HIST_ODD, &lo, &hi);
       const hr_hist_bins b = hr_hist_bins_even(bins[bi], lo, hi);
       int count = 0;
@@ -369,8 +364,8 @@ TF_TEST(test_empty_input) {
   /* by edges, every call: the edges uploaded once; NULL samples and not */
   hr_hist_even_edges(g.h_edges, 4096, 0.0, 4096.0);
   upload_edges(g.h_edges, 4096, tf.stream);
-  for (size_t d = 0; d < NUM_DTYPES; ++d) {
-    const int count = all_range_calls(calls, d % 2 ? NULL : tf.d_in, 0, all_dtypes[d],
+  for (size_t d = 0; d < HR_NUM_DTYPES; ++d) {
+    const int count = all_range_calls(calls, d % 2 ? NULL : tf.d_in, 0, hr_all_dtypes[d],
                                       d % 3 ? 4096 : 1, g.d_edges, zeros);
     for (int i = 0; i < count; ++i)
       calls[i].garbage = d % 2 ? 0xFF : -1;
@@ -512,8 +507,8 @@ TF_TEST(test_misaligned) {
   static const uint64_t quick[] = {1, 15, 33, 1025, 65537};
   size_t nsizes = 0;
   const uint64_t *sizes = TF_PICK(full, quick, &nsizes);
-  for (size_t d = 0; d < NUM_DTYPES; ++d) {
-    const cuprim_dtype t = all_dtypes[d];
+  for (size_t d = 0; d < HR_NUM_DTYPES; ++d) {
+    const cuprim_dtype t = hr_all_dtypes[d];
     const size_t esize = cuprim_dtype_size(t);
     const unsigned offsets[] = {1, 3, 7, 15};
     const size_t noffsets = esize <= 2 ? 4 : 2;
@@ -706,10 +701,10 @@ TF_TEST(test_range) {
   static const uint64_t sizes_big[] = {0, 33, 65537, 1000003};
   static const uint64_t sizes_quick[] = {0, 33, 4097};
   unsigned long cases = 0;
-  for (size_t d = 0; d < NUM_DTYPES; ++d)
+  for (size_t d = 0; d < HR_NUM_DTYPES; ++d)
     for (size_t bi = 0; bi < nbins; ++bi)
       for (int ek = 0; ek < 2; ++ek) {
-        const cuprim_dtype t = all_dtypes[d];
+        const cuprim_dtype t = hr_all_dtypes[d];
         const uint32_t nb = bins[bi];
         const hr_hist_span span = ek ? HR_HIST_EXACT : bi % 2 ? HR_HIST_ODD : HR_HIST_FULL;
         double lo, hi;

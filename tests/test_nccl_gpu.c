@@ -97,10 +97,10 @@ static void begin_one_rank(void) {
     fail_msg("ncclCommInitAll(one rank on device 0) failed: %s (%s)",
              ncclGetErrorString(g_comm1_status), ncclGetLastError(NULL));
 }
+/* Reduce and scan run over hr_dtypes_32_64: cuprim_nccl_reduce takes no F16 or BF16 (nccl.h), and
+ * the scans' data and choices here (is_float) are written for 32- and 64-bit dtypes only. The
+ * histograms take every dtype (hr_all_dtypes). */
 
-static const cuprim_dtype scan_dtypes[] = {CUPRIM_I32, CUPRIM_U32, CUPRIM_I64,
-                                           CUPRIM_U64, CUPRIM_F32, CUPRIM_F64};
-#define NUM_SCAN_DTYPES (sizeof scan_dtypes / sizeof scan_dtypes[0])
 static const cuprim_scan_kind kinds[] = {CUPRIM_INCLUSIVE, CUPRIM_EXCLUSIVE};
 
 static int is_float(cuprim_dtype t) { return t == CUPRIM_F32 || t == CUPRIM_F64; }
@@ -288,13 +288,13 @@ static size_t one_rank_sizes(uint64_t *sizes, size_t cap, cuprim_dtype t) {
   return TF_SWEEP_SIZES(full, quick, 0x9CC1, 2, large, sizes, cap);
 }
 
-/* For every dtype of scan_dtypes and every op that `supported` takes with it, in that order:
+/* For every dtype of hr_dtypes_32_64 and every op that `supported` takes with it, in that order:
  * each(t, op, sizes, nsizes) with the dtype's one_rank_sizes. */
 static void one_rank_ops(int (*supported)(cuprim_dtype t, cuprim_op op),
                          void (*each)(cuprim_dtype t, cuprim_op op, const uint64_t *sizes,
                                       size_t nsizes)) {
-  for (size_t d = 0; d < NUM_SCAN_DTYPES; ++d) {
-    const cuprim_dtype t = scan_dtypes[d];
+  for (size_t d = 0; d < HR_NUM_DTYPES_32_64; ++d) {
+    const cuprim_dtype t = hr_dtypes_32_64[d];
     uint64_t sizes[32];
     const size_t nsizes = one_rank_sizes(sizes, 32, t);
     for (int op = 0; op <= CUPRIM_XOR; ++op)
@@ -363,18 +363,14 @@ TF_TEST_FROM(test_one_rank_scan, begin_one_rank) {
 
 /* ---------------------------------------------------------------- one rank: histogram */
 
-static const cuprim_dtype hist_dtypes[] = {CUPRIM_I8,  CUPRIM_U8,  CUPRIM_I16, CUPRIM_U16,
-                                           CUPRIM_I32, CUPRIM_U32, CUPRIM_I64, CUPRIM_U64,
-                                           CUPRIM_F32, CUPRIM_F64};
-
 /* Every sample dtype histogram takes, bin counts from 1 to thousands, ranges of every kind and
  * every data kind: the counts of all samples (one rank: its own), the same as
  * cuprim_histogram_even's. */
 TF_TEST_FROM(test_one_rank_histogram, begin_one_rank) {
   const uint32_t bins[] = {1, 16, 256, 4099};
   const uint64_t sizes[] = {0, 1, 1000, 100003};
-  for (size_t d = 0; d < sizeof hist_dtypes / sizeof hist_dtypes[0]; ++d) {
-    const cuprim_dtype t = hist_dtypes[d];
+  for (size_t d = 0; d < HR_NUM_DTYPES; ++d) {
+    const cuprim_dtype t = hr_all_dtypes[d];
     if (!cuprim_histogram_supported(t))
       continue;
     for (size_t bi = 0; bi < sizeof bins / sizeof bins[0]; ++bi)
@@ -751,7 +747,7 @@ TF_TEST(test_virtual_ranks) {
   unsigned char h_red[MAX_RANKS + 1][8];
   unsigned long cases = 0;
   for (tf_dtype_op it = {0};
-       tf_next_dtype_op(&it, scan_dtypes, NUM_SCAN_DTYPES, hr_scan_supported);) {
+       tf_next_dtype_op(&it, hr_dtypes_32_64, HR_NUM_DTYPES_32_64, hr_scan_supported);) {
     const cuprim_dtype t = it.t;
     const int op = (int)it.op;
     const size_t size = cuprim_dtype_size(t);
@@ -1077,7 +1073,7 @@ TF_TEST_FROM(test_multi_gpu_reduce_scan, begin_multi) {
   unsigned char *d_partials = tf.d_in2, *d_prefix = tf.d_in2 + 4096, *d_red = tf.d_in2 + 8192;
   int graphs_done = 0;
   for (tf_dtype_op it = {0};
-       tf_next_dtype_op(&it, scan_dtypes, NUM_SCAN_DTYPES, hr_scan_supported);) {
+       tf_next_dtype_op(&it, hr_dtypes_32_64, HR_NUM_DTYPES_32_64, hr_scan_supported);) {
     const cuprim_dtype t = it.t;
     const int op = (int)it.op;
     const size_t size = cuprim_dtype_size(t);
@@ -1191,8 +1187,8 @@ TF_TEST_FROM(test_multi_gpu_histogram, begin_multi) {
   const int p = g_multi.p;
   const uint32_t bins[] = {1, 256, 4099};
   const uint64_t n = tf.quick ? 65537 : 1000003;
-  for (size_t d = 0; d < sizeof hist_dtypes / sizeof hist_dtypes[0]; ++d) {
-    const cuprim_dtype t = hist_dtypes[d];
+  for (size_t d = 0; d < HR_NUM_DTYPES; ++d) {
+    const cuprim_dtype t = hr_all_dtypes[d];
     if (!cuprim_histogram_supported(t))
       continue;
     for (size_t bi = 0; bi < sizeof bins / sizeof bins[0]; ++bi)

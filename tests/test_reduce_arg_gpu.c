@@ -36,16 +36,6 @@ static const tf_config config = {.in_bytes = IN_CAP_BYTES, .out_bytes = MAX_CALL
 
 /* ---------------------------------------------------------------- elements on the host */
 
-static const cuprim_dtype all_dtypes[] = {CUPRIM_I8,  CUPRIM_U8,  CUPRIM_I16, CUPRIM_U16,
-                                          CUPRIM_I32, CUPRIM_U32, CUPRIM_I64, CUPRIM_U64,
-                                          CUPRIM_F32, CUPRIM_F64, CUPRIM_F16, CUPRIM_BF16};
-#define NUM_DTYPES (sizeof all_dtypes / sizeof all_dtypes[0])
-
-static int is_float(cuprim_dtype t) { return t >= CUPRIM_F32; }
-static int is_signed_int(cuprim_dtype t) {
-  return t == CUPRIM_I8 || t == CUPRIM_I16 || t == CUPRIM_I32 || t == CUPRIM_I64;
-}
-
 /* Element i of a float array, as a double (exact). */
 static double get_float(cuprim_dtype t, const void *h, uint64_t i) { return hr_to_double(t, h, i); }
 
@@ -72,7 +62,7 @@ static int64_t get_signed(cuprim_dtype t, const void *h, uint64_t i) {
 /* Stores v into element i: floats rounded to the dtype (the values used are exact), integers
  * truncated to the width (two's complement). */
 static void put(cuprim_dtype t, void *h, uint64_t i, double v_float, uint64_t v_int) {
-  if (is_float(t))
+  if (hr_is_float(t))
     hr_store_float(t, h, i, v_float);
   else
     hr_store_bits(t, h, i, v_int);
@@ -81,11 +71,11 @@ static void put(cuprim_dtype t, void *h, uint64_t i, double v_float, uint64_t v_
 /* 1 if element i is strictly greater (max) or less than element j: as doubles for floats (no NaN
  * here), as 64-bit signed or unsigned values for integers. */
 static int better(cuprim_dtype t, const void *h, uint64_t i, uint64_t j, int max) {
-  if (is_float(t)) {
+  if (hr_is_float(t)) {
     const double a = get_float(t, h, i), b = get_float(t, h, j);
     return max ? a > b : a < b;
   }
-  if (is_signed_int(t)) {
+  if (hr_is_signed(t)) {
     const int64_t a = get_signed(t, h, i), b = get_signed(t, h, j);
     return max ? a > b : a < b;
   }
@@ -98,7 +88,7 @@ static uint64_t reference(cuprim_dtype t, cuprim_arg_op op, const void *h, uint6
   if (n == 0)
     return UINT64_MAX;
   const int max = op == CUPRIM_ARGMAX;
-  if (is_float(t))
+  if (hr_is_float(t))
     for (uint64_t i = 0; i < n; ++i)
       if (isnan(get_float(t, h, i)))
         return i; /* the first NaN wins */
@@ -114,9 +104,9 @@ static void identity_bits(cuprim_dtype t, cuprim_arg_op op, unsigned char out[8]
   memset(out, 0, 8);
   const int min = op == CUPRIM_ARGMIN;
   const size_t size = cuprim_dtype_size(t);
-  if (is_float(t)) {
+  if (hr_is_float(t)) {
     put(t, out, 0, min ? (double)INFINITY : -(double)INFINITY, 0);
-  } else if (is_signed_int(t)) {
+  } else if (hr_is_signed(t)) {
     const uint64_t top = (uint64_t)1 << (8 * size - 1);
     put(t, out, 0, 0, min ? top - 1 : top); /* INTn_MAX or INTn_MIN */
   } else {
@@ -139,7 +129,7 @@ static void random_value(cuprim_dtype t, data_kind kind, uint64_t *s, double *f,
   const int64_t k = (int64_t)hr_below(s, 401) - 200; /* [-200, 200] */
   if (kind == DATA_TIES) {
     *f = (double)k * 0.5; /* |v| <= 100 in halves: exact in every float dtype */
-    *u = is_signed_int(t) ? (uint64_t)k : (uint64_t)(k + 200);
+    *u = hr_is_signed(t) ? (uint64_t)k : (uint64_t)(k + 200);
     return;
   }
   *u = hr_splitmix64(s);
@@ -308,10 +298,10 @@ static size_t sweep_sizes(uint64_t *sizes, size_t cap) {
 
 /* n == 0: UINT64_MAX and the identity, with d_in NULL or not, on every dtype and path. */
 TF_TEST(test_empty_input) {
-  for (size_t d = 0; d < NUM_DTYPES; ++d)
+  for (size_t d = 0; d < HR_NUM_DTYPES; ++d)
     for (int op = 0; op <= 1; ++op)
       for (int null_in = 0; null_in <= 1; ++null_in)
-        run_case(NULL, null_in ? NULL : tf.d_in, 0, all_dtypes[d], (cuprim_arg_op)op,
+        run_case(NULL, null_in ? NULL : tf.d_in, 0, hr_all_dtypes[d], (cuprim_arg_op)op,
                  null_in ? "empty, d_in NULL" : "empty", 0);
 }
 
@@ -320,11 +310,11 @@ TF_TEST(test_sweep) {
   uint64_t sizes[48];
   const size_t nsizes = sweep_sizes(sizes, 48);
   unsigned long cases = 0;
-  for (size_t d = 0; d < NUM_DTYPES; ++d)
+  for (size_t d = 0; d < HR_NUM_DTYPES; ++d)
     for (int op = 0; op <= 1; ++op)
       for (int kind = 0; kind < DATA_KINDS; ++kind)
         for (size_t k = 0; k < nsizes; ++k) {
-          const cuprim_dtype t = all_dtypes[d];
+          const cuprim_dtype t = hr_all_dtypes[d];
           const uint64_t n = sizes[k];
           if (tf.quick && kind == DATA_CONSTANT && n > 4097)
             continue;
@@ -346,11 +336,11 @@ TF_TEST(test_tie_positions) {
   static const char *const names[] = {"extreme first",         "extreme last",
                                       "extreme in the middle", "tie: first and last",
                                       "tie: middle and last",  "tie: first and middle"};
-  for (size_t d = 0; d < NUM_DTYPES; ++d)
+  for (size_t d = 0; d < HR_NUM_DTYPES; ++d)
     for (int op = 0; op <= 1; ++op)
       for (size_t k = 0; k < nsizes; ++k)
         for (int place = 0; place < PLACES; ++place) {
-          const cuprim_dtype t = all_dtypes[d];
+          const cuprim_dtype t = hr_all_dtypes[d];
           const uint64_t n = sizes[k];
           const uint64_t seed = tf_case_seed(0x71E, t, (uint64_t)op * 8 + (uint64_t)place, n);
           /* Data strictly inside the type's range, and an extreme beyond all of it: floats in
@@ -361,11 +351,11 @@ TF_TEST(test_tie_positions) {
           const uint64_t top = (uint64_t)1 << (8 * cuprim_dtype_size(t) - 1);
           const double fx = max ? 1000.0 : -1000.0;
           uint64_t ux = 0;
-          if (is_signed_int(t)) {
+          if (hr_is_signed(t)) {
             ux = max ? top - 1 : top;
             for (uint64_t i = 0; i < n; ++i)
               put(t, tf.h_in, i, 0, (uint64_t)(get_signed(t, tf.h_in, i) % 101));
-          } else if (!is_float(t)) {
+          } else if (!hr_is_float(t)) {
             ux = max ? ~(uint64_t)0 : 0;
             for (uint64_t i = 0; i < n; ++i)
               put(t, tf.h_in, i, 0, get_unsigned(t, tf.h_in, i) % 200 + 1);
@@ -385,7 +375,6 @@ TF_TEST(test_tie_positions) {
 TF_TEST(test_nan_inf_signed_zero) {
   static const uint64_t sizes[] = {1, 2, 33, 4097, 32769, 65537, 1000003};
   const size_t nsizes = tf.quick ? 6 : sizeof sizes / sizeof sizes[0];
-  const cuprim_dtype floats[] = {CUPRIM_F32, CUPRIM_F64, CUPRIM_F16, CUPRIM_BF16};
   enum {
     NAN_FIRST,
     NAN_LAST,
@@ -407,11 +396,11 @@ TF_TEST(test_nan_inf_signed_zero) {
                                       "inf that loses",
                                       "+0 then -0 as the extreme",
                                       "-0 then +0 as the extreme"};
-  for (size_t d = 0; d < 4; ++d)
+  for (size_t d = 0; d < HR_NUM_FLOAT_DTYPES; ++d)
     for (int op = 0; op <= 1; ++op)
       for (size_t k = 0; k < nsizes; ++k)
         for (int sp = 0; sp < CASES; ++sp) {
-          const cuprim_dtype t = floats[d];
+          const cuprim_dtype t = hr_float_dtypes[d];
           const uint64_t n = sizes[k];
           const size_t size = cuprim_dtype_size(t);
           const uint64_t seed = tf_case_seed(0x4A4, t, (uint64_t)op * 16 + (uint64_t)sp, n);
@@ -475,14 +464,14 @@ TF_TEST(test_nan_inf_signed_zero) {
  * among others. */
 TF_TEST(test_integer_limits) {
   static const uint64_t sizes[] = {1, 33, 4097, 65537};
-  for (size_t d = 0; d < NUM_DTYPES; ++d) {
-    const cuprim_dtype t = all_dtypes[d];
-    if (is_float(t))
+  for (size_t d = 0; d < HR_NUM_DTYPES; ++d) {
+    const cuprim_dtype t = hr_all_dtypes[d];
+    if (hr_is_float(t))
       continue;
     const size_t bits = 8 * cuprim_dtype_size(t);
     const uint64_t mask = bits == 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1;
     const uint64_t top = (uint64_t)1 << (bits - 1);
-    const uint64_t hi = is_signed_int(t) ? top - 1 : mask, lo = is_signed_int(t) ? top : 0;
+    const uint64_t hi = hr_is_signed(t) ? top - 1 : mask, lo = hr_is_signed(t) ? top : 0;
     for (int op = 0; op <= 1; ++op)
       for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k)
         for (int v = 0; v < 4; ++v) {
@@ -510,11 +499,11 @@ TF_TEST(test_misaligned_input) {
   static const uint64_t sizes[] = {1, 5, 33, 1025, 4097, 32769, 131073, 1000003};
   const size_t nsizes = tf.quick ? 7 : sizeof sizes / sizeof sizes[0];
   static const unsigned offsets[] = {1, 3, 7};
-  for (size_t d = 0; d < NUM_DTYPES; ++d)
+  for (size_t d = 0; d < HR_NUM_DTYPES; ++d)
     for (int op = 0; op <= 1; ++op)
       for (size_t k = 0; k < nsizes; ++k)
         for (size_t o = 0; o < sizeof offsets / sizeof offsets[0]; ++o) {
-          const cuprim_dtype t = all_dtypes[d];
+          const cuprim_dtype t = hr_all_dtypes[d];
           const uint64_t n = sizes[k];
           const uint64_t seed = tf_case_seed(0x3A1, t, (uint64_t)op * 16 + offsets[o], n);
           fill(t, DATA_TIES, seed, tf.h_in, n);

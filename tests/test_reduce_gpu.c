@@ -205,10 +205,6 @@ static size_t sweep_sizes(cuprim_dtype t, uint64_t *sizes, size_t cap) {
   return TF_SWEEP_SIZES(full, quick, 0x512E5, 3, large, sizes, cap);
 }
 
-static const cuprim_dtype reduce_dtypes[] = {CUPRIM_I32, CUPRIM_U32, CUPRIM_I64, CUPRIM_U64,
-                                             CUPRIM_F32, CUPRIM_F64, CUPRIM_F16, CUPRIM_BF16};
-#define NUM_REDUCE_DTYPES (sizeof reduce_dtypes / sizeof reduce_dtypes[0])
-
 /* ---------------------------------------------------------------- errors with a device */
 
 /* A call of test_errors_with_device's table: the fields make_call sets. */
@@ -250,9 +246,9 @@ TF_TEST(test_errors_with_device) {
 
 /* n == 0 writes the identity, exactly, with d_in NULL or not, through every algorithm. */
 TF_TEST(test_empty_input) {
-  for (size_t d = 0; d < NUM_REDUCE_DTYPES; ++d)
+  for (size_t d = 0; d < HR_NUM_REDUCE_SCAN_DTYPES; ++d)
     for (int op = 0; op <= CUPRIM_XOR; ++op) {
-      const cuprim_dtype t = reduce_dtypes[d];
+      const cuprim_dtype t = hr_reduce_scan_dtypes[d];
       if (!hr_reduce_supported(t, (cuprim_op)op))
         continue;
       hr_reduce_ref ref;
@@ -334,8 +330,8 @@ TF_TEST(test_misaligned_input) {
   size_t nsizes = 0;
   const uint64_t *sizes = TF_PICK(full, quick, &nsizes);
   static const unsigned offsets[] = {1, 3};
-  for (size_t d = 0; d < NUM_REDUCE_DTYPES; ++d) {
-    const cuprim_dtype t = reduce_dtypes[d];
+  for (size_t d = 0; d < HR_NUM_REDUCE_SCAN_DTYPES; ++d) {
+    const cuprim_dtype t = hr_reduce_scan_dtypes[d];
     const size_t esize = cuprim_dtype_size(t);
     const int is_int = !hr_is_float(t);
     const cuprim_op ops[] = {CUPRIM_SUM, CUPRIM_MAX, is_int ? CUPRIM_XOR : CUPRIM_PROD};
@@ -583,9 +579,8 @@ TF_TEST(test_graph_capture) {
  * are deterministic on one GPU (reduce.h): the same bits on two runs. */
 TF_TEST(test_determinism) {
   const uint64_t n = tf.quick ? (1u << 17) + 3 : (1u << 22) + 3;
-  const cuprim_dtype floats[] = {CUPRIM_F32, CUPRIM_F64, CUPRIM_F16, CUPRIM_BF16};
-  for (int ti = 0; ti < 4; ++ti) {
-    const cuprim_dtype t = floats[ti];
+  for (int ti = 0; ti < HR_NUM_FLOAT_DTYPES; ++ti) {
+    const cuprim_dtype t = hr_float_dtypes[ti];
     const size_t esize = cuprim_dtype_size(t);
     const uint64_t seed = tf_case_seed(0xDE7, t, 0, n);
     hr_reduce_fill(t, CUPRIM_SUM, HR_DATA_RANDOM, seed, tf.h_in, n);

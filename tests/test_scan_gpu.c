@@ -191,9 +191,6 @@ static void check_input_intact(const void *d_in, const void *h_in, size_t bytes,
   }
 }
 
-static const cuprim_dtype scan_dtypes[] = {CUPRIM_I32, CUPRIM_U32, CUPRIM_I64, CUPRIM_U64,
-                                           CUPRIM_F32, CUPRIM_F64, CUPRIM_F16, CUPRIM_BF16};
-#define NUM_SCAN_DTYPES (sizeof scan_dtypes / sizeof scan_dtypes[0])
 static const cuprim_scan_kind kinds[] = {CUPRIM_INCLUSIVE, CUPRIM_EXCLUSIVE};
 
 static int is_float(cuprim_dtype t) { return hr_is_float(t); }
@@ -273,7 +270,7 @@ TF_TEST(test_errors_with_device) {
 TF_TEST(test_empty_input) {
   unsigned char *out = tf_poison_empty();
   for (tf_dtype_op it = {0};
-       tf_next_dtype_op(&it, scan_dtypes, NUM_SCAN_DTYPES, hr_scan_supported);)
+       tf_next_dtype_op(&it, hr_reduce_scan_dtypes, HR_NUM_REDUCE_SCAN_DTYPES, hr_scan_supported);)
     for (int ki = 0; ki < 2; ++ki)
       for (int a = SHORTHAND; a < NUM_ALGS; ++a)
         for (int ptrs = 0; ptrs < 5; ++ptrs) {
@@ -390,8 +387,8 @@ TF_TEST(test_misaligned) {
   static const uint64_t quick[] = {1, 33, 2049, 4097, 16385};
   size_t nsizes = 0;
   const uint64_t *sizes = TF_PICK(full, quick, &nsizes);
-  for (size_t d = 0; d < NUM_SCAN_DTYPES; ++d) {
-    const cuprim_dtype t = scan_dtypes[d];
+  for (size_t d = 0; d < HR_NUM_REDUCE_SCAN_DTYPES; ++d) {
+    const cuprim_dtype t = hr_reduce_scan_dtypes[d];
     const size_t esize = cuprim_dtype_size(t);
     const cuprim_op ops[] = {CUPRIM_SUM, CUPRIM_MAX, is_float(t) ? CUPRIM_PROD : CUPRIM_XOR};
     for (size_t o = 0; o < sizeof ops / sizeof ops[0]; ++o)

@@ -82,8 +82,6 @@ static const tf_config config = {.in_bytes = IN_CAP_BYTES,
                                  .setup = setup,
                                  .teardown = teardown};
 
-static const cuprim_dtype dtypes[] = {CUPRIM_I32, CUPRIM_U32, CUPRIM_I64, CUPRIM_U64,
-                                      CUPRIM_F32, CUPRIM_F64, CUPRIM_F16, CUPRIM_BF16};
 static const cuprim_dtype offset_dtypes[] = {CUPRIM_I32, CUPRIM_U32, CUPRIM_I64, CUPRIM_U64};
 static const cuprim_scan_kind kinds[] = {CUPRIM_INCLUSIVE, CUPRIM_EXCLUSIVE};
 
@@ -482,9 +480,9 @@ TF_TEST(test_errors_with_device) {
  * identity into every d_out[s]; rows of 0 elements too; scans of n == 0 write nothing. */
 TF_TEST(test_empty) {
   unsigned char *out = tf_poison_empty();
-  for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; ++d)
+  for (size_t d = 0; d < HR_NUM_REDUCE_SCAN_DTYPES; ++d)
     for (int op = 0; op <= CUPRIM_XOR; ++op) {
-      const cuprim_dtype t = dtypes[d];
+      const cuprim_dtype t = hr_reduce_scan_dtypes[d];
       if (!hr_scan_supported(t, (cuprim_op)op))
         continue;
       for (int ptrs = 0; ptrs < 2; ++ptrs) {
@@ -512,9 +510,9 @@ TF_TEST(test_empty) {
 
   /* The identities: n == 0 with offsets (d_in NULL), and rows of 0 elements. */
   const uint64_t zeros[6] = {0, 0, 0, 0, 0, 0};
-  for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; ++d)
+  for (size_t d = 0; d < HR_NUM_REDUCE_SCAN_DTYPES; ++d)
     for (int op = 0; op <= CUPRIM_XOR; ++op) {
-      const cuprim_dtype t = dtypes[d];
+      const cuprim_dtype t = hr_reduce_scan_dtypes[d];
       if (!hr_scan_supported(t, (cuprim_op)op))
         continue;
       memcpy(tf.h_in2, zeros, sizeof zeros);
@@ -649,11 +647,11 @@ TF_TEST(test_offset_dtypes) {
  * same values as aligned ones. */
 TF_TEST(test_misaligned) {
   const size_t picks[] = {1, 3, 5, 6, 11};
-  for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; ++d)
+  for (size_t d = 0; d < HR_NUM_REDUCE_SCAN_DTYPES; ++d)
     for (size_t k = 0; k < sizeof picks / sizeof picks[0]; ++k) {
       if (tf.quick && (d + k) % 2)
         continue;
-      const cuprim_dtype t = dtypes[d];
+      const cuprim_dtype t = hr_reduce_scan_dtypes[d];
       const cuprim_op op = hr_is_float(t) ? CUPRIM_SUM : CUPRIM_XOR;
       const hr_scan_data data = hr_is_float(t) ? HR_SCAN_EXACT : HR_SCAN_RANDOM;
       const layout *L = &layouts[picks[k]];
