@@ -138,11 +138,14 @@ void tf_end(void);
   static void name##_body(void)
 #define TF_TEST(name) TF_TEST_FROM(name, tf_begin)
 
-/* A program's sweep tests, one per dtype: TF_SWEEP_TESTS_32_64(sweep) defines and registers
- * test_sweep_i32(void **state), which calls sweep(CUPRIM_I32) between tf_begin() and tf_end(),
- * and likewise test_sweep_u32, _i64, _u64, _f32 and _f64, in that order; TF_SWEEP_TESTS_8_16 the
- * four of 8 and 16 bits; TF_SWEEP_TEST(sweep, f16, CUPRIM_F16) one. TF_SWEEP_TEST_NTH is the
- * order-th test of its line (TU_REGISTER_AS). */
+/* A program's sweep tests, one per dtype of one of hostref.h's lists, in its order:
+ * TF_SWEEP_TESTS_ALL(sweep) defines and registers test_sweep_i8(void **state), which calls
+ * sweep(CUPRIM_I8) between tf_begin() and tf_end(), and likewise test_sweep_u8, _i16, ... _f64,
+ * _f16 and _bf16: hr_all_dtypes. TF_SWEEP_TESTS_REDUCE_SCAN defines those of
+ * hr_reduce_scan_dtypes (test_sweep_i32 ... _bf16), TF_SWEEP_TESTS_32_64 those of hr_dtypes_32_64
+ * (test_sweep_i32 ... _f64). (A test's name is a word of the source, so the macros name the dtypes
+ * again; test_hostref checks the lists' order.) TF_SWEEP_TEST_NTH is the order-th test of its
+ * line (TU_REGISTER_AS). */
 #define TF_SWEEP_TEST_NTH(fn, suffix, t, order)                                                    \
   static void test_sweep_##suffix(void **state) {                                                  \
     (void)state;                                                                                   \
@@ -151,19 +154,26 @@ void tf_end(void);
     tf_end();                                                                                      \
   }                                                                                                \
   TU_REGISTER_AS(test_sweep_##suffix, test_sweep_##suffix, order)
-#define TF_SWEEP_TEST(fn, suffix, t) TF_SWEEP_TEST_NTH(fn, suffix, t, 0)
-#define TF_SWEEP_TESTS_8_16(fn)                                                                    \
+#define TF_SWEEP_TESTS_32_64_FROM(fn, order)                                                       \
+  TF_SWEEP_TEST_NTH(fn, i32, CUPRIM_I32, (order))                                                  \
+  TF_SWEEP_TEST_NTH(fn, u32, CUPRIM_U32, (order) + 1)                                              \
+  TF_SWEEP_TEST_NTH(fn, i64, CUPRIM_I64, (order) + 2)                                              \
+  TF_SWEEP_TEST_NTH(fn, u64, CUPRIM_U64, (order) + 3)                                              \
+  TF_SWEEP_TEST_NTH(fn, f32, CUPRIM_F32, (order) + 4)                                              \
+  TF_SWEEP_TEST_NTH(fn, f64, CUPRIM_F64, (order) + 5)
+#define TF_SWEEP_TESTS_32_64(fn) TF_SWEEP_TESTS_32_64_FROM(fn, 0)
+#define TF_SWEEP_TESTS_REDUCE_SCAN(fn)                                                             \
+  TF_SWEEP_TESTS_32_64_FROM(fn, 0)                                                                 \
+  TF_SWEEP_TEST_NTH(fn, f16, CUPRIM_F16, 6)                                                        \
+  TF_SWEEP_TEST_NTH(fn, bf16, CUPRIM_BF16, 7)
+#define TF_SWEEP_TESTS_ALL(fn)                                                                     \
   TF_SWEEP_TEST_NTH(fn, i8, CUPRIM_I8, 0)                                                          \
   TF_SWEEP_TEST_NTH(fn, u8, CUPRIM_U8, 1)                                                          \
   TF_SWEEP_TEST_NTH(fn, i16, CUPRIM_I16, 2)                                                        \
-  TF_SWEEP_TEST_NTH(fn, u16, CUPRIM_U16, 3)
-#define TF_SWEEP_TESTS_32_64(fn)                                                                   \
-  TF_SWEEP_TEST_NTH(fn, i32, CUPRIM_I32, 0)                                                        \
-  TF_SWEEP_TEST_NTH(fn, u32, CUPRIM_U32, 1)                                                        \
-  TF_SWEEP_TEST_NTH(fn, i64, CUPRIM_I64, 2)                                                        \
-  TF_SWEEP_TEST_NTH(fn, u64, CUPRIM_U64, 3)                                                        \
-  TF_SWEEP_TEST_NTH(fn, f32, CUPRIM_F32, 4)                                                        \
-  TF_SWEEP_TEST_NTH(fn, f64, CUPRIM_F64, 5)
+  TF_SWEEP_TEST_NTH(fn, u16, CUPRIM_U16, 3)                                                        \
+  TF_SWEEP_TESTS_32_64_FROM(fn, 4)                                                                 \
+  TF_SWEEP_TEST_NTH(fn, f16, CUPRIM_F16, 10)                                                       \
+  TF_SWEEP_TEST_NTH(fn, bf16, CUPRIM_BF16, 11)
 
 /* The seed of one case: a function of the base seed and the case's parameters, so that a failing
  * case is named by one number. */

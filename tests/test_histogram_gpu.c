@@ -490,10 +490,8 @@ static void sweep(cuprim_dtype t) {
                 tf_now_s() - t0);
 }
 
-TF_SWEEP_TESTS_8_16(sweep)
-TF_SWEEP_TESTS_32_64(sweep)
-TF_SWEEP_TEST(sweep, f16, CUPRIM_F16) /* 0.2: samples converted to double exactly, through float */
-TF_SWEEP_TEST(sweep, bf16, CUPRIM_BF16)
+/* F16 and BF16 (0.2): samples converted to double exactly, through float. */
+TF_SWEEP_TESTS_ALL(sweep)
 
 /* ---------------------------------------------------------------- misaligned pointers */
 

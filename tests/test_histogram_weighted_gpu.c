@@ -330,10 +330,6 @@ static int run_and_check(const w_call *calls, int count, cudaStream_t stream, co
   return tf_run_and_check(&ops, tf.ctx, calls, count, stream, &cs, res);
 }
 
-static const cuprim_dtype all_dtypes[] = {CUPRIM_I8,  CUPRIM_U8,  CUPRIM_I16, CUPRIM_U16,
-                                          CUPRIM_I32, CUPRIM_U32, CUPRIM_I64, CUPRIM_U64,
-                                          CUPRIM_F32, CUPRIM_F64};
-
 /* ---------------------------------------------------------------- errors with a device */
 
 TF_TEST(test_errors_with_device) {
@@ -382,16 +378,17 @@ TF_TEST(test_empty_input) {
     ref->m[k] = 0;
     ref->special[k] = 0;
   }
-  for (size_t d = 0; d < sizeof all_dtypes / sizeof all_dtypes[0]; ++d) {
+  for (size_t d = 0; d < HR_NUM_DTYPES; ++d) {
     w_call calls[MAX_CALLS];
     int count = 0;
     for (size_t bi = 0; bi < 3; ++bi) {
       double lo, hi;
-      hr_hist_span_range(all_dtypes[d], bins[bi], HR_HIST_ODD, &lo, &hi);
+      hr_hist_span_range(hr_all_dtypes[d], bins[bi], HR_HIST_ODD, &lo, &hi);
       const hr_hist_bins b = hr_hist_bins_even(bins[bi], lo, hi);
       for (int alg = SHORTHAND; alg <= FIXED; ++alg) {
-        w_call c = make_call(alg, (bi + d) % 2 ? NULL : tf.d_in, (bi + d) % 2 ? NULL : tf.d_in2, 0,
-                             all_dtypes[d], (alg + (int)d) % 2 ? CUPRIM_F64 : CUPRIM_F32, &b, ref);
+        w_call c =
+            make_call(alg, (bi + d) % 2 ? NULL : tf.d_in, (bi + d) % 2 ? NULL : tf.d_in2, 0,
+                      hr_all_dtypes[d], (alg + (int)d) % 2 ? CUPRIM_F64 : CUPRIM_F32, &b, ref);
         c.garbage = alg == AUTO ? 0xFF : -1;
         calls[count++] = c;
       }
@@ -453,8 +450,7 @@ static void sweep(cuprim_dtype t) {
   print_message("%s: %lu cases, %.1f s\n", hr_dtype_name(t), cases, tf_now_s() - t0);
 }
 
-TF_SWEEP_TESTS_8_16(sweep)
-TF_SWEEP_TESTS_32_64(sweep)
+TF_SWEEP_TESTS_ALL(sweep)
 
 /* ---------------------------------------------------------------- FIXED_ORDER repeats */
 

@@ -299,9 +299,8 @@ static void sweep(cuprim_dtype t) {
   print_message("%s: %lu cases x %d calls\n", hr_dtype_name(t), cases, SWEEP_CALLS);
 }
 
-TF_SWEEP_TESTS_32_64(sweep)
-TF_SWEEP_TEST(sweep, f16, CUPRIM_F16) /* 0.2: computed in float, rounded once */
-TF_SWEEP_TEST(sweep, bf16, CUPRIM_BF16)
+/* F16 and BF16 (0.2): computed in float, rounded once. */
+TF_SWEEP_TESTS_REDUCE_SCAN(sweep)
 
 /* ---------------------------------------------------------------- NaN and infinities */
 

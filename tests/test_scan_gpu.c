@@ -343,9 +343,8 @@ static void sweep(cuprim_dtype t) {
   tf_scan_sweep(t, sizes, nsizes, SWEEP_MAX, sweep_case);
 }
 
-TF_SWEEP_TESTS_32_64(sweep)
-TF_SWEEP_TEST(sweep, f16, CUPRIM_F16) /* 0.2: a running value in float, each output rounded once */
-TF_SWEEP_TEST(sweep, bf16, CUPRIM_BF16)
+/* F16 and BF16 (0.2): a running value in float, each output rounded once. */
+TF_SWEEP_TESTS_REDUCE_SCAN(sweep)
 
 /* ---------------------------------------------------------------- NaN and infinities */
 

@@ -617,9 +617,8 @@ static void sweep(cuprim_dtype t) {
   print_message("%s: %lu cases\n", hr_dtype_name(t), cases);
 }
 
-TF_SWEEP_TESTS_32_64(sweep)
-TF_SWEEP_TEST(sweep, f16, CUPRIM_F16) /* 0.2: combined in float, each output rounded once */
-TF_SWEEP_TEST(sweep, bf16, CUPRIM_BF16)
+/* F16 and BF16 (0.2): combined in float, each output rounded once. */
+TF_SWEEP_TESTS_REDUCE_SCAN(sweep)
 
 /* Every offset dtype on the layouts where the offsets matter most, for an integer and a float. */
 TF_TEST(test_offset_dtypes) {
