@@ -79,6 +79,8 @@ int tf_group_teardown(void **state) {
     (void)cudaStreamSynchronize(tf.stream);
   if (tf.config->teardown)
     tf.config->teardown();
+  for (int i = 0; i < TF_MAX_SCAN_REFS && tf.config->scan_refs[i]; ++i)
+    hr_scan_ref_free(tf.config->scan_refs[i]);
   if (tf.ctx)
     (void)cuprim_ctx_destroy(tf.ctx);
   unsigned char *device[] = {tf.d_in, tf.d_in2, tf.out.d, tf.out2.d};
@@ -588,6 +590,12 @@ int tf_passed(tf_result *r, const tf_case *cs, const void *out) {
   if (cs->want_hash)
     r->hash = hr_hash_bytes(out, r->slot.out_bytes);
   return 1;
+}
+
+void tf_scan_reference(hr_scan_ref *r, cuprim_dtype t, cuprim_op op, cuprim_scan_kind kind,
+                       const void *h, uint64_t n) {
+  if (hr_scan_reference(r, t, op, kind, h, n) != 0)
+    fail_msg("out of host memory for the reference of %" PRIu64 " elements", n);
 }
 
 int tf_check_scan(const hr_scan_ref *ref, uint64_t n, cuprim_dtype t, cuprim_op op,

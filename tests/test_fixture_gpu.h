@@ -65,6 +65,8 @@ typedef struct tf_region {
   size_t cap;
 } tf_region;
 
+#define TF_MAX_SCAN_REFS 4
+
 /* What a test program needs allocated for it (sizes in bytes; 0: not allocated). */
 typedef struct tf_config {
   size_t in_bytes;    /* d_in (device), h_in (pinned) */
@@ -72,6 +74,10 @@ typedef struct tf_config {
   size_t h_in2_bytes; /* h_in2 (pinned) */
   size_t out_bytes;   /* the region out */
   size_t out2_bytes;  /* the region out2 */
+  /* Scan references the program keeps for all its tests (static, hence zeroed: empty, as
+   * hr_scan_ref_init leaves them) and fills case after case (tf_scan_reference): the fixture frees
+   * them after the last test. Unused entries NULL. */
+  hr_scan_ref *scan_refs[TF_MAX_SCAN_REFS];
   /* The program's own setup, run after the fixture's with a usable device: it records a failure
    * with TF_SETUP_CUDA (or tf_cuda_failed(..., &tf.setup)), which each test then reports. */
   void (*setup)(void);
@@ -393,6 +399,9 @@ int tf_passed(tf_result *r, const tf_case *cs, const void *out);
 int tf_check_scan(const hr_scan_ref *ref, uint64_t n, cuprim_dtype t, cuprim_op op,
                   cuprim_scan_kind kind, const tf_region *rg, tf_result *r, const tf_case *cs,
                   const char *what);
+/* hr_scan_reference(r, t, op, kind, h, n): fails the test if host memory runs out. */
+void tf_scan_reference(hr_scan_ref *r, cuprim_dtype t, cuprim_op op, cuprim_scan_kind kind,
+                       const void *h, uint64_t n);
 /* Defines `static int name(...)`, the ops->check of calls of type T (members ref, n, dtype, op,
  * kind): tf_check_scan of the call. */
 #define TF_SCAN_CHECK(name, T)                                                                     \

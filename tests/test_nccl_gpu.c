@@ -61,8 +61,6 @@ static uint64_t *g_want;                /* histogram reference counts */
 static void setup(void) {
   g_shape.sm_count = (unsigned)tf.prop.multiProcessorCount;
   g_shape.max_blocks_per_sm = (unsigned)tf.prop.maxBlocksPerMultiProcessor;
-  hr_scan_ref_init(&g_sref);
-  hr_scan_ref_init(&g_sref_excl);
   g_want = (uint64_t *)malloc(MAX_BINS * sizeof(uint64_t));
   const int dev0 = 0;
   g_comm1_status = ncclCommInitAll(&g_comm1, 1, &dev0);
@@ -77,8 +75,6 @@ static void teardown(void) {
   multi_teardown();
   if (g_comm1)
     (void)ncclCommDestroy(g_comm1);
-  hr_scan_ref_free(&g_sref);
-  hr_scan_ref_free(&g_sref_excl);
   free(g_want);
 }
 
@@ -86,6 +82,7 @@ static const tf_config config = {
     .in_bytes = IN_CAP_BYTES,
     .in2_bytes = IN2_CAP_BYTES,
     .out_bytes = OUT_CAP_BYTES,
+    .scan_refs = {&g_sref, &g_sref_excl},
     .setup = setup,
     .teardown = teardown,
 };
@@ -103,6 +100,9 @@ static void begin_one_rank(void) {
 
 static const cuprim_scan_kind kinds[] = {CUPRIM_INCLUSIVE, CUPRIM_EXCLUSIVE};
 
+/* Reduce and scan run over hr_dtypes_32_64: cuprim_nccl_reduce takes no F16 or BF16 (nccl.h), and
+ * the scans' data and choices here (is_float) are written for 32- and 64-bit dtypes only. The
+ * histograms take every dtype (hr_all_dtypes). */
 static int is_float(cuprim_dtype t) { return t == CUPRIM_F32 || t == CUPRIM_F64; }
 
 /* ---------------------------------------------------------------- calls */
@@ -273,12 +273,6 @@ static void same_bits(const nccl_call *calls, const tf_result *res, int i, int j
   tf_failure("%s and %s gave different bits", a, b);
 }
 
-static void make_scan_reference(hr_scan_ref *r, cuprim_dtype t, cuprim_op op, cuprim_scan_kind kind,
-                                const void *h, uint64_t n) {
-  if (hr_scan_reference(r, t, op, kind, h, n) != 0)
-    fail_msg("out of host memory for the reference of %" PRIu64 " elements", n);
-}
-
 /* ---------------------------------------------------------------- one rank: reduce */
 
 static size_t one_rank_sizes(uint64_t *sizes, size_t cap, cuprim_dtype t) {
@@ -337,7 +331,7 @@ static void one_rank_scan_op(cuprim_dtype t, cuprim_op op, const uint64_t *sizes
       const uint64_t seed = tf_case_seed(0x9E2, t, (uint64_t)op * 4 + (uint64_t)dk, n);
       tf_scan_input(t, op, (hr_scan_data)dk, seed, n, tf.stream);
       for (int ki = 0; ki < 2; ++ki) {
-        make_scan_reference(&g_sref, t, op, kinds[ki], tf.h_in, n);
+        tf_scan_reference(&g_sref, t, op, kinds[ki], tf.h_in, n);
         nccl_call calls[3];
         tf_result res[3];
         calls[0] = scan_call(VIA_NCCL, tf.d_in, n, t, op, kinds[ki], 0, &g_sref);
@@ -412,7 +406,7 @@ TF_TEST_FROM(test_one_rank_default_streams, begin_one_rank) {
     const uint64_t seed = tf_case_seed(0x57E, t, (uint64_t)si, n);
     tf_scan_input(t, CUPRIM_SUM, HR_SCAN_RANDOM, seed, n, stream);
     hr_reduce_reference(t, CUPRIM_SUM, tf.h_in, n, &g_rref);
-    make_scan_reference(&g_sref, t, CUPRIM_SUM, CUPRIM_EXCLUSIVE, tf.h_in, n);
+    tf_scan_reference(&g_sref, t, CUPRIM_SUM, CUPRIM_EXCLUSIVE, tf.h_in, n);
     const hr_hist_bins b = hr_hist_bins_even(256, 0.0, 4294967296.0);
     hr_hist_reference(&b, t, tf.h_in, n, g_want);
     nccl_call calls[4];
@@ -436,7 +430,7 @@ static void graph_round(void *p, int count, int round, uint64_t seed, char *data
   tf_finish(tf.stream);
   hr_reduce_reference(CUPRIM_U32, CUPRIM_SUM, tf.h_in, n, &g_rref);
   for (int k = 0; k < 2; ++k)
-    make_scan_reference(&g_graph_sref[k], CUPRIM_U32, CUPRIM_SUM, kinds[k], tf.h_in, n);
+    tf_scan_reference(&g_graph_sref[k], CUPRIM_U32, CUPRIM_SUM, kinds[k], tf.h_in, n);
   const hr_hist_bins b = hr_hist_bins_even(256, 0.0, 4294967296.0);
   hr_hist_reference(&b, CUPRIM_U32, tf.h_in, n, g_graph_want);
   hr_reduce_reference(CUPRIM_U32, CUPRIM_SUM, tf.h_in, 0, &g_graph_rref0);
@@ -725,8 +719,8 @@ static uint64_t shard_case(uint64_t salt, cuprim_dtype t, cuprim_op op, hr_scan_
       tf_case_seed(salt, t, (uint64_t)op * 2 + (uint64_t)(data == HR_SCAN_EXACT), n);
   tf_scan_input(t, op, data, seed, n, tf.stream);
   hr_reduce_reference(t, op, tf.h_in, n, &g_rref);
-  make_scan_reference(&g_sref, t, op, CUPRIM_INCLUSIVE, tf.h_in, n);
-  make_scan_reference(&g_sref_excl, t, op, CUPRIM_EXCLUSIVE, tf.h_in, n);
+  tf_scan_reference(&g_sref, t, op, CUPRIM_INCLUSIVE, tf.h_in, n);
+  tf_scan_reference(&g_sref_excl, t, op, CUPRIM_EXCLUSIVE, tf.h_in, n);
   return seed;
 }
 

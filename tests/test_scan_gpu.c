@@ -45,22 +45,11 @@
 
 static hr_scan_ref g_ref, g_ref2; /* references, their memory reused from case to case */
 
-static void teardown(void) {
-  hr_scan_ref_free(&g_ref);
-  hr_scan_ref_free(&g_ref2);
-}
-
 static const tf_config config = {.in_bytes = IN_CAP_BYTES,
                                  .in2_bytes = IN_CAP_BYTES,
                                  .out_bytes = OUT_CAP_BYTES,
                                  .out2_bytes = OUT2_CAP_BYTES,
-                                 .teardown = teardown};
-
-static void make_reference(hr_scan_ref *r, cuprim_dtype t, cuprim_op op, cuprim_scan_kind kind,
-                           const void *h, uint64_t n) {
-  if (hr_scan_reference(r, t, op, kind, h, n) != 0)
-    fail_msg("out of host memory for the reference of %" PRIu64 " elements", n);
-}
+                                 .scan_refs = {&g_ref, &g_ref2}};
 
 /* ---------------------------------------------------------------- calls */
 
@@ -321,7 +310,7 @@ static int sweep_calls(scan_call *calls, const void *d_in, uint64_t n, cuprim_dt
 static void sweep_case(cuprim_dtype t, cuprim_op op, hr_scan_data d, size_t k, uint64_t n,
                        uint64_t seed, tf_sweep_counts *counts) {
   for (int ki = 0; ki < 2; ++ki) {
-    make_reference(&g_ref, t, op, kinds[ki], tf.h_in, n);
+    tf_scan_reference(&g_ref, t, op, kinds[ki], tf.h_in, n);
     scan_call calls[MAX_CALLS];
     tf_result res[MAX_CALLS];
     const int count = sweep_calls(calls, tf.d_in, n, t, op, kinds[ki], k);
@@ -354,7 +343,7 @@ static void nan_fill(cuprim_dtype t, cuprim_op op, uint64_t seed, void *h, uint6
 
 static void nan_case(cuprim_dtype t, cuprim_op op, uint64_t n, tf_special sp, uint64_t seed) {
   for (int ki = 0; ki < 2; ++ki) {
-    make_reference(&g_ref, t, op, kinds[ki], tf.h_in, n);
+    tf_scan_reference(&g_ref, t, op, kinds[ki], tf.h_in, n);
     if (sp < TF_INF_WINS && kinds[ki] == CUPRIM_INCLUSIVE && g_ref.nan_from == n)
       fail_msg("test bug: the reference of a NaN case has no NaN");
     scan_call calls[MAX_CALLS];
@@ -402,7 +391,7 @@ TF_TEST(test_misaligned) {
         tf_upload(in1, tf.h_in, n * esize, tf.stream);
         tf_upload(in2, tf.h_in, n * esize, tf.stream);
         for (int ki = 0; ki < 2; ++ki) {
-          make_reference(&g_ref, t, ops[o], kinds[ki], tf.h_in, n);
+          tf_scan_reference(&g_ref, t, ops[o], kinds[ki], tf.h_in, n);
           scan_call calls[MAX_CALLS];
           tf_result res[MAX_CALLS];
           int count = 0;
@@ -449,7 +438,7 @@ TF_TEST(test_default_streams) {
     const uint64_t seed = tf_case_seed(0x57E, c.t, (uint64_t)c.si, c.n);
     tf_scan_input(c.t, op, HR_SCAN_EXACT, seed, c.n, c.stream);
     for (int ki = 0; ki < 2; ++ki) {
-      make_reference(&g_ref, c.t, op, kinds[ki], tf.h_in, c.n);
+      tf_scan_reference(&g_ref, c.t, op, kinds[ki], tf.h_in, c.n);
       scan_call calls[MAX_CALLS];
       tf_result res[MAX_CALLS];
       int count = 0;
@@ -476,7 +465,7 @@ static int concurrent_calls(int round, int side, cuprim_dtype t, const void *h,
   const cuprim_scan_kind kind = kinds[round % 2];
   hr_scan_ref *ref = side ? &g_ref2 : &g_ref;
   scan_call *calls = (scan_call *)p;
-  make_reference(ref, t, CUPRIM_SUM, kind, h, n);
+  tf_scan_reference(ref, t, CUPRIM_SUM, kind, h, n);
   for (int i = 0; i < CALLS; ++i)
     calls[i] = make_call(algs[i], d, n, t, CUPRIM_SUM, kind);
   expect(calls, CALLS, ref);
@@ -514,8 +503,8 @@ TF_TEST(test_temp_block_streams) {
       const size_t bytes = n * cuprim_dtype_size(t);
       hr_scan_fill(t, CUPRIM_SUM, HR_SCAN_RANDOM, seed_a, tf.h_in, n);
       hr_scan_fill(t, CUPRIM_SUM, HR_SCAN_RANDOM, seed_b, tf.h_in + bytes, n);
-      make_reference(&g_ref, t, CUPRIM_SUM, CUPRIM_INCLUSIVE, tf.h_in, n);
-      make_reference(&g_ref2, t, CUPRIM_SUM, CUPRIM_INCLUSIVE, tf.h_in + bytes, n);
+      tf_scan_reference(&g_ref, t, CUPRIM_SUM, CUPRIM_INCLUSIVE, tf.h_in, n);
+      tf_scan_reference(&g_ref2, t, CUPRIM_SUM, CUPRIM_INCLUSIVE, tf.h_in + bytes, n);
       tf_upload(tf.d_in, tf.h_in, bytes, a);
       tf_upload(tf.d_in2, tf.h_in + bytes, bytes, b);
       scan_call ca[2], cb[2];
@@ -554,7 +543,7 @@ static void graph_round(void *p, int count, int round, uint64_t seed, char *data
   const uint64_t n = calls[0].n;
   tf_scan_input(CUPRIM_U32, CUPRIM_SUM, HR_SCAN_RANDOM, seed, n, tf.stream);
   for (int i = 0; i < count; ++i) {
-    make_reference(&g_graph_refs[i], CUPRIM_U32, CUPRIM_SUM, calls[i].kind, tf.h_in, calls[i].n);
+    tf_scan_reference(&g_graph_refs[i], CUPRIM_U32, CUPRIM_SUM, calls[i].kind, tf.h_in, calls[i].n);
     calls[i].ref = &g_graph_refs[i];
   }
   snprintf(data, len, "random, graph replay %d", round);
@@ -610,7 +599,7 @@ TF_TEST(test_determinism) {
     const uint64_t seed = tf_case_seed(0xDE7, t, op, n);
     tf_scan_input(t, op, HR_SCAN_RANDOM, seed, n, tf.stream);
     for (int ki = 0; ki < 2; ++ki) {
-      make_reference(&g_ref, t, op, kinds[ki], tf.h_in, n);
+      tf_scan_reference(&g_ref, t, op, kinds[ki], tf.h_in, n);
       scan_call calls[MAX_CALLS];
       tf_result res[MAX_CALLS];
       int count = 0;
@@ -662,7 +651,7 @@ TF_TEST(test_kernel_choice_same_bits) {
       for (size_t k = 0; k < nsizes; ++k)
         for (int ki = 0; ki < 2; ++ki) {
           const uint64_t n = sizes[k];
-          make_reference(&g_ref, t, ops[o], kinds[ki], tf.h_in, n);
+          tf_scan_reference(&g_ref, t, ops[o], kinds[ki], tf.h_in, n);
           enum { NCALLS = 8 };
           scan_call calls[NCALLS];
           tf_result res[NCALLS];
@@ -702,7 +691,7 @@ static void stress(cuprim_dtype t, cuprim_op op, hr_scan_data data, uint64_t n, 
   tf_scan_input(t, op, data, seed, n, tf.stream);
   hr_scan_ref *refs[2] = {&g_ref, &g_ref2};
   for (int ki = 0; ki < 2; ++ki)
-    make_reference(refs[ki], t, op, kinds[ki], tf.h_in, n);
+    tf_scan_reference(refs[ki], t, op, kinds[ki], tf.h_in, n);
   if (!g_ref.exact || !g_ref2.exact)
     fail_msg("test bug: the stress data must give an exact reference");
   int bad_runs[2] = {0, 0};
@@ -755,7 +744,7 @@ static void run_all_on(cuprim_ctx *ctx, uint64_t n, cuprim_dtype t, cuprim_op op
 static void counting_case(cuprim_ctx *ctx, const tf_alloc_case *c, uint64_t seed) {
   for (int ki = 0; ki < 2; ++ki) {
     tf_scan_input(c->t, c->op, HR_SCAN_RANDOM, seed, c->n, tf.stream);
-    make_reference(&g_ref, c->t, c->op, kinds[ki], tf.h_in, c->n);
+    tf_scan_reference(&g_ref, c->t, c->op, kinds[ki], tf.h_in, c->n);
     scan_call calls[NUM_ALGS + 1];
     tf_result res[NUM_ALGS + 1];
     const tf_case cs = {"random, counting allocator", seed, 0};
@@ -782,7 +771,7 @@ static void failing_cases(cuprim_ctx *ctx) {
     const uint64_t n = sizes[k];
     const uint64_t seed = tf_case_seed(0xFA11, t, op, n);
     tf_scan_input(t, op, HR_SCAN_RANDOM, seed, n, tf.stream);
-    make_reference(&g_ref, t, op, CUPRIM_INCLUSIVE, tf.h_in, n);
+    tf_scan_reference(&g_ref, t, op, CUPRIM_INCLUSIVE, tf.h_in, n);
     scan_call calls[NUM_ALGS + 1];
     tf_result res[NUM_ALGS + 1];
     int must_fail[NUM_ALGS + 1];

@@ -65,13 +65,11 @@ static hr_scan_ref g_tmp;      /* one segment's reference */
 static void setup(void) {
   g_off = (uint64_t *)malloc((OFF_CAP + 1) * sizeof *g_off);
   hr_seg_reduce_ref_init(&g_rref);
-  hr_scan_ref_init(&g_tmp);
 }
 
 static void teardown(void) {
   free(g_off);
   hr_seg_reduce_ref_free(&g_rref);
-  hr_scan_ref_free(&g_tmp);
 }
 
 static const tf_config config = {.in_bytes = IN_CAP_BYTES,
@@ -79,6 +77,7 @@ static const tf_config config = {.in_bytes = IN_CAP_BYTES,
                                  .h_in2_bytes = IN2_CAP_BYTES,
                                  .out_bytes = OUT_CAP_BYTES,
                                  .out2_bytes = 8 << 20,
+                                 .scan_refs = {&g_tmp},
                                  .setup = setup,
                                  .teardown = teardown};
 
@@ -150,9 +149,8 @@ static uint64_t check_scan(const seg_scan_ref *r, const unsigned char *got,
     bounds(r, s, &b, &e);
     if (e == b)
       continue;
-    if (hr_scan_reference(&g_tmp, r->dtype, r->op, r->kind,
-                          (const unsigned char *)r->h_in + b * size, e - b) != 0)
-      fail_msg("out of host memory for a scan reference");
+    tf_scan_reference(&g_tmp, r->dtype, r->op, r->kind, (const unsigned char *)r->h_in + b * size,
+                      e - b);
     char one[384];
     const uint64_t w =
         hr_scan_check(&g_tmp, got + b * size, TF_POISON, &first, &last, one, sizeof one);
