@@ -100,11 +100,12 @@ typedef struct init_call {
   const char *init_what;  /* where the initial value comes from, for messages */
 } init_call;
 
-static init_call make_call(const void *d_in, uint64_t n, cuprim_dtype t, cuprim_op op,
-                           cuprim_scan_kind kind, int stage, const hr_scan_ref *ref) {
-  /* stage -1: the caller points d_init elsewhere */
+/* A call of cuprim_scan_init on tf.d_in[0..n), where every call of this program finds its input,
+ * from initial-value slot `stage` (-1: the caller points d_init elsewhere). */
+static init_call make_call(uint64_t n, cuprim_dtype t, cuprim_op op, cuprim_scan_kind kind,
+                           int stage, const hr_scan_ref *ref) {
   return (init_call){.single_block_max_tiles = PUBLIC,
-                     .d_in = (const unsigned char *)d_in,
+                     .d_in = tf.d_in,
                      .n = n,
                      .dtype = t,
                      .op = op,
@@ -222,11 +223,11 @@ static int sweep_calls(init_call *calls, uint64_t n, cuprim_dtype t, cuprim_op o
                        const hr_scan_ref *const refs[2]) {
   const uint64_t tiles = (n + lookback_tile(t) - 1) / lookback_tile(t);
   int count = 0;
-  const init_call c = make_call(tf.d_in, n, t, op, kind, 0, refs[0]);
+  const init_call c = make_call(n, t, op, kind, 0, refs[0]);
   const int all = !tf.quick || op == CUPRIM_SUM || size_index % 2 == 0;
   calls[count++] = c;
   calls[count++] = in_place(c);
-  init_call own = make_call(tf.d_in, n, t, op, kind, -1, refs[1]);
+  init_call own = make_call(n, t, op, kind, -1, refs[1]);
   own.d_init = tf.d_in + (size_t)k * cuprim_dtype_size(t);
   own.init_what = "inside the input";
   calls[count++] = own;
@@ -385,8 +386,7 @@ TF_TEST(test_special_inits) {
             init_call calls[4];
             tf_result res[4];
             int count = 0;
-            const init_call c =
-                make_call(tf.d_in, n, t, (cuprim_op)op, kinds[ki], 1, &g_ref[0].view);
+            const init_call c = make_call(n, t, (cuprim_op)op, kinds[ki], 1, &g_ref[0].view);
             calls[count++] = c;
             calls[count++] = in_place(c);
             calls[count++] = forced(c, 0, 1u << 17, 1);
@@ -508,7 +508,7 @@ TF_TEST(test_default_streams) {
         make_reference(&g_ref[0], t, op, kinds[ki], init_host(3), tf.h_in, n);
         init_call calls[3];
         tf_result res[3];
-        calls[0] = make_call(tf.d_in, n, t, op, kinds[ki], 3, &g_ref[0].view);
+        calls[0] = make_call(n, t, op, kinds[ki], 3, &g_ref[0].view);
         calls[1] = in_place(calls[0]);
         calls[2] = forced(calls[0], 0, 1u << 17, 1);
         run_and_check(calls, 3, stream, tf_default_stream_name[si], seed, res);
@@ -547,17 +547,15 @@ static void graph_case(cuprim_dtype t, cuprim_op op) {
   for (int ki = 0; ki < 2; ++ki) {
     /* Each call its own initial value (slot `count`); calls[0] scans n elements, as graph_round
      * reads from it. */
-    calls[count] = make_call(tf.d_in, n, t, op, kinds[ki], count, NULL);
+    calls[count] = make_call(n, t, op, kinds[ki], count, NULL);
     ++count;
-    calls[count] = in_place(make_call(tf.d_in, n, t, op, kinds[ki], count, NULL));
+    calls[count] = in_place(make_call(n, t, op, kinds[ki], count, NULL));
     ++count;
-    calls[count] = make_call(tf.d_in, n_small, t, op, kinds[ki], count, NULL);
+    calls[count] = make_call(n_small, t, op, kinds[ki], count, NULL);
     ++count;
-    calls[count] =
-        forced(make_call(tf.d_in, n_small, t, op, kinds[ki], count, NULL), 0, 1u << 17, 1);
+    calls[count] = forced(make_call(n_small, t, op, kinds[ki], count, NULL), 0, 1u << 17, 1);
     ++count;
-    calls[count] =
-        forced(make_call(tf.d_in, 20000, t, op, kinds[ki], count, NULL), 64, 1u << 17, 1);
+    calls[count] = forced(make_call(20000, t, op, kinds[ki], count, NULL), 64, 1u << 17, 1);
     ++count;
   }
   tf_graph_rounds(&ops, calls, count, n, graph_round);
@@ -581,7 +579,7 @@ static init_call random_case(cuprim_dtype t, cuprim_op op, cuprim_scan_kind kind
   tf_scan_input(t, op, HR_SCAN_RANDOM, *seed, n, tf.stream);
   draw_init(t, op, HR_SCAN_RANDOM, *seed, init_host(0));
   make_reference(&g_ref[0], t, op, kind, init_host(0), tf.h_in, n);
-  return make_call(tf.d_in, n, t, op, kind, 0, &g_ref[0].view);
+  return make_call(n, t, op, kind, 0, &g_ref[0].view);
 }
 
 /* The look-back kernel's tile status comes from the context's allocator and goes back to it. */
