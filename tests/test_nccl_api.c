@@ -165,7 +165,7 @@ TU_TEST(test_histogram_checks) {
 }
 
 /* A few cases spelled out, so that the cross-check above cannot agree with the local calls on a
- * wrong answer: what API.md and nccl.h say, case by case. */
+ * wrong answer: what nccl.h says, case by case. */
 TU_TEST(test_spelled_out) {
   (void)state;
   const ta_shape shape = {8, 16, 8, 16};

@@ -166,7 +166,7 @@ TU_TEST(test_every_combination) {
   ta_finish(&tally, "combinations");
 }
 
-/* The enum values API.md pins. */
+/* The enum values reduce.h pins. */
 TU_TEST(test_enum_values) {
   (void)state;
   assert_int_equal(CUPRIM_ARGMIN, 0);

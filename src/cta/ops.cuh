@@ -48,11 +48,11 @@ CUPRIM__TRAITS(float, uint32_t, INFINITY, -INFINITY)
 CUPRIM__TRAITS(double, uint64_t, (double)INFINITY, -(double)INFINITY)
 #undef CUPRIM__TRAITS
 
-/* The type reduce and scan compute in: float for the 16-bit floats (API.md: arithmetic in float,
- * one rounding per output element), the element type itself otherwise. Kernels load elements,
- * widen them with to_acc (exact), combine with op<acc_t<T>, OP>, and narrow each output once with
- * from_acc (round to nearest even). Each 16-bit float names its accumulate type and its two
- * conversions in one specialization. */
+/* The type reduce and scan compute in: float for the 16-bit floats (reduce.h, scan.h: arithmetic in
+ * float, one rounding per output element), the element type itself otherwise. Kernels load
+ * elements, widen them with to_acc (exact), combine with op<acc_t<T>, OP>, and narrow each output
+ * once with from_acc (round to nearest even). Each 16-bit float names its accumulate type and its
+ * two conversions in one specialization. */
 template <class T> struct acc_type {
   typedef T type;
   static __host__ __device__ __forceinline__ T widen(T x) { return x; }

@@ -34,7 +34,7 @@
  * look-back kernel at every size from 2^10 to 2^20 on the H100: 7.2 us at 2^10, 9.4 at 2^16.)
  * The choices are in scan_tuning.h; cuprim-bench's kernel-choice table measures each.
  *
- * 16-bit floats (API.md: arithmetic in float, each d_out[i] rounded once) run the same kernels
+ * 16-bit floats (scan.h: arithmetic in float, each d_out[i] rounded once) run the same kernels
  * with float tile aggregates and prefixes (so packed status words), but a thread keeps its
  * elements as loaded, two to a register: 64 per thread, 32 KB tiles as for 4-byte types, in the
  * 64 registers of four blocks per SM (as floats, 64 would need twice the registers, and half-size

@@ -26,7 +26,7 @@ bool disjoint(const void *a, uint64_t a_bytes, const void *b, uint64_t b_bytes) 
 
 bool aligned(const void *p, size_t size) { return (uintptr_t)p % size == 0; }
 
-/* The offset dtypes API.md takes (the others are valid enums, but UNSUPPORTED). */
+/* The offset dtypes segmented.h takes (the others are valid enums, but UNSUPPORTED). */
 bool offsets_taken(cuprim_dtype t) {
   return t == CUPRIM_I32 || t == CUPRIM_U32 || t == CUPRIM_I64 || t == CUPRIM_U64;
 }
