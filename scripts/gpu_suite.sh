@@ -36,14 +36,26 @@
 #                       (CUPRIM_TEST_FILTER=name), and the memcheck, racecheck and synccheck jobs
 #                       share one pool. On an H100, racecheck of
 #                       reduce_gpu alone did not finish in 560 s as one process; split into 12
-#                       parallel processes, its tests took at most 320 s.
+#                       parallel processes, its tests took at most 320 s. Racecheck jobs slow
+#                       each other down more than in proportion: shard 3/64 of nccl_gpu's
+#                       test_virtual_ranks took 220 s beside 16 shorter jobs, while its like
+#                       shards (7/64, 11/64, ...) had not finished after 570 s running together
+#                       (H100, 2026-11-24): give the slowest jobs fewer neighbours.
 #   --sanitize-match REGEX
 #                       only the sanitizer jobs whose name (PROGRAM-test_NAME with more than one
-#                       sanitize job, else PROGRAM) matches the bash regex (for instance
+#                       sanitize job, else PROGRAM; -shardK after it with --sanitize-shards)
+#                       matches the bash regex (for instance
 #                       'scan_gpu-test_(misaligned|nan)'); none matching is a failure
 #   --sanitize-first REGEX
 #                       start the jobs whose name matches first (the slow ones: a call that
 #                       runs out of time then cuts the quick ones instead)
+#   --sanitize-shards N[:REGEX]
+#                       with --sanitize-jobs > 1: split each job of one cmocka test whose name
+#                       matches REGEX (default: every one) into N jobs, PROGRAM-test_NAME-shardK
+#                       for K = 0..N-1, which run with CUPRIM_TEST_SHARD=K/N: between them they
+#                       run each of the test's cases once (tests/test_fixture_gpu.h,
+#                       tf_shard_case). For the tests that take longest under racecheck; a test
+#                       that does not count its cases runs whole in each shard.
 #   -h, --help
 # Environment: OUT, if set, is the log directory (else build-gpu/gpu-suite); CUDA_ARCHS
 # overrides the architectures (CMAKE_CUDA_ARCHITECTURES; default: the project's default list,
@@ -72,6 +84,8 @@ step_timeout=0
 sanitize_jobs=1
 sanitize_match=
 sanitize_first=
+sanitize_shards=1
+sanitize_shard_match=
 
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -95,11 +109,27 @@ while [[ $# -gt 0 ]]; do
     --sanitize-jobs) sanitize_jobs=${2:?}; shift ;;
     --sanitize-match) sanitize_match=${2:?}; shift ;;
     --sanitize-first) sanitize_first=${2:?}; shift ;;
+    --sanitize-shards)
+      sanitize_shards=${2:?}
+      sanitize_shard_match=
+      if [[ $sanitize_shards == *:* ]]; then
+        sanitize_shard_match=${sanitize_shards#*:}
+        sanitize_shards=${sanitize_shards%%:*}
+      fi
+      if ! [[ $sanitize_shards =~ ^[1-9][0-9]{0,3}$ ]] || ((sanitize_shards > 4096)); then
+        echo "gpu_suite: --sanitize-shards takes N[:REGEX] with 1 <= N <= 4096, not '$2'" >&2
+        exit 2
+      fi
+      shift ;;
     -h | --help) usage; exit 0 ;;
     *) echo "gpu_suite: unknown option '$1' (--help lists them)" >&2; exit 2 ;;
   esac
   shift
 done
+if [[ $sanitize_shards -gt 1 && ! $sanitize_jobs -gt 1 ]]; then
+  echo "gpu_suite: --sanitize-shards splits the jobs of --sanitize-jobs N (N > 1)" >&2
+  exit 2
+fi
 
 [[ -f CMakeLists.txt && -d include/cuprim ]] || {
   echo "gpu_suite: run me from the repository root" >&2; exit 2; }
@@ -259,16 +289,18 @@ cmocka_tests() {
   printf '%s\n' "$names"
 }
 
-# sanitize_job TOOL WD ENV CMD FILTER LOG [OPTION...]: one program, or one of its tests (FILTER),
-# under the sanitizer (with OPTIONs), with CUPRIM_TEST_QUICK=1; its exit status goes to LOG.rc.
+# sanitize_job TOOL WD ENV CMD FILTER SHARD LOG [OPTION...]: one program, or one of its tests
+# (FILTER), or one shard of that test (SHARD, K/N), under the sanitizer (with OPTIONs), with
+# CUPRIM_TEST_QUICK=1; its exit status goes to LOG.rc.
 sanitize_job() {
-  local tool=$1 wd=$2 job_env=$3 job_cmd=$4 filter=$5 log=$6 rc=0
-  shift 6
+  local tool=$1 wd=$2 job_env=$3 job_cmd=$4 filter=$5 shard=$6 log=$7 rc=0
+  shift 7
   local more=("$@")
   (
     cd "$wd" || exit 1
     export CUPRIM_TEST_QUICK=1
     [[ -n $filter ]] && export CUPRIM_TEST_FILTER=$filter
+    [[ -n $shard ]] && export CUPRIM_TEST_SHARD=$shard
     eval "run_logged \"\$log\" env $job_env \"\$sanitizer\" --tool $tool --error-exitcode 1 \
           --target-processes all \"\${more[@]}\" $job_cmd"
   ) || rc=$?
@@ -280,7 +312,7 @@ sanitize_job() {
 # each program runs whole; with more, each cmocka program is split into its tests (one process
 # each), and all the tools' jobs share one pool.
 sanitize() {
-  local tools=("$@") list tool name wd env cmd exe t log running=0 n bad unit=programs
+  local tools=("$@") list tool name wd env cmd exe t shard log running=0 n bad unit=programs
   [[ $sanitize_jobs -gt 1 ]] && unit="jobs"
   list=$(gpu_tests)
   if [[ -z $list ]]; then
@@ -290,9 +322,9 @@ sanitize() {
     return
   fi
   declare -A logs
-  # Every job as one line (tool, program, directory, environment, command, cmocka test, log),
-  # those that --sanitize-match picks, the ones --sanitize-first names at the front.
-  local first=() rest=() job
+  # Every job as one line (tool, program, directory, environment, command, cmocka test, shard,
+  # log), those that --sanitize-match picks, the ones --sanitize-first names at the front.
+  local first=() rest=() job k shards jobname
   for tool in "${tools[@]}"; do
     logs[$tool]=
     while IFS=$'\x1f' read -r name wd env cmd; do
@@ -303,15 +335,23 @@ sanitize() {
       fi
       for t in ${tests:-"-"}; do
         [[ $t == - ]] && t=
-        [[ -n $sanitize_match && ! $name${t:+-$t} =~ $sanitize_match ]] && continue
-        log=$log_dir/$tool-$name${t:+-$t}.log
-        logs[$tool]+="$log"$'\n'
-        job="$tool"$'\x1f'"$name"$'\x1f'"$wd"$'\x1f'"$env"$'\x1f'"$cmd"$'\x1f'"$t"$'\x1f'"$log"
-        if [[ -n $sanitize_first && $name${t:+-$t} =~ $sanitize_first ]]; then
-          first+=("$job")
-        else
-          rest+=("$job")
-        fi
+        shards=1
+        [[ -n $t && $sanitize_shards -gt 1 && $name-$t =~ $sanitize_shard_match ]] &&
+          shards=$sanitize_shards
+        for ((k = 0; k < shards; ++k)); do
+          jobname=$name${t:+-$t}
+          [[ $shards -gt 1 ]] && jobname+=-shard$k
+          [[ -n $sanitize_match && ! $jobname =~ $sanitize_match ]] && continue
+          log=$log_dir/$tool-$jobname.log
+          logs[$tool]+="$log"$'\n'
+          job="$tool"$'\x1f'"$name"$'\x1f'"$wd"$'\x1f'"$env"$'\x1f'"$cmd"$'\x1f'"$t"
+          job+=$'\x1f'"$([[ $shards -gt 1 ]] && echo "$k/$shards")"$'\x1f'"$log"
+          if [[ -n $sanitize_first && $jobname =~ $sanitize_first ]]; then
+            first+=("$job")
+          else
+            rest+=("$job")
+          fi
+        done
       done
     done <<<"$list"
   done
@@ -322,7 +362,7 @@ sanitize() {
     return
   fi
   for job in "${first[@]}" "${rest[@]}"; do
-    IFS=$'\x1f' read -r tool name wd env cmd t log <<<"$job"
+    IFS=$'\x1f' read -r tool name wd env cmd t shard log <<<"$job"
     while [[ $running -ge $sanitize_jobs ]]; do
       wait -n
       running=$((running - 1))
@@ -334,7 +374,7 @@ sanitize() {
     # test_no_cuda_error_left checks that cuprim leaves none behind.
     local more=()
     [[ $name == *nccl* ]] && more=(--report-api-errors no)
-    sanitize_job "$tool" "$wd" "$env" "$cmd" "$t" "$log" "${more[@]}" &
+    sanitize_job "$tool" "$wd" "$env" "$cmd" "$t" "$shard" "$log" "${more[@]}" &
     running=$((running + 1))
   done
   echo "gpu_suite: ${tools[*]}: $(printf '%s' "${logs[@]}" | grep -c .) $unit under compute-sanitizer, $sanitize_jobs at a time"

@@ -46,6 +46,14 @@ int tf_group_setup(void **state) {
   const tf_config *c = tf.config;
   tf.seed = tu_seed();
   tf.quick = tu_quick();
+  tf.shard_ok = tu_shard(&tf.shard_k, &tf.shard_n);
+  if (!tf.shard_ok)
+    print_message("CUPRIM_TEST_SHARD=\"%s\" is not K/N (0 <= K < N <= 4096): every test fails\n",
+                  getenv("CUPRIM_TEST_SHARD"));
+  else if (tf.shard_n > 1)
+    print_message("shard: CUPRIM_TEST_SHARD=%u/%u: the tests that count their cases run every "
+                  "%u-th case from the %u-th\n",
+                  tf.shard_k, tf.shard_n, tf.shard_n, tf.shard_k);
   tf.ctx_status = CUPRIM_ERROR_NO_DEVICE;
   print_message("mode: %s\n", tf.quick ? "quick (CUPRIM_TEST_QUICK)" : "full");
   char reason[256];
@@ -107,7 +115,12 @@ int tf_main(const tf_config *config) {
 void tf_begin(void) {
   TU_SKIP_WITHOUT_DEVICE();
   tf.fails = 0;
+  tf.shard_cases = tf.shard_ran = tf.shard_index = 0;
+  tf.shard_at = 0;
   tf.deferred.error = cudaSuccess;
+  if (!tf.shard_ok)
+    fail_msg("CUPRIM_TEST_SHARD=\"%s\" is not K/N (0 <= K < N <= 4096)",
+             getenv("CUPRIM_TEST_SHARD"));
   if (tf.setup.error != cudaSuccess)
     fail_msg("group setup failed: %s", tf.setup.what);
   if (tf.ctx_status != CUPRIM_SUCCESS)
@@ -130,7 +143,41 @@ void tf_failure(const char *fmt, ...) {
   ++tf.fails;
 }
 
+/* With sharding: the case that has been running since tf.shard_at ends; named if it was slow. */
+static void shard_case_done(void) {
+  if (tf.shard_n > 1 && tf.shard_at > 0) {
+    const double s = tf_now_s() - tf.shard_at;
+    if (s > TF_SLOW_CASE_S) {
+      print_message("shard %u/%u: case %lu took %.1f s\n", tf.shard_k, tf.shard_n, tf.shard_index,
+                    s);
+      fflush(stdout);
+    }
+  }
+  tf.shard_at = 0;
+}
+
+int tf_shard_case(void) {
+  const int mine = tf.shard_n <= 1 || tf.shard_cases % tf.shard_n == tf.shard_k;
+  shard_case_done();
+  if (mine) {
+    tf.shard_index = tf.shard_cases;
+    tf.shard_at = tf_now_s();
+  }
+  ++tf.shard_cases;
+  tf.shard_ran += (unsigned long)mine;
+  return mine;
+}
+
 void tf_end(void) {
+  shard_case_done();
+  if (tf.shard_n > 1) {
+    if (tf.shard_cases)
+      print_message("shard %u/%u: ran %lu of the test's %lu cases\n", tf.shard_k, tf.shard_n,
+                    tf.shard_ran, tf.shard_cases);
+    else
+      print_message("shard %u/%u: the test does not count its cases; it ran whole\n", tf.shard_k,
+                    tf.shard_n);
+  }
   if (tf.fails)
     fail_msg("%d check(s) failed (base seed CUPRIM_TEST_SEED=0x%" PRIx64 ")", tf.fails, tf.seed);
 }
@@ -357,6 +404,8 @@ void tf_special_cases(void (*fill)(cuprim_dtype t, cuprim_op op, uint64_t seed, 
     for (int op = CUPRIM_MIN; op <= CUPRIM_MAX; ++op)
       for (size_t k = 0; k < nsizes; ++k)
         for (int sp = 0; sp < TF_SPECIALS; ++sp) {
+          if (!tf_shard_case())
+            continue;
           const cuprim_dtype t = hr_float_dtypes[ti];
           const uint64_t n = sizes[k];
           const uint64_t seed = tf_case_seed(0x4A4, t, (uint64_t)op * 16 + (uint64_t)sp, n);
@@ -623,7 +672,7 @@ void tf_scan_sweep(cuprim_dtype t, const uint64_t *sizes, size_t nsizes, uint64_
     for (int d = 0; d < HR_SCAN_DATA_KINDS; ++d)
       if (hr_scan_data_applies(t, it.op, (hr_scan_data)d) && !(tf.quick && d == HR_SCAN_CONSTANT))
         for (size_t k = 0; k < nsizes; ++k)
-          if (d == HR_SCAN_RANDOM || sizes[k] <= random_only_above) {
+          if ((d == HR_SCAN_RANDOM || sizes[k] <= random_only_above) && tf_shard_case()) {
             const uint64_t seed = tf_case_seed(t, (uint64_t)it.op, (uint64_t)d, sizes[k]);
             tf_scan_input(t, it.op, (hr_scan_data)d, seed, sizes[k], tf.stream);
             run(t, it.op, (hr_scan_data)d, k, sizes[k], seed, &counts);

@@ -105,6 +105,13 @@ typedef struct tf_state {
   uint64_t seed; /* CUPRIM_TEST_SEED */
   int quick;     /* CUPRIM_TEST_QUICK */
   int fails;     /* failed checks in the running test */
+  /* CUPRIM_TEST_SHARD=K/N (tu_shard): shard_ok 0 if the value is not of that form (every test
+   * fails); the running test's cases counted by tf_shard_case, of those the ones it ran, and the
+   * index and start time of the one running (shard_at 0: none). */
+  int shard_ok;
+  unsigned shard_k, shard_n;
+  unsigned long shard_cases, shard_ran, shard_index;
+  double shard_at;
 } tf_state;
 
 extern tf_state tf;
@@ -125,8 +132,20 @@ int tf_main(const tf_config *config);
 void tf_begin(void);
 /* One failed check: printed (the first TF_MAX_PRINTED of a test), counted; the test goes on. */
 void tf_failure(const char *fmt, ...) TF_PRINTF(1, 2);
-/* The last line of every GPU test: fails it if any check failed, naming the base seed. */
+/* The last line of every GPU test: fails it if any check failed, naming the base seed. With
+ * CUPRIM_TEST_SHARD, says how many of the test's cases this shard ran. */
 void tf_end(void);
+
+/* One case of a long test, called before the case does anything (draws its input, computes its
+ * reference): 1 if this process runs it. Every case runs unless CUPRIM_TEST_SHARD=K/N is set;
+ * then the cases are counted from the test's start (0, 1, ...) and those whose index is K modulo
+ * N run, so that N processes with K = 0..N-1 run each case once between them (scripts/
+ * gpu_suite.sh --sanitize-shards). A case must not depend on what an earlier case left behind.
+ * A test that never calls this runs whole in every shard. With sharding, a case that took more
+ * than TF_SLOW_CASE_S seconds is named on stdout (flushed: a job cut by a time limit still says
+ * which cases were slow), for choosing N. */
+#define TF_SLOW_CASE_S 20.0
+int tf_shard_case(void);
 
 /* A GPU test: TF_TEST(test_x) { body } defines and registers test_x(void **state), which opens
  * with tf_begin(), runs the body (a function of its own: `return` ends the body) and closes with

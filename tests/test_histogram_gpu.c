@@ -726,6 +726,8 @@ TF_TEST(test_range) {
             kinds[1] = HR_HIST_EDGES;
           const int nkinds = n == 0 || n > SWEEP_DATA_MAX ? 1 : 2;
           for (int ki = 0; ki < nkinds; ++ki) {
+            if (!tf_shard_case())
+              continue;
             const uint64_t seed = tf_case_seed(seed_e, kinds[ki], n, 0);
             tf_hist_input(&be, t, kinds[ki], seed, n, tf.stream);
             uint64_t *want = want_slot(0), *want_even = want_slot(1);

@@ -1,9 +1,11 @@
 /* The host references' element ops without a GPU (harness/hostref.c): identities, wrapping and
  * NaN-propagating combines (what joins the cuprim program's chunked passes), the element-by-element
  * reduce and scan, the histogram bin formula and reference as the program uses them, values as
- * text, and F16/BF16 (decoded, printed, rounded once from double, and computed in float). */
+ * text, and F16/BF16 (decoded, printed, rounded once from double, and computed in float); and
+ * how the tests read CUPRIM_TEST_SHARD (test_util.h). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "test_util.h"
@@ -370,6 +372,52 @@ TU_TEST(test_arg_order) {
   assert_int_equal(hr_reduce_arg_reference(CUPRIM_F32, CUPRIM_ARGMIN, f, 0), UINT64_MAX);
   const uint16_t h[3] = {0x3C00, 0xBC00, 0xBC00}; /* f16: 1, -1, -1 */
   assert_int_equal(hr_reduce_arg_reference(CUPRIM_F16, CUPRIM_ARGMIN, h, 3), 1);
+}
+
+/* CUPRIM_TEST_SHARD: K/N with 0 <= K < N <= 4096, nothing else; unset or "" is 0/1. */
+TU_TEST(test_shard_spec) {
+  (void)state;
+  static const struct {
+    const char *value; /* NULL: unset */
+    int ok;
+    unsigned k, n;
+  } cases[] = {{NULL, 1, 0, 1},
+               {"", 1, 0, 1},
+               {"0/1", 1, 0, 1},
+               {"3/8", 1, 3, 8},
+               {"4095/4096", 1, 4095, 4096},
+               {"8/8", 0, 0, 1},
+               {"0/0", 0, 0, 1},
+               {"1/4097", 0, 0, 1},
+               {"-1/4", 0, 0, 1},
+               {" 1/4", 0, 0, 1},
+               {"1/ 4", 0, 0, 1},
+               {"1/4 ", 0, 0, 1},
+               {"1", 0, 0, 1},
+               {"1/", 0, 0, 1},
+               {"/4", 0, 0, 1},
+               {"1/4/2", 0, 0, 1},
+               {"00001/4", 0, 0, 1},
+               {"x/4", 0, 0, 1}};
+  const char *saved = getenv("CUPRIM_TEST_SHARD");
+  char *keep = saved ? strdup(saved) : NULL;
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    if (cases[i].value)
+      assert_int_equal(setenv("CUPRIM_TEST_SHARD", cases[i].value, 1), 0);
+    else
+      assert_int_equal(unsetenv("CUPRIM_TEST_SHARD"), 0);
+    unsigned k = 77, n = 77;
+    const int ok = tu_shard(&k, &n);
+    if (ok != cases[i].ok || k != cases[i].k || n != cases[i].n)
+      fail_msg("CUPRIM_TEST_SHARD=%s%s%s: got ok %d, %u/%u; expected ok %d, %u/%u",
+               cases[i].value ? "\"" : "", cases[i].value ? cases[i].value : "(unset)",
+               cases[i].value ? "\"" : "", ok, k, n, cases[i].ok, cases[i].k, cases[i].n);
+  }
+  if (keep)
+    setenv("CUPRIM_TEST_SHARD", keep, 1);
+  else
+    unsetenv("CUPRIM_TEST_SHARD");
+  free(keep);
 }
 
 TU_MAIN(NULL, NULL)

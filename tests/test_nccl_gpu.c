@@ -300,6 +300,8 @@ static void one_rank_ops(int (*supported)(cuprim_dtype t, cuprim_op op),
 static void one_rank_reduce_op(cuprim_dtype t, cuprim_op op, const uint64_t *sizes, size_t nsizes) {
   for (int kind = 0; kind < (tf.quick ? 1 : HR_DATA_KINDS); ++kind)
     for (size_t k = 0; k < nsizes; ++k) {
+      if (!tf_shard_case())
+        continue;
       const uint64_t n = sizes[k];
       const uint64_t seed = tf_case_seed(0x9E1, t, (uint64_t)op * 4 + (uint64_t)kind, n);
       tf_reduce_input(t, op, (hr_data_kind)kind, seed, n, tf.stream);
@@ -327,6 +329,8 @@ static void one_rank_scan_op(cuprim_dtype t, cuprim_op op, const uint64_t *sizes
     if (!hr_scan_data_applies(t, op, (hr_scan_data)dk) || (tf.quick && dk == HR_SCAN_CONSTANT))
       continue;
     for (size_t k = 0; k < nsizes; ++k) {
+      if (!tf_shard_case())
+        continue;
       const uint64_t n = sizes[k];
       const uint64_t seed = tf_case_seed(0x9E2, t, (uint64_t)op * 4 + (uint64_t)dk, n);
       tf_scan_input(t, op, (hr_scan_data)dk, seed, n, tf.stream);
@@ -747,6 +751,8 @@ TF_TEST(test_virtual_ranks) {
     const size_t size = cuprim_dtype_size(t);
     for (int exact = 0; exact <= float_arith(t, op); ++exact)
       for (size_t si = 0; si < nsizes; ++si) {
+        if (!tf_shard_case())
+          continue;
         const uint64_t n = sizes[si];
         const hr_scan_data data = exact ? HR_SCAN_EXACT : HR_SCAN_RANDOM;
         const uint64_t seed = shard_case(0x7A1, t, (cuprim_op)op, data, n);

@@ -278,7 +278,7 @@ static void sweep(cuprim_dtype t) {
     for (int kind = 0; kind < kinds; ++kind)
       for (size_t k = 0; k < nsizes; ++k) {
         const uint64_t n = sizes[k];
-        if (kind != HR_DATA_RANDOM && n > SWEEP_MAX)
+        if ((kind != HR_DATA_RANDOM && n > SWEEP_MAX) || !tf_shard_case())
           continue;
         const uint64_t seed = tf_case_seed(t, (uint64_t)op, (uint64_t)kind, n);
         tf_reduce_input(t, (cuprim_op)op, (hr_data_kind)kind, seed, n, tf.stream);
@@ -639,6 +639,8 @@ TF_TEST(test_auto_kernel_choice_same_bits) {
       const uint64_t seed = tf_case_seed(0xA07, t, ops[o], 0);
       tf_reduce_input(t, ops[o], HR_DATA_RANDOM, seed, max_n, tf.stream);
       for (size_t k = 0; k < nsizes; ++k) {
+        if (!tf_shard_case())
+          continue;
         const uint64_t n = sizes[k];
         hr_reduce_ref ref;
         hr_reduce_reference(t, ops[o], tf.h_in, n, &ref);

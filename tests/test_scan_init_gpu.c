@@ -373,6 +373,8 @@ TF_TEST(test_special_inits) {
       if (!hr_scan_supported(t, (cuprim_op)op))
         continue;
       for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; ++si) {
+        if (!tf_shard_case())
+          continue;
         const uint64_t n = sizes[si];
         const uint64_t seed = tf_case_seed(0x5BEC, t, (uint64_t)op, n);
         tf_scan_input(t, (cuprim_op)op, HR_SCAN_RANDOM, seed, n, tf.stream);
@@ -419,7 +421,7 @@ TF_TEST(test_two_parts) {
     const size_t esize = cuprim_dtype_size(t);
     const uint64_t splits[] = {0, 1, 777, lookback_tile(t), n / 2 + 3, n - 1, n};
     for (int op = 0; op <= CUPRIM_XOR; ++op) {
-      if (!hr_scan_supported(t, (cuprim_op)op))
+      if (!hr_scan_supported(t, (cuprim_op)op) || !tf_shard_case())
         continue;
       const hr_scan_data data =
           is_float(t) && (op == CUPRIM_SUM || op == CUPRIM_PROD) ? HR_SCAN_EXACT : HR_SCAN_RANDOM;

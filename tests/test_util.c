@@ -38,6 +38,33 @@ static int env_flag(const char *name) {
 
 int tu_quick(void) { return env_flag("CUPRIM_TEST_QUICK"); }
 
+/* Reads a decimal number of at most 4 digits at *p, advancing *p; -1 if there is none. */
+static long small_number(const char **p) {
+  long v = 0;
+  int digits = 0;
+  for (; **p >= '0' && **p <= '9' && digits < 5; ++*p, ++digits)
+    v = v * 10 + (**p - '0');
+  return digits == 0 || digits > 4 ? -1 : v;
+}
+
+int tu_shard(unsigned *k, unsigned *n) {
+  const char *env = getenv("CUPRIM_TEST_SHARD");
+  *k = 0;
+  *n = 1;
+  if (!env || !*env)
+    return 1;
+  const char *p = env;
+  const long a = small_number(&p);
+  if (*p++ != '/')
+    return 0;
+  const long b = small_number(&p);
+  if (*p != '\0' || a < 0 || b < 1 || b > 4096 || a >= b)
+    return 0;
+  *k = (unsigned)a;
+  *n = (unsigned)b;
+  return 1;
+}
+
 static void apply_test_filter(void) {
   const char *env = getenv("CUPRIM_TEST_FILTER");
   if (env && *env) {

@@ -27,6 +27,12 @@ uint64_t tu_seed(void);
 /* 1 if CUPRIM_TEST_QUICK is set to anything but "" or "0" (runs under compute-sanitizer: fewer
  * sizes, no size past 2^17, no large case, fewer data kinds). */
 int tu_quick(void);
+/* CUPRIM_TEST_SHARD="K/N" (decimal, 0 <= K < N <= 4096): the tests that count their cases
+ * (tf_shard_case, test_fixture_gpu.h) run only the cases whose index is K modulo N, so that a
+ * long test can run as N processes, e.g. under compute-sanitizer racecheck (scripts/gpu_suite.sh
+ * --sanitize-shards). Unset or "": *k = 0, *n = 1. Returns 0, and leaves *k = 0, *n = 1, if the
+ * value is not of that form. */
+int tu_shard(unsigned *k, unsigned *n);
 
 /* ---------------------------------------------------------------- the tests of a program */
 
