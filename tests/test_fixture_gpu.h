@@ -141,9 +141,13 @@ void tf_end(void);
  * then the cases are counted from the test's start (0, 1, ...) and those whose index is K modulo
  * N run, so that N processes with K = 0..N-1 run each case once between them (scripts/
  * gpu_suite.sh --sanitize-shards). A case must not depend on what an earlier case left behind.
- * A test that never calls this runs whole in every shard. With sharding, a case that took more
- * than TF_SLOW_CASE_S seconds is named on stdout (flushed: a job cut by a time limit still says
- * which cases were slow), for choosing N. */
+ * A test that never calls this runs whole in every shard. The cases are dealt by index, so a
+ * loop whose period shares a factor with N sends its costly cases to a few shards (four sizes and
+ * N = 64: every case of the largest size to the shards K = 3 mod 4); an odd or prime N spreads
+ * them. Shard K of N is shards K, K + N, ..., K + (m - 1)N of mN together: a shard that a time
+ * limit cut can run again in m smaller pieces. With sharding, a case that took more than
+ * TF_SLOW_CASE_S seconds is named on stdout (flushed: a job cut by a time limit still says which
+ * cases were slow), for choosing N. */
 #define TF_SLOW_CASE_S 20.0
 int tf_shard_case(void);
 
