@@ -36,8 +36,8 @@
 #                       (CUPRIM_TEST_FILTER=name), and the memcheck, racecheck and synccheck jobs
 #                       share one pool. On an H100, racecheck of
 #                       reduce_gpu alone did not finish in 560 s as one process; split into 12
-#                       parallel processes, its tests took at most 320 s. Racecheck jobs slow
-#                       each other down more than in proportion: shard 3/64 of nccl_gpu's
+#                       parallel processes, its tests took at most 320 s. Racecheck jobs appear
+#                       to slow each other down more than in proportion: shard 3/64 of nccl_gpu's
 #                       test_virtual_ranks took 220 s beside 16 shorter jobs, while its like
 #                       shards (7/64, 11/64, ...) had not finished after 570 s running together
 #                       (H100, 2026-11-24): give the slowest jobs fewer neighbours.
@@ -51,7 +51,8 @@
 #                       runs out of time then cuts the quick ones instead)
 #   --sanitize-shards N[:REGEX]
 #                       with --sanitize-jobs > 1: split each job of one cmocka test whose name
-#                       matches REGEX (default: every one) into N jobs, PROGRAM-test_NAME-shardK
+#                       (PROGRAM-test_NAME) matches the bash regex REGEX (default: every one)
+#                       into N jobs, PROGRAM-test_NAME-shardK
 #                       for K = 0..N-1, which run with CUPRIM_TEST_SHARD=K/N: between them they
 #                       run each of the test's cases once (tests/test_fixture_gpu.h,
 #                       tf_shard_case). For the tests that take longest under racecheck; a test
