@@ -51,9 +51,9 @@ int tf_group_setup(void **state) {
     print_message("CUPRIM_TEST_SHARD=\"%s\" is not K/N (0 <= K < N <= 4096): every test fails\n",
                   getenv("CUPRIM_TEST_SHARD"));
   else if (tf.shard_n > 1)
-    print_message("shard: CUPRIM_TEST_SHARD=%u/%u: the tests that count their cases run every "
-                  "%u-th case from the %u-th\n",
-                  tf.shard_k, tf.shard_n, tf.shard_n, tf.shard_k);
+    print_message("shard: CUPRIM_TEST_SHARD=%u/%u: the tests that count their cases run those "
+                  "whose index is %u modulo %u\n",
+                  tf.shard_k, tf.shard_n, tf.shard_k, tf.shard_n);
   tf.ctx_status = CUPRIM_ERROR_NO_DEVICE;
   print_message("mode: %s\n", tf.quick ? "quick (CUPRIM_TEST_QUICK)" : "full");
   char reason[256];
