@@ -38,7 +38,7 @@ static int env_flag(const char *name) {
 
 int tu_quick(void) { return env_flag("CUPRIM_TEST_QUICK"); }
 
-/* Reads a decimal number of at most 4 digits at *p, advancing *p; -1 if there is none. */
+/* Reads a decimal number at *p, advancing *p; -1 if there is none or it has more than 4 digits. */
 static long small_number(const char **p) {
   long v = 0;
   int digits = 0;
