@@ -43,7 +43,8 @@
 #                       (H100, 2026-11-24): give the slowest jobs fewer neighbours.
 #   --sanitize-match REGEX
 #                       only the sanitizer jobs whose name (PROGRAM-test_NAME with more than one
-#                       sanitize job, else PROGRAM; -shardK after it with --sanitize-shards)
+#                       sanitize job, else PROGRAM; -shardK after it with --sanitize-shards,
+#                       then -partJ with --sanitize-parts)
 #                       matches the bash regex (for instance
 #                       'scan_gpu-test_(misaligned|nan)'); none matching is a failure
 #   --sanitize-first REGEX
@@ -57,6 +58,12 @@
 #                       run each of the test's cases once (tests/test_fixture_gpu.h,
 #                       tf_shard_case). For the tests that take longest under racecheck; a test
 #                       that does not count its cases runs whole in each shard.
+#   --sanitize-parts M  with --sanitize-shards: split each shard job into M jobs,
+#                       ...-shardK-partJ for J = 0..M-1, which run with CUPRIM_TEST_PART=J/M:
+#                       between them they run each part of the shard's cases once
+#                       (tf_shard_part). For a case too long for one job even alone
+#                       (test_virtual_ranks' largest size under racecheck: 6 parts of 3 (P,
+#                       layout) pairs); a case without parts runs whole in each part job.
 #   -h, --help
 # Environment: OUT, if set, is the log directory (else build-gpu/gpu-suite); CUDA_ARCHS
 # overrides the architectures (CMAKE_CUDA_ARCHITECTURES; default: the project's default list,
@@ -87,6 +94,7 @@ sanitize_match=
 sanitize_first=
 sanitize_shards=1
 sanitize_shard_match=
+sanitize_parts=1
 
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -122,6 +130,13 @@ while [[ $# -gt 0 ]]; do
         exit 2
       fi
       shift ;;
+    --sanitize-parts)
+      sanitize_parts=${2:?}
+      if ! [[ $sanitize_parts =~ ^[1-9][0-9]{0,3}$ ]] || ((sanitize_parts > 4096)); then
+        echo "gpu_suite: --sanitize-parts takes M with 1 <= M <= 4096, not '$2'" >&2
+        exit 2
+      fi
+      shift ;;
     -h | --help) usage; exit 0 ;;
     *) echo "gpu_suite: unknown option '$1' (--help lists them)" >&2; exit 2 ;;
   esac
@@ -129,6 +144,10 @@ while [[ $# -gt 0 ]]; do
 done
 if [[ $sanitize_shards -gt 1 && ! $sanitize_jobs -gt 1 ]]; then
   echo "gpu_suite: --sanitize-shards splits the jobs of --sanitize-jobs N (N > 1)" >&2
+  exit 2
+fi
+if [[ $sanitize_parts -gt 1 && ! $sanitize_shards -gt 1 ]]; then
+  echo "gpu_suite: --sanitize-parts splits the jobs of --sanitize-shards N (N > 1)" >&2
   exit 2
 fi
 
@@ -290,18 +309,19 @@ cmocka_tests() {
   printf '%s\n' "$names"
 }
 
-# sanitize_job TOOL WD ENV CMD FILTER SHARD LOG [OPTION...]: one program, or one of its tests
-# (FILTER), or one shard of that test (SHARD, K/N), under the sanitizer (with OPTIONs), with
-# CUPRIM_TEST_QUICK=1; its exit status goes to LOG.rc.
+# sanitize_job TOOL WD ENV CMD FILTER SHARD PART LOG [OPTION...]: one program, or one of its
+# tests (FILTER), or one shard of that test (SHARD, K/N), or one part of that shard (PART, J/M),
+# under the sanitizer (with OPTIONs), with CUPRIM_TEST_QUICK=1; its exit status goes to LOG.rc.
 sanitize_job() {
-  local tool=$1 wd=$2 job_env=$3 job_cmd=$4 filter=$5 shard=$6 log=$7 rc=0
-  shift 7
+  local tool=$1 wd=$2 job_env=$3 job_cmd=$4 filter=$5 shard=$6 part=$7 log=$8 rc=0
+  shift 8
   local more=("$@")
   (
     cd "$wd" || exit 1
     export CUPRIM_TEST_QUICK=1
     [[ -n $filter ]] && export CUPRIM_TEST_FILTER=$filter
     [[ -n $shard ]] && export CUPRIM_TEST_SHARD=$shard
+    [[ -n $part ]] && export CUPRIM_TEST_PART=$part
     eval "run_logged \"\$log\" env $job_env \"\$sanitizer\" --tool $tool --error-exitcode 1 \
           --target-processes all \"\${more[@]}\" $job_cmd"
   ) || rc=$?
@@ -313,7 +333,7 @@ sanitize_job() {
 # each program runs whole; with more, each cmocka program is split into its tests (one process
 # each), and all the tools' jobs share one pool.
 sanitize() {
-  local tools=("$@") list tool name wd env cmd exe t shard log running=0 n bad unit=programs
+  local tools=("$@") list tool name wd env cmd exe t shard part log running=0 n bad unit=programs
   [[ $sanitize_jobs -gt 1 ]] && unit="jobs"
   list=$(gpu_tests)
   if [[ -z $list ]]; then
@@ -324,8 +344,8 @@ sanitize() {
   fi
   declare -A logs
   # Every job as one line (tool, program, directory, environment, command, cmocka test, shard,
-  # log), those that --sanitize-match picks, the ones --sanitize-first names at the front.
-  local first=() rest=() job k shards jobname
+  # part, log), those that --sanitize-match picks, the ones --sanitize-first names at the front.
+  local first=() rest=() job k j shards parts jobname
   for tool in "${tools[@]}"; do
     logs[$tool]=
     while IFS=$'\x1f' read -r name wd env cmd; do
@@ -339,19 +359,25 @@ sanitize() {
         shards=1
         [[ -n $t && $sanitize_shards -gt 1 && $name-$t =~ $sanitize_shard_match ]] &&
           shards=$sanitize_shards
+        parts=1
+        [[ $shards -gt 1 ]] && parts=$sanitize_parts
         for ((k = 0; k < shards; ++k)); do
-          jobname=$name${t:+-$t}
-          [[ $shards -gt 1 ]] && jobname+=-shard$k
-          [[ -n $sanitize_match && ! $jobname =~ $sanitize_match ]] && continue
-          log=$log_dir/$tool-$jobname.log
-          logs[$tool]+="$log"$'\n'
-          job="$tool"$'\x1f'"$name"$'\x1f'"$wd"$'\x1f'"$env"$'\x1f'"$cmd"$'\x1f'"$t"
-          job+=$'\x1f'"$([[ $shards -gt 1 ]] && echo "$k/$shards")"$'\x1f'"$log"
-          if [[ -n $sanitize_first && $jobname =~ $sanitize_first ]]; then
-            first+=("$job")
-          else
-            rest+=("$job")
-          fi
+          for ((j = 0; j < parts; ++j)); do
+            jobname=$name${t:+-$t}
+            [[ $shards -gt 1 ]] && jobname+=-shard$k
+            [[ $parts -gt 1 ]] && jobname+=-part$j
+            [[ -n $sanitize_match && ! $jobname =~ $sanitize_match ]] && continue
+            log=$log_dir/$tool-$jobname.log
+            logs[$tool]+="$log"$'\n'
+            job="$tool"$'\x1f'"$name"$'\x1f'"$wd"$'\x1f'"$env"$'\x1f'"$cmd"$'\x1f'"$t"
+            job+=$'\x1f'"$([[ $shards -gt 1 ]] && echo "$k/$shards")"
+            job+=$'\x1f'"$([[ $parts -gt 1 ]] && echo "$j/$parts")"$'\x1f'"$log"
+            if [[ -n $sanitize_first && $jobname =~ $sanitize_first ]]; then
+              first+=("$job")
+            else
+              rest+=("$job")
+            fi
+          done
         done
       done
     done <<<"$list"
@@ -363,7 +389,7 @@ sanitize() {
     return
   fi
   for job in "${first[@]}" "${rest[@]}"; do
-    IFS=$'\x1f' read -r tool name wd env cmd t shard log <<<"$job"
+    IFS=$'\x1f' read -r tool name wd env cmd t shard part log <<<"$job"
     while [[ $running -ge $sanitize_jobs ]]; do
       wait -n
       running=$((running - 1))
@@ -375,7 +401,7 @@ sanitize() {
     # test_no_cuda_error_left checks that cuprim leaves none behind.
     local more=()
     [[ $name == *nccl* ]] && more=(--report-api-errors no)
-    sanitize_job "$tool" "$wd" "$env" "$cmd" "$t" "$shard" "$log" "${more[@]}" &
+    sanitize_job "$tool" "$wd" "$env" "$cmd" "$t" "$shard" "$part" "$log" "${more[@]}" &
     running=$((running + 1))
   done
   echo "gpu_suite: ${tools[*]}: $(printf '%s' "${logs[@]}" | grep -c .) $unit under compute-sanitizer, $sanitize_jobs at a time"

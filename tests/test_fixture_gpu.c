@@ -41,19 +41,30 @@ static int alloc_pair(unsigned char **d, size_t bytes, unsigned char **h, size_t
   return 1;
 }
 
+/* CUPRIM_TEST_SHARD or CUPRIM_TEST_PART (`var`, of the form "K/N" or "J/M") through `read`, said
+ * on stdout where it is set: malformed (every test then fails), or what runs. Returns read's
+ * verdict. */
+static int k_of_n_said(int (*read)(unsigned *, unsigned *), const char *label, const char *var,
+                       const char *form, const char *who, unsigned *k, unsigned *n) {
+  const int ok = read(k, n);
+  if (!ok)
+    print_message("%s=\"%s\" is not %s (0 <= %c < %c <= 4096): every test fails\n", var,
+                  getenv(var), form, form[0], form[2]);
+  else if (*n > 1)
+    print_message("%s: %s=%u/%u: %s run those whose index is %u modulo %u\n", label, var, *k, *n,
+                  who, *k, *n);
+  return ok;
+}
+
 int tf_group_setup(void **state) {
   (void)state;
   const tf_config *c = tf.config;
   tf.seed = tu_seed();
   tf.quick = tu_quick();
-  tf.shard_ok = tu_shard(&tf.shard_k, &tf.shard_n);
-  if (!tf.shard_ok)
-    print_message("CUPRIM_TEST_SHARD=\"%s\" is not K/N (0 <= K < N <= 4096): every test fails\n",
-                  getenv("CUPRIM_TEST_SHARD"));
-  else if (tf.shard_n > 1)
-    print_message("shard: CUPRIM_TEST_SHARD=%u/%u: the tests that count their cases run those "
-                  "whose index is %u modulo %u\n",
-                  tf.shard_k, tf.shard_n, tf.shard_k, tf.shard_n);
+  tf.shard_ok = k_of_n_said(tu_shard, "shard", "CUPRIM_TEST_SHARD", "K/N",
+                            "the tests that count their cases", &tf.shard_k, &tf.shard_n);
+  tf.part_ok = k_of_n_said(tu_part, "part", "CUPRIM_TEST_PART", "J/M",
+                           "the cases that count their parts", &tf.part_j, &tf.part_m);
   tf.ctx_status = CUPRIM_ERROR_NO_DEVICE;
   print_message("mode: %s\n", tf.quick ? "quick (CUPRIM_TEST_QUICK)" : "full");
   char reason[256];
@@ -117,10 +128,13 @@ void tf_begin(void) {
   tf.fails = 0;
   tf.shard_cases = tf.shard_ran = tf.shard_index = 0;
   tf.shard_at = 0;
+  tf.part_index = tf.parts = tf.parts_ran = 0;
   tf.deferred.error = cudaSuccess;
   if (!tf.shard_ok)
     fail_msg("CUPRIM_TEST_SHARD=\"%s\" is not K/N (0 <= K < N <= 4096)",
              getenv("CUPRIM_TEST_SHARD"));
+  if (!tf.part_ok)
+    fail_msg("CUPRIM_TEST_PART=\"%s\" is not J/M (0 <= J < M <= 4096)", getenv("CUPRIM_TEST_PART"));
   if (tf.setup.error != cudaSuccess)
     fail_msg("group setup failed: %s", tf.setup.what);
   if (tf.ctx_status != CUPRIM_SUCCESS)
@@ -165,19 +179,36 @@ int tf_shard_case(void) {
   }
   ++tf.shard_cases;
   tf.shard_ran += (unsigned long)mine;
+  tf.part_index = 0;
   return mine;
+}
+
+int tf_shard_part(void) {
+  const int mine = tf.part_m <= 1 || tf.part_index % tf.part_m == tf.part_j;
+  ++tf.part_index;
+  ++tf.parts;
+  tf.parts_ran += (unsigned long)mine;
+  return mine;
+}
+
+/* With CUPRIM_TEST_SHARD or CUPRIM_TEST_PART (n > 1): how many of the test's cases or parts ran,
+ * or that it has none (it ran whole). */
+static void say_ran(const char *label, unsigned k, unsigned n, unsigned long ran, unsigned long all,
+                    const char *of, const char *noun, const char *none) {
+  if (n <= 1)
+    return;
+  if (all)
+    print_message("%s %u/%u: ran %lu of %s%lu %s\n", label, k, n, ran, of, all, noun);
+  else
+    print_message("%s %u/%u: %s\n", label, k, n, none);
 }
 
 void tf_end(void) {
   shard_case_done();
-  if (tf.shard_n > 1) {
-    if (tf.shard_cases)
-      print_message("shard %u/%u: ran %lu of the test's %lu cases\n", tf.shard_k, tf.shard_n,
-                    tf.shard_ran, tf.shard_cases);
-    else
-      print_message("shard %u/%u: the test does not count its cases; it ran whole\n", tf.shard_k,
-                    tf.shard_n);
-  }
+  say_ran("shard", tf.shard_k, tf.shard_n, tf.shard_ran, tf.shard_cases, "the test's ", "cases",
+          "the test does not count its cases; it ran whole");
+  say_ran("part", tf.part_j, tf.part_m, tf.parts_ran, tf.parts, "the ", "parts of the cases run",
+          "the test's cases have no parts; they ran whole");
   if (tf.fails)
     fail_msg("%d check(s) failed (base seed CUPRIM_TEST_SEED=0x%" PRIx64 ")", tf.fails, tf.seed);
 }

@@ -112,6 +112,12 @@ typedef struct tf_state {
   unsigned shard_k, shard_n;
   unsigned long shard_cases, shard_ran, shard_index;
   double shard_at;
+  /* CUPRIM_TEST_PART=J/M (tu_part): part_ok 0 if malformed (every test fails); the parts
+   * counted by tf_shard_part in the running case (from 0 at each tf_shard_case), and in the
+   * whole test, and of those the ones it ran. */
+  int part_ok;
+  unsigned part_j, part_m;
+  unsigned long part_index, parts, parts_ran;
 } tf_state;
 
 extern tf_state tf;
@@ -150,6 +156,14 @@ void tf_end(void);
  * cases were slow), for choosing N. */
 #define TF_SLOW_CASE_S 20.0
 int tf_shard_case(void);
+/* One part of a case, called inside a case that tf_shard_case chose, before the part does
+ * anything: 1 if this process runs it. Every part runs unless CUPRIM_TEST_PART=J/M is set; then
+ * the parts of each case are counted from the case's start and those whose index is J modulo M
+ * run: with CUPRIM_TEST_SHARD=K/N, M processes with J = 0..M-1 run each part of the shard's
+ * cases once between them. For a case that is too long for one process even alone (racecheck of
+ * test_virtual_ranks' largest size); the case's set-up runs in each of them, so a part must not
+ * depend on what an earlier part left behind. */
+int tf_shard_part(void);
 
 /* A GPU test: TF_TEST(test_x) { body } defines and registers test_x(void **state), which opens
  * with tf_begin(), runs the body (a function of its own: `return` ends the body) and closes with

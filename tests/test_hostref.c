@@ -374,7 +374,8 @@ TU_TEST(test_arg_order) {
   assert_int_equal(hr_reduce_arg_reference(CUPRIM_F16, CUPRIM_ARGMIN, h, 3), 1);
 }
 
-/* CUPRIM_TEST_SHARD: K/N with 0 <= K < N <= 4096, nothing else; unset or "" is 0/1. */
+/* CUPRIM_TEST_SHARD and CUPRIM_TEST_PART: K/N with 0 <= K < N <= 4096, nothing else; unset or ""
+ * is 0/1. */
 TU_TEST(test_shard_spec) {
   (void)state;
   static const struct {
@@ -399,25 +400,40 @@ TU_TEST(test_shard_spec) {
                {"1/4/2", 0, 0, 1},
                {"00001/4", 0, 0, 1},
                {"x/4", 0, 0, 1}};
-  const char *saved = getenv("CUPRIM_TEST_SHARD");
-  char *keep = saved ? strdup(saved) : NULL;
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-    if (cases[i].value)
-      assert_int_equal(setenv("CUPRIM_TEST_SHARD", cases[i].value, 1), 0);
-    else
-      assert_int_equal(unsetenv("CUPRIM_TEST_SHARD"), 0);
-    unsigned k = 77, n = 77;
-    const int ok = tu_shard(&k, &n);
-    if (ok != cases[i].ok || k != cases[i].k || n != cases[i].n)
-      fail_msg("CUPRIM_TEST_SHARD=%s%s%s: got ok %d, %u/%u; expected ok %d, %u/%u",
-               cases[i].value ? "\"" : "", cases[i].value ? cases[i].value : "(unset)",
-               cases[i].value ? "\"" : "", ok, k, n, cases[i].ok, cases[i].k, cases[i].n);
+  /* CUPRIM_TEST_PART has the same form; each variable is read alone (the other set to a valid
+   * value that must not leak into it). */
+  static const struct {
+    const char *name, *other;
+    int (*read)(unsigned *, unsigned *);
+  } vars[] = {{"CUPRIM_TEST_SHARD", "CUPRIM_TEST_PART", tu_shard},
+              {"CUPRIM_TEST_PART", "CUPRIM_TEST_SHARD", tu_part}};
+  for (size_t v = 0; v < sizeof vars / sizeof vars[0]; ++v) {
+    const char *saved = getenv(vars[v].name), *saved_other = getenv(vars[v].other);
+    char *keep = saved ? strdup(saved) : NULL,
+         *keep_other = saved_other ? strdup(saved_other) : NULL;
+    assert_int_equal(setenv(vars[v].other, "5/6", 1), 0);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+      if (cases[i].value)
+        assert_int_equal(setenv(vars[v].name, cases[i].value, 1), 0);
+      else
+        assert_int_equal(unsetenv(vars[v].name), 0);
+      unsigned k = 77, n = 77;
+      const int ok = vars[v].read(&k, &n);
+      if (ok != cases[i].ok || k != cases[i].k || n != cases[i].n)
+        fail_msg("%s=%s%s%s: got ok %d, %u/%u; expected ok %d, %u/%u", vars[v].name,
+                 cases[i].value ? "\"" : "", cases[i].value ? cases[i].value : "(unset)",
+                 cases[i].value ? "\"" : "", ok, k, n, cases[i].ok, cases[i].k, cases[i].n);
+    }
+    const char *names[] = {vars[v].name, vars[v].other};
+    char *keeps[] = {keep, keep_other};
+    for (int q = 0; q < 2; ++q) {
+      if (keeps[q])
+        setenv(names[q], keeps[q], 1);
+      else
+        unsetenv(names[q]);
+      free(keeps[q]);
+    }
   }
-  if (keep)
-    setenv("CUPRIM_TEST_SHARD", keep, 1);
-  else
-    unsetenv("CUPRIM_TEST_SHARD");
-  free(keep);
 }
 
 TU_MAIN(NULL, NULL)

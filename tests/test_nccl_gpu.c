@@ -771,6 +771,8 @@ TF_TEST(test_virtual_ranks) {
              * shards always. */
             if ((tf.quick || n > 100000) && lay != 1 && (pi + (size_t)lay + si) % 3 != 0)
               continue;
+            if (!tf_shard_part())
+              continue;
             uint64_t off[MAX_RANKS + 1];
             layout(lay, p, n, hr_mix(seed, (uint64_t)(p * 16 + lay)), off);
             uint64_t max_shard = 0;

@@ -47,8 +47,9 @@ static long small_number(const char **p) {
   return digits == 0 || digits > 4 ? -1 : v;
 }
 
-int tu_shard(unsigned *k, unsigned *n) {
-  const char *env = getenv("CUPRIM_TEST_SHARD");
+/* "K/N" (decimal, 0 <= K < N <= 4096) from the variable `name`: tu_shard and tu_part. */
+static int k_of_n(const char *name, unsigned *k, unsigned *n) {
+  const char *env = getenv(name);
   *k = 0;
   *n = 1;
   if (!env || !*env)
@@ -64,6 +65,10 @@ int tu_shard(unsigned *k, unsigned *n) {
   *n = (unsigned)b;
   return 1;
 }
+
+int tu_shard(unsigned *k, unsigned *n) { return k_of_n("CUPRIM_TEST_SHARD", k, n); }
+
+int tu_part(unsigned *j, unsigned *m) { return k_of_n("CUPRIM_TEST_PART", j, m); }
 
 static void apply_test_filter(void) {
   const char *env = getenv("CUPRIM_TEST_FILTER");

@@ -33,6 +33,10 @@ int tu_quick(void);
  * --sanitize-shards). Unset or "": *k = 0, *n = 1. Returns 0, and leaves *k = 0, *n = 1, if the
  * value is not of that form. */
 int tu_shard(unsigned *k, unsigned *n);
+/* CUPRIM_TEST_PART="J/M", of the same form: the tests whose cases have parts (tf_shard_part,
+ * test_fixture_gpu.h) run, of each case that runs, only the parts whose index is J modulo M, so
+ * that a case too long for one process runs as M. Unset, "" and malformed as tu_shard. */
+int tu_part(unsigned *j, unsigned *m);
 
 /* ---------------------------------------------------------------- the tests of a program */
 
