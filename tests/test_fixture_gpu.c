@@ -41,19 +41,17 @@ static int alloc_pair(unsigned char **d, size_t bytes, unsigned char **h, size_t
   return 1;
 }
 
-/* CUPRIM_TEST_SHARD or CUPRIM_TEST_PART (`var`, of the form "K/N" or "J/M") through `read`, said
- * on stdout where it is set: malformed (every test then fails), or what runs. Returns read's
- * verdict. */
-static int k_of_n_said(int (*read)(unsigned *, unsigned *), const char *label, const char *var,
-                       const char *form, const char *who, unsigned *k, unsigned *n) {
-  const int ok = read(k, n);
-  if (!ok)
+/* tf.shard or tf.part from `read` (the variable `var`, of the form "K/N" or "J/M"), said on stdout
+ * where it is set: malformed (every test then fails), or what runs. */
+static void deal_read(tf_deal *d, int (*read)(unsigned *, unsigned *), const char *label,
+                      const char *var, const char *form, const char *who) {
+  d->ok = read(&d->k, &d->n);
+  if (!d->ok)
     print_message("%s=\"%s\" is not %s (0 <= %c < %c <= 4096): every test fails\n", var,
                   getenv(var), form, form[0], form[2]);
-  else if (*n > 1)
-    print_message("%s: %s=%u/%u: %s run those whose index is %u modulo %u\n", label, var, *k, *n,
-                  who, *k, *n);
-  return ok;
+  else if (d->n > 1)
+    print_message("%s: %s=%u/%u: %s run those whose index is %u modulo %u\n", label, var, d->k,
+                  d->n, who, d->k, d->n);
 }
 
 int tf_group_setup(void **state) {
@@ -61,10 +59,10 @@ int tf_group_setup(void **state) {
   const tf_config *c = tf.config;
   tf.seed = tu_seed();
   tf.quick = tu_quick();
-  tf.shard_ok = k_of_n_said(tu_shard, "shard", "CUPRIM_TEST_SHARD", "K/N",
-                            "the tests that count their cases", &tf.shard_k, &tf.shard_n);
-  tf.part_ok = k_of_n_said(tu_part, "part", "CUPRIM_TEST_PART", "J/M",
-                           "the cases that count their parts", &tf.part_j, &tf.part_m);
+  deal_read(&tf.shard, tu_shard, "shard", "CUPRIM_TEST_SHARD", "K/N",
+            "the tests that count their cases");
+  deal_read(&tf.part, tu_part, "part", "CUPRIM_TEST_PART", "J/M",
+            "the cases that count their parts");
   tf.ctx_status = CUPRIM_ERROR_NO_DEVICE;
   print_message("mode: %s\n", tf.quick ? "quick (CUPRIM_TEST_QUICK)" : "full");
   char reason[256];
@@ -126,14 +124,14 @@ int tf_main(const tf_config *config) {
 void tf_begin(void) {
   TU_SKIP_WITHOUT_DEVICE();
   tf.fails = 0;
-  tf.shard_cases = tf.shard_ran = tf.shard_index = 0;
+  tf.shard.dealt = tf.shard.ran = tf.part.dealt = tf.part.ran = 0;
+  tf.shard_index = tf.part_index = 0;
   tf.shard_at = 0;
-  tf.part_index = tf.parts = tf.parts_ran = 0;
   tf.deferred.error = cudaSuccess;
-  if (!tf.shard_ok)
+  if (!tf.shard.ok)
     fail_msg("CUPRIM_TEST_SHARD=\"%s\" is not K/N (0 <= K < N <= 4096)",
              getenv("CUPRIM_TEST_SHARD"));
-  if (!tf.part_ok)
+  if (!tf.part.ok)
     fail_msg("CUPRIM_TEST_PART=\"%s\" is not J/M (0 <= J < M <= 4096)", getenv("CUPRIM_TEST_PART"));
   if (tf.setup.error != cudaSuccess)
     fail_msg("group setup failed: %s", tf.setup.what);
@@ -159,10 +157,10 @@ void tf_failure(const char *fmt, ...) {
 
 /* With sharding: the case that has been running since tf.shard_at ends; named if it was slow. */
 static void shard_case_done(void) {
-  if (tf.shard_n > 1 && tf.shard_at > 0) {
+  if (tf.shard.n > 1 && tf.shard_at > 0) {
     const double s = tf_now_s() - tf.shard_at;
     if (s > TF_SLOW_CASE_S) {
-      print_message("shard %u/%u: case %lu took %.1f s\n", tf.shard_k, tf.shard_n, tf.shard_index,
+      print_message("shard %u/%u: case %lu took %.1f s\n", tf.shard.k, tf.shard.n, tf.shard_index,
                     s);
       fflush(stdout);
     }
@@ -170,44 +168,45 @@ static void shard_case_done(void) {
   tf.shard_at = 0;
 }
 
+/* The one of d's items whose index is `index`: 1 if this process runs it (index K modulo N). */
+static int deal_one(tf_deal *d, unsigned long index) {
+  const int mine = d->n <= 1 || index % d->n == d->k;
+  ++d->dealt;
+  d->ran += (unsigned long)mine;
+  return mine;
+}
+
 int tf_shard_case(void) {
-  const int mine = tf.shard_n <= 1 || tf.shard_cases % tf.shard_n == tf.shard_k;
   shard_case_done();
+  const unsigned long index = tf.shard.dealt;
+  const int mine = deal_one(&tf.shard, index);
   if (mine) {
-    tf.shard_index = tf.shard_cases;
+    tf.shard_index = index;
     tf.shard_at = tf_now_s();
   }
-  ++tf.shard_cases;
-  tf.shard_ran += (unsigned long)mine;
   tf.part_index = 0;
   return mine;
 }
 
-int tf_shard_part(void) {
-  const int mine = tf.part_m <= 1 || tf.part_index % tf.part_m == tf.part_j;
-  ++tf.part_index;
-  ++tf.parts;
-  tf.parts_ran += (unsigned long)mine;
-  return mine;
-}
+int tf_shard_part(void) { return deal_one(&tf.part, tf.part_index++); }
 
-/* With CUPRIM_TEST_SHARD or CUPRIM_TEST_PART (n > 1): how many of the test's cases or parts ran,
- * or that it has none (it ran whole). */
-static void say_ran(const char *label, unsigned k, unsigned n, unsigned long ran, unsigned long all,
-                    const char *of, const char *noun, const char *none) {
-  if (n <= 1)
+/* With d's variable set (n > 1): how many of the test's cases or parts ran, or that it has none
+ * (it ran whole). */
+static void say_ran(const tf_deal *d, const char *label, const char *of, const char *noun,
+                    const char *none) {
+  if (d->n <= 1)
     return;
-  if (all)
-    print_message("%s %u/%u: ran %lu of %s%lu %s\n", label, k, n, ran, of, all, noun);
+  if (d->dealt)
+    print_message("%s %u/%u: ran %lu of %s%lu %s\n", label, d->k, d->n, d->ran, of, d->dealt, noun);
   else
-    print_message("%s %u/%u: %s\n", label, k, n, none);
+    print_message("%s %u/%u: %s\n", label, d->k, d->n, none);
 }
 
 void tf_end(void) {
   shard_case_done();
-  say_ran("shard", tf.shard_k, tf.shard_n, tf.shard_ran, tf.shard_cases, "the test's ", "cases",
+  say_ran(&tf.shard, "shard", "the test's ", "cases",
           "the test does not count its cases; it ran whole");
-  say_ran("part", tf.part_j, tf.part_m, tf.parts_ran, tf.parts, "the ", "parts of the cases run",
+  say_ran(&tf.part, "part", "the ", "parts of the cases run",
           "the test's cases have no parts; they ran whole");
   if (tf.fails)
     fail_msg("%d check(s) failed (base seed CUPRIM_TEST_SEED=0x%" PRIx64 ")", tf.fails, tf.seed);

@@ -92,6 +92,14 @@ typedef struct tf_config {
       return;                                                                                      \
   } while (0)
 
+/* A variable of the form K/N: its value (ok 0 if malformed: every test fails), and of what the
+ * running test dealt by it, how many and how many of those this process ran. */
+typedef struct tf_deal {
+  int ok;
+  unsigned k, n;
+  unsigned long dealt, ran;
+} tf_deal;
+
 typedef struct tf_state {
   const tf_config *config;
   tf_cuda_error setup;      /* the first failure of the group setup, if any */
@@ -105,19 +113,13 @@ typedef struct tf_state {
   uint64_t seed; /* CUPRIM_TEST_SEED */
   int quick;     /* CUPRIM_TEST_QUICK */
   int fails;     /* failed checks in the running test */
-  /* CUPRIM_TEST_SHARD=K/N (tu_shard): shard_ok 0 if the value is not of that form (every test
-   * fails); the running test's cases counted by tf_shard_case, of those the ones it ran, and the
-   * index and start time of the one running (shard_at 0: none). */
-  int shard_ok;
-  unsigned shard_k, shard_n;
-  unsigned long shard_cases, shard_ran, shard_index;
+  /* CUPRIM_TEST_SHARD=K/N (tu_shard) and CUPRIM_TEST_PART=J/M (tu_part), with what the running
+   * test dealt: its cases (tf_shard_case) and the parts of its cases (tf_shard_part). Also the
+   * index and start time of the case running (shard_at 0: none) and the index of the next part
+   * in it (0 at each case). */
+  tf_deal shard, part;
+  unsigned long shard_index, part_index;
   double shard_at;
-  /* CUPRIM_TEST_PART=J/M (tu_part): part_ok 0 if malformed (every test fails); the parts
-   * counted by tf_shard_part in the running case (from 0 at each tf_shard_case), and in the
-   * whole test, and of those the ones it ran. */
-  int part_ok;
-  unsigned part_j, part_m;
-  unsigned long part_index, parts, parts_ran;
 } tf_state;
 
 extern tf_state tf;
