@@ -95,6 +95,8 @@ sanitize_first=
 sanitize_shards=1
 sanitize_shard_match=
 sanitize_parts=1
+# count_1_4096 V: V is a whole number from 1 to 4096 (shards and parts, as the tests take them).
+count_1_4096() { [[ $1 =~ ^[1-9][0-9]{0,3}$ ]] && (($1 <= 4096)); }
 
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -125,14 +127,14 @@ while [[ $# -gt 0 ]]; do
         sanitize_shard_match=${sanitize_shards#*:}
         sanitize_shards=${sanitize_shards%%:*}
       fi
-      if ! [[ $sanitize_shards =~ ^[1-9][0-9]{0,3}$ ]] || ((sanitize_shards > 4096)); then
+      if ! count_1_4096 "$sanitize_shards"; then
         echo "gpu_suite: --sanitize-shards takes N[:REGEX] with 1 <= N <= 4096, not '$2'" >&2
         exit 2
       fi
       shift ;;
     --sanitize-parts)
       sanitize_parts=${2:?}
-      if ! [[ $sanitize_parts =~ ^[1-9][0-9]{0,3}$ ]] || ((sanitize_parts > 4096)); then
+      if ! count_1_4096 "$sanitize_parts"; then
         echo "gpu_suite: --sanitize-parts takes M with 1 <= M <= 4096, not '$2'" >&2
         exit 2
       fi
