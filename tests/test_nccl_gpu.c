@@ -282,38 +282,39 @@ static size_t one_rank_sizes(uint64_t *sizes, size_t cap, cuprim_dtype t) {
   return TF_SWEEP_SIZES(full, quick, 0x9CC1, 2, large, sizes, cap);
 }
 
-/* For every dtype of hr_dtypes_32_64 and every op that `supported` takes with it, in that order:
- * each(t, op, sizes, nsizes) with the dtype's one_rank_sizes. */
+/* For every dtype of hr_dtypes_32_64, every op that `supported` takes with it and every size of
+ * the dtype's one_rank_sizes, in that order: each(t, op, n), which runs the data kinds of that
+ * size as cases (tf_shard_case). */
 static void one_rank_ops(int (*supported)(cuprim_dtype t, cuprim_op op),
-                         void (*each)(cuprim_dtype t, cuprim_op op, const uint64_t *sizes,
-                                      size_t nsizes)) {
+                         void (*each)(cuprim_dtype t, cuprim_op op, uint64_t n)) {
   for (size_t d = 0; d < HR_NUM_DTYPES_32_64; ++d) {
     const cuprim_dtype t = hr_dtypes_32_64[d];
     uint64_t sizes[32];
     const size_t nsizes = one_rank_sizes(sizes, 32, t);
-    for (int op = 0; op <= CUPRIM_XOR; ++op)
-      if (supported(t, (cuprim_op)op))
-        each(t, (cuprim_op)op, sizes, nsizes);
+    for (int op = 0; op <= CUPRIM_XOR; ++op) {
+      if (!supported(t, (cuprim_op)op))
+        continue;
+      for (size_t k = 0; k < nsizes; ++k)
+        each(t, (cuprim_op)op, sizes[k]);
+    }
   }
 }
 
-static void one_rank_reduce_op(cuprim_dtype t, cuprim_op op, const uint64_t *sizes, size_t nsizes) {
-  for (int kind = 0; kind < (tf.quick ? 1 : HR_DATA_KINDS); ++kind)
-    for (size_t k = 0; k < nsizes; ++k) {
-      if (!tf_shard_case())
-        continue;
-      const uint64_t n = sizes[k];
-      const uint64_t seed = tf_case_seed(0x9E1, t, (uint64_t)op * 4 + (uint64_t)kind, n);
-      tf_reduce_input(t, op, (hr_data_kind)kind, seed, n, tf.stream);
-      hr_reduce_reference(t, op, tf.h_in, n, &g_rref);
-      nccl_call calls[2];
-      tf_result res[2];
-      calls[0] = reduce_call(VIA_NCCL, tf.d_in, n, t, op, &g_rref);
-      calls[1] = reduce_call(VIA_LOCAL, tf.d_in, n, t, op, &g_rref);
-      const char *data = hr_data_name((hr_data_kind)kind);
-      run_and_check(calls, 2, tf.stream, data, seed, 1, res);
-      same_bits(calls, res, 0, 1, data, seed);
-    }
+static void one_rank_reduce_op(cuprim_dtype t, cuprim_op op, uint64_t n) {
+  for (int kind = 0; kind < (tf.quick ? 1 : HR_DATA_KINDS); ++kind) {
+    if (!tf_shard_case())
+      continue;
+    const uint64_t seed = tf_case_seed(0x9E1, t, (uint64_t)op * 4 + (uint64_t)kind, n);
+    tf_reduce_input(t, op, (hr_data_kind)kind, seed, n, tf.stream);
+    hr_reduce_reference(t, op, tf.h_in, n, &g_rref);
+    nccl_call calls[2];
+    tf_result res[2];
+    calls[0] = reduce_call(VIA_NCCL, tf.d_in, n, t, op, &g_rref);
+    calls[1] = reduce_call(VIA_LOCAL, tf.d_in, n, t, op, &g_rref);
+    const char *data = hr_data_name((hr_data_kind)kind);
+    run_and_check(calls, 2, tf.stream, data, seed, 1, res);
+    same_bits(calls, res, 0, 1, data, seed);
+  }
 }
 
 /* Every dtype and op reduce takes: the NCCL call on one rank against the reference, and the same
@@ -324,29 +325,25 @@ TF_TEST_FROM(test_one_rank_reduce, begin_one_rank) {
 
 /* ---------------------------------------------------------------- one rank: scan */
 
-static void one_rank_scan_op(cuprim_dtype t, cuprim_op op, const uint64_t *sizes, size_t nsizes) {
+static void one_rank_scan_op(cuprim_dtype t, cuprim_op op, uint64_t n) {
   for (int dk = 0; dk < HR_SCAN_DATA_KINDS; ++dk) {
-    if (!hr_scan_data_applies(t, op, (hr_scan_data)dk) || (tf.quick && dk == HR_SCAN_CONSTANT))
+    if (!hr_scan_data_applies(t, op, (hr_scan_data)dk) || (tf.quick && dk == HR_SCAN_CONSTANT) ||
+        !tf_shard_case())
       continue;
-    for (size_t k = 0; k < nsizes; ++k) {
-      if (!tf_shard_case())
-        continue;
-      const uint64_t n = sizes[k];
-      const uint64_t seed = tf_case_seed(0x9E2, t, (uint64_t)op * 4 + (uint64_t)dk, n);
-      tf_scan_input(t, op, (hr_scan_data)dk, seed, n, tf.stream);
-      for (int ki = 0; ki < 2; ++ki) {
-        tf_scan_reference(&g_sref, t, op, kinds[ki], tf.h_in, n);
-        nccl_call calls[3];
-        tf_result res[3];
-        calls[0] = scan_call(VIA_NCCL, tf.d_in, n, t, op, kinds[ki], 0, &g_sref);
-        calls[1] = scan_call(VIA_NCCL, tf.d_in, n, t, op, kinds[ki], 1, &g_sref);
-        calls[2] = scan_call(VIA_LOCAL, tf.d_in, n, t, op, kinds[ki], 0, &g_sref);
-        const char *data = hr_scan_data_name((hr_scan_data)dk);
-        run_and_check(calls, 3, tf.stream, data, seed, 1, res);
-        if (g_sref.exact) {
-          same_bits(calls, res, 0, 2, data, seed);
-          same_bits(calls, res, 1, 2, data, seed);
-        }
+    const uint64_t seed = tf_case_seed(0x9E2, t, (uint64_t)op * 4 + (uint64_t)dk, n);
+    tf_scan_input(t, op, (hr_scan_data)dk, seed, n, tf.stream);
+    for (int ki = 0; ki < 2; ++ki) {
+      tf_scan_reference(&g_sref, t, op, kinds[ki], tf.h_in, n);
+      nccl_call calls[3];
+      tf_result res[3];
+      calls[0] = scan_call(VIA_NCCL, tf.d_in, n, t, op, kinds[ki], 0, &g_sref);
+      calls[1] = scan_call(VIA_NCCL, tf.d_in, n, t, op, kinds[ki], 1, &g_sref);
+      calls[2] = scan_call(VIA_LOCAL, tf.d_in, n, t, op, kinds[ki], 0, &g_sref);
+      const char *data = hr_scan_data_name((hr_scan_data)dk);
+      run_and_check(calls, 3, tf.stream, data, seed, 1, res);
+      if (g_sref.exact) {
+        same_bits(calls, res, 0, 2, data, seed);
+        same_bits(calls, res, 1, 2, data, seed);
       }
     }
   }
