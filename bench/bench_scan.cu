@@ -326,7 +326,7 @@ template <class T> void tune_kernel_choice(Bench &b, const Buffers<T> &buf) {
         table += strprintf(" %9s", "-");
         continue;
       }
-      cuprim__scan_tuning tune;
+      cuprim__scan_tuning tune = cuprim__scan_tuning_for(b.ctx->attrs.code_arch);
       tune.single_block_max_tiles = choice == 0 ? UINT32_MAX : 0;
       tune.small_tiles_max_n = choice == 2 || choice == 4 ? UINT64_MAX : 0;
       tune.pdl_reset = choice >= 3;
@@ -346,6 +346,59 @@ template <class T> void tune_kernel_choice(Bench &b, const Buffers<T> &buf) {
   table.clear();
 }
 
+/* The look-back kernel's L2 traffic at large n (scan_tuning.h): the prefetch of the tile q
+ * quarters of a block per SM ahead, and evict-first stores (s); AUTO's kernel
+ * with those entries changed, against CUB and a D2D copy of the same bytes (%copy: copy time
+ * over the best column's time). Each output is checked against CUB's. */
+template <class T> void tune_l2_traffic(Bench &b, const Buffers<T> &buf) {
+  const cuprim_scan_kind kind = CUPRIM_INCLUSIVE;
+  struct choice {
+    unsigned quarters;
+    int stores;
+  };
+  const choice choices[] = {{0, 0}, {4, 0}, {0, 1}, {2, 1}, {4, 1}, {6, 1}, {8, 1}};
+  const cuprim__scan_tuning auto_tune = cuprim__scan_tuning_for(b.ctx->attrs.code_arch);
+  std::string &table = b.pending;
+  const auto name_of = [](unsigned quarters, int stores) {
+    return strprintf("q%u%s", quarters, stores ? "s" : "");
+  };
+  table = strprintf(
+      "\nscan AUTO inclusive SUM %s, L2 traffic (us): prefetch q quarter blocks per SM "
+      "ahead, evict-first stores (s); AUTO: %s\n%6s",
+      dtype_name<T>(),
+      name_of(auto_tune.prefetch_ahead_quarters, auto_tune.evict_first_stores).c_str(), "n");
+  for (const choice &c : choices)
+    table += strprintf(" %8s", name_of(c.quarters, c.stores).c_str());
+  table += strprintf(" %8s %8s %6s\n", "cub", "copy", "%copy");
+  for (int lg = 20; lg <= 28; lg += 2) {
+    const uint64_t n = (uint64_t)1 << lg;
+    const Timing cub = time_cub(b, kind, buf.d_in, buf.d_out_cub, n);
+    const Timing copy = time_copy(b, buf.d_out_cuprim, buf.d_in, n * sizeof(T));
+    table += strprintf("  2^%-2d", lg);
+    double best = INFINITY;
+    for (const choice &c : choices) {
+      cuprim__scan_tuning tune = auto_tune;
+      tune.prefetch_ahead_quarters = c.quarters;
+      tune.evict_first_stores = c.stores;
+      poison(b, buf.d_out_cuprim, n);
+      const Timing t = time_call(b, [&]() -> const char * {
+        const cuprim_status s = cuprim__scan_lookback(
+            b.ctx, buf.d_in, buf.d_out_cuprim, n, DType<T>::id, CUPRIM_SUM, kind, b.stream, &tune);
+        return s == CUPRIM_SUCCESS ? nullptr : cuprim_error_text(s);
+      });
+      const Row r = checked_row(b, "scan_l2", kind, name_of(c.quarters, c.stores).c_str(), n,
+                                "cuprim", t, buf.d_out_cuprim, OtherOutput<T>{buf.d_out_cub});
+      table += strprintf(" %8s", r.check == "ok" ? fmt_num(t.median_us, 2).c_str() : "FAIL");
+      if (r.check == "ok")
+        best = std::min(best, t.median_us);
+    }
+    table += strprintf(" %8.2f %8.2f %6.1f\n", cub.median_us, copy.median_us,
+                       100.0 * copy.median_us / best);
+  }
+  b.report += table;
+  table.clear();
+}
+
 /* ---------------------------------------------------------------- the suite */
 
 template <class T> void run_dtype(Bench &b, const Buffers<T> &buf, const SuiteSizes &z) {
@@ -356,7 +409,11 @@ template <class T> void run_dtype(Bench &b, const Buffers<T> &buf, const SuiteSi
         sweep(b, buf, CUPRIM_INCLUSIVE, z.sweep);
         sweep(b, buf, CUPRIM_EXCLUSIVE, z.sweep);
       },
-      [&](int k) { ladder(b, buf, k); }, [&] { tune_kernel_choice(b, buf); });
+      [&](int k) { ladder(b, buf, k); },
+      [&] {
+        tune_kernel_choice(b, buf);
+        tune_l2_traffic(b, buf);
+      });
 }
 
 } // namespace

@@ -89,14 +89,15 @@ static scan_call tuned(const void *d_in, uint64_t n, cuprim_dtype t, cuprim_op o
 }
 
 static const char *call_name(const scan_call *c) {
-  static char buf[128];
+  static char buf[256];
   if (c->alg == SHORTHAND)
     return "cuprim_scan";
   if (c->alg == TUNED) {
     snprintf(buf, sizeof buf,
              "cuprim__scan_lookback(single_block_max_tiles=%u small_tiles_max_n=%" PRIu64
-             " pdl_reset=%d)",
-             c->tune.single_block_max_tiles, c->tune.small_tiles_max_n, c->tune.pdl_reset);
+             " pdl_reset=%d prefetch_ahead_quarters=%u evict_first_stores=%d)",
+             c->tune.single_block_max_tiles, c->tune.small_tiles_max_n, c->tune.pdl_reset,
+             c->tune.prefetch_ahead_quarters, c->tune.evict_first_stores);
     return buf;
   }
   return hr_scan_alg_name((cuprim_scan_alg)c->alg);
@@ -663,9 +664,14 @@ TF_TEST(test_kernel_choice_same_bits) {
           calls[3] = in_place(calls[0]);
           calls[4] = in_place(calls[1]);
           calls[5] = make_call(CUPRIM_SCAN_DECOUPLED_LOOKBACK, tf.d_in, n, t, ops[o], kinds[ki]);
-          calls[6] = calls[1]; /* half-size tiles, status reset by a PDL kernel */
+          /* Half-size tiles, status reset by a PDL kernel, the tile a quarter block per SM ahead
+           * prefetched (33 tiles on an H100: within the sizes from 17T + 5 on), evict-first
+           * stores. */
+          calls[6] = calls[1];
           calls[6].tune.small_tiles_max_n = UINT64_MAX;
           calls[6].tune.pdl_reset = 1;
+          calls[6].tune.prefetch_ahead_quarters = 1;
+          calls[6].tune.evict_first_stores = 1;
           calls[7] = calls[1]; /* half-size tiles, memset reset, in place */
           calls[7].tune.small_tiles_max_n = UINT64_MAX;
           calls[7] = in_place(calls[7]);

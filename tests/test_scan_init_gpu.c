@@ -158,7 +158,7 @@ static cuprim_status call_scan(cuprim_ctx *ctx, const init_call *c, const void *
     return cuprim_scan_init(ctx, in, out, c->n, c->dtype, c->op, c->kind, c->d_init, stream);
   if (c->n == 0)
     fail_msg("test bug: cuprim__scan_lookback_init with n == 0");
-  cuprim__scan_tuning tune;
+  cuprim__scan_tuning tune = cuprim__scan_tuning_for(ctx->attrs.code_arch);
   tune.single_block_max_tiles = (unsigned)c->single_block_max_tiles;
   tune.small_tiles_max_n = c->small_tiles_max_n;
   tune.pdl_reset = c->pdl_reset;

@@ -20,8 +20,12 @@
  * - While thread 0 waits for its tile index, it asks L2 to prefetch tile blockIdx.x. The index
  *   the counter hands out is usually close to blockIdx.x, so that data is in L2 when some block
  *   claims it; this hides the counter's latency behind the DRAM latency. It is only a hint: any
- *   order of tile indices gives the same result, and every tile is prefetched once. (Before
- *   9.0, which has no bulk prefetch, every thread asks for a line of the tile instead.)
+ *   order of tile indices gives the same result, and every tile is prefetched (at least) once.
+ *   (Before 9.0, which has no bulk prefetch, every thread asks for a line of the tile instead.)
+ * - From 9.0 on, it also asks for the tile one block per SM ahead (a tile that a block starting
+ *   later will claim, so its data waits in L2 instead of arriving after the claim), and the
+ *   tile's stores are evict-first (st.global.cs), so that the output streaming through L2 does
+ *   not push that prefetched input out: 802 -> 778 us at 2^28 on the H100 (scan_tuning.h).
  * - The tile status and the tile counter are zeroed by a small kernel that the look-back kernel
  *   overlaps by programmatic dependent launch: its blocks start, prefetch, and wait at
  *   griddepcontrol.wait only before they touch the counter (a cudaMemsetAsync before the launch
@@ -149,10 +153,19 @@ __device__ __forceinline__ void load_segment(const T *in, uint64_t n, uint64_t s
   load_items<G, T, Op>(in + seg_base, sm, full && in_aligned, lane, x);
 }
 
+/* `evict_first`: the vector stores are st.global.cs (evict first in L2). */
 template <class G, class T>
 __device__ __forceinline__ void store_items(T *seg, uint64_t m, bool vec, int lane,
-                                            const T (&y)[G::VECS][G::VEC]) {
-  if (vec) {
+                                            const T (&y)[G::VECS][G::VEC],
+                                            bool evict_first = false) {
+  if (vec && evict_first) {
+#pragma unroll
+    for (int k = 0; k < G::VECS; ++k) {
+      uint4 raw;
+      memcpy(&raw, y[k], 16);
+      __stcs(reinterpret_cast<uint4 *>(seg + item_offset<G>(k, 0, lane)), raw);
+    }
+  } else if (vec) {
 #pragma unroll
     for (int k = 0; k < G::VECS; ++k) {
       uint4 raw;
@@ -303,6 +316,8 @@ template <class T> struct lookback_args {
   const T *init; /* cuprim_scan_init's initial value (device); NULL: start from the identity */
   tile_status<acc_t<T>> ts;
   unsigned *tile_counter;
+  uint64_t prefetch_ahead; /* blocks; 0: none (scan_tuning.h) */
+  bool evict_first_stores;
 };
 
 /* KIND is a template argument here (not in the single-block kernel): with one path per kernel
@@ -318,10 +333,11 @@ __global__ void __launch_bounds__(256, 4) lookback_kernel(const lookback_args<T>
   __shared__ A s_prefix;
   const int t = threadIdx.x, lane = t % 32, warp = t / 32;
   const bool in_aligned = cta::aligned16(a.in);
-  {
-    /* A hint (see the file comment): fetch tile blockIdx.x into L2 while the counter answers,
-     * its 16-byte-aligned interior (what the bulk prefetch takes: cta::prefetch_l2_range). */
-    const uint64_t pbase = (uint64_t)blockIdx.x * G::TILE;
+  /* A hint (see the file comment): fetch tile blockIdx.x into L2 while the counter answers, and
+   * the tile a.prefetch_ahead blocks later, their 16-byte-aligned interiors (what the bulk
+   * prefetch takes: cta::prefetch_l2_range). */
+  for (int ahead = 0; ahead < (a.prefetch_ahead ? 2 : 1); ++ahead) {
+    const uint64_t pbase = ((uint64_t)blockIdx.x + (ahead ? a.prefetch_ahead : 0)) * G::TILE;
     if (pbase < a.n) {
       const uint64_t pm = a.n - pbase < (uint64_t)G::TILE ? a.n - pbase : (uint64_t)G::TILE;
       cta::prefetch_l2_range(a.in + pbase, (size_t)pm * sizeof(T), t, G::THREADS);
@@ -377,7 +393,8 @@ __global__ void __launch_bounds__(256, 4) lookback_kernel(const lookback_args<T>
     warp_segment_finish<G, T, Op>(x, pre, p, has_p, fixed_kind<KIND>());
   else if (has_p)
     add_prefix<G, T, Op>(x, p);
-  store_items<G, T>(a.out + seg_base, sm, full && cta::aligned16(a.out), lane, x);
+  store_items<G, T>(a.out + seg_base, sm, full && cta::aligned16(a.out), lane, x,
+                    a.evict_first_stores);
 }
 
 /* Small inputs: one block of 1024 threads scans 32 warp segments per step, carrying the running
@@ -475,6 +492,8 @@ cuprim_status lookback_impl(typed_op<T, Op>, const cuprim_ctx *ctx, const void *
     a.n = n;
     a.init = init;
     a.tile_counter = lay.at<unsigned>(counter_at);
+    a.prefetch_ahead = (uint64_t)tune->prefetch_ahead_quarters * (uint64_t)ctx->attrs.sm_count / 4;
+    a.evict_first_stores = tune->evict_first_stores != 0;
     a.ts.place(lay.at<void>(status_at), lay.at<A>(aggregate_at), lay.at<A>(inclusive_at));
     void (*kernel)(const lookback_args<T>) =
         kind == CUPRIM_INCLUSIVE ? (small ? lookback_kernel<T, Op, CUPRIM_INCLUSIVE, true>

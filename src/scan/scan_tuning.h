@@ -14,6 +14,13 @@ typedef struct cuprim__scan_tuning {
   /* Reset the tile status with a small kernel that the look-back kernel overlaps through
    * programmatic dependent launch, instead of a cudaMemsetAsync before it. */
   int pdl_reset;
+  /* Besides its own tile, each look-back block asks L2 for the tile this many quarters of a
+   * block per SM ahead of it (blockIdx.x + prefetch_ahead_quarters * SMs / 4), so that the tiles
+   * of the blocks that start after it are in L2 before they claim them. 0: its own tile only. */
+  unsigned prefetch_ahead_quarters;
+  /* The look-back kernel's full-tile stores are marked evict-first in L2 (st.global.cs), so that
+   * the output streaming through L2 does not push out prefetched input. */
+  int evict_first_stores;
 } cuprim__scan_tuning;
 
 /* `arch` as for cuprim__reduce_tuning_for (reduce_tuning.h), with the same two classes. */
@@ -24,6 +31,15 @@ static inline cuprim__scan_tuning cuprim__scan_tuning_for(int arch) {
   /* H100: the reset kernel overlapped by PDL is 0.2-1.5 us faster than a memset from 2^14 to
    * 2^24. Without PDL (before 9.0) it would be one more launch in stream order: the memset. */
   t.pdl_reset = arch >= 90;
+  /* H100, cuprim-bench's L2-traffic table (2026-11-24 23:46 UTC, inclusive SUM, 2^28 f32 / i32):
+   * neither 802.3 / 804.9 us, the prefetch one block per SM ahead 794.1 / 799.3, evict-first
+   * stores 789.1 / 794.3, both 777.5 / 777.6 (CUB 866.9 / 866.2, the copy 708.5); 2^26: 205.8
+   * -> 199.3 us; the same after a memset flush. Further ahead loses (two blocks per SM 819.6 us
+   * with the stores, 864.3 without in the 23:39 run; four 1042-1048), presumably as prefetched
+   * tiles are pushed out of L2 before they are read (not profiled). Evict-first loads as well:
+   * slower (787.2). Not measured before 9.0 (its prefetch is a line per thread): off there. */
+  t.prefetch_ahead_quarters = arch >= 90 ? 4 : 0;
+  t.evict_first_stores = arch >= 90;
   return t;
 }
 
