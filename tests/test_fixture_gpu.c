@@ -125,7 +125,7 @@ void tf_begin(void) {
   TU_SKIP_WITHOUT_DEVICE();
   tf.fails = 0;
   tf.shard.dealt = tf.shard.ran = tf.part.dealt = tf.part.ran = 0;
-  tf.shard_index = tf.part_index = 0;
+  tf.part_index = 0;
   tf.shard_at = 0;
   tf.deferred.error = cudaSuccess;
   if (!tf.shard.ok)
@@ -155,13 +155,14 @@ void tf_failure(const char *fmt, ...) {
   ++tf.fails;
 }
 
-/* With sharding: the case that has been running since tf.shard_at ends; named if it was slow. */
+/* With sharding: the case that has been running since tf.shard_at ends (the last one dealt:
+ * index tf.shard.dealt - 1); named if it was slow. */
 static void shard_case_done(void) {
   if (tf.shard.n > 1 && tf.shard_at > 0) {
     const double s = tf_now_s() - tf.shard_at;
     if (s > TF_SLOW_CASE_S) {
-      print_message("shard %u/%u: case %lu took %.1f s\n", tf.shard.k, tf.shard.n, tf.shard_index,
-                    s);
+      print_message("shard %u/%u: case %lu took %.1f s\n", tf.shard.k, tf.shard.n,
+                    tf.shard.dealt - 1, s);
       fflush(stdout);
     }
   }
@@ -178,12 +179,9 @@ static int deal_one(tf_deal *d, unsigned long index) {
 
 int tf_shard_case(void) {
   shard_case_done();
-  const unsigned long index = tf.shard.dealt;
-  const int mine = deal_one(&tf.shard, index);
-  if (mine) {
-    tf.shard_index = index;
+  const int mine = deal_one(&tf.shard, tf.shard.dealt);
+  if (mine)
     tf.shard_at = tf_now_s();
-  }
   tf.part_index = 0;
   return mine;
 }

@@ -115,10 +115,10 @@ typedef struct tf_state {
   int fails;     /* failed checks in the running test */
   /* CUPRIM_TEST_SHARD=K/N (tu_shard) and CUPRIM_TEST_PART=J/M (tu_part), with what the running
    * test dealt: its cases (tf_shard_case) and the parts of its cases (tf_shard_part). Also the
-   * index and start time of the case running (shard_at 0: none) and the index of the next part
-   * in it (0 at each case). */
+   * start time of the case running (shard_at 0: none; it is the last case dealt) and the index
+   * of the next part in it (0 at each case). */
   tf_deal shard, part;
-  unsigned long shard_index, part_index;
+  unsigned long part_index;
   double shard_at;
 } tf_state;
 
