@@ -7,13 +7,15 @@
  *         __half (float levels). Reference: the read-only kernel (reduce, histogram), a copy
  *         (scan).
  *   arg:  cuprim_reduce_arg ARGMIN on f32 against cub::DeviceReduce::ArgMin with separate value
- *         and index outputs. Reference: the read-only kernel.
+ *         and index outputs. Reference: the read-only kernel. Then (not with --quick) the
+ *         kernel-choice table of reduce_tuning.h's arg entries.
  *
  * Every timed result is checked once: reduce against CUB's float sum rounded to the dtype (within
  * the 16-bit rounding) and against the exact sum (rel_err); the scan element by element against the
  * exact prefix sums, for cuprim and CUB alike; the histogram bin by bin against CUB's counts; the
  * arg-min's index and value against CUB's. */
 #include "bench.cuh"
+#include "reduce/reduce_internal.h" /* cuprim__reduce_arg_tuned: the kernel-choice sweep */
 
 #include <cub/device/device_histogram.cuh>
 #include <cub/device/device_reduce.cuh>
@@ -376,6 +378,66 @@ void argmin_sweep(Bench &b, const float *d_in, void *d_out, const std::vector<in
   finish_table(b);
 }
 
+/* The arg-reduce's kernel choice (reduce_tuning.h's arg_ entries): the one block of 1024 threads
+ * (single, up to 2^18 elements), the grid and a finishing block chained by programmatic dependent
+ * launch where the device has it (pdl), or one cooperative launch (coop); against CUB and the
+ * read-only kernel. Each result is checked against CUB's index and value. */
+void argmin_kernel_choice(Bench &b, const float *d_in, void *d_out) {
+  const char *names[] = {"single", "pdl", "coop"};
+  constexpr int CHOICES = 3;
+  unsigned char *o = static_cast<unsigned char *>(d_out);
+  uint64_t *d_index = reinterpret_cast<uint64_t *>(o);
+  float *d_value = reinterpret_cast<float *>(o + 64);
+  int64_t *d_cub_index = reinterpret_cast<int64_t *>(o + 256);
+  float *d_cub_value = reinterpret_cast<float *>(o + 320);
+  std::string &table = b.pending;
+  table = strprintf("\narg-min f32 kernel choice (us): one block of 1024 threads (single, up to "
+                    "2^18), or the grid and a finishing block (pdl, chained by programmatic "
+                    "dependent launch where the device has it) or one cooperative launch "
+                    "(coop)\n%6s",
+                    "n");
+  for (const char *nm : names)
+    table += strprintf(" %9s", nm);
+  table += strprintf(" %9s %9s\n", "cub", "read");
+  for (int k2 = 28; k2 <= 56; ++k2) { /* half-octave steps from 2^14 to 2^24, then 2^26, 2^28 */
+    if (k2 > 48 && k2 % 4 != 0)
+      continue;
+    const uint64_t n = (uint64_t)std::llround(std::exp2(k2 / 2.0));
+    const Timing cub = time_cub(b, "cub::DeviceReduce::ArgMin", [&](void *tmp, size_t &tb) {
+      return cub::DeviceReduce::ArgMin(tmp, tb, d_in, d_cub_value, d_cub_index, (int64_t)n,
+                                       b.stream);
+    });
+    const Timing rd = time_read_only(b, d_in, (size_t)n * sizeof(float));
+    const int64_t cub_index = read_one<int64_t>(b, d_cub_index);
+    const float cub_value = read_one<float>(b, d_cub_value);
+    table += strprintf("%6s", k2 % 2 ? fmt_n(n).c_str() : strprintf("2^%d", k2 / 2).c_str());
+    for (int choice = 0; choice < CHOICES; ++choice) {
+      if (choice == 0 && n > (1u << 18)) {
+        table += strprintf(" %9s", "-");
+        continue;
+      }
+      cuprim__reduce_tuning tune = cuprim__reduce_tuning_for(b.ctx->attrs.code_arch);
+      tune.arg_single_block_max_bytes = choice == 0 ? UINT32_MAX : 0;
+      tune.arg_grid_sync_min_bytes = choice == 2 ? 0 : UINT64_MAX;
+      BENCH_CHECK(cudaMemsetAsync(d_out, 0xff, 256, b.stream));
+      const Timing t = time_call(b, [&]() -> const char * {
+        const cuprim_status s = cuprim__reduce_arg_tuned(
+            b.ctx, d_in, d_value, d_index, n, CUPRIM_F32, CUPRIM_ARGMIN, b.stream, &tune);
+        return s == CUPRIM_SUCCESS ? nullptr : cuprim_error_text(s);
+      });
+      const uint64_t index = read_one<uint64_t>(b, d_index);
+      const float value = read_one<float>(b, d_value);
+      const bool ok = t.ok() && index == (uint64_t)cub_index &&
+                      std::memcmp(&value, &cub_value, sizeof value) == 0;
+      b.failures += !ok;
+      table += strprintf(" %9s", ok ? fmt_num(t.median_us, 2).c_str() : "FAIL");
+    }
+    table += strprintf(" %9.2f %9.2f\n", cub.median_us, rd.median_us);
+  }
+  b.report += table;
+  table.clear();
+}
+
 } // namespace
 
 void run_half_suite(Bench &b) {
@@ -412,6 +474,8 @@ void run_arg_suite(Bench &b) {
   BENCH_CHECK(cudaMalloc(&d_out, 512));
   fill_random(b, d_in, n, kSeed); /* k * 2^-24 in [0, 1): the minimum repeats at large n */
   argmin_sweep(b, d_in, d_out, z.sweep);
+  if (!b.opt.quick)
+    argmin_kernel_choice(b, d_in, d_out);
   BENCH_CHECK(cudaFree(d_in));
   BENCH_CHECK(cudaFree(d_out));
 }

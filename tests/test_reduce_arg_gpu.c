@@ -158,9 +158,11 @@ static void fill(cuprim_dtype t, data_kind kind, uint64_t seed, void *h, uint64_
 
 /* ---------------------------------------------------------------- calls */
 
-typedef enum path { PATH_PUBLIC, PATH_ONE_BLOCK, PATH_GRID } path;
-static const char *const path_names[] = {"cuprim_reduce_arg", "one block (forced)",
-                                         "grid (forced)"};
+/* The public call (the device's tuning), and each path forced: the one block, the grid and a
+ * finishing block, the cooperative grid. */
+typedef enum path { PATH_PUBLIC, PATH_ONE_BLOCK, PATH_GRID, PATH_COOP } path;
+static const char *const path_names[] = {"cuprim_reduce_arg", "one block (forced)", "grid (forced)",
+                                         "cooperative grid (forced)"};
 
 /* A call and what it must give: the index, and the element's bits (the identity's for n == 0).
  * Its output, in the fixture's slot, is 16 bytes: the index at 0, the value ending at 16 (so
@@ -194,6 +196,7 @@ static cuprim_status issue(cuprim_ctx *ctx, const void *p, void *d_out, cudaStre
     return cuprim_reduce_arg(ctx, c->d_in, value, index, c->n, c->dtype, c->op, stream);
   cuprim__reduce_tuning tune = cuprim__reduce_tuning_for(90);
   tune.arg_single_block_max_bytes = c->how == PATH_ONE_BLOCK ? UINT32_MAX : 0;
+  tune.arg_grid_sync_min_bytes = c->how == PATH_COOP ? 0 : UINT64_MAX;
   return cuprim__reduce_arg_tuned(ctx, c->d_in, value, index, c->n, c->dtype, c->op, stream, &tune);
 }
 
@@ -248,10 +251,10 @@ static void expect(call *calls, int count, uint64_t want, const unsigned char *b
   }
 }
 
-/* The six calls of a case: the public call with and without d_value, and each path forced. */
+/* The eight calls of a case: the public call with and without d_value, and each path forced. */
 static int make_calls(call *calls, const void *d_in, uint64_t n, cuprim_dtype t, cuprim_arg_op op) {
   int k = 0;
-  for (int how = PATH_PUBLIC; how <= PATH_GRID; ++how)
+  for (int how = PATH_PUBLIC; how <= PATH_COOP; ++how)
     for (int v = 1; v >= 0; --v) {
       calls[k++] =
           (call){.how = (path)how, .d_in = d_in, .n = n, .dtype = t, .op = op, .with_value = v};
@@ -259,7 +262,7 @@ static int make_calls(call *calls, const void *d_in, uint64_t n, cuprim_dtype t,
   return k;
 }
 
-/* Uploads h[0..n) to d_in (in tf.d_in), runs the six calls on `stream`, checks them against the
+/* Uploads h[0..n) to d_in (in tf.d_in), runs the eight calls on `stream`, checks them against the
  * reference. */
 static void run_case_on(const void *h, void *d_in, uint64_t n, cuprim_dtype t, cuprim_arg_op op,
                         const char *data, uint64_t seed, cudaStream_t stream) {
@@ -283,13 +286,13 @@ static void run_case(const void *h, void *d_in, uint64_t n, cuprim_dtype t, cupr
 /* ---------------------------------------------------------------- sizes */
 
 /* 1 and 2 elements, a warp, the grid path's tile (256 threads x 4 vectors: 1024 to 16384
- * elements by dtype) +-1, the one-block limit (128 KB: 2^15 four-byte elements) +-1, 2^k +-1,
+ * elements by dtype) +-1, the one-block limit (64 KB: 2^13 to 2^16 elements by dtype) +-1, 2^k +-1,
  * primes, a few seeded random sizes, and (full mode) a few million. */
 static size_t sweep_sizes(uint64_t *sizes, size_t cap) {
-  static const uint64_t full[] = {1,      2,      3,      31,      32,     33,    255,   256,
-                                  257,    1023,   1024,   1025,    4095,   4096,  4097,  16383,
-                                  16384,  16385,  32767,  32768,   32769,  65535, 65536, 65537,
-                                  131071, 131072, 131073, 1000003, 4194311};
+  static const uint64_t full[] = {1,     2,     3,     31,     32,     33,     255,     256,
+                                  257,   1023,  1024,  1025,   4095,   4096,   4097,    8191,
+                                  8192,  8193,  16383, 16384,  16385,  32767,  32768,   32769,
+                                  65535, 65536, 65537, 131071, 131072, 131073, 1000003, 4194311};
   static const uint64_t quick[] = {1, 2, 33, 257, 4097, 16385, 32769, 65537, 131071};
   return TF_SWEEP_SIZES(full, quick, 0xA26, 3, 0, sizes, cap);
 }
@@ -323,7 +326,7 @@ TF_TEST(test_sweep) {
           run_case(tf.h_in, tf.d_in, n, t, (cuprim_arg_op)op, data_names[kind], seed);
           ++cases;
         }
-  print_message("%lu cases x 6 calls\n", cases);
+  print_message("%lu cases x 8 calls\n", cases);
 }
 
 /* Where the extreme value sits: alone at the first, the last or a middle position, or tied
@@ -550,13 +553,14 @@ TF_TEST(test_graph_capture) {
   call calls[MAX_CALLS];
   int count = 0;
   for (int op = 0; op <= 1; ++op) { /* calls[0] has n elements: graph_round reads it */
-    call six[MAX_CALLS];
-    make_calls(six, tf.d_in, n, GRAPH_DTYPE, (cuprim_arg_op)op);
-    calls[count++] = six[0]; /* public, n */
-    calls[count++] = six[3]; /* one block forced, no value, n */
-    make_calls(six, tf.d_in, n_small, GRAPH_DTYPE, (cuprim_arg_op)op);
-    calls[count++] = six[0]; /* public, n_small: one block */
-    calls[count++] = six[4]; /* grid forced, n_small */
+    call all[MAX_CALLS];
+    make_calls(all, tf.d_in, n, GRAPH_DTYPE, (cuprim_arg_op)op);
+    calls[count++] = all[0]; /* public, n */
+    calls[count++] = all[3]; /* one block forced, no value, n */
+    calls[count++] = all[6]; /* cooperative grid forced, n */
+    make_calls(all, tf.d_in, n_small, GRAPH_DTYPE, (cuprim_arg_op)op);
+    calls[count++] = all[0]; /* public, n_small: one block */
+    calls[count++] = all[4]; /* grid forced, n_small */
   }
   tf_graph_rounds(&ops, calls, count, n, graph_round);
 }

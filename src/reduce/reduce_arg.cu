@@ -18,9 +18,13 @@
  *  - finish_kernel, one block, chained by programmatic dependent launch where the device's code
  *    has it (launch_config.cuh's pdl_config): combines the blocks' pairs and writes *d_index and,
  *    from d_in[index] (so bit for bit), *d_value.
+ *  Where the tuning says so (reduce_tuning.h, arg_grid_sync_min_bytes), the grid is launched
+ *  cooperatively instead and its block 0 does finish_kernel's work after a grid barrier: one
+ *  launch, which is what a device without programmatic dependent launch gains most from.
  *  Inputs of at most arg_single_block_max_bytes (reduce_tuning.h) are done by one block of 1024
  *  threads, which writes the outputs itself. n == 0 takes that path too: no element, so the
  *  sentinel pair (all-ones key, UINT64_MAX) is left, which writes UINT64_MAX and the identity. */
+#include <cooperative_groups.h>
 #include <type_traits>
 
 #include "common/check.h"
@@ -180,6 +184,7 @@ template <class T> struct arg_args {
   uint64_t *index;   /* the output */
   void *keys;        /* grid path: one key per block (K) */
   uint64_t *indices; /* grid path: one index per block */
+  int grid_sync;     /* grid path, launched cooperatively: block 0 finishes */
 };
 
 /* Writes the outputs from the final pair. */
@@ -190,8 +195,23 @@ __device__ __forceinline__ void write_result(const arg_args<T> &a, uint64_t inde
     *a.value = index == NONE ? arg_key<T, OP>::identity() : a.in[index];
 }
 
+/* One block of GRID_THREADS threads, once every block's pair is written: the lexicographic
+ * minimum of the `blocks` pairs, then the outputs. */
+template <class T, cuprim_arg_op OP>
+__device__ __forceinline__ void finish_block(const arg_args<T> &a, unsigned blocks) {
+  typedef arg_best<T, OP> Best;
+  Best b;
+  const typename Best::K *keys = static_cast<const typename Best::K *>(a.keys);
+  for (unsigned i = threadIdx.x; i < blocks; i += GRID_THREADS)
+    b.merge(__ldcg(keys + i), __ldcg(a.indices + i));
+  b.template block_merge<GRID_THREADS>();
+  if (threadIdx.x == 0)
+    write_result<T, OP>(a, b.index);
+}
+
 /* Each block walks its share of the input; a grid of one block writes the outputs, a larger one
- * one pair per block for finish_kernel. */
+ * one pair per block, for finish_kernel or (a.grid_sync: launched cooperatively) for its own
+ * block 0 after the grid barrier. */
 template <class T, cuprim_arg_op OP, int THREADS>
 __global__ void __launch_bounds__(THREADS, THREADS == GRID_THREADS ? GRID_BLOCKS_PER_SM : 1)
     arg_kernel(const arg_args<T> a) {
@@ -200,29 +220,31 @@ __global__ void __launch_bounds__(THREADS, THREADS == GRID_THREADS ? GRID_BLOCKS
   Best b;
   cta::for_each_vec16<T, VPT>(a.in, a.n, b);
   b.template block_merge<THREADS>();
-  if (threadIdx.x != 0)
-    return;
   if (gridDim.x == 1) {
-    write_result<T, OP>(a, b.index);
-  } else {
+    if (threadIdx.x == 0)
+      write_result<T, OP>(a, b.index);
+    return;
+  }
+  if (threadIdx.x == 0) {
     static_cast<typename Best::K *>(a.keys)[blockIdx.x] = b.key;
     a.indices[blockIdx.x] = b.index;
   }
+  if constexpr (THREADS == GRID_THREADS) {
+    if (!a.grid_sync)
+      return;
+    /* The barrier also ends warp 0's reads of block_merge's shared arrays, which finish_block
+     * reuses. */
+    cooperative_groups::this_grid().sync();
+    if (blockIdx.x == 0)
+      finish_block<T, OP>(a, gridDim.x);
+  }
 }
 
-/* One block: the lexicographic minimum of the `blocks` pairs, then the outputs. */
 template <class T, cuprim_arg_op OP>
 __global__ void __launch_bounds__(GRID_THREADS)
     finish_kernel(const arg_args<T> a, unsigned blocks) {
-  typedef arg_best<T, OP> Best;
   cta::pdl_wait(); /* arg_kernel's pairs are complete */
-  Best b;
-  const typename Best::K *keys = static_cast<const typename Best::K *>(a.keys);
-  for (unsigned i = threadIdx.x; i < blocks; i += GRID_THREADS)
-    b.merge(__ldcg(keys + i), __ldcg(a.indices + i));
-  b.template block_merge<GRID_THREADS>();
-  if (threadIdx.x == 0)
-    write_result<T, OP>(a, b.index);
+  finish_block<T, OP>(a, blocks);
 }
 
 template <class T, cuprim_arg_op OP>
@@ -236,6 +258,7 @@ cuprim_status arg_impl(const cuprim_ctx *ctx, const void *d_in, void *d_value, u
   a.index = d_index;
   a.keys = NULL;
   a.indices = NULL;
+  a.grid_sync = 0;
   if ((uint64_t)n * sizeof(T) <= tune->arg_single_block_max_bytes) {
     arg_kernel<T, OP, SINGLE_THREADS><<<1, SINGLE_THREADS, 0, stream>>>(a);
     CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
@@ -244,8 +267,20 @@ cuprim_status arg_impl(const cuprim_ctx *ctx, const void *d_in, void *d_value, u
   /* A block per tile of VPT vectors a thread, at most GRID_BLOCKS_PER_SM per SM (the kernel's
    * launch bounds make them fit): one wave. */
   const uint64_t tile_elems = (uint64_t)GRID_THREADS * VPT * (16 / sizeof(T));
-  const unsigned blocks = (unsigned)cuprim__grid_persistent(ctx, (n + tile_elems - 1) / tile_elems,
-                                                            GRID_THREADS, GRID_BLOCKS_PER_SM);
+  const uint64_t tiles = (n + tile_elems - 1) / tile_elems;
+  unsigned per_sm = GRID_BLOCKS_PER_SM;
+  if ((uint64_t)n * sizeof(T) >= tune->arg_grid_sync_min_bytes) {
+    /* Every block of a cooperative grid must be resident at once: as many per SM as fit. */
+    unsigned fit = 0;
+    CUPRIM__FORWARD(
+        cuprim__occupancy(ctx, reinterpret_cast<const void *>(arg_kernel<T, OP, GRID_THREADS>),
+                          GRID_THREADS, 0, &fit));
+    if (fit > 0) {
+      a.grid_sync = 1;
+      per_sm = fit < per_sm ? fit : per_sm;
+    }
+  }
+  const unsigned blocks = (unsigned)cuprim__grid_persistent(ctx, tiles, GRID_THREADS, per_sm);
   if (blocks == 1) { /* a grid of one block writes the outputs itself */
     arg_kernel<T, OP, GRID_THREADS><<<1, GRID_THREADS, 0, stream>>>(a);
     CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
@@ -256,6 +291,13 @@ cuprim_status arg_impl(const cuprim_ctx *ctx, const void *d_in, void *d_value, u
   return with_temp(ctx, bytes, stream, [&](void *temp) {
     a.keys = temp;
     a.indices = reinterpret_cast<uint64_t *>(static_cast<char *>(temp) + keys_bytes);
+    if (a.grid_sync) {
+      void *args[] = {&a};
+      CUPRIM__CUDA_CHECK(cudaLaunchCooperativeKernel(
+          reinterpret_cast<const void *>(arg_kernel<T, OP, GRID_THREADS>), dim3(blocks),
+          dim3(GRID_THREADS), args, 0, stream));
+      return CUPRIM_SUCCESS;
+    }
     arg_kernel<T, OP, GRID_THREADS><<<blocks, GRID_THREADS, 0, stream>>>(a);
     CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
     /* chained by programmatic dependent launch where the device's code has it */

@@ -25,6 +25,10 @@ typedef struct cuprim__reduce_tuning {
   /* cuprim_reduce_arg: inputs of at most this many bytes are done by one block of 1024 threads in
    * one launch; larger ones by a grid and a finishing block. */
   unsigned arg_single_block_max_bytes;
+  /* cuprim_reduce_arg: larger inputs of at least this many bytes take one cooperative launch
+   * (block 0 combines the blocks' pairs after a grid barrier); smaller ones the grid and a
+   * finishing block, chained by programmatic dependent launch where the device has it. */
+  uint64_t arg_grid_sync_min_bytes;
 } cuprim__reduce_tuning;
 
 /* `arch` is the architecture of the code the device runs (cuprim__device_attrs.code_arch,
@@ -53,9 +57,13 @@ static inline cuprim__reduce_tuning cuprim__reduce_tuning_for(int arch) {
      * to the two-launch path's largest inputs, and not in the cooperative grid: 0.7% lost after
      * a read flush, 3.4% won after a memset. */
     t.l2_prefetch_max_chunks = t.grid_sync_min_chunks - 1;
-    /* Provisional (the arg-reduce not measured yet): AUTO's one block of 1024 threads beat its
-     * two launches up to 2^15 f32 (128 KB) on the H100, 6.46 against 7.33 us, and lost at 2^16. */
-    t.arg_single_block_max_bytes = 128 * 1024;
+    /* H100, cuprim-bench's arg-min f32 kernel-choice table (2026-11-25 00:58 UTC): the one
+     * block 7.20 us at 2^14 (64 KB) against 7.46 for the grid and its finishing block; 8.51
+     * against 8.03 at 23170 elements, 8.90 against 7.07 at 2^15. The cooperative grid is no
+     * faster than the two launches chained by PDL at any size from 2^14 to 2^28 (2^16 7.42 /
+     * 7.30, 2^20 8.93 / 9.06, 2^22 13.92 / 13.82, 2^28 352.0 / 351.0 us). */
+    t.arg_single_block_max_bytes = 64 * 1024;
+    t.arg_grid_sync_min_bytes = UINT64_MAX;
   } else {
     /* The 80-virtual build on the H100, bench/ kernel-choice table 2026-11-24 00:03 UTC (f32;
      * i32 within 0.3 us): one block 6.66 us at 2^15 (8 chunks) against 7.97 for the cooperative
@@ -70,7 +78,14 @@ static inline cuprim__reduce_tuning cuprim__reduce_tuning_for(int arch) {
     /* The hint exists from 8.0 (cta/arch.cuh; 7.5 loads without it); the 80-virtual build was
      * measured after a read flush only (with it). */
     t.l2_prefetch_max_chunks = UINT32_MAX;
-    t.arg_single_block_max_bytes = 128 * 1024; /* provisional, as for 9.0 */
+    /* The 80-virtual build on the H100, the arg-min kernel-choice table (2026-11-25 01:04 UTC):
+     * the one block 7.14 us at 2^14 against 7.71 for the cooperative grid, 8.54 against 8.32 at
+     * 23170 elements. Without PDL one cooperative launch beats the grid and a finishing block in
+     * stream order at every larger size: 2^16 7.52 / 8.51 us, 2^18 7.49 / 8.70, 2^20 9.06 /
+     * 10.11, 2^22 13.98 / 14.72, 2^24 29.98 / 31.30, 2^28 352.35 / 352.86 (CUB built the same
+     * way: 7.81, 8.26, 9.57, 13.47, 30.69, 358.46). */
+    t.arg_single_block_max_bytes = 64 * 1024;
+    t.arg_grid_sync_min_bytes = 0;
   }
   return t;
 }
