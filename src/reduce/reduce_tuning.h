@@ -57,11 +57,13 @@ static inline cuprim__reduce_tuning cuprim__reduce_tuning_for(int arch) {
      * to the two-launch path's largest inputs, and not in the cooperative grid: 0.7% lost after
      * a read flush, 3.4% won after a memset. */
     t.l2_prefetch_max_chunks = t.grid_sync_min_chunks - 1;
-    /* H100, cuprim-bench's arg-min f32 kernel-choice table (2026-11-25 00:58 UTC): the one
-     * block 7.20 us at 2^14 (64 KB) against 7.46 for the grid and its finishing block; 8.51
-     * against 8.03 at 23170 elements, 8.90 against 7.07 at 2^15. The cooperative grid is no
-     * faster than the two launches chained by PDL at any size from 2^14 to 2^28 (2^16 7.42 /
-     * 7.30, 2^20 8.93 / 9.06, 2^22 13.92 / 13.82, 2^28 352.0 / 351.0 us). */
+    /* H100, cuprim-bench's arg-min f32 kernel-choice table (2026-11-25, 00:54 and 01:23 UTC
+     * runs): the one block 7.20 us at 2^14 (64 KB) against 7.42-7.46 for the grid and its
+     * finishing block; 8.51-8.58 against 8.03-8.10 at 23170 elements, 8.80-8.90 against
+     * 7.07-7.23 at 2^15. The cooperative grid against the two launches chained by PDL: within
+     * 0.4 us either way from 2^14 to 2^28 (2^16 7.42-7.46 / 7.23-7.30, 2^20 8.93-8.99 /
+     * 9.06-9.22, 2^22 13.92-14.08 / 13.82-14.14, 2^28 352.0-352.1 / 351.0-351.8), but 0.9 us
+     * slower at 2965821 elements (12.99-13.02 / 12.10-12.13): the two launches stay. */
     t.arg_single_block_max_bytes = 64 * 1024;
     t.arg_grid_sync_min_bytes = UINT64_MAX;
   } else {
@@ -78,12 +80,12 @@ static inline cuprim__reduce_tuning cuprim__reduce_tuning_for(int arch) {
     /* The hint exists from 8.0 (cta/arch.cuh; 7.5 loads without it); the 80-virtual build was
      * measured after a read flush only (with it). */
     t.l2_prefetch_max_chunks = UINT32_MAX;
-    /* The 80-virtual build on the H100, the arg-min kernel-choice table (2026-11-25 01:04 UTC):
+    /* The 80-virtual build on the H100, the arg-min kernel-choice table (2026-11-25 01:02 UTC run):
      * the one block 7.14 us at 2^14 against 7.71 for the cooperative grid, 8.54 against 8.32 at
      * 23170 elements. Without PDL one cooperative launch beats the grid and a finishing block in
-     * stream order at every larger size: 2^16 7.52 / 8.51 us, 2^18 7.49 / 8.70, 2^20 9.06 /
-     * 10.11, 2^22 13.98 / 14.72, 2^24 29.98 / 31.30, 2^28 352.35 / 352.86 (CUB built the same
-     * way: 7.81, 8.26, 9.57, 13.47, 30.69, 358.46). */
+     * stream order at every larger size but one (2965821 elements: 13.38 / 13.31 us): 2^16 7.52
+     * / 8.51 us, 2^18 7.49 / 8.70, 2^20 9.06 / 10.11, 2^22 13.98 / 14.72, 2^24 29.98 / 31.30, 2^28
+     * 352.35 / 352.86 (CUB built the same way: 7.81, 8.26, 9.57, 13.47, 30.69, 358.46). */
     t.arg_single_block_max_bytes = 64 * 1024;
     t.arg_grid_sync_min_bytes = 0;
   }
