@@ -36,7 +36,7 @@ extern "C" {
 /** Major version. */
 #define CUPRIM_VERSION_MAJOR 0
 /** Minor version. */
-#define CUPRIM_VERSION_MINOR 1
+#define CUPRIM_VERSION_MINOR 2
 /** Patch version. */
 #define CUPRIM_VERSION_PATCH 0
 /** MAJOR*10000 + MINOR*100 + PATCH, for compile-time comparisons. */
