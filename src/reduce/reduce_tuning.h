@@ -61,9 +61,11 @@ static inline cuprim__reduce_tuning cuprim__reduce_tuning_for(int arch) {
      * runs): the one block 7.20 us at 2^14 (64 KB) against 7.42-7.46 for the grid and its
      * finishing block; 8.51-8.58 against 8.03-8.10 at 23170 elements, 8.80-8.90 against
      * 7.07-7.23 at 2^15. The cooperative grid against the two launches chained by PDL: within
-     * 0.4 us either way from 2^14 to 2^28 (2^16 7.42-7.46 / 7.23-7.30, 2^20 8.93-8.99 /
-     * 9.06-9.22, 2^22 13.92-14.08 / 13.82-14.14, 2^28 352.0-352.1 / 351.0-351.8), but 0.9 us
-     * slower at 2965821 elements (12.99-13.02 / 12.10-12.13): the two launches stay. */
+     * 0.5 us either way from 2^14 to 2^24 (2^15 7.58-7.68 / 7.07-7.23, 2^16 7.42-7.46 /
+     * 7.23-7.30, 2^20 8.93-8.99 / 9.06-9.22, 2^22 13.92-14.08 / 13.82-14.14) but for 0.9 us
+     * more at 2965821 and 11863283 elements (12.99-13.02 / 12.10-12.13, 24.45-24.58 /
+     * 23.55-23.65), and slower at 2^26 and 2^28 (94.40-94.62 / 93.70-94.34, 352.0-352.1 /
+     * 351.0-351.8): the two launches stay. */
     t.arg_single_block_max_bytes = 64 * 1024;
     t.arg_grid_sync_min_bytes = UINT64_MAX;
   } else {
