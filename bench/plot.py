@@ -27,7 +27,6 @@ import csv
 import io
 import math
 import os
-import re
 import sys
 
 try:
@@ -40,8 +39,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend is chosen first)
 from matplotlib.ticker import FuncFormatter, NullFormatter  # noqa: E402
 
+from svg_plot import device, fmt_n, latest  # noqa: E402  (no matplotlib there)
+
 DPI = 110
-KEY = ("suite", "primitive", "alg", "dtype", "n", "impl")
 
 # The ceiling each primitive's bandwidth is compared with (as in bench/report.py): reduce and
 # histogram read their input once (read-only kernel); a scan reads and writes each element (copy).
@@ -73,14 +73,7 @@ class Source:
 
     def device(self):
         """'NVIDIA H100 80GB HBM3, CUB 3.0.1, 2026-11-21 21:08 UTC' from the first header line."""
-        if not self.header:
-            return os.path.basename(self.path)
-        fields = [f.strip() for f in self.header[0].split("|")]
-        name = fields[2] if len(fields) > 2 else fields[0]
-        cub = re.search(r"CUB [0-9.]+", self.header[0])
-        date = re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d", self.header[0])
-        return ", ".join(x for x in (name, cub and cub.group(0), date and date.group(0) + " UTC")
-                         if x)
+        return device(self.header, self.path)
 
 
 def number(row, key):
@@ -90,12 +83,8 @@ def number(row, key):
 
 def merged_rows(sources):
     """Rows of all files, a later file's row replacing an earlier one's with the same key."""
-    by_key = {}
-    for s in sources:
-        for r in s.rows:
-            by_key[tuple(r[k] for k in KEY)] = r
     rows, dropped = [], []
-    for r in by_key.values():
+    for r in latest(s.rows for s in sources):
         check = r.get("check", "")
         if check.startswith("FAIL") or check.startswith("ERROR"):
             dropped.append(r)
@@ -124,11 +113,6 @@ def save(fig, path):
     img = Image.open(buf).convert("RGB").quantize(colors=128, method=Image.Quantize.MEDIANCUT)
     img.save(path, optimize=True)
     return path
-
-
-def fmt_n(n):
-    k = int(n).bit_length() - 1
-    return f"2^{k}" if int(n) == 1 << k else str(n)
 
 
 def log2_axis(ax, ns):

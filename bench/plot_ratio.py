@@ -15,7 +15,8 @@ import argparse
 import math
 import sys
 
-from svg_plot import Panel, Svg, checked, device, fail, fmt_n, legend, read_csv, superscript
+from svg_plot import (Panel, Svg, checked, device, fail, fmt_n, latest, legend, read_csv,
+                      superscript, write)
 
 PROG = "plot_ratio.py"
 # Okabe-Ito colours and one marker shape each, in the order the series are met.
@@ -32,13 +33,8 @@ TOP, PANEL_H, GAP = 88, 230, 82  # the first panel's top, each panel's height, b
 
 def merged(paths):
     """(the first file's header, rows) of several CSV files, later rows replacing earlier ones."""
-    header, by_key = None, {}
-    for path in paths:
-        h, rows = read_csv(PROG, path)
-        header = header if header is not None else h
-        for r in rows:
-            by_key[(r["suite"], r["primitive"], r["alg"], r["dtype"], r["n"], r["impl"])] = r
-    return header or [], list(by_key.values())
+    files = [read_csv(PROG, path) for path in paths]
+    return files[0][0], latest(rows for _, rows in files)
 
 
 def series_of(rows, suites):
@@ -112,13 +108,7 @@ def main(argv):
             fail(PROG, f"{files}: no rows of cuprim's AUTO with a ratio to CUB in the suites "
                  f"{','.join(suites)}")
         panels.append((title, header, paths[0], series))
-    text = draw(panels, suites)
-    try:
-        with open(args.out, "w", encoding="utf-8") as f:
-            f.write(text)
-    except OSError as e:
-        fail(PROG, f"cannot write {args.out}: {e.strerror}")
-    print(args.out)
+    write(PROG, args.out, draw(panels, suites))
 
 
 if __name__ == "__main__":

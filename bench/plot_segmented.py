@@ -17,7 +17,8 @@ import argparse
 import math
 import sys
 
-from svg_plot import Panel, Svg, checked, device, fail, fmt_n, legend, read_csv, superscript
+from svg_plot import (Panel, Svg, checked, device, fail, fmt_n, legend, read_csv, superscript,
+                      write)
 
 PROG = "plot_segmented.py"
 LAYOUTS = ["uniform_1", "uniform_4", "uniform_16", "uniform_64", "uniform_256", "uniform_1024",
@@ -152,13 +153,7 @@ def main(argv):
     kept = checked(PROG, rows)
     if not kept:
         fail(PROG, f"{args.csv}: every segmented row failed its check")
-    text = draw(header, kept, args.csv)
-    try:
-        with open(args.out, "w", encoding="utf-8") as f:
-            f.write(text)
-    except OSError as e:
-        fail(PROG, f"cannot write {args.out}: {e.strerror}")
-    print(args.out)
+    write(PROG, args.out, draw(header, kept, args.csv))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
-"""What bench/'s SVG pictures share (Python 3 only, no matplotlib): reading cuprim-bench's CSV,
-the run's description, SVG text and lines, markers, a plot area over categories, a legend.
-Imported by plot_segmented.py and plot_ratio.py (both run as `python3 bench/SCRIPT.py`, so this
-directory is on the import path).
+"""What bench/'s pictures share (Python 3 only, no matplotlib): reading cuprim-bench's CSV and
+merging several, the run's description, n as text; and for the SVG pictures, SVG text and lines,
+markers, a plot area over categories, a legend, writing the file. Imported by plot.py,
+plot_segmented.py and plot_ratio.py (each run as `python3 bench/SCRIPT.py`, so this directory is
+on the import path).
 """
 import csv
 import math
@@ -11,6 +12,7 @@ import sys
 from xml.sax.saxutils import escape
 
 FONT = "DejaVu Sans, Arial, Helvetica, sans-serif"
+KEY = ("suite", "primitive", "alg", "dtype", "n", "impl")  # what makes two rows the same one
 
 
 def fail(prog, msg):
@@ -30,6 +32,16 @@ def read_csv(prog, path):
     if rows and "pct_copy_bw" not in rows[0]:
         fail(prog, f"{path}: not a cuprim-bench CSV (no pct_copy_bw column)")
     return header, rows
+
+
+def latest(row_lists):
+    """The rows of several files in order, a later file's row replacing an earlier one's with the
+    same KEY."""
+    by_key = {}
+    for rows in row_lists:
+        for r in rows:
+            by_key[tuple(r[k] for k in KEY)] = r
+    return list(by_key.values())
 
 
 def checked(prog, rows):
@@ -215,3 +227,13 @@ def legend(svg, x, y, entries):
                      extra=' dominant-baseline="middle"')
         y += 15 * len(lines) + 10
     return y
+
+
+def write(prog, path, text):
+    """Writes the picture's text and prints its path."""
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        fail(prog, f"cannot write {path}: {e.strerror}")
+    print(path)
