@@ -334,32 +334,50 @@ void histogram_sweep(Bench &b, const __half *d_in, uint64_t *d_counts, unsigned 
 
 /* ---------------------------------------------------------------- arg-min */
 
+/* The arg-min calls' outputs, in the suite's 512-byte output buffer: cuprim's index and value,
+ * then CUB's. */
+struct ArgOutputs {
+  uint64_t *index;
+  float *value;
+  int64_t *cub_index;
+  float *cub_value;
+  explicit ArgOutputs(void *d_out) {
+    unsigned char *o = static_cast<unsigned char *>(d_out);
+    index = reinterpret_cast<uint64_t *>(o);
+    value = reinterpret_cast<float *>(o + 64);
+    cub_index = reinterpret_cast<int64_t *>(o + 256);
+    cub_value = reinterpret_cast<float *>(o + 320);
+  }
+};
+
+/* cub::DeviceReduce::ArgMin over in[0..n) into out's CUB outputs, timed. */
+Timing time_cub_argmin(Bench &b, const float *d_in, const ArgOutputs &out, uint64_t n) {
+  return time_cub(b, "cub::DeviceReduce::ArgMin", [&](void *tmp, size_t &tb) {
+    return cub::DeviceReduce::ArgMin(tmp, tb, d_in, out.cub_value, out.cub_index, (int64_t)n,
+                                     b.stream);
+  });
+}
+
 void argmin_sweep(Bench &b, const float *d_in, void *d_out, const std::vector<int> &ks) {
   Sweep s(b, "arg-min f32",
           "arg-min f32: cuprim_reduce_arg (ARGMIN, value and index) vs cub::DeviceReduce::ArgMin "
           "(separate value and index outputs)",
           "read_us");
-  unsigned char *o = static_cast<unsigned char *>(d_out);
-  uint64_t *d_index = reinterpret_cast<uint64_t *>(o);
-  float *d_value = reinterpret_cast<float *>(o + 64);
-  int64_t *d_cub_index = reinterpret_cast<int64_t *>(o + 256);
-  float *d_cub_value = reinterpret_cast<float *>(o + 320);
+  const ArgOutputs out(d_out);
   for (const int k : ks) {
     const uint64_t n = s.size(k);
     const double bytes = (double)n * sizeof(float);
     BENCH_CHECK(cudaMemsetAsync(d_out, 0xff, 512, b.stream));
     const Timing cp = time_cuprim(b, [&] {
-      return cuprim_reduce_arg(b.ctx, d_in, d_value, d_index, n, CUPRIM_F32, CUPRIM_ARGMIN,
+      return cuprim_reduce_arg(b.ctx, d_in, out.value, out.index, n, CUPRIM_F32, CUPRIM_ARGMIN,
                                b.stream);
     });
-    const Timing cub = time_cub(b, "cub::DeviceReduce::ArgMin", [&](void *tmp, size_t &tb) {
-      return cub::DeviceReduce::ArgMin(tmp, tb, d_in, d_cub_value, d_cub_index, (int64_t)n,
-                                       b.stream);
-    });
+    const Timing cub = time_cub_argmin(b, d_in, out, n);
     const Timing rd = time_read_only(b, d_in, (size_t)bytes);
-    const uint64_t index = read_one<uint64_t>(b, d_index);
-    const int64_t cub_index = read_one<int64_t>(b, d_cub_index);
-    const float value = read_one<float>(b, d_value), cub_value = read_one<float>(b, d_cub_value);
+    const uint64_t index = read_one<uint64_t>(b, out.index);
+    const int64_t cub_index = read_one<int64_t>(b, out.cub_index);
+    const float value = read_one<float>(b, out.value),
+                cub_value = read_one<float>(b, out.cub_value);
     /* Both return the first minimum: the same index and value. */
     Row rc = timed_row(b, "arg", "reduce_argmin", "auto", "f32", n, "cuprim", cp, bytes);
     rc.check = !cp.ok() ? "ERROR: " + cp.error
@@ -385,11 +403,7 @@ void argmin_sweep(Bench &b, const float *d_in, void *d_out, const std::vector<in
 void argmin_kernel_choice(Bench &b, const float *d_in, void *d_out) {
   const char *names[] = {"single", "pdl", "coop"};
   constexpr int CHOICES = 3;
-  unsigned char *o = static_cast<unsigned char *>(d_out);
-  uint64_t *d_index = reinterpret_cast<uint64_t *>(o);
-  float *d_value = reinterpret_cast<float *>(o + 64);
-  int64_t *d_cub_index = reinterpret_cast<int64_t *>(o + 256);
-  float *d_cub_value = reinterpret_cast<float *>(o + 320);
+  const ArgOutputs out(d_out);
   std::string &table = b.pending;
   table = strprintf("\narg-min f32 kernel choice (us): one block of 1024 threads (single, up to "
                     "2^18), or the grid and a finishing block (pdl, chained by programmatic "
@@ -403,13 +417,10 @@ void argmin_kernel_choice(Bench &b, const float *d_in, void *d_out) {
     if (k2 > 48 && k2 % 4 != 0)
       continue;
     const uint64_t n = (uint64_t)std::llround(std::exp2(k2 / 2.0));
-    const Timing cub = time_cub(b, "cub::DeviceReduce::ArgMin", [&](void *tmp, size_t &tb) {
-      return cub::DeviceReduce::ArgMin(tmp, tb, d_in, d_cub_value, d_cub_index, (int64_t)n,
-                                       b.stream);
-    });
+    const Timing cub = time_cub_argmin(b, d_in, out, n);
     const Timing rd = time_read_only(b, d_in, (size_t)n * sizeof(float));
-    const int64_t cub_index = read_one<int64_t>(b, d_cub_index);
-    const float cub_value = read_one<float>(b, d_cub_value);
+    const int64_t cub_index = read_one<int64_t>(b, out.cub_index);
+    const float cub_value = read_one<float>(b, out.cub_value);
     table += strprintf("%6s", k2 % 2 ? fmt_n(n).c_str() : strprintf("2^%d", k2 / 2).c_str());
     for (int choice = 0; choice < CHOICES; ++choice) {
       if (choice == 0 && n > (1u << 18)) {
@@ -419,14 +430,14 @@ void argmin_kernel_choice(Bench &b, const float *d_in, void *d_out) {
       cuprim__reduce_tuning tune = cuprim__reduce_tuning_for(b.ctx->attrs.code_arch);
       tune.arg_single_block_max_bytes = choice == 0 ? UINT32_MAX : 0;
       tune.arg_grid_sync_min_bytes = choice == 2 ? 0 : UINT64_MAX;
-      BENCH_CHECK(cudaMemsetAsync(d_out, 0xff, 256, b.stream));
+      BENCH_CHECK(cudaMemsetAsync(d_out, 0xff, 256, b.stream)); /* cuprim's outputs only */
       const Timing t = time_call(b, [&]() -> const char * {
         const cuprim_status s = cuprim__reduce_arg_tuned(
-            b.ctx, d_in, d_value, d_index, n, CUPRIM_F32, CUPRIM_ARGMIN, b.stream, &tune);
+            b.ctx, d_in, out.value, out.index, n, CUPRIM_F32, CUPRIM_ARGMIN, b.stream, &tune);
         return s == CUPRIM_SUCCESS ? nullptr : cuprim_error_text(s);
       });
-      const uint64_t index = read_one<uint64_t>(b, d_index);
-      const float value = read_one<float>(b, d_value);
+      const uint64_t index = read_one<uint64_t>(b, out.index);
+      const float value = read_one<float>(b, out.value);
       const bool ok = t.ok() && index == (uint64_t)cub_index &&
                       std::memcmp(&value, &cub_value, sizeof value) == 0;
       b.failures += !ok;
