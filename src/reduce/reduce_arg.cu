@@ -94,6 +94,13 @@ template <class T, cuprim_arg_op OP> struct arg_key {
     }
   }
 
+  /* Whether a is the better of a and b (a's key is smaller), compared as floats: smaller
+   * (ARGMIN) or larger (ARGMAX), or a NaN where b is not. -0.0 == +0.0 and two NaNs are equal,
+   * as their keys are. For 4- and 8-byte floats, where the compare is one instruction. */
+  static __device__ __forceinline__ bool better(T a, T b) {
+    return (OP == CUPRIM_ARGMIN ? a < b : a > b) || (a != a && b == b);
+  }
+
   /* The identity of MIN (ARGMIN) or MAX (ARGMAX), written as the value when n == 0: the element
    * whose key is the largest that is not a NaN's (+inf for ARGMIN on floats, the largest integer,
    * ...), which is the key order turned around. */
@@ -134,19 +141,33 @@ template <class T, cuprim_arg_op OP> struct arg_best {
     }
   }
   __device__ __forceinline__ void one(T x, uint64_t i) { take(Key::of(x), i); }
-  /* A vector's first smallest key, then one comparison with the running best. */
+  /* A vector's first smallest key, then one comparison with the running best. 4- and 8-byte
+   * floats compare as floats and only the vector's best becomes a key (Key::better picks the
+   * element the keys would): the grid kernel's f32 registers 56-61 -> 48, 0.25-0.5 us from
+   * 2^20 to 2^23 on the H100 (docs/benchmarks.md, "0.2's ninth runs"). */
   __device__ __forceinline__ void vec(const T (&x)[VEC], uint64_t i0) {
-    K kv = Key::of(x[0]);
     int jv = 0;
+    if constexpr (Key::is_float && sizeof(T) >= 4) {
+      T v = x[0];
 #pragma unroll
-    for (int j = 1; j < VEC; ++j) {
-      const K k = Key::of(x[j]);
-      if (k < kv) {
-        kv = k;
-        jv = j;
+      for (int j = 1; j < VEC; ++j)
+        if (Key::better(x[j], v)) {
+          v = x[j];
+          jv = j;
+        }
+      take(Key::of(v), i0 + (uint64_t)jv);
+    } else {
+      K kv = Key::of(x[0]);
+#pragma unroll
+      for (int j = 1; j < VEC; ++j) {
+        const K k = Key::of(x[j]);
+        if (k < kv) {
+          kv = k;
+          jv = j;
+        }
       }
+      take(kv, i0 + (uint64_t)jv);
     }
-    take(kv, i0 + (uint64_t)jv);
   }
   /* The lexicographic minimum over the block's THREADS threads, in thread 0. Every thread must
    * call it. */
