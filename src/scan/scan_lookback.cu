@@ -153,28 +153,34 @@ __device__ __forceinline__ void load_segment(const T *in, uint64_t n, uint64_t s
   load_items<G, T, Op>(in + seg_base, sm, full && in_aligned, lane, x);
 }
 
-/* `evict_first`: the vector stores are st.global.cs (evict first in L2). */
+/* A full, 16-byte aligned warp segment's vector stores: st.global.cs (evict first in L2) where
+ * EVICT_FIRST. */
+template <class G, class T, bool EVICT_FIRST>
+__device__ __forceinline__ void store_vecs(T *seg, int lane, const T (&y)[G::VECS][G::VEC]) {
+#pragma unroll
+  for (int k = 0; k < G::VECS; ++k) {
+    uint4 raw;
+    memcpy(&raw, y[k], 16);
+    uint4 *p = reinterpret_cast<uint4 *>(seg + item_offset<G>(k, 0, lane));
+    if constexpr (EVICT_FIRST)
+      __stcs(p, raw);
+    else
+      *p = raw;
+  }
+}
+
+/* Stores the warp segment at `seg` (m valid elements). `vec`: the segment is full and 16-byte
+ * aligned; `evict_first`: its vector stores are st.global.cs. */
 template <class G, class T>
 __device__ __forceinline__ void store_items(T *seg, uint64_t m, bool vec, int lane,
                                             const T (&y)[G::VECS][G::VEC],
                                             bool evict_first = false) {
-  if (vec && evict_first) {
-#pragma unroll
-    for (int k = 0; k < G::VECS; ++k) {
-      uint4 raw;
-      memcpy(&raw, y[k], 16);
-      __stcs(reinterpret_cast<uint4 *>(seg + item_offset<G>(k, 0, lane)), raw);
-    }
-  } else if (vec) {
-#pragma unroll
-    for (int k = 0; k < G::VECS; ++k) {
-      uint4 raw;
-      memcpy(&raw, y[k], 16);
-      *reinterpret_cast<uint4 *>(seg + item_offset<G>(k, 0, lane)) = raw;
-    }
-  } else {
+  if (vec && evict_first)
+    store_vecs<G, T, true>(seg, lane, y);
+  else if (vec)
+    store_vecs<G, T, false>(seg, lane, y);
+  else
     move_items_by_element<G, false>(seg, m, lane, y, T());
-  }
 }
 
 /* Number of valid elements of warp segment `w` of a block's span of m valid elements. */
