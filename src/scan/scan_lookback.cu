@@ -326,10 +326,20 @@ template <class T> struct lookback_args {
   bool evict_first_stores;
 };
 
+/* Blocks of 256 threads per SM the look-back kernel is compiled for: 4 (64 registers a thread),
+ * but 3 (80) before 9.0 for the exclusive scan and for 16-bit floats. There ptxas (CUDA 13.0)
+ * spills at 64: 76-96 bytes in every 4-byte exclusive kernel for 7.5-8.9 (the inclusive ones and
+ * 9.0's fit), 8-12 in the 16-bit ones for 8.0 and 196-230 for 7.5. At 80: none for 8.0-8.9,
+ * 70-108 in 7.5's 16-bit exclusive kernels. 3 blocks still keep 96 KB of loads in flight per SM. */
+template <class T> constexpr int lookback_min_blocks(cuprim_scan_kind kind) {
+  return cta::compiled_arch < 900 && (kind == CUPRIM_EXCLUSIVE || is_narrow_float<T>) ? 3 : 4;
+}
+
 /* KIND is a template argument here (not in the single-block kernel): with one path per kernel
  * the 4-byte kernels fit in 64 registers. SMALL: half-size tiles. */
 template <class T, class Op, cuprim_scan_kind KIND, bool SMALL>
-__global__ void __launch_bounds__(256, 4) lookback_kernel(const lookback_args<T> a) {
+__global__ void __launch_bounds__(256, lookback_min_blocks<T>(KIND))
+    lookback_kernel(const lookback_args<T> a) {
   typedef tile_geometry<T, SMALL> G;
   typedef acc_t<T> A;
   constexpr int WARPS = G::THREADS / 32;
