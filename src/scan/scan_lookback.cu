@@ -327,12 +327,14 @@ template <class T> struct lookback_args {
 };
 
 /* Blocks of 256 threads per SM the look-back kernel is compiled for: 4 (64 registers a thread),
- * but 3 (80) before 9.0 for the exclusive scan and for 16-bit floats. There ptxas (CUDA 13.0)
- * spills at 64: 76-96 bytes in every 4-byte exclusive kernel for 7.5-8.9 (the inclusive ones and
- * 9.0's fit), 8-12 in the 16-bit ones for 8.0 and 196-230 for 7.5. At 80: none for 8.0-8.9,
- * 70-108 in 7.5's 16-bit exclusive kernels. 3 blocks still keep 96 KB of loads in flight per SM. */
+ * but 3 (80) for the exclusive scan of 4-byte elements before 9.0, where ptxas (CUDA 13.0) spills
+ * 76-96 bytes in every such kernel at 64 (the inclusive ones, the other sizes and 9.0's fit or
+ * spill 8-12 bytes). On the H100, 80-virtual (cuprim-bench, 2026-11-25 03:37 UTC): exclusive f32
+ * 2^22 22.69 -> 21.89 us, 2^28 888.96 -> 869.54 (i32 22.88 -> 22.62, 889.28 -> 877.12). The
+ * inclusive f16 scan at 3 was 5% slower than at 4 (2^26 115.78 us against 109.73 at 01:02 UTC),
+ * so 16-bit elements keep 4. */
 template <class T> constexpr int lookback_min_blocks(cuprim_scan_kind kind) {
-  return cta::compiled_arch < 900 && (kind == CUPRIM_EXCLUSIVE || is_narrow_float<T>) ? 3 : 4;
+  return cta::compiled_arch < 900 && kind == CUPRIM_EXCLUSIVE && sizeof(T) == 4 ? 3 : 4;
 }
 
 /* KIND is a template argument here (not in the single-block kernel): with one path per kernel
