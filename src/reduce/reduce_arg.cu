@@ -143,8 +143,9 @@ template <class T, cuprim_arg_op OP> struct arg_best {
   __device__ __forceinline__ void one(T x, uint64_t i) { take(Key::of(x), i); }
   /* A vector's first smallest key, then one comparison with the running best. 4- and 8-byte
    * floats compare as floats and only the vector's best becomes a key (Key::better picks the
-   * element the keys would): the grid kernel's f32 registers 56-61 -> 48, 0.25-0.5 us from
-   * 2^20 to 2^23 on the H100 (docs/benchmarks.md, "0.2's ninth runs"). */
+   * element the keys would): the grid kernel's registers 61-62 -> 48 (f32) and 48-56 -> 38-40
+   * (f64), 0.25-0.54 us faster from 2^20 to 2^23 on the H100 (docs/benchmarks.md, "0.2's ninth
+   * runs"). */
   __device__ __forceinline__ void vec(const T (&x)[VEC], uint64_t i0) {
     int jv = 0;
     if constexpr (Key::is_float && sizeof(T) >= 4) {

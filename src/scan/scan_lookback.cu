@@ -329,7 +329,7 @@ template <class T> struct lookback_args {
 /* Blocks of 256 threads per SM the look-back kernel is compiled for: 4 (64 registers a thread),
  * but 3 (80) for the exclusive scan of 4-byte elements before 9.0, where ptxas (CUDA 13.0) spills
  * 76-96 bytes in every such kernel at 64 (the inclusive ones, the other sizes and 9.0's fit or
- * spill 8-12 bytes). On the H100, 80-virtual (cuprim-bench, 2026-11-25 03:37 UTC): exclusive f32
+ * spill 8-12 bytes). On the H100, 80-virtual (cuprim-bench, 2026-11-25 03:41 UTC): exclusive f32
  * 2^22 22.69 -> 21.89 us, 2^28 888.96 -> 869.54 (i32 22.88 -> 22.62, 889.28 -> 877.12). The
  * inclusive f16 scan at 3 was 5% slower than at 4 (2^26 115.78 us against 109.73 at 01:02 UTC),
  * so 16-bit elements keep 4. */
@@ -338,7 +338,8 @@ template <class T> constexpr int lookback_min_blocks(cuprim_scan_kind kind) {
 }
 
 /* KIND is a template argument here (not in the single-block kernel): with one path per kernel
- * the 4-byte kernels fit in 64 registers. SMALL: half-size tiles. */
+ * the 4-byte kernels fit in 64 registers on 9.0 (before 9.0: lookback_min_blocks). SMALL:
+ * half-size tiles. */
 template <class T, class Op, cuprim_scan_kind KIND, bool SMALL>
 __global__ void __launch_bounds__(256, lookback_min_blocks<T>(KIND))
     lookback_kernel(const lookback_args<T> a) {
