@@ -240,6 +240,25 @@ __device__ __forceinline__ void add_prefix(T (&x)[G::VECS][G::VEC], T p) {
       x[k][j] = op(p, x[k][j]);
 }
 
+/* Turns the warp segment's inclusive scan in x into its exclusive scan, `first` (what comes before
+ * the segment) first: each item takes its predecessor's value, across lanes and vectors by
+ * shuffles (lane 0 of vector k takes lane 31's last item of vector k - 1). */
+template <class G, class T>
+__device__ __forceinline__ void shift_to_exclusive(T (&x)[G::VECS][G::VEC], int lane, T first) {
+  T carry = first;
+#pragma unroll
+  for (int k = 0; k < G::VECS; ++k) {
+    const T last = x[k][G::VEC - 1];
+    const T up = __shfl_up_sync(cta::full_mask, last, 1);
+    const T next = __shfl_sync(cta::full_mask, last, 31);
+#pragma unroll
+    for (int j = G::VEC - 1; j > 0; --j)
+      x[k][j] = x[k][j - 1];
+    x[k][0] = lane == 0 ? carry : up;
+    carry = next;
+  }
+}
+
 /* 16-bit floats, pass 1: the items stay as loaded. Each vector's total in float, the vector totals
  * scanned across the lanes; pre[k] = the combination of everything in the warp's segment before
  * this thread's vector k. Returns the segment's total. */
@@ -326,26 +345,27 @@ template <class T> struct lookback_args {
   bool evict_first_stores;
 };
 
-/* Blocks of 256 threads per SM the look-back kernel is compiled for: 4 (64 registers a thread),
- * but 3 (80) for the exclusive scan of 4-byte elements before 9.0, where ptxas (CUDA 13.0) spills
- * 76-96 bytes in every such kernel at 64 (the inclusive ones, the other sizes and 9.0's fit or
- * spill 8-12 bytes). On the H100, 80-virtual (cuprim-bench, 2026-11-25 03:41 UTC): exclusive f32
- * 2^22 22.69 -> 21.89 us, 2^28 888.96 -> 869.54 (i32 22.88 -> 22.62, 889.28 -> 877.12). The
- * inclusive f16 scan at 3 was 5% slower than at 4 (2^26 115.78 us against 109.73 at 01:02 UTC),
- * so 16-bit elements keep 4. */
-template <class T> constexpr int lookback_min_blocks(cuprim_scan_kind kind) {
-  return cta::compiled_arch < 900 && kind == CUPRIM_EXCLUSIVE && sizeof(T) == 4 ? 3 : 4;
-}
+/* How the look-back kernel makes an exclusive scan of 4-byte elements before 9.0: as its inclusive
+ * scan, shifted by one item just before the store (shift_to_exclusive), so that both kinds hold the
+ * same registers through the look-back. Scanning exclusively in place, ptxas (CUDA 13.0) spills
+ * 76-96 bytes in every such kernel at 64 registers (4 blocks per SM) for sm_75, sm_80, sm_86 and
+ * from compute_80 PTX for sm_90; with the shift none spills (62-64 registers). On the H100,
+ * 80-virtual (cuprim-bench, 2026-11-25 04:58 UTC), against 3 blocks per SM in place: exclusive
+ * f32 2^28 867.07 -> 812.93 us, 2^22 22.21 -> 21.47 (i32 874.82 -> 813.50, 22.59 -> 21.98), as
+ * fast as the inclusive scan (806.02, 813.44). On 9.0 the in-place scan fits and the shift would
+ * cost 16-24 bytes of spills; 8-byte elements fit in place before 9.0 (56-64 registers). */
+template <class T> constexpr bool exclusive_by_shift = cta::compiled_arch < 900 && sizeof(T) == 4;
 
 /* KIND is a template argument here (not in the single-block kernel): with one path per kernel
- * the 4-byte kernels fit in 64 registers on 9.0 (before 9.0: lookback_min_blocks). SMALL:
+ * the 4-byte kernels fit in 64 registers on 9.0 (before 9.0: exclusive_by_shift). SMALL:
  * half-size tiles. */
 template <class T, class Op, cuprim_scan_kind KIND, bool SMALL>
-__global__ void __launch_bounds__(256, lookback_min_blocks<T>(KIND))
-    lookback_kernel(const lookback_args<T> a) {
+__global__ void __launch_bounds__(256, 4) lookback_kernel(const lookback_args<T> a) {
   typedef tile_geometry<T, SMALL> G;
   typedef acc_t<T> A;
   constexpr int WARPS = G::THREADS / 32;
+  /* the scan kind held through the look-back (exclusive_by_shift) */
+  constexpr cuprim_scan_kind IN_REGISTERS = exclusive_by_shift<T> ? CUPRIM_INCLUSIVE : KIND;
   const Op op;
   __shared__ A warp_totals[WARPS];
   __shared__ unsigned s_tile;
@@ -383,7 +403,7 @@ __global__ void __launch_bounds__(256, lookback_min_blocks<T>(KIND))
   if constexpr (is_narrow_float<T>)
     wtotal = warp_segment_totals<G, T, Op>(x, lane, pre);
   else
-    wtotal = warp_segment_scan<G, T, Op>(x, lane, fixed_kind<KIND>());
+    wtotal = warp_segment_scan<G, T, Op>(x, lane, fixed_kind<IN_REGISTERS>());
   if (lane == 0)
     warp_totals[warp] = wtotal;
   __syncthreads();
@@ -408,10 +428,14 @@ __global__ void __launch_bounds__(256, lookback_min_blocks<T>(KIND))
     p = warp == 0 ? s_prefix : op(s_prefix, wprefix);
   }
   const bool has_p = tile > 0 || warp > 0 || a.init != NULL; /* the first segment: nothing before */
-  if constexpr (is_narrow_float<T>)
+  if constexpr (is_narrow_float<T>) {
     warp_segment_finish<G, T, Op>(x, pre, p, has_p, fixed_kind<KIND>());
-  else if (has_p)
-    add_prefix<G, T, Op>(x, p);
+  } else {
+    if (has_p)
+      add_prefix<G, T, Op>(x, p);
+    if constexpr (exclusive_by_shift<T> && KIND == CUPRIM_EXCLUSIVE)
+      shift_to_exclusive<G, T>(x, lane, has_p ? p : Op::identity());
+  }
   store_items<G, T>(a.out + seg_base, sm, full && cta::aligned16(a.out), lane, x,
                     a.evict_first_stores);
 }
