@@ -23,9 +23,10 @@
  *   order of tile indices gives the same result, and every tile is prefetched (at least) once.
  *   (Before 9.0, which has no bulk prefetch, every thread asks for a line of the tile instead.)
  * - From 9.0 on, it also asks for the tile one block per SM ahead (a tile that a block starting
- *   later will claim, so its data waits in L2 instead of arriving after the claim), and the
- *   tile's stores are evict-first (st.global.cs), so that the output streaming through L2 does
- *   not push that prefetched input out: 802 -> 778 us at 2^28 on the H100 (scan_tuning.h).
+ *   later will claim, so its data waits in L2 instead of arriving after the claim). On every
+ *   GPU the tile's stores are evict-first (st.global.cs), so that the output streaming through
+ *   L2 does not push that input out: 802 -> 778 us at 2^28 on the H100 with both, 806 -> 795 us
+ *   with the stores alone for 8.0 code (scan_tuning.h).
  * - The tile status and the tile counter are zeroed by a small kernel that the look-back kernel
  *   overlaps by programmatic dependent launch: its blocks start, prefetch, and wait at
  *   griddepcontrol.wait only before they touch the counter (a cudaMemsetAsync before the launch

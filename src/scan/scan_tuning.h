@@ -37,9 +37,14 @@ static inline cuprim__scan_tuning cuprim__scan_tuning_for(int arch) {
    * -> 199.3 us; the same after a memset flush. Further ahead loses (two blocks per SM 819.6 us
    * with the stores, 864.3 without in the 23:39 run; four 1042-1048), presumably as prefetched
    * tiles are pushed out of L2 before they are read (not profiled). Evict-first loads as well:
-   * slower (787.2). Not measured before 9.0 (its prefetch is a line per thread): off there. */
+   * slower (787.2). 80-virtual on the H100 (2026-11-25 04:58 UTC; before 9.0 the prefetch is a
+   * line per thread), f32 / i32: neither 806.5 / 813.4 us at 2^28, 21.82 / 21.79 at 2^22; the
+   * stores alone 794.8 / 797.8, 21.34 / 21.44 (faster at every size from 2^20); the prefetch one
+   * block per SM ahead slower from 2^22 on (814.2 / 822.7, 22.37 / 22.46), with the stores
+   * within 2 us of the stores alone at 2^28 and slower at 2^22 (792.7 / 797.3, 22.02 / 21.73):
+   * prefetch off there. */
   t.prefetch_ahead_quarters = arch >= 90 ? 4 : 0;
-  t.evict_first_stores = arch >= 90;
+  t.evict_first_stores = 1;
   return t;
 }
 
