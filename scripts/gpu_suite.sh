@@ -327,6 +327,7 @@ sanitize_job() {
   local tool=$1 wd=$2 job_env=$3 job_cmd=$4 filter=$5 shard=$6 part=$7 log=$8 rc=0 try
   shift 8
   local more=("$@")
+  rm -f "$log.internal" # from an earlier run into the same log directory
   for try in 1 2; do
     rc=0
     (
