@@ -95,9 +95,11 @@ static const char *call_name(const scan_call *c) {
   if (c->alg == TUNED) {
     snprintf(buf, sizeof buf,
              "cuprim__scan_lookback(single_block_max_tiles=%u small_tiles_max_n=%" PRIu64
-             " pdl_reset=%d prefetch_ahead_quarters=%u evict_first_stores=%d)",
+             " pdl_reset=%d prefetch_ahead_quarters=%u evict_first_stores=%d"
+             " counter_min_bytes=%" PRIu64 " prefetch_own_max_bytes=%" PRIu64 ")",
              c->tune.single_block_max_tiles, c->tune.small_tiles_max_n, c->tune.pdl_reset,
-             c->tune.prefetch_ahead_quarters, c->tune.evict_first_stores);
+             c->tune.prefetch_ahead_quarters, c->tune.evict_first_stores, c->tune.counter_min_bytes,
+             c->tune.prefetch_own_max_bytes);
     return buf;
   }
   return hr_scan_alg_name((cuprim_scan_alg)c->alg);
@@ -655,7 +657,7 @@ TF_TEST(test_kernel_choice_same_bits) {
             continue;
           const uint64_t n = sizes[k];
           tf_scan_reference(&g_ref, t, ops[o], kinds[ki], tf.h_in, n);
-          enum { NCALLS = 8 };
+          enum { NCALLS = 10 };
           scan_call calls[NCALLS];
           tf_result res[NCALLS];
           calls[0] = tuned(tf.d_in, n, t, ops[o], kinds[ki], 64); /* one block */
@@ -675,6 +677,16 @@ TF_TEST(test_kernel_choice_same_bits) {
           calls[7] = calls[1]; /* half-size tiles, memset reset, in place */
           calls[7].tune.small_tiles_max_n = UINT64_MAX;
           calls[7] = in_place(calls[7]);
+          /* Tiles claimed from the atomic counter (the own tile prefetched while it answers),
+           * and in block order without the own tile's prefetch, with the PDL reset: both tile
+           * orders whatever the GPU's tuning picks. */
+          calls[8] = calls[1];
+          calls[8].tune.counter_min_bytes = 0;
+          calls[8].tune.pdl_reset = 1;
+          calls[9] = calls[1];
+          calls[9].tune.counter_min_bytes = UINT64_MAX;
+          calls[9].tune.prefetch_own_max_bytes = 0;
+          calls[9].tune.pdl_reset = 1;
           const int ok = run_and_check(calls, NCALLS, tf.stream, &g_ref, hr_scan_data_name(data),
                                        seed, 1, res);
           if (ok == NCALLS && g_ref.exact)

@@ -1,9 +1,8 @@
 /* CUPRIM_SCAN_AUTO and CUPRIM_SCAN_DECOUPLED_LOOKBACK: single-pass scan (Merrill and Garland,
  * "Single-pass Parallel Prefix Scan with Decoupled Look-back", 2016).
  *
- * Each block takes the next tile index from an atomic counter (so a tile's predecessors are
- * always tiles that some running or finished block owns: no reliance on launch order, and no
- * deadlock), loads its tile (eight 16-byte vectors per thread, six for 8-byte types), scans it,
+ * Block b scans tile b (or, for large inputs before 9.0, the next tile index an atomic counter
+ * hands out: below), loads it (eight 16-byte vectors per thread, six for 8-byte types), scans it,
  * publishes the tile's aggregate (status A), looks back over its predecessors' published values
  * until it meets an inclusive prefix (status P), publishes its own inclusive prefix, and writes
  * its tile.
@@ -15,13 +14,22 @@
  * - Warp-striped vectors: vector k of lane l of warp w holds elements w*32*ITEMS + (32k + l)*VEC
  *   .. + VEC - 1, so each load and store instruction of a warp covers 512 contiguous bytes
  *   (a thread-contiguous layout touches 2 KB per instruction, half of each sector).
- * - Large tiles (8192 four-byte elements): the per-tile costs (the counter's atomic, the
- *   look-back's round trips to L2, two block barriers) are paid once per 32 KB.
- * - While thread 0 waits for its tile index, it asks L2 to prefetch tile blockIdx.x. The index
- *   the counter hands out is usually close to blockIdx.x, so that data is in L2 when some block
- *   claims it; this hides the counter's latency behind the DRAM latency. It is only a hint: any
- *   order of tile indices gives the same result, and every tile is prefetched (at least) once.
- *   (Before 9.0, which has no bulk prefetch, every thread asks for a line of the tile instead.)
+ * - Large tiles (8192 four-byte elements): the per-tile costs (the look-back's round trips to
+ *   L2, block barriers, the counter's atomic where it is used) are paid once per 32 KB.
+ * - Tile order. Block b scans tile b, so its loads start at once. A block spinning on its
+ *   predecessors therefore needs every lower-numbered block to have been dispatched before it:
+ *   CUDA does not promise that in words, but GPUs dispatch the blocks of a grid in index order,
+ *   and CUB's decoupled look-back relies on the same. The alternative, each block taking its
+ *   tile from an atomic counter (tiles in the order blocks start, no reliance on dispatch order),
+ *   costs an atomic's round trip before the loads: 3.7% at 2^28 on the H100 (775.7 against
+ *   747.3 us) and about 1 us at 2^22. Before 9.0 it is still faster for large inputs (794 against
+ *   823 us at 2^28 for 8.0 code on the H100), so there the counter is used from 128 MiB
+ *   (scan_tuning.h). While thread 0 waits for the counter, it asks L2 to prefetch tile
+ *   blockIdx.x (the index the counter hands out is usually close), which hides the counter's
+ *   latency behind the DRAM latency; in block order the block asks for its own tile just before
+ *   loading it, where that measured faster (up to 16 MiB on 9.0, always before). Hints only:
+ *   every tile order gives the same result. (Before 9.0, which has no bulk prefetch, every thread
+ *   asks for a line of the tile.)
  * - From 9.0 on, it also asks for the tile one block per SM ahead (a tile that a block starting
  *   later will claim, so its data waits in L2 instead of arriving after the claim). On every
  *   GPU the tile's stores are evict-first (st.global.cs), so that the output streaming through
@@ -29,8 +37,9 @@
  *   with the stores alone for 8.0 code (scan_tuning.h).
  * - The tile status and the tile counter are zeroed by a small kernel that the look-back kernel
  *   overlaps by programmatic dependent launch: its blocks start, prefetch, and wait at
- *   griddepcontrol.wait only before they touch the counter (a cudaMemsetAsync before the launch
- *   cost 0.2-1.5 us more from 2^14 to 2^24 elements). Up to 2^17 elements the tiles are half size.
+ *   griddepcontrol.wait only before they touch the counter or, in block order, the status (a
+ *   cudaMemsetAsync before the launch cost 0.2-1.5 us more from 2^14 to 2^24 elements). Up to
+ *   2^17 elements the tiles are half size.
  * Small inputs skip all of it: one block scans them with a running carry (no temporary memory).
  * cuprim_scan_init starts from a value in device memory: tile 0 takes it as its prefix (in place of
  * nothing to look back at), the single block as its first carry; without one (the pointer NULL)
@@ -341,7 +350,8 @@ template <class T> struct lookback_args {
   uint64_t n;
   const T *init; /* cuprim_scan_init's initial value (device); NULL: start from the identity */
   tile_status<acc_t<T>> ts;
-  unsigned *tile_counter;
+  unsigned *tile_counter;  /* NULL: block b scans tile b */
+  bool prefetch_own;       /* without the counter: prefetch the block's own tile first */
   uint64_t prefetch_ahead; /* blocks; 0: none (scan_tuning.h) */
   bool evict_first_stores;
 };
@@ -373,24 +383,30 @@ __global__ void __launch_bounds__(256, 4) lookback_kernel(const lookback_args<T>
   __shared__ A s_prefix;
   const int t = threadIdx.x, lane = t % 32, warp = t / 32;
   const bool in_aligned = cta::aligned16(a.in);
-  /* A hint (see the file comment): fetch tile blockIdx.x into L2 while the counter answers, and
-   * the tile a.prefetch_ahead blocks later, their 16-byte-aligned interiors (what the bulk
-   * prefetch takes: cta::prefetch_l2_range). */
-  for (int ahead = 0; ahead < (a.prefetch_ahead ? 2 : 1); ++ahead) {
+  /* Tile blockIdx.x, or the next one the counter hands out (a.tile_counter set). */
+  const bool by_counter = a.tile_counter != NULL;
+  /* Hints (see the file comment): fetch tile blockIdx.x into L2 (while the counter answers, or
+   * just before the loads: a.prefetch_own), and the tile a.prefetch_ahead blocks later, their
+   * 16-byte-aligned interiors (what the bulk prefetch takes: cta::prefetch_l2_range). */
+  for (int ahead = by_counter || a.prefetch_own ? 0 : 1; ahead < (a.prefetch_ahead ? 2 : 1);
+       ++ahead) {
     const uint64_t pbase = ((uint64_t)blockIdx.x + (ahead ? a.prefetch_ahead : 0)) * G::TILE;
     if (pbase < a.n) {
       const uint64_t pm = a.n - pbase < (uint64_t)G::TILE ? a.n - pbase : (uint64_t)G::TILE;
       cta::prefetch_l2_range(a.in + pbase, (size_t)pm * sizeof(T), t, G::THREADS);
     }
   }
-  if (t == 0) {
-    /* With a programmatic dependent launch, wait here for the kernel that resets the tile status
-     * and the counter (a no-op otherwise). */
-    cta::pdl_wait();
-    s_tile = atomicAdd(a.tile_counter, 1u);
+  uint64_t tile = blockIdx.x;
+  if (by_counter) {
+    if (t == 0) {
+      /* With a programmatic dependent launch, wait here for the kernel that resets the tile
+       * status and the counter (a no-op otherwise). */
+      cta::pdl_wait();
+      s_tile = atomicAdd(a.tile_counter, 1u);
+    }
+    __syncthreads();
+    tile = s_tile;
   }
-  __syncthreads();
-  const uint64_t tile = s_tile;
   const uint64_t base = tile * G::TILE;
   const uint64_t m = a.n - base < (uint64_t)G::TILE ? a.n - base : G::TILE;
   const uint64_t seg_base = base + (uint64_t)warp * G::WARP_ITEMS;
@@ -411,6 +427,8 @@ __global__ void __launch_bounds__(256, 4) lookback_kernel(const lookback_args<T>
   A aggregate;
   const A wprefix = warp_prefix<A, Op, WARPS>(warp_totals, warp, aggregate);
   A p = wprefix; /* the exclusive prefix of this warp's segment */
+  if (!by_counter && warp == 0)
+    cta::pdl_wait(); /* warp 0 alone touches the tile status, from here on */
   if (tile == 0 && a.init == NULL) {
     if (t == 0)
       a.ts.publish(0, STATUS_P, aggregate);
@@ -535,7 +553,9 @@ cuprim_status lookback_impl(typed_op<T, Op>, const cuprim_ctx *ctx, const void *
     a.out = out;
     a.n = n;
     a.init = init;
-    a.tile_counter = lay.at<unsigned>(counter_at);
+    const uint64_t bytes = n * sizeof(T);
+    a.tile_counter = bytes >= tune->counter_min_bytes ? lay.at<unsigned>(counter_at) : NULL;
+    a.prefetch_own = bytes <= tune->prefetch_own_max_bytes;
     a.prefetch_ahead = (uint64_t)tune->prefetch_ahead_quarters * (uint64_t)ctx->attrs.sm_count / 4;
     a.evict_first_stores = tune->evict_first_stores != 0;
     a.ts.place(lay.at<void>(status_at), lay.at<A>(aggregate_at), lay.at<A>(inclusive_at));

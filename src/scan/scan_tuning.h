@@ -21,6 +21,15 @@ typedef struct cuprim__scan_tuning {
   /* The look-back kernel's full-tile stores are marked evict-first in L2 (st.global.cs), so that
    * the output streaming through L2 does not push out prefetched input. */
   int evict_first_stores;
+  /* Inputs of at least this many bytes: each look-back block takes its tile index from an atomic
+   * counter (tiles in the order blocks start; the block waits one atomic's round trip before it
+   * loads). Smaller ones: block b scans tile b, and its loads start at once (this relies on
+   * blocks being dispatched in index order, as CUB's decoupled look-back does). */
+  uint64_t counter_min_bytes;
+  /* Without the counter, each block asks L2 for its own tile just before loading it when the
+   * input has at most this many bytes (with the counter it always does, while the atomic
+   * answers). */
+  uint64_t prefetch_own_max_bytes;
 } cuprim__scan_tuning;
 
 /* `arch` as for cuprim__reduce_tuning_for (reduce_tuning.h), with the same two classes. */
@@ -45,6 +54,22 @@ static inline cuprim__scan_tuning cuprim__scan_tuning_for(int arch) {
    * prefetch off there. */
   t.prefetch_ahead_quarters = arch >= 90 ? 4 : 0;
   t.evict_first_stores = 1;
+  /* H100, A/B builds of the tree of 4237f7a with each choice fixed at every size (2026-11-25
+   * 09:30-09:42 UTC, cuprim-bench --only scan, two to four runs each; docs/benchmarks.md
+   * "twelfth runs"), 4-byte elements, inclusive SUM, f32 / i32 us. 9.0: the counter 775.7 / 777.6
+   * at 2^28, 19.07 / 19.49 at 2^22; block order without the own-tile prefetch 747.3 / 748.6 and
+   * 18.29 / 18.80 (faster from 2^22 up, up to 0.6 us slower at 2^16-2^20); with it 765.9 / 767.4
+   * and 18.02 / 18.54 (faster than the counter, or within 0.3 us, at every size). Before 9.0
+   * (80-virtual): the counter 794.2 / 797.9 at 2^28, 20.54 / 21.09 at 2^22; block order with the
+   * own-tile prefetch 823.0 / 825.1 and 18.86 / 19.46 (faster up to 2^24, 2% slower at 2^26, 3.5%
+   * at 2^28); without it 880.5 / 881.7 at 2^28. So: 9.0 in block order everywhere, the own tile
+   * prefetched up to 16 MiB; before 9.0 the counter from 128 MiB (between 2^24 and 2^26 four-byte
+   * elements), the own tile always. Measured for 4-byte elements only; the thresholds are in
+   * bytes so that other element sizes switch at about the same tile counts. AUTO with these
+   * (10:00 UTC): 9.0 749.0 / 749.7 us at 2^28, 18.02 / 18.05 at 2^22; 80-virtual 797.0 / 801.1
+   * and 18.94 / 18.91. */
+  t.counter_min_bytes = arch >= 90 ? UINT64_MAX : (uint64_t)1 << 27;
+  t.prefetch_own_max_bytes = arch >= 90 ? (uint64_t)1 << 24 : UINT64_MAX;
   return t;
 }
 
