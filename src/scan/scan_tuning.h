@@ -66,7 +66,7 @@ static inline cuprim__scan_tuning cuprim__scan_tuning_for(int arch) {
    * prefetched up to 16 MiB; before 9.0 the counter from 128 MiB (between 2^24 and 2^26 four-byte
    * elements), the own tile always. Measured for 4-byte elements only; the thresholds are in
    * bytes so that other element sizes switch at about the same tile counts. AUTO with these
-   * (10:00 UTC): 9.0 749.0 / 749.7 us at 2^28, 18.02 / 18.05 at 2^22; 80-virtual 797.0 / 801.1
+   * (09:56 UTC): 9.0 749.0 / 749.7 us at 2^28, 18.02 / 18.05 at 2^22; 80-virtual 797.0 / 801.1
    * and 18.94 / 18.91. */
   t.counter_min_bytes = arch >= 90 ? UINT64_MAX : (uint64_t)1 << 27;
   t.prefetch_own_max_bytes = arch >= 90 ? (uint64_t)1 << 24 : UINT64_MAX;
