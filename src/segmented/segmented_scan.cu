@@ -3,9 +3,11 @@
  * decoupled look-back (cta/lookback.cuh). Two launches: prepare (the partitions of the merge for
  * offsets, and the tile status zeroed), then one block per tile:
  *
- *  - while the tile counter answers, the block asks L2 for the offsets and elements of tile
- *    blockIdx.x (the index the counter hands out is usually close to it: prefetch_tile, as
- *    cuprim_scan's look-back does; 0.2's seventh run: 9-11% faster from segments of 4 up);
+ *  - block b scans tile b (as cuprim_scan's look-back does: GPUs dispatch a grid's blocks in
+ *    index order, so a tile's predecessors always belong to blocks that run or have run; until
+ *    0.2's fourteenth runs the tiles came from an atomic counter, 0.6-2.1% slower at 2^28 on the
+ *    H100); first it asks L2 for the offsets and elements of its tile (prefetch_tile; 0.2's
+ *    seventh run: 9-11% faster from segments of 4 up, when it hid the counter's latency);
  *  - the tile's ends and elements are staged in shared memory (16-byte copies), as for the reduce,
  *    and each end sets its flag: the element where the next segment starts;
  *  - each thread scans its ITEMS consecutive elements, restarting at each flag: an element gets
@@ -42,12 +44,10 @@ namespace {
 
 template <class T> struct scan_args : merge_io<T> {
   cta::tile_status<acc_t<T>> ts;
-  unsigned *tile_counter;
   int exclusive;
 };
 
-/* The tile kernel: one block per tile, in the order the tile counter hands them out, through the
- * steps of the file comment. */
+/* The tile kernel: block b scans tile b, through the steps of the file comment. */
 template <class T, class Op, class Src>
 __global__ void __launch_bounds__(flag_tile<T>::G::THREADS, flag_tile<T>::MIN_BLOCKS)
     merge_scan_kernel(const Src src, const scan_args<T> a) {
@@ -55,29 +55,20 @@ __global__ void __launch_bounds__(flag_tile<T>::G::THREADS, flag_tile<T>::MIN_BL
   using A = typename K::A;
   const Op op;
   const int t = threadIdx.x, lane = t % 32, warp = t / 32;
-  __shared__ unsigned s_tile;
   __shared__ A s_prefix;
   __shared__ typename K::Shared sh;
   sh.clear_flags(t);
-  /* The partitions, the zeroed status and counter come from the prepare kernel. Tiles are taken
-   * from a counter, in the order blocks run: a tile's predecessors always belong to blocks that
-   * run or have run, so the look-back cannot wait forever. */
+  /* The partitions and the zeroed status come from the prepare kernel. */
   cta::pdl_wait();
-  /* While the counter answers, tile blockIdx.x is fetched into L2 (prefetch_tile): the index the
-   * counter hands out is usually close to blockIdx.x, as in cuprim_scan's look-back. On 9.0 thread
-   * 0 issues the bulk prefetches after the counter's atomic; before 9.0 every thread takes its
-   * share of the lines (from thread 0 alone, the JIT-compiled 8.0 code was 2.5% slower at segments
-   * of 4 and 64 on the H100; every thread on 9.0, 0.1-0.5% slower). */
-  unsigned tile = 0;
-  if (t == 0)
-    tile = atomicAdd(a.tile_counter, 1u);
+  /* Tile b is fetched into L2 first (prefetch_tile). On 9.0 thread 0 issues the bulk prefetches;
+   * before 9.0 every thread takes its share of the lines (from thread 0 alone, the JIT-compiled
+   * 8.0 code was 2.5% slower at segments of 4 and 64 on the H100; every thread on 9.0, 0.1-0.5%
+   * slower). */
+  const uint64_t b = blockIdx.x;
   if (!cta::has_bulk_prefetch || t == 0)
-    prefetch_tile(src, a.part, blockIdx.x, (uint64_t)K::G::TILE, a.in,
-                  cta::has_bulk_prefetch ? 0 : t, cta::has_bulk_prefetch ? 1 : K::G::THREADS);
-  if (t == 0)
-    s_tile = tile;
-  __syncthreads(); /* also: the flags are zero before any end sets one */
-  const uint64_t b = s_tile;
+    prefetch_tile(src, a.part, b, (uint64_t)K::G::TILE, a.in, cta::has_bulk_prefetch ? 0 : t,
+                  cta::has_bulk_prefetch ? 1 : K::G::THREADS);
+  __syncthreads(); /* the flags are zero before any end sets one */
   const bool vec = cta::aligned16(a.in);
   tile_share s;
   typename K::Smem sm;
@@ -132,12 +123,11 @@ cuprim_status merge_scan(typed_op<T, Op>, const cuprim_ctx *ctx, const void *d_i
   typedef merge_geometry<A> G;
   uint64_t tiles = 0;
   CUPRIM__FORWARD(merge_tiles(ctx, src.num_segments, n, G::TILE, &tiles));
-  /* [tile counter | status words | (8-byte values) aggregates | inclusive prefixes |
-   *  (offsets) partitions]; the counter and the status words are zeroed by the prepare kernel. */
+  /* [status words | (8-byte values) aggregates | inclusive prefixes | (offsets) partitions]; the
+   * status words are zeroed by the prepare kernel. */
   typedef cta::tile_status<A> TS;
   const bool offsets = !Src::rows;
   temp_layout lay;
-  const size_t counter_at = lay.take(16);
   const size_t status_at = lay.take((size_t)tiles * TS::STATUS_BYTES);
   const size_t zero_bytes = lay.bytes;
   const size_t aggregate_at = TS::HAS_VALUES ? lay.take((size_t)tiles * sizeof(A)) : 0;
@@ -146,11 +136,10 @@ cuprim_status merge_scan(typed_op<T, Op>, const cuprim_ctx *ctx, const void *d_i
   return with_temp(ctx, lay, stream, [&] {
     scan_args<T> a;
     point_merge_io<Src>(lay, part_at, static_cast<const T *>(d_in), static_cast<T *>(d_out), a);
-    a.tile_counter = lay.at<unsigned>(counter_at);
     a.exclusive = kind == CUPRIM_EXCLUSIVE;
     a.ts.place(lay.at<void>(status_at), lay.at<A>(aggregate_at), lay.at<A>(inclusive_at));
     CUPRIM__FORWARD(prepare(ctx, src, lay.at<merge_point>(part_at), tiles, G::TILE,
-                            lay.at<void>(counter_at), zero_bytes / 8, stream));
+                            lay.at<void>(status_at), zero_bytes / 8, stream));
     return cuprim__cuda_status(launch_chained(ctx, (unsigned)tiles, G::THREADS, 0, stream,
                                               merge_scan_kernel<T, Op, Src>, src, a));
   });
