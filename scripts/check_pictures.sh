@@ -28,7 +28,7 @@ fi
 D=docs/data
 # picture (under docs/img/h100/)|the script;its arguments;... (the output option is appended)
 pictures=(
-  "segmented.svg|bench/plot_segmented.py;$D/h100-2026-11-24-1444-bench-90-seg.csv"
+  "segmented.svg|bench/plot_segmented.py;$D/h100-2026-11-25-1317-bench-90-seg.csv"
   "half_arg_ratio.svg|bench/plot_ratio.py;sm_90 build=$D/h100-2026-11-25-0054-bench-90-half.csv;80-virtual build=$D/h100-2026-11-25-0102-bench-80-half.csv,$D/h100-2026-11-25-0102-bench-80-arg.csv"
 )
 
