@@ -29,7 +29,8 @@
 #   --quick-bench       pass --quick to cuprim-bench (a reduced set of sizes)
 #   --bench-args "..."  more arguments for cuprim-bench (e.g. "--only reduce --samples 21")
 #   --ctest-args "..."  more arguments for both ctest runs (e.g. "-R reduce")
-#   --build-dir DIR     default build-gpu
+#   --build-dir DIR     default build-gpu (with --no-build, also a tree that scripts/gpu_pack.sh
+#                       unpacked: programs built on another machine)
 #   --jobs N            build parallelism (default: the number of CPUs)
 #   --step-timeout S    stop any one step (one program under a sanitizer) after S seconds
 #   --sanitize-jobs N   run the sanitizer steps as N parallel processes (default 1: one program
