@@ -84,8 +84,14 @@ unpack() {
     [[ -f $archive ]] || die "no archive $archive"
     name=$(tar -tJf "$archive" | head -n 1 | cut -d/ -f1)
     [[ -n $name && $name != . && $name != .. ]] || die "$archive holds no build tree"
-    rm -rf "${root:?}/$name"
+    # Replace only what an earlier unpack made (its mark file), never a directory of the tree.
+    if [[ -e $root/$name ]]; then
+      [[ -f $root/$name/.gpu-pack-unpacked ]] ||
+        die "$root/$name exists and is not an unpacked build tree; not replacing it"
+      rm -rf "${root:?}/$name"
+    fi
     tar -xJf "$archive" -C "$root" || die "could not extract $archive"
+    : >"$root/$name/.gpu-pack-unpacked"
     find "$root/$name" -name CTestTestfile.cmake -exec \
       sed -i -e "s|$BUILD_MARK|$root/$name|g" -e "s|$SOURCE_MARK|$root|g" {} +
     echo "gpu_pack: $archive -> $root/$name ($(find "$root/$name" -type f -perm -u+x | wc -l) programs)"
