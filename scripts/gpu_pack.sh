@@ -32,7 +32,7 @@ SOURCE_MARK=@CUPRIM_PACK_SOURCE@
 CARRY_LIMIT=$((64 * 1024 * 1024))
 
 pack() {
-  local build=${1:?} name stage src
+  local build=${1:?} name src
   shift
   [[ -f $build/CMakeCache.txt ]] || die "$build is not a configured build tree (no CMakeCache.txt)"
   build=$(cd "$build" && pwd -P)
@@ -52,9 +52,8 @@ pack() {
     [[ -x $build/bench/cuprim-bench ]] && progs+=(bench/cuprim-bench)
     [[ ${#progs[@]} -gt 0 ]] || die "no built program of a gpu test in $build"
   fi
-  stage=$(mktemp -d)
-  stage_dir=$stage # for the trap, which runs after this function's locals are gone
-  trap 'rm -rf "$stage_dir"' EXIT
+  stage=$(mktemp -d) # global: the EXIT trap runs after this function's locals are gone
+  trap 'rm -rf "$stage"' EXIT
   mkdir -p "$stage/$name"
   local f rel
   while IFS= read -r f; do
