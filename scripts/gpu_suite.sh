@@ -33,11 +33,17 @@
 #                       unpacked: programs built on another machine)
 #   --jobs N            build parallelism (default: the number of CPUs)
 #   --step-timeout S    stop any one step (one program under a sanitizer) after S seconds
+#   --deadline S        stop everything S seconds after the suite started: a step or sanitizer
+#                       job still running then is stopped (exit 124), one not started by then is
+#                       not started (its log says so), and the SUMMARY block is still written
+#                       (for a call with a time limit, whose kill would lose the summary)
 #   --sanitize-jobs N   run the sanitizer steps as N parallel processes (default 1: one program
 #                       after another): each cmocka program (tests/test_*.c) is split into the
 #                       tests it lists (CUPRIM_TEST_LIST=1), one process each
 #                       (CUPRIM_TEST_FILTER=name), and the memcheck, racecheck and synccheck jobs
-#                       share one pool. On an H100, racecheck of
+#                       share one pool; each job, as it ends, adds a line to <log dir>/jobs.txt
+#                       (TOOL-JOB, PASS/FAIL/CUT/NOTRUN, exit status, seconds, its SUMMARY
+#                       line). On an H100, racecheck of
 #                       reduce_gpu alone did not finish in 560 s as one process; split into 12
 #                       parallel processes, its tests took at most 320 s. Racecheck jobs appear
 #                       to slow each other down more than in proportion: shard 3/64 of nccl_gpu's
@@ -92,6 +98,7 @@ jobs=$(nproc 2>/dev/null || echo 16)
 bench_args=()
 ctest_args=()
 step_timeout=0
+deadline=0
 sanitize_jobs=1
 sanitize_match=
 sanitize_first=
@@ -120,6 +127,7 @@ while [[ $# -gt 0 ]]; do
     --build-dir) build_dir=${2:?}; shift ;;
     --jobs) jobs=${2:?}; shift ;;
     --step-timeout) step_timeout=${2:?}; shift ;;
+    --deadline) deadline=${2:?}; shift ;;
     --sanitize-jobs) sanitize_jobs=${2:?}; shift ;;
     --sanitize-match) sanitize_match=${2:?}; shift ;;
     --sanitize-first) sanitize_first=${2:?}; shift ;;
@@ -151,6 +159,9 @@ if [[ $sanitize_shards -gt 1 && ! $sanitize_jobs -gt 1 ]]; then
   echo "gpu_suite: --sanitize-shards splits the jobs of --sanitize-jobs N (N > 1)" >&2
   exit 2
 fi
+for v in "$step_timeout" "$deadline"; do
+  [[ $v =~ ^[0-9]+$ ]] || { echo "gpu_suite: --step-timeout and --deadline take seconds, not '$v'" >&2; exit 2; }
+done
 if [[ $sanitize_parts -gt 1 && ! $sanitize_shards -gt 1 ]]; then
   echo "gpu_suite: --sanitize-parts splits the jobs of --sanitize-shards N (N > 1)" >&2
   exit 2
@@ -164,6 +175,7 @@ log_dir=${OUT:-$build_dir/gpu-suite}
 mkdir -p "$log_dir"
 summary_file=$log_dir/summary.txt
 : >"$summary_file"
+rm -f "$log_dir/jobs.txt"
 
 # ---------------------------------------------------------------- bookkeeping
 summary=()
@@ -178,11 +190,21 @@ record() {
   echo "gpu_suite: $line"
 }
 # run_logged LOG CMD...: runs CMD with its output in LOG (and the step timeout, if any).
+# With --deadline, the limit is at most what is left of it, and nothing starts once it has passed
+# (exit 124, as for a run that was cut).
 run_logged() {
-  local log=$1
+  local log=$1 limit=$step_timeout left
   shift
-  if [[ $step_timeout -gt 0 ]]; then
-    timeout --kill-after=10 "$step_timeout" "$@" >"$log" 2>&1
+  if [[ $deadline -gt 0 ]]; then
+    left=$((deadline - SECONDS))
+    if [[ $left -le 0 ]]; then
+      echo "gpu_suite: not started: the --deadline of $deadline s had passed" >"$log"
+      return 124
+    fi
+    [[ $limit -eq 0 || $left -lt $limit ]] && limit=$left
+  fi
+  if [[ $limit -gt 0 ]]; then
+    timeout --kill-after=10 "$limit" "$@" >"$log" 2>&1
   else
     "$@" >"$log" 2>&1
   fi
@@ -327,7 +349,7 @@ cmocka_tests() {
 sanitize_job() {
   local tool=$1 wd=$2 job_env=$3 job_cmd=$4 filter=$5 shard=$6 part=$7 log=$8 rc=0 try
   shift 8
-  local more=("$@")
+  local more=("$@") began=$SECONDS status
   rm -f "$log.internal" # from an earlier run into the same log directory
   for try in 1 2; do
     rc=0
@@ -344,6 +366,17 @@ sanitize_job() {
     mv "$log" "$log.internal"
   done
   echo "$rc" >"$log.rc"
+  # The job's line in jobs.txt: one short append, whole beside the other jobs' appends.
+  status=FAIL
+  if [[ $rc == 0 ]]; then
+    status=PASS
+  elif grep -q '^gpu_suite: not started' "$log"; then
+    status=NOTRUN
+  elif [[ $rc == 124 || $rc == 137 ]]; then
+    status=CUT
+  fi
+  echo "$tool-$(basename "$log" .log | sed "s/^$tool-//") $status rc=$rc $((SECONDS - began))s" \
+    "$(grep -m1 -oE '[A-Z]+ SUMMARY: .*' "$log")" >>"$log_dir/jobs.txt"
 }
 
 # only_internal_error LOG: whether the sanitizer's one finding in LOG is that internal error:
