@@ -3,6 +3,7 @@
 
     python3 bench/report.py bench.csv > tables.md
     python3 bench/report.py --ratios run1.csv run2.csv run3.csv   # repeated runs: median ratios
+    python3 bench/report.py --ab a1.csv a2.csv -- b1.csv b2.csv     # an A/B: every row, B / A
 
 For each suite, in the order of the CSV: the size sweeps, one table per primitive and dtype (cuprim
 AUTO against CUB, the ratio CUB time / cuprim time, and the time of the bench's own reference
@@ -178,10 +179,43 @@ def ratios(paths):
         print_row([f"{suite} {prim} {dtype}"] + cells)
 
 
+def ab(paths_a, paths_b):
+    """Two variants' runs (two binaries in one call, ABBA, say): for every row of the CSV files,
+    keyed by suite, algorithm, dtype, n and impl (the ladders and the kernel-choice rows share
+    the others), the median over each variant's runs of the row's median time, the runs' times,
+    and B / A. Rows missing from any run are left out and counted."""
+    def medians(paths):
+        times = {}
+        for path in paths:
+            for r in read_csv(path)[1]:
+                key = (r["suite"], r["alg"], r["dtype"], int(r["n"]), r["impl"])
+                times.setdefault(key, []).append(float(r["median_us"]))
+        return times
+
+    ta, tb = medians(paths_a), medians(paths_b)
+    keys = [k for k in ta if len(ta[k]) == len(paths_a) and len(tb.get(k, ())) == len(paths_b)]
+    print(f"median us over {len(paths_a)} runs of A and {len(paths_b)} of B, and B / A\n")
+    print_row(["suite", "alg", "dtype", "n", "impl", "A", "B", "B / A", "A runs", "B runs"])
+    print("|:---|:---|:---|---:|:---|---:|---:|---:|:---|:---|")
+    for k in keys:
+        a, b = statistics.median(ta[k]), statistics.median(tb[k])
+        print_row([k[0], k[1], k[2], fmt_n(k[3]), k[4], f"{a:.3f}", f"{b:.3f}", f"{b / a:.3f}",
+                   " ".join(f"{v:.3f}" for v in ta[k]), " ".join(f"{v:.3f}" for v in tb[k])])
+    left = len(set(ta) | set(tb)) - len(keys)
+    if left:
+        print(f"\n{left} rows not in every run of both variants: left out")
+
+
 if __name__ == "__main__":
     if len(sys.argv) >= 3 and sys.argv[1] == "--ratios":
         ratios(sys.argv[2:])
+    elif len(sys.argv) >= 4 and sys.argv[1] == "--ab" and "--" in sys.argv[2:]:
+        cut = sys.argv.index("--", 2)
+        if cut == 2 or cut == len(sys.argv) - 1:
+            sys.exit("usage: report.py --ab A1.csv [A2.csv ...] -- B1.csv [B2.csv ...]")
+        ab(sys.argv[2:cut], sys.argv[cut + 1:])
     elif len(sys.argv) == 2:
         main(sys.argv[1])
     else:
-        sys.exit("usage: report.py BENCH.csv | report.py --ratios RUN1.csv RUN2.csv ...")
+        sys.exit("usage: report.py BENCH.csv | report.py --ratios RUN1.csv RUN2.csv ... | "
+                 "report.py --ab A1.csv ... -- B1.csv ...")
