@@ -375,7 +375,7 @@ sanitize_job() {
   elif [[ $rc == 124 || $rc == 137 ]]; then
     status=CUT
   fi
-  echo "$tool-$(basename "$log" .log | sed "s/^$tool-//") $status rc=$rc $((SECONDS - began))s" \
+  echo "$(basename "$log" .log) $status rc=$rc $((SECONDS - began))s" \
     "$(grep -m1 -oE '[A-Z]+ SUMMARY: .*' "$log")" >>"$log_dir/jobs.txt"
 }
 
