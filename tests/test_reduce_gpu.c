@@ -613,28 +613,25 @@ TF_TEST(test_determinism) {
   }
 }
 
-/* Which AUTO kernel runs (one block for small inputs; a plain grid chained to a finishing block by
- * programmatic dependent launch; a cooperative grid with a grid barrier) never changes the bits:
- * the internal entry point forces each for the same input. Sizes around AUTO's chunk (4096
- * four-byte or 2048 eight-byte elements) up to 64 chunks, the single-block kernel's limit, and
- * (not in quick mode) past CHUNK chunks, where the chunk results take a second level. */
+/* Which AUTO kernel runs (one group for one chunk; one block for a few; a plain grid chained to a
+ * finishing block by programmatic dependent launch; a cooperative grid with a grid barrier) never
+ * changes the bits: the internal entry point forces each for the same input. Sizes around AUTO's
+ * chunk (4096 four-byte or 2048 eight-byte elements) up to 64 chunks, the single-block kernel's
+ * limit, and (not in quick mode) past CHUNK chunks, where the chunk results take a second level. */
 TF_TEST(test_auto_kernel_choice_same_bits) {
   const cuprim_dtype dtypes[] = {CUPRIM_F32, CUPRIM_F64, CUPRIM_I32, CUPRIM_F16, CUPRIM_BF16};
   const cuprim_op ops[] = {CUPRIM_SUM, CUPRIM_PROD, CUPRIM_MAX};
   for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; ++d)
     for (size_t o = 0; o < sizeof ops / sizeof ops[0]; ++o) {
       const cuprim_dtype t = dtypes[d];
-      /* A chunk is 64 vectors of 16 bytes; the chunk results, and every level above them, are of
+      /* A chunk is 1024 vectors of 16 bytes; the chunk results, and every level above them, are of
        * the accumulate type (float for F16 and BF16), whose chunks are CA elements. */
       const uint64_t C = 16 / cuprim_dtype_size(t) * 1024, CA = t == CUPRIM_F64 ? 2048 : 4096;
-      const uint64_t sizes[] = {1,           C - 1,
-                                C,           C + 1,
-                                2 * C + 3,   4 * C,
-                                4 * C + 1,   17 * C + 5,
-                                63 * C + 7,  64 * C,
-                                200 * C + 3, C * CA - 1,
-                                C * CA + 5,  3 * C * CA + 7 * C + 1};
-      const size_t nsizes = tf.quick ? 10 : sizeof sizes / sizeof sizes[0];
+      const uint64_t sizes[] = {1,           5,          C / 2 + 3,  C - 1,
+                                C,           C + 1,      2 * C + 3,  4 * C,
+                                4 * C + 1,   17 * C + 5, 63 * C + 7, 64 * C,
+                                200 * C + 3, C * CA - 1, C * CA + 5, 3 * C * CA + 7 * C + 1};
+      const size_t nsizes = tf.quick ? 12 : sizeof sizes / sizeof sizes[0];
       const uint64_t max_n = tf.quick ? 64 * C : 3 * C * CA + 7 * C + 1;
       const uint64_t seed = tf_case_seed(0xA07, t, ops[o], 0);
       tf_reduce_input(t, ops[o], HR_DATA_RANDOM, seed, max_n, tf.stream);

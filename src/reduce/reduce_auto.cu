@@ -1,8 +1,9 @@
 /* CUPRIM_REDUCE_AUTO: the tuned, deterministic reduction.
  *
- * Both kernels compute the canonical tree of reduce_chunk.cuh, so which one runs never changes
+ * Every kernel computes the canonical tree of reduce_chunk.cuh, so which one runs never changes
  * the bits of the result. A block holds four groups of 256 threads; each group reduces whole
  * chunks on its own, synchronizing on its own named barrier.
+ *  - one chunk at most: one group; an aligned input loads only the vectors that hold elements.
  *  - small inputs (a few chunks): one block; the chunk results stay in shared memory and one
  *    group reduces them. One launch, no temporary memory.
  *  - larger inputs: a persistent grid of one block per SM, launched cooperatively. Each group
@@ -47,6 +48,30 @@ template <class T> __device__ __forceinline__ uint64_t chunk_len(uint64_t n, uin
 
 typedef cta::group_barrier<256> group_sync;
 
+/* Inputs of one chunk at most (n <= CHUNK, the smallest): one group of 256 threads, one launch,
+ * chunk_reduce's tree. An aligned input loads only the vectors that hold an element, each with one
+ * 16-byte load but the last, partial one (chunk_load_vec_partial); chunk_reduce's partial chunk
+ * instead loads all ITEMS elements one by one with a bounds check each. */
+template <class T, class Op>
+__global__ void __launch_bounds__(256)
+    one_chunk_kernel(const T *__restrict__ in, uint64_t n, T *__restrict__ out) {
+  typedef chunk_geometry<T> G;
+  typedef acc_t<T> A;
+  static_assert(G::THREADS == 256, "one group is 256 threads");
+  __shared__ A warp_smem[G::THREADS / 32];
+  const int t = threadIdx.x;
+  T items[G::ITEMS];
+  if (cta::aligned16(in))
+    chunk_load_vec_partial<T, Op, cta::LOAD_LDG>(in, n, t, items);
+  else
+    chunk_load_scalar<T, Op, cta::LOAD_LDG>(in, n, t, items);
+  const A v = chunk_group_tree<Op>(chunk_thread_tree<T, Op>(items), t, warp_smem, group_sync{1});
+  if (t == 0)
+    *out = from_acc<T>(v);
+}
+
+/* Up to SMALL_MAX_CHUNKS chunks. AUTO sends it two or more since one_chunk_kernel takes the
+ * single chunk; its code is kept as measured before (see benchmarks.md, fifteenth runs). */
 template <class T, class Op>
 __global__ void __launch_bounds__(BLOCK_THREADS)
     single_block_kernel(const T *__restrict__ in, uint64_t n, T *__restrict__ out) {
@@ -301,6 +326,11 @@ cuprim_status auto_impl(typed_op<T, Op>, const cuprim_ctx *ctx, const void *d_in
   T *out = static_cast<T *>(d_out);
   const uint64_t C = chunk_elems<T>(), P = (n + C - 1) / C;
 
+  if (P == 0 || (P == 1 && single_block_max_chunks >= 1)) { /* n = 0: a tree of identities */
+    one_chunk_kernel<T, Op><<<1, chunk_geometry<T>::THREADS, 0, stream>>>(in, n, out);
+    CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
+    return CUPRIM_SUCCESS;
+  }
   if (P <= single_block_max_chunks && P <= SMALL_MAX_CHUNKS) {
     /* As many 256-thread groups as there are chunks, up to four. */
     const unsigned groups = P < (uint64_t)GROUPS ? (P ? (unsigned)P : 1u) : (unsigned)GROUPS;

@@ -68,6 +68,31 @@ __device__ __forceinline__ void chunk_load_scalar(const T *base, uint64_t m, int
     }
 }
 
+/* The same elements as chunk_load_scalar, for a 16-byte aligned `base` and `m` <= CHUNK valid
+ * elements: a 16-byte load for each whole vector, bounds-checked scalar loads for the one partial
+ * vector, the identity past the end (no load). Same values in the same positions. */
+template <class T, class Op, cta::load_mode M>
+__device__ __forceinline__ void chunk_load_vec_partial(const T *base, uint64_t m, int t,
+                                                       T (&items)[chunk_geometry<T>::ITEMS]) {
+  typedef chunk_geometry<T> G;
+  const T identity = from_acc<T>(Op::identity());
+#pragma unroll
+  for (int k = 0; k < G::LOADS; ++k) {
+    const uint64_t first = ((uint64_t)k * G::THREADS + t) * G::VEC;
+    T v[G::VEC];
+    if (first + G::VEC <= m) {
+      cta::load_vec16<M>(base + first, v);
+    } else {
+#pragma unroll
+      for (int j = 0; j < G::VEC; ++j)
+        v[j] = first + j < m ? cta::load<M>(base + first + j) : identity;
+    }
+#pragma unroll
+    for (int j = 0; j < G::VEC; ++j)
+      items[k * G::VEC + j] = v[j];
+  }
+}
+
 /* Loads the chunk at `base` holding `m` <= CHUNK valid elements: vector loads when the whole chunk
  * is present and 16-byte aligned, else scalar loads. */
 template <class T, class Op, cta::load_mode M>
