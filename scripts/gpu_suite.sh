@@ -180,15 +180,9 @@ rm -f "$log_dir/jobs.txt"
 # ---------------------------------------------------------------- bookkeeping
 summary=()
 failed=0
-# record STEP STATUS KEYLINE: one SUMMARY line, also appended to summary.txt at once.
-record() {
-  local line
-  line=$(printf '%-10s %-4s %s' "$1" "$2" "$3")
-  summary+=("$line")
-  echo "$line" >>"$summary_file"
-  [[ $2 == FAIL ]] && failed=1
-  echo "gpu_suite: $line"
-}
+record_tag='gpu_suite: '
+# shellcheck source=scripts/gpu_common.sh
+source "$root/scripts/gpu_common.sh" # record, cmocka_from_deps
 # run_logged LOG CMD...: runs CMD with its output in LOG (and the step timeout, if any).
 # With --deadline, the limit is at most what is left of it, and nothing starts once it has passed
 # (exit 124, as for a run that was cut).
@@ -223,28 +217,7 @@ echo "device     $device" >>"$summary_file"
 nvcc_path=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 sanitizer=$(command -v compute-sanitizer || echo "$(dirname "$nvcc_path")/compute-sanitizer")
 
-cmocka_prefix=
-if ! { [[ -f /usr/include/cmocka.h ]] || pkg-config --exists cmocka 2>/dev/null; }; then
-  shopt -s nullglob
-  debs=("$root"/.deps/libcmocka0_*.deb "$root"/.deps/libcmocka-dev_*.deb)
-  shopt -u nullglob
-  if [[ ${#debs[@]} -lt 2 ]]; then
-    echo "gpu_suite: no cmocka on this machine and no .deps/libcmocka{0,-dev}_*.deb to unpack;" >&2
-    echo "  get them with: mkdir -p .deps && cd .deps && apt-get download libcmocka0 libcmocka-dev" >&2
-    exit 2
-  fi
-  cmocka_prefix=/tmp/cuprim-cmocka-$$ # one per process: gpu_verify.sh runs several at once
-  rm -rf "$cmocka_prefix"
-  for deb in "${debs[@]}"; do dpkg -x "$deb" "$cmocka_prefix" || exit 2; done
-  usr=$cmocka_prefix/usr
-  # cmocka's CMake config finds its prefix from its own location; its .pc file names /usr.
-  for pc in "$usr"/lib/*/pkgconfig/cmocka.pc; do sed -i "s|/usr|$usr|g" "$pc"; done
-  libdir=$(dirname "$(find "$usr/lib" -name 'libcmocka.so*' | head -n 1)")
-  export CMAKE_PREFIX_PATH=$usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}
-  export PKG_CONFIG_PATH=$libdir/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
-  export LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-  echo "gpu_suite: cmocka unpacked from .deps into $usr"
-fi
+cmocka_from_deps "$root" || exit 2
 
 # ---------------------------------------------------------------- build
 built=1
