@@ -197,23 +197,25 @@ template <class T> void ladder(Bench &b, const Buffers<T> &buf, int log2_n) {
 
 /* AUTO's kernel choice (reduce_tuning.h): time AUTO with each kernel forced through the internal
  * entry point, to set the thresholds from data. The result's bits do not depend on the choice;
- * each result is still checked against CUB. Columns: one block (up to 64 chunks), a plain grid
- * chained to a finishing block by programmatic dependent launch, the cooperative grid. */
+ * each result is still checked against CUB. Columns: one block (up to 64 chunks), a cluster of 8
+ * or 16 blocks (up to 256 chunks), a plain grid chained to a finishing block by programmatic
+ * dependent launch, the cooperative grid; the last two with and without (-pf) the L2::256B
+ * prefetch hint on the loads. */
 template <class T> void tune_kernel_choice(Bench &b, const Buffers<T> &buf) {
   const int log2s[] = {12, 13, 14, 15, 16, 17, 18, 19, 20, 22, 24, 26, 28};
-  const char *names[] = {"single", "cluster8", "cluster16", "pdl", "coop", "coop-pf"};
+  const char *names[] = {"single", "cluster8", "cluster16", "pdl", "coop", "coop-pf", "pdl-pf"};
   std::string &table = b.pending;
   const uint64_t chunk = 16 / sizeof(T) * 4 * 256;
   table = strprintf("\nreduce AUTO %s kernel choice (us; chunk = %llu elements; single only up to "
                     "64 chunks, clusters up to 256; -pf: without the L2::256B prefetch hint)\n%6s "
-                    "%9s %9s %9s %9s %9s %9s %9s\n",
+                    "%9s %9s %9s %9s %9s %9s %9s %9s\n",
                     dtype_name<T>(), (unsigned long long)chunk, "n", names[0], names[1], names[2],
-                    names[3], names[4], names[5], "cub");
+                    names[3], names[4], names[5], names[6], "cub");
   for (int k : log2s) {
     const uint64_t n = uint64_t(1) << k;
     const Measured cub = time_cub(b, buf.d_in, buf.d_out_cub, n);
     table += strprintf("%6s", fmt_n(n).c_str());
-    for (int choice = 0; choice < 6; ++choice) {
+    for (int choice = 0; choice < 7; ++choice) {
       if ((choice == 0 && n > 64 * chunk) || (choice <= 2 && n > 256 * chunk)) {
         table += strprintf(" %9s", "-");
         continue;
@@ -223,7 +225,7 @@ template <class T> void tune_kernel_choice(Bench &b, const Buffers<T> &buf) {
       tune.cluster_max_chunks = choice == 1 || choice == 2 ? 256 : 0;
       tune.cluster_max_blocks = choice == 2 ? 16 : 8;
       tune.grid_sync_min_chunks = choice == 4 || choice == 5 ? 0 : UINT32_MAX;
-      tune.l2_prefetch_max_chunks = choice != 5 ? UINT32_MAX : 0;
+      tune.l2_prefetch_max_chunks = choice == 5 || choice == 6 ? 0 : UINT32_MAX;
       Measured m;
       poison(b, buf.d_out_cuprim);
       m.t = time_call(b, [&]() -> const char * {

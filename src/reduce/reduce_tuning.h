@@ -37,6 +37,9 @@ typedef struct cuprim__reduce_tuning {
  * running the compute_80 build through the driver's compiler, a stand-in for an A100 (same
  * instructions, but the H100's memory system and SM count). */
 static inline cuprim__reduce_tuning cuprim__reduce_tuning_for(int arch) {
+  /* Both classes: the L2::256B hint on aligned inputs of at most this many chunks (16 KiB each);
+   * the measurements are in each class's comment. */
+  enum { L2_PREFETCH_MAX_CHUNKS = 8191 };
   cuprim__reduce_tuning t;
   if (arch >= 90) {
     /* H100, f32, bench/ kernel-choice table 2026-11-21: one block 5.31 us at 2^14 (4 chunks) vs
@@ -55,8 +58,13 @@ static inline cuprim__reduce_tuning cuprim__reduce_tuning_for(int arch) {
      * kernel-choice table, f32): cooperative 372.32 us with it against 360.03 without at 2^28
      * (CUB 359.74, the read-only kernel 359.87), 31.62 against 36.32 at 2^24. So the hint up
      * to the two-launch path's largest inputs, and not in the cooperative grid: 0.7% lost after
-     * a read flush, 3.4% won after a memset. */
-    t.l2_prefetch_max_chunks = t.grid_sync_min_chunks - 1;
+     * a read flush, 3.4% won after a memset.
+     * H200 (two-H200 machine, 2026-11-28, kernel-choice table, f32, two launches with the hint /
+     * without it): after a read flush 22.18 / 21.44 us at 2^24, 70.85 / 67.10 at 2^26 (CUB
+     * 22.53, 65.63; the cooperative grid at 2^28 268.0 / 240.3, CUB 238.5); after a memset
+     * 24.93 / 27.46 at 2^24, 77.82 / 75.36 at 2^26 (CUB 28.35, 75.81). So the hint up to 8191
+     * chunks (2^25 f32, 128 MiB, about twice the L2 of either GPU); 2^25 itself not measured. */
+    t.l2_prefetch_max_chunks = L2_PREFETCH_MAX_CHUNKS;
     /* H100, cuprim-bench's arg-min f32 kernel-choice table (2026-11-25, 00:54 and 01:23 UTC
      * runs): the one block 7.20 us at 2^14 (64 KB) against 7.42-7.46 for the grid and its
      * finishing block; 8.51-8.58 against 8.03-8.10 at 23170 elements, 8.80-8.90 against
@@ -79,9 +87,12 @@ static inline cuprim__reduce_tuning cuprim__reduce_tuning_for(int arch) {
     t.cluster_max_chunks = 0; /* clusters need compute capability 9.0 */
     t.cluster_max_blocks = 8;
     t.grid_sync_min_chunks = 0;
-    /* The hint exists from 8.0 (cta/arch.cuh; 7.5 loads without it); the 80-virtual build was
-     * measured after a read flush only (with it). */
-    t.l2_prefetch_max_chunks = UINT32_MAX;
+    /* The hint exists from 8.0 (cta/arch.cuh; 7.5 loads without it). The 80-virtual build on
+     * the H100 was measured after a read flush only, with it. On an H200 (2026-11-28, read
+     * flush, kernel-choice table, f32) the cooperative grid with it against without it: 2^22
+     * 11.39 / 11.20 us, 2^24 22.88 / 22.34, 2^26 72.99 / 68.29, 2^28 266.40 / 244.64 (CUB built
+     * the same way: 12.38, 23.17, 67.58, 243.10): the same limit as the 9.0 class. */
+    t.l2_prefetch_max_chunks = L2_PREFETCH_MAX_CHUNKS;
     /* The 80-virtual build on the H100, the arg-min kernel-choice table (2026-11-25 01:02 UTC run):
      * the one block 7.14 us at 2^14 against 7.71 for the cooperative grid, 8.54 against 8.32 at
      * 23170 elements. Without PDL one cooperative launch beats the grid and a finishing block in
