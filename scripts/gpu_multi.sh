@@ -102,7 +102,7 @@ if ((want[topo])); then
   log=$log_dir/topo.txt
   { date -u; nvidia-smi -L; nvidia-smi topo -m; "$cli" info --runs 3; } >"$log" 2>&1
   record topo "$([[ $? -eq 0 ]] && echo PASS || echo FAIL)" \
-    "$(grep -m1 'GPU0' "$log" | tr -s ' \t' ' '); $(grep -m1 -i 'nccl' "$log")"
+    "$(grep -m1 'GPU0' "$log" | sed 's/\x1b\[[0-9;]*m//g' | tr -s ' \t' ' '); $(grep -m1 -i 'nccl' "$log")"
 fi
 
 if ((want[ctest])); then
