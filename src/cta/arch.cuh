@@ -43,6 +43,12 @@ constexpr bool has_copy_async = compiled_arch >= 800;
  * so that callers that would prefetch from one thread call it from all of them there. */
 constexpr bool has_bulk_prefetch = compiled_arch >= 900;
 
+/* Whether the code being compiled has programmatic dependent launch (9.0 and later; the host's
+ * side of the same fact is launch.h's cuprim__pdl_supported): a kernel whose older code needs
+ * another way to order itself after a kernel before it (a grid barrier in a cooperative launch)
+ * compiles that way only where this is false. */
+constexpr bool has_pdl = compiled_arch >= 900;
+
 /* Programmatic dependent launch (compute capability 9.0): the kernel launched after this one on
  * the stream may start now; it must still call pdl_wait before it reads what this grid writes.
  * Older GPUs: nothing (the next kernel then starts when this one has finished). */

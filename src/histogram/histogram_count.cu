@@ -18,8 +18,9 @@
  *                  the output directly (one launch) for small inputs, else each block adding its
  *                  non-zero bins into the output, which a small kernel zeroed first (chained by
  *                  programmatic dependent launch: no copies in memory, no second kernel to sum
- *                  them); past shared memory, the run-aggregated adds straight into the zeroed
- *                  output.
+ *                  them; code without that launch: one cooperative launch whose block 0 zeroes,
+ *                  then a grid barrier); past shared memory, the run-aggregated adds straight
+ *                  into the zeroed output.
  * In BLOCK_PRIVATE and GLOBAL_ATOMIC, integer samples in whole-number bins 2^k wide take their
  * bin by a subtraction and a shift, other 8-bit samples from a 256-entry table
  * (histogram_bin.cuh); bins given by edges
@@ -44,6 +45,18 @@ constexpr int THREADS = 512;
 constexpr int VPT = 4; /* 16-byte vectors in flight per thread */
 /* AUTO's folding grid (count_private): four blocks per SM from this many samples, two below. */
 constexpr uint64_t FOLD_WIDE_MIN_N = (uint64_t)1 << 26;
+/* Samples up to which AUTO's folding grid, in code without programmatic dependent launch, zeroes
+ * the output itself in one cooperative launch (private_kernel's grid_zeroes) rather than after a
+ * zeroing kernel. 80-virtual build on an H200, two runs a side (ABBA), two launches -> one at
+ * every size (19:37 UTC, 2026-11-28): f16/256 2^14 9.41 -> 8.42 us, 2^16 9.57 -> 8.62, 2^18
+ * 9.70 -> 8.74, 2^20 10.22 -> 10.50, 2^22 12.96 -> 13.87; f32/256 2^12 8.24 -> 7.38, 2^18 9.25
+ * -> 8.45, 2^20 10.69 -> 10.42, 2^22 13.62 -> 14.21; f32/4096 2^18 10.18 -> 9.68, 2^20 12.78 ->
+ * 14.03, 2^22 17.98 -> 21.63. Past 2^18 the barrier costs more than the launch it saves: every
+ * block then adds its bins into the output at the same moment (likely; not profiled), where
+ * after the zeroing kernel each adds as it ends. With this limit (19:49 UTC run): f16/256 2^14
+ * 9.36 -> 8.45, 2^18 9.60 -> 8.70, 2^20 10.27 -> 10.32; f32/4096 2^18 10.45 -> 9.71, 2^20 13.02
+ * -> 12.98. */
+constexpr uint64_t GRID_ZERO_MAX_N = (uint64_t)1 << 18;
 
 /* How a kernel adds counts. */
 enum count_mode {
@@ -157,15 +170,22 @@ template <class T, int KIND, int MODE> struct counter {
 /* BLOCK_PRIVATE (and AUTO): counts into `copies` interleaved copies in shared memory, then the
  * block's counts (summed over the copies) go to partials[blockIdx.x] (32-bit, BLOCK_PRIVATE), or
  * straight to `out` when the grid is one block, or (AUTO: partials == nullptr) are added into
- * `out`, which a kernel chained before this one by programmatic dependent launch has zeroed. */
+ * `out`, which a kernel chained before this one by programmatic dependent launch has zeroed.
+ * grid_zeroes (AUTO, code without programmatic dependent launch, launched cooperatively): block 0
+ * zeroes `out` while every block counts, and a grid barrier orders the zeros before the adds, as
+ * in bytes_kernel<T, true>; code with it compiles none of this. */
 template <class T, int KIND>
 __global__ void __launch_bounds__(THREADS)
     private_kernel(const T *in, uint64_t n, const cuprim__bins bins, uint32_t copies,
-                   uint32_t *partials, uint64_t *out) {
+                   uint32_t *partials, uint64_t *out, bool grid_zeroes) {
   extern __shared__ __align__(16) unsigned char smem[];
   const size_t table = round16(binner<T, KIND>::smem_bytes(bins));
   uint32_t *counts = reinterpret_cast<uint32_t *>(smem + table);
   const uint32_t slots = bins.num_bins * copies;
+  const bool zero_in_grid = !cta::has_pdl && grid_zeroes;
+  if (zero_in_grid && blockIdx.x == 0)
+    for (uint32_t b = threadIdx.x; b < bins.num_bins; b += THREADS)
+      out[b] = 0;
   for (uint32_t i = threadIdx.x; i < slots; i += THREADS)
     counts[i] = 0;
   const binner<T, KIND> bin(bins, smem);
@@ -175,8 +195,12 @@ __global__ void __launch_bounds__(THREADS)
   f.flush();
   __syncthreads();
   const bool fold = gridDim.x > 1 && partials == nullptr;
-  if (fold)
-    cta::pdl_wait(); /* the zeroed output */
+  if (fold) { /* the zeroed output */
+    if (zero_in_grid)
+      cooperative_groups::this_grid().sync();
+    else
+      cta::pdl_wait();
+  }
   /* Thread b sums bin b's copies, starting at copy b % copies (a power of two): the lanes of a
    * warp read different banks. Consecutive threads write (or add into) consecutive bins, so a
    * warp's adds into the output reach L2 as a few wide requests, not one request per bin (one
@@ -343,22 +367,36 @@ cuprim_status count_private(const cuprim_ctx *ctx, const T *in, uint64_t n, uint
     resident = fold_per_sm * (uint64_t)ctx->attrs.sm_count;
   const uint64_t grid = count_grid(n, resident, min_per_block);
   if (grid == 1) {
-    private_kernel<T, KIND><<<1, THREADS, smem, stream>>>(in, n, bins, copies, nullptr, out);
+    private_kernel<T, KIND><<<1, THREADS, smem, stream>>>(in, n, bins, copies, nullptr, out, false);
     CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
     return CUPRIM_SUCCESS;
   }
   if (fold) { /* AUTO: the blocks add into the zeroed output; no copies in memory, no sum */
+    /* Without programmatic dependent launch (code before 9.0) the zeroing kernel and this one
+     * run one after the other; up to GRID_ZERO_MAX_N samples one cooperative launch instead,
+     * whose block 0 zeroes (the barrier needs every block resident at once). */
+    if (!cuprim__pdl_supported(ctx) && n <= GRID_ZERO_MAX_N && grid <= resident) {
+      cuprim__bins b = bins;
+      uint32_t c = copies;
+      uint32_t *no_partials = nullptr;
+      bool grid_zeroes = true;
+      void *args[] = {&in, &n, &b, &c, &no_partials, &out, &grid_zeroes};
+      CUPRIM__CUDA_CHECK(
+          cudaLaunchCooperativeKernel(reinterpret_cast<const void *>(private_kernel<T, KIND>),
+                                      dim3((unsigned)grid), dim3(THREADS), args, smem, stream));
+      return CUPRIM_SUCCESS;
+    }
     CUPRIM__FORWARD(launch_zero(ctx, one_target(out, bins.num_bins), stream));
     CUPRIM__CUDA_CHECK(launch_chained(ctx, (unsigned)grid, THREADS, smem, stream,
                                       private_kernel<T, KIND>, in, n, bins, copies,
-                                      (uint32_t *)nullptr, out));
+                                      (uint32_t *)nullptr, out, false));
     return CUPRIM_SUCCESS;
   }
   const size_t bytes = (size_t)grid * bins.num_bins * sizeof(uint32_t);
   return with_temp(ctx, bytes, stream, [&](void *temp) {
     uint32_t *partials = static_cast<uint32_t *>(temp);
     private_kernel<T, KIND>
-        <<<(unsigned)grid, THREADS, smem, stream>>>(in, n, bins, copies, partials, out);
+        <<<(unsigned)grid, THREADS, smem, stream>>>(in, n, bins, copies, partials, out, false);
     CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
     return launch_sum<uint32_t, uint64_t>(ctx, partials, (uint32_t)grid, bins.num_bins, out,
                                           stream);
