@@ -15,8 +15,10 @@ namespace cuprim::cta {
  * from index i on, which is what lets a histogram count a vector of one bin with one add), and
  * single elements (f.one) for the unaligned head and the tail (fewer than 16 bytes each). The
  * indices are 64-bit, any n. Each thread visits its elements in increasing index order (head,
- * body, tail), so a caller that keeps the first of equal candidates may compare with < alone. */
-template <class T, int VPT, class F>
+ * body, tail), so a caller that keeps the first of equal candidates may compare with < alone.
+ * BODY: the load of the body's whole tiles (the streaming load with the L2::256B hint, or
+ * LOAD_LDG where the caller's tuning leaves the hint out). */
+template <class T, int VPT, load_mode BODY = LOAD_STREAM_PF, class F>
 __device__ __forceinline__ void for_each_vec16(const T *in, uint64_t n, F &f) {
   constexpr int VEC = 16 / (int)sizeof(T);
   const uint64_t threads = (uint64_t)gridDim.x * blockDim.x;
@@ -35,7 +37,7 @@ __device__ __forceinline__ void for_each_vec16(const T *in, uint64_t n, F &f) {
     T x[VPT][VEC];
 #pragma unroll
     for (int k = 0; k < VPT; ++k)
-      load_vec16<LOAD_STREAM_PF>(
+      load_vec16<BODY>(
           reinterpret_cast<const T *>(v + t * tile + (uint64_t)k * blockDim.x + threadIdx.x), x[k]);
 #pragma unroll
     for (int k = 0; k < VPT; ++k)

@@ -36,6 +36,7 @@
 #include "cta/for_each.cuh"
 #include "cta/ops.cuh"
 #include "cta/warp_reduce.cuh"
+#include "reduce_chunk.cuh"
 #include "reduce_internal.h"
 #include "reduce_tuning.h"
 
@@ -234,13 +235,13 @@ __device__ __forceinline__ void finish_block(const arg_args<T> &a, unsigned bloc
 /* Each block walks its share of the input; a grid of one block writes the outputs, a larger one
  * one pair per block, for finish_kernel or (a.grid_sync: launched cooperatively) for its own
  * block 0 after the grid barrier. */
-template <class T, cuprim_arg_op OP, int THREADS>
+template <class T, cuprim_arg_op OP, int THREADS, cta::load_mode M = cta::LOAD_STREAM_PF>
 __global__ void __launch_bounds__(THREADS, THREADS == GRID_THREADS ? GRID_BLOCKS_PER_SM : 1)
     arg_kernel(const arg_args<T> a) {
   cta::pdl_launch_dependents(); /* finish_kernel may launch now; it waits in pdl_wait */
   typedef arg_best<T, OP> Best;
   Best b;
-  cta::for_each_vec16<T, VPT>(a.in, a.n, b);
+  cta::for_each_vec16<T, VPT, M>(a.in, a.n, b);
   b.template block_merge<THREADS>();
   if (gridDim.x == 1) {
     if (threadIdx.x == 0)
@@ -291,12 +292,19 @@ cuprim_status arg_impl(const cuprim_ctx *ctx, const void *d_in, void *d_value, u
   const uint64_t tile_elems = (uint64_t)GRID_THREADS * VPT * (16 / sizeof(T));
   const uint64_t tiles = (n + tile_elems - 1) / tile_elems;
   unsigned per_sm = GRID_BLOCKS_PER_SM;
+  /* The streaming loads' L2::256B hint up to the reduce's limit (reduce_tuning.h,
+   * l2_prefetch_max_chunks, in its chunks), plain read-only loads past it. Predicted from the
+   * reduce's grid on the H200 (268.0 us with the hint, 240.3 without, at 2^28 f32): arg-min f32
+   * at 2^28, 268.6 us in the 80-virtual build (CUB 246.8), to about 241-247. */
+  typedef chunk_geometry<T> CG;
+  const bool pf = (n + CG::CHUNK - 1) / CG::CHUNK <= tune->l2_prefetch_max_chunks;
+  auto *grid_kernel = pf ? arg_kernel<T, OP, GRID_THREADS, cta::LOAD_STREAM_PF>
+                         : arg_kernel<T, OP, GRID_THREADS, cta::LOAD_LDG>;
   if ((uint64_t)n * sizeof(T) >= tune->arg_grid_sync_min_bytes) {
     /* Every block of a cooperative grid must be resident at once: as many per SM as fit. */
     unsigned fit = 0;
     CUPRIM__FORWARD(
-        cuprim__occupancy(ctx, reinterpret_cast<const void *>(arg_kernel<T, OP, GRID_THREADS>),
-                          GRID_THREADS, 0, &fit));
+        cuprim__occupancy(ctx, reinterpret_cast<const void *>(grid_kernel), GRID_THREADS, 0, &fit));
     if (fit > 0) {
       a.grid_sync = 1;
       per_sm = fit < per_sm ? fit : per_sm;
@@ -304,7 +312,7 @@ cuprim_status arg_impl(const cuprim_ctx *ctx, const void *d_in, void *d_value, u
   }
   const unsigned blocks = (unsigned)cuprim__grid_persistent(ctx, tiles, GRID_THREADS, per_sm);
   if (blocks == 1) { /* a grid of one block writes the outputs itself */
-    arg_kernel<T, OP, GRID_THREADS><<<1, GRID_THREADS, 0, stream>>>(a);
+    grid_kernel<<<1, GRID_THREADS, 0, stream>>>(a);
     CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
     return CUPRIM_SUCCESS;
   }
@@ -315,12 +323,12 @@ cuprim_status arg_impl(const cuprim_ctx *ctx, const void *d_in, void *d_value, u
     a.indices = reinterpret_cast<uint64_t *>(static_cast<char *>(temp) + keys_bytes);
     if (a.grid_sync) {
       void *args[] = {&a};
-      CUPRIM__CUDA_CHECK(cudaLaunchCooperativeKernel(
-          reinterpret_cast<const void *>(arg_kernel<T, OP, GRID_THREADS>), dim3(blocks),
-          dim3(GRID_THREADS), args, 0, stream));
+      CUPRIM__CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void *>(grid_kernel),
+                                                     dim3(blocks), dim3(GRID_THREADS), args, 0,
+                                                     stream));
       return CUPRIM_SUCCESS;
     }
-    arg_kernel<T, OP, GRID_THREADS><<<blocks, GRID_THREADS, 0, stream>>>(a);
+    grid_kernel<<<blocks, GRID_THREADS, 0, stream>>>(a);
     CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
     /* chained by programmatic dependent launch where the device's code has it */
     return cuprim__cuda_status(
