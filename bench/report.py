@@ -181,25 +181,28 @@ def ratios(paths):
 
 def ab(paths_a, paths_b):
     """Two variants' runs (two binaries in one call, ABBA, say): for every row of the CSV files,
-    keyed by suite, algorithm, dtype, n and impl (the ladders and the kernel-choice rows share
-    the others), the median over each variant's runs of the row's median time, the runs' times,
-    and B / A. Rows missing from any run are left out and counted."""
+    keyed by suite, primitive, algorithm, dtype, n and impl (the ladders and the kernel-choice
+    rows share the others; a suite's primitives, histogram_even_256 and _4096 say, share the
+    rest), the median over each variant's runs of the row's median time, the runs' times, and
+    B / A. Rows missing from any run are left out and counted: give each variant the runs of the
+    same suites."""
     def medians(paths):
         times = {}
         for path in paths:
             for r in read_csv(path)[1]:
-                key = (r["suite"], r["alg"], r["dtype"], int(r["n"]), r["impl"])
+                key = (r["suite"], r["primitive"], r["alg"], r["dtype"], int(r["n"]), r["impl"])
                 times.setdefault(key, []).append(float(r["median_us"]))
         return times
 
     ta, tb = medians(paths_a), medians(paths_b)
     keys = [k for k in ta if len(ta[k]) == len(paths_a) and len(tb.get(k, ())) == len(paths_b)]
     print(f"median us over {len(paths_a)} runs of A and {len(paths_b)} of B, and B / A\n")
-    print_row(["suite", "alg", "dtype", "n", "impl", "A", "B", "B / A", "A runs", "B runs"])
-    print("|:---|:---|:---|---:|:---|---:|---:|---:|:---|:---|")
+    print_row(["suite", "primitive", "alg", "dtype", "n", "impl", "A", "B", "B / A", "A runs",
+               "B runs"])
+    print("|:---|:---|:---|:---|---:|:---|---:|---:|---:|:---|:---|")
     for k in keys:
         a, b = statistics.median(ta[k]), statistics.median(tb[k])
-        print_row([k[0], k[1], k[2], fmt_n(k[3]), k[4], f"{a:.3f}", f"{b:.3f}", f"{b / a:.3f}",
+        print_row([k[0], k[1], k[2], k[3], fmt_n(k[4]), k[5], f"{a:.3f}", f"{b:.3f}", f"{b / a:.3f}",
                    " ".join(f"{v:.3f}" for v in ta[k]), " ".join(f"{v:.3f}" for v in tb[k])])
     left = len(set(ta) | set(tb)) - len(keys)
     if left:
