@@ -160,18 +160,24 @@ void write_csv(const Bench &b) {
   auto num = [](double x, const char *f) {
     return std::isnan(x) ? std::string() : strprintf(f, x);
   };
-  for (const Row &r : b.rows) {
-    std::string check = r.check;
-    std::replace(check.begin(), check.end(), ',', ';');
-    std::replace(check.begin(), check.end(), '"', '\'');
-    std::fprintf(g_csv, "%s,%s,%s,%s,%llu,%s,%d,%s,%s,%s,%s,%s,%s,%s,%s\n", r.suite.c_str(),
-                 r.primitive.c_str(), r.alg.c_str(), r.dtype.c_str(), (unsigned long long)r.n,
-                 r.impl.c_str(), r.samples, num(r.median_us, "%.3f").c_str(),
-                 num(r.min_us, "%.3f").c_str(), num(r.gbps, "%.2f").c_str(),
-                 num(r.pct_read_bw, "%.2f").c_str(), num(r.pct_copy_bw, "%.2f").c_str(),
-                 num(r.ratio_vs_cub, "%.4f").c_str(), num(r.rel_err, "%.3e").c_str(),
-                 check.c_str());
-  }
+  /* A text field as RFC 4180 has it: quoted (its quotes doubled) where it holds a comma, a quote
+   * or a line break (CUB's "MultiHistogramEven<4,4>", a check's message). */
+  auto text = [](const std::string &s) {
+    if (s.find_first_of(",\"\n") == std::string::npos)
+      return s;
+    std::string q = "\"";
+    for (char c : s)
+      q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+  };
+  for (const Row &r : b.rows)
+    std::fprintf(g_csv, "%s,%s,%s,%s,%llu,%s,%d,%s,%s,%s,%s,%s,%s,%s,%s\n", text(r.suite).c_str(),
+                 text(r.primitive).c_str(), text(r.alg).c_str(), text(r.dtype).c_str(),
+                 (unsigned long long)r.n, text(r.impl).c_str(), r.samples,
+                 num(r.median_us, "%.3f").c_str(), num(r.min_us, "%.3f").c_str(),
+                 num(r.gbps, "%.2f").c_str(), num(r.pct_read_bw, "%.2f").c_str(),
+                 num(r.pct_copy_bw, "%.2f").c_str(), num(r.ratio_vs_cub, "%.4f").c_str(),
+                 num(r.rel_err, "%.3e").c_str(), text(r.check).c_str());
   std::fclose(g_csv);
   g_csv = nullptr;
 }
