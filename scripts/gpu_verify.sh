@@ -24,6 +24,13 @@
 # Environment: LOGS (default /tmp/cuprim-verify) holds every log; OUT, if set, receives
 # summary.txt and, at the end of each phase, logs.tgz (the whole LOGS). JIT-compiled code is
 # cached in /tmp/cuda-cache (4 GiB) so that each PTX kernel is compiled once per machine.
+# Several GPUs: GPUS (e.g. "1 2 3") gives each build of the test and sanitize phases its own GPU
+# of the list, round robin (CUDA_VISIBLE_DEVICES); BENCH_GPU the bench phase's. With four GPUs,
+# two processes overlap the timed and the untimed work (on four H200s, 2026-11-28, the three
+# builds took 2-3 minutes, each build's whole ctest on its own GPU 5-6, cli_gpu the longest):
+#   scripts/gpu_verify.sh build
+#   LOGS=/tmp/v-bench BENCH_GPU=0 scripts/gpu_verify.sh bench &
+#   GPUS="1 2 3" scripts/gpu_verify.sh test sanitize; wait
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 
@@ -53,11 +60,17 @@ report() {
 }
 # each_build NAME FN BUILD...: `FN B` for every build B at once, then the SUMMARY lines of each
 # NAME-B.
+read -r -a gpus <<<"${GPUS:-}"
 each_build() {
-  local name=$1 fn=$2 b
+  local name=$1 fn=$2 b i=0
   shift 2
   for b in "$@"; do
-    "$fn" "$b" &
+    if ((${#gpus[@]})); then
+      CUDA_VISIBLE_DEVICES=${gpus[i % ${#gpus[@]}]} "$fn" "$b" &
+    else
+      "$fn" "$b" &
+    fi
+    i=$((i + 1))
   done
   wait
   report $(printf "$name-%s " "$@")
@@ -128,7 +141,8 @@ for phase in "$@"; do
             stem=$LOGS/bench-$b-$suite_name
             [[ $reps -gt 1 ]] && stem+=-r$r
             csv=$stem.csv
-            timeout "${SUITE_TIMEOUT:-300}" "build-$b/bench/cuprim-bench" --only "$suite_name" \
+            env ${BENCH_GPU:+CUDA_VISIBLE_DEVICES=$BENCH_GPU} \
+              timeout "${SUITE_TIMEOUT:-300}" "build-$b/bench/cuprim-bench" --only "$suite_name" \
               --csv "$csv" "${more[@]}" >"$stem.log" 2>&1
             rc=$?
             csvs+=("$csv")
