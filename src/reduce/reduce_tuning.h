@@ -20,7 +20,8 @@ typedef struct cuprim__reduce_tuning {
    * dependent launch. */
   unsigned grid_sync_min_chunks;
   /* Aligned inputs of at most this many chunks: the streaming loads carry an L2::256B prefetch
-   * hint; larger ones: plain read-only loads. */
+   * hint; larger ones: plain read-only loads. reduce_arg's grid takes the same limit, counted in
+   * the same chunks. */
   unsigned l2_prefetch_max_chunks;
   /* cuprim_reduce_arg: inputs of at most this many bytes are done by one block of 1024 threads in
    * one launch; larger ones by a grid and a finishing block. */

@@ -226,7 +226,8 @@ __global__ void __launch_bounds__(flag_tile<T>::G::THREADS, flag_tile<T>::MIN_BL
   /* The batched reduce: see prefetch_tile. Only the bulk prefetch (9.0): before 9.0, the
    * prefetch of every line by the block's threads made the 80-virtual build on an H200 slower
    * than the segmented reduce from offsets (which takes none) from segments of 64 up, 368 us
-   * against 323 at 4096 (2026-11-28 19:37 UTC). */
+   * against 323 at 4096 (2026-11-28 19:37 UTC); without it 332.5 us there, 3-10% faster at
+   * every row length (19:51 UTC). */
   if constexpr (Src::rows && cta::has_bulk_prefetch)
     prefetch_tile(src, a.part, b, (uint64_t)G::TILE, a.in, t, G::THREADS);
   __syncthreads(); /* the flags and has_long are zero before any thread sets them */
