@@ -192,6 +192,19 @@ template <class T> struct op<T, CUPRIM_XOR> {
  * of dispatch_typed_op, common/dispatch.cuh). */
 template <class T, cuprim_op OP> using acc_op = op<acc_t<T>, OP>;
 
+/* Op over v[0 .. N) as a balanced pairwise tree in index order ((v0 op v1) op (v2 op v3), and so
+ * on up): the fixed order of a thread's items in the reduce's chunks and the segmented reduce's
+ * groups. Overwrites v; returns the result. */
+template <class Op, int N, class A> __device__ __forceinline__ A tree_reduce(A (&v)[N]) {
+  const Op op;
+#pragma unroll
+  for (int s = 1; s < N; s *= 2)
+#pragma unroll
+    for (int i = 0; i + s < N; i += 2 * s)
+      v[i] = op(v[i], v[i + s]);
+  return v[0];
+}
+
 /* p[i] widened to the accumulate type, or Op's identity past the end (i >= m): the load of the
  * textbook kernels, which pad the last block with the identity. */
 template <class T, class Op>

@@ -110,15 +110,9 @@ __device__ __forceinline__ void chunk_load(const T *base, uint64_t m, int t,
 template <class T, class Op>
 __device__ __forceinline__ acc_t<T> chunk_thread_tree(const T (&items)[chunk_geometry<T>::ITEMS]) {
   typedef chunk_geometry<T> G;
-  const Op op;
   acc_t<T> v[G::ITEMS];
   to_acc_n<T, G::ITEMS>(items, v);
-#pragma unroll
-  for (int s = 1; s < G::ITEMS; s *= 2)
-#pragma unroll
-    for (int i = 0; i + s < G::ITEMS; i += 2 * s)
-      v[i] = op(v[i], v[i + s]);
-  return v[0];
+  return tree_reduce<Op>(v);
 }
 
 /* The group's part: the shuffle tree over the threads' values (cta::block_reduce with the group's
