@@ -1,8 +1,9 @@
 /* The segmented and batched reduce and scan (segmented.h) on a GPU, against plain C references on
  * the host (harness/hostref_segmented.h, hostref_scan.h).
  *
- * Segment layouts: all empty, all of one element, uniform 4 / 32 / 64 / 65 / 1000 (AUTO takes
- * tiles of parts up to 64 elements one thread a segment, longer ones as a flag tile), random sizes
+ * Segment layouts: all empty, all of one element, uniform 4 / 32 / 64 / 65 / 1000 / 1300 (AUTO
+ * takes tiles of parts up to 64 elements one thread a segment, tiles of at most 4 ends part by part
+ * with the whole block, the others as a flag tile), random sizes
  * 0..2000, a power law with one giant segment among many tiny ones, one segment of everything,
  * offsets past n (clamped), decreasing offsets (the reduce is still defined per segment; the scan
  * must only stay inside d_out), negative signed offsets, and offsets that leave elements uncovered
@@ -362,6 +363,9 @@ static const layout layouts[] = {
     /* AUTO's short path takes tiles whose parts are at most 64 elements: both sides of the line */
     {"uniform 64", HR_SEG_UNIFORM, 64, 64000, 12800, M_NONE},
     {"uniform 65", HR_SEG_UNIFORM, 65, 65000, 13000, M_NONE},
+    /* AUTO's few-ends path takes tiles of at most 4 ends: segments of 1300 give 4-byte tiles of
+     * 5888 items 4 or 5 ends, both sides of the line (and every tile of 8-byte values few ends) */
+    {"uniform 1300", HR_SEG_UNIFORM, 1300, 130000, 26000, M_NONE},
 };
 #define NUM_LAYOUTS (sizeof layouts / sizeof layouts[0])
 
@@ -764,7 +768,7 @@ TF_TEST(test_graph_capture) {
  * same bits on three runs and on a copy of the input 1 element further (other 16-byte alignment,
  * the same offsets relative to it); every other rung repeats its own bits. */
 TF_TEST(test_determinism) {
-  const size_t picks[] = {5, 6, 2};
+  const size_t picks[] = {5, 6, 2, 14}; /* random, power law, uniform 4, uniform 1300 */
   for (size_t d = 0; d < 2; ++d)
     for (size_t k = 0; k < sizeof picks / sizeof picks[0]; ++k) {
       const cuprim_dtype t = d ? CUPRIM_F64 : CUPRIM_F32, ot = CUPRIM_I64;

@@ -7,10 +7,11 @@
  *     the offsets each, and the flag for decreasing offsets zeroed;
  *  2. one block per tile of 23 four-byte (15 eight-byte) merge items per thread: the tile's ends
  *     and elements staged in shared memory; AUTO (flag_reduce_kernel) adds each segment with one
- *     thread where no part of the tile is longer than SHORT_PART elements, and otherwise marks
- *     each end's position with a flag and lets every thread scan ITEMS consecutive elements,
- *     restarting at the flags, then every end reads its segment's value (each tile decides from
- *     its offsets alone, on the device); MERGE_PATH (merge_reduce_kernel) lets each thread
+ *     thread where no part of the tile is longer than SHORT_PART elements, each part with the
+ *     whole block where the tile holds at most FEW_ENDS ends, and otherwise marks each end's
+ *     position with a flag and lets every thread scan ITEMS consecutive elements, restarting at
+ *     the flags, then every end reads its segment's value (each tile decides from its offsets
+ *     alone, on the device); MERGE_PATH (merge_reduce_kernel) lets each thread
  *     walk its ITEMS merge items in order, writing a segment's value into the slot of its end, and
  *     joins the threads' open segments by a block scan of (segment-start, value) pairs. The
  *     tile's segments are written out coalesced. A tile leaves three things for the segments that
@@ -27,15 +28,15 @@
  *
  * Determinism (AUTO's promise, docs/determinism.md): which items a thread combines and in which
  * order follows from the tile size, the thread's rank and the offsets alone; threads are joined by
- * a fixed shuffle tree, tiles by fixed trees over tile indices and runs; whether a tile takes the
- * short path, and the order in which the short path adds a segment, follow from the offsets and
- * the tile alone. Nothing depends on the grid, the GPU, the input's alignment (vector loads and
- * asynchronous copies only fill shared memory), or timing (the atomics are ORs, of a flag or of
- * the tile's has-a-long-part bit, whose order cannot show): the same input gives the same bits
- * everywhere. AUTO and MERGE_PATH combine in different orders: each has its own bits.
- * cuprim_batched_reduce is the same merge with the ends computed instead of read (no partition
- * launch: the partition of rows has a closed form), and each tile asks L2 for its elements before
- * it stages them (prefetch_tile).
+ * a fixed shuffle tree, tiles by fixed trees over tile indices and runs; which way a tile goes
+ * (the short path, the few-ends path or the flag tile), and the order in which the first two add a
+ * part, follow from the offsets, the tile and the elements' indices alone. Nothing depends on the
+ * grid, the GPU, the input's alignment (vector loads and asynchronous copies only fill shared
+ * memory), or timing (the atomics are ORs, of a flag or of the tile's has-a-long-part bit, whose
+ * order cannot show): the same input gives the same bits everywhere. AUTO and MERGE_PATH combine in
+ * different orders: each has its own bits. cuprim_batched_reduce is the same merge with the ends
+ * computed instead of read (no partition launch: the partition of rows has a closed form), and
+ * each tile asks L2 for its elements before it stages them (prefetch_tile).
  *
  * MERGE_PATH is the decomposition done the classic way (moderngpu's segreduce): every thread an
  * equal share of merge items, elements loaded one by one, launches in plain stream order. AUTO
@@ -181,11 +182,120 @@ __device__ __forceinline__ A part_value(const A *el, uint32_t from, uint32_t to,
   return v;
 }
 
+/* The most ends a tile may hold for AUTO's tile to take the few-ends path (few_ends_tile).
+ * Measured on the H200 (2^28 f32, 0.2's eighteenth run, before the staging was made cheaper): 8
+ * made segments of 700 and 1024 6% and 2% slower than as flag tiles (a shuffle tree per part);
+ * 4 and 2 were alike at 700, 1024 and from 3072 up, 4 3-4% faster at 1536 and 2048. */
+constexpr uint32_t FEW_ENDS = 4;
+
+/* op over the elements of group g (at gp, 16-byte words of shared memory) whose positions lie
+ * in [lo, hi), one by one in index order, into acc: a group at the edge of a part. */
+template <class Op, int VEC, class A>
+__device__ __forceinline__ void few_ends_edge(const uint4 *gp, uint32_t g, uint32_t lo, uint32_t hi,
+                                              A &acc) {
+  constexpr int PER_WORD = 16 / (int)sizeof(A);
+  const Op op;
+  A x[VEC];
+#pragma unroll
+  for (int q = 0; q < VEC / PER_WORD; ++q) {
+    const uint4 w = gp[q];
+    memcpy(x + q * PER_WORD, &w, 16);
+  }
+#pragma unroll
+  for (int j = 0; j < VEC; ++j)
+    if (g * VEC + j >= lo && g * VEC + j < hi)
+      acc = op(acc, x[j]);
+}
+
+/* AUTO's few-ends path: a staged tile of at most FEW_ENDS ends, whose parts (end x's segment, and
+ * what follows the last end) are therefore long, added part by part by the whole block. The tile's
+ * elements fall into groups of VEC = 16 / sizeof(T): group g holds the input's elements whose index
+ * divided by VEC is g, one 16-byte vector of the input wherever it is aligned (stage_tile puts
+ * them at aligned places of shared memory, 16 or 32 bytes a group). Thread t takes the groups
+ * g = t (mod THREADS) that meet the part, in order, each in one read of shared memory: a group
+ * wholly in the part as a pairwise tree (tree_reduce), one at the part's edge element by element
+ * in index order; then a shuffle tree over the lanes, and the warps' values combined in warp order
+ * by the thread of the part. The order follows from the elements' indices and the offsets alone,
+ * not from the input's alignment. Improves on the flag tile, where segments are long (more than
+ * about 1200 elements a segment on average): no flags, no select per element, no block scan and
+ * no pass of the ends over the carries; a whole group costs one read of shared memory and VEC
+ * ops. Wastes: the staging round trip through shared memory, as the flag tile, and a shuffle tree
+ * per part, which is why tiles of more ends stay flag tiles; the setup of each part (about 90
+ * SASS instructions a warp with its shuffle tree, ncu at segments of 4096 on the H200).
+ * Measured there (2^28 f32, I32 offsets, a timing program of the session's): segments of 4096
+ * 330 -> 302 us with the flag tile's staging, 286 with the cheaper staging of the same run
+ * (CUB 242-247), 65536 287 -> 276, 2^20 303 -> 279. */
+template <class T, class Op, class A>
+__device__ __forceinline__ void few_ends_tile(const A *el, const tile_smem<4, A> &sm,
+                                              const tile_share &s, A *warp_part,
+                                              const reduce_args<T> &a, uint64_t b, int t) {
+  typedef merge_geometry<A> G;
+  constexpr int VEC = 16 / (int)sizeof(T), WARPS = G::THREADS / 32;
+  constexpr int PER_WORD = 16 / (int)sizeof(A), WORDS = VEC / PER_WORD;
+  static_assert(WORDS >= 1 && VEC % PER_WORD == 0,
+                "a group is whole 16-byte words of shared memory");
+  const Op op;
+  const int lane = t % 32, warp = t / 32;
+  /* group g: words g0[g * WORDS ..], 16-byte aligned (stage_tile's shift) */
+  const uint4 *g0 = reinterpret_cast<const uint4 *>(el - sm.shift);
+  const uint32_t me = (uint32_t)t;
+  uint32_t from = 0;
+  for (uint32_t p = 0; p <= s.n_ends; ++p) { /* uniform over the block */
+    const uint32_t to = p < s.n_ends ? sm.end(p) : s.n_elems;
+    A acc = Op::identity();
+    if (to > from) {
+      const uint32_t lo = from + sm.shift, hi = to + sm.shift; /* the part, from g0 */
+      /* The groups that meet it: [g_lo, g_hi); those wholly in it: [in_lo, in_hi). A partial
+       * group at its start (g_lo < in_lo) has the smallest index, one at its end (in_hi < g_hi,
+       * another group where in_hi >= in_lo) the largest: taken in that order, a thread's groups
+       * go in index order. */
+      const uint32_t g_lo = lo / VEC, g_hi = (hi + VEC - 1) / VEC;
+      const uint32_t in_lo = (lo + VEC - 1) / VEC, in_hi = hi / VEC;
+      if (g_lo < in_lo && g_lo % G::THREADS == me)
+        few_ends_edge<Op, VEC>(g0 + (size_t)g_lo * WORDS, g_lo, lo, hi, acc);
+      uint32_t g = in_lo + ((me - in_lo) % G::THREADS);
+      const uint4 *gp = g0 + (size_t)g * WORDS;
+#pragma unroll 2
+      for (; g < in_hi; g += G::THREADS, gp += G::THREADS * WORDS) {
+        A x[VEC];
+#pragma unroll
+        for (int q = 0; q < WORDS; ++q) {
+          const uint4 w = gp[q];
+          memcpy(x + q * PER_WORD, &w, 16);
+        }
+        acc = op(acc, tree_reduce<Op>(x));
+      }
+      if (in_hi < g_hi && in_hi >= in_lo && in_hi % G::THREADS == me)
+        few_ends_edge<Op, VEC>(g0 + (size_t)in_hi * WORDS, in_hi, lo, hi, acc);
+    }
+    acc = cta::warp_reduce(acc, op);
+    if (lane == 0)
+      warp_part[p * WARPS + warp] = acc;
+    from = to;
+  }
+  __syncthreads();
+  for (uint32_t p = me; p <= s.n_ends; p += G::THREADS) {
+    A v = warp_part[p * WARPS];
+#pragma unroll
+    for (int w = 1; w < WARPS; ++w)
+      v = op(v, warp_part[p * WARPS + w]);
+    if (p == s.n_ends) { /* what follows the last end: the identity if it closes the tile */
+      a.carry[b] = v;
+      a.has_end[b] = s.n_ends > 0 ? 1 : 0;
+    } else if (p == 0) {
+      a.head[b] = v; /* end 0's part; the join completes it */
+    } else {
+      a.out[s.i0 + p] = from_acc<T>(v);
+    }
+  }
+}
+
 /* AUTO and cuprim_batched_reduce: the same tiles of the merge, staged in shared memory as
- * MERGE_PATH's, then worked one of two ways, chosen per tile from its offsets alone: where every
- * part of the tile is at most SHORT_PART elements, one thread per segment (the short path);
- * otherwise element by element with the segment ends as flags (the flag tile, segmented_tile.cuh,
- * flag_words).
+ * MERGE_PATH's, then worked one of three ways, chosen per tile from its offsets alone: where every
+ * part of the tile is at most SHORT_PART elements, one thread per segment (the short path); where
+ * it holds at most FEW_ENDS ends, part by part with the whole block (the few-ends path,
+ * few_ends_tile); otherwise element by element with the segment ends as flags (the flag tile,
+ * segmented_tile.cuh, flag_words).
  * Improves on MERGE_PATH: no search and no branch per item. The flag tile: the tile's ends set
  * their flags in shared memory (one atomic per word a warp touches); thread t then scans its ITEMS
  * consecutive elements, restarting at each flag, with a select instead of a branch, and leaves the
@@ -201,7 +311,10 @@ __device__ __forceinline__ A part_value(const A *el, uint32_t from, uint32_t to,
  * Measured (H100, 2^28 f32, I32 offsets): the fourth run's flag tile took segments of 4 in 947 us
  * instead of MERGE_PATH's 1313 (56% of the byte limit instead of 40%), of 1024 in 517 instead of
  * 634, of 65536 in 401 instead of 471; the sixth run's short path and eight blocks per SM
- * (docs/ladder.md, "The sixth run") took them to about 85%, 88% and 92%. Wastes: segments of one
+ * (docs/ladder.md, "The sixth run") took them to about 85%, 88% and 92%. On the H200 the flag tile
+ * was bound by its instructions (ncu: 91% of the issue slots at segments of 4096, about 600 SASS
+ * instructions a warp per tile); the eighteenth run's few-ends path and cheaper staging took 4096
+ * from 330 to 286 us (0.75 to 0.85 of CUB) and 463 instructions a warp. Wastes: segments of one
  * or two elements (the ends cost more than the elements: 65-74%), the elements' round trip
  * through shared memory, a chain of dependent phases per tile (partitions, ends, elements, the
  * work, the results), and the partitions' and the join's launches, as MERGE_PATH. */
@@ -217,7 +330,6 @@ __global__ void __launch_bounds__(flag_tile<T>::G::THREADS, flag_tile<T>::MIN_BL
   const Op op;
   const int t = threadIdx.x;
   const uint64_t b = blockIdx.x;
-  sh.clear_flags(t);
   if (t == 0)
     has_long = 0;
   /* As merge_reduce_kernel: the join may launch now, the partitions come from prepare_kernel. */
@@ -230,13 +342,15 @@ __global__ void __launch_bounds__(flag_tile<T>::G::THREADS, flag_tile<T>::MIN_BL
    * every row length (19:51 UTC). */
   if constexpr (Src::rows && cta::has_bulk_prefetch)
     prefetch_tile(src, a.part, b, (uint64_t)G::TILE, a.in, t, G::THREADS);
-  __syncthreads(); /* the flags and has_long are zero before any thread sets them */
+  __syncthreads(); /* has_long is zero before any thread sets it */
   tile_share s;
   typename K::Smem sm;
   uint32_t longest = 0;
   const bool bad = stage_tile<G::THREADS, cta::LOAD_LDG>(src, a.part, b, (uint64_t)G::TILE, a.in,
                                                          cta::aligned16(a.in), sh.raw, sm, s,
                                                          nullptr, t, &longest);
+  if (s.n_ends > FEW_ENDS) /* a flag tile, perhaps: its flags zeroed before the barrier below */
+    sh.clear_flags(t);
   if (t == 0 && s.n_ends == 0)
     longest = s.n_elems; /* the whole tile is one part */
   if (longest > SHORT_PART)
@@ -263,6 +377,11 @@ __global__ void __launch_bounds__(flag_tile<T>::G::THREADS, flag_tile<T>::MIN_BL
       a.carry[b] = part_value<Op>(el, from, s.n_elems, 0u);
       a.has_end[b] = s.n_ends > 0 ? 1 : 0;
     }
+    return;
+  }
+  if (s.n_ends <= FEW_ENDS) {
+    static_assert((FEW_ENDS + 1) * (G::THREADS / 32) <= G::THREADS, "the parts' warp values fit");
+    few_ends_tile<T, Op>(el, sm, s, carry, a, b, t);
     return;
   }
   set_flags_of_ends<G::THREADS>(sm, s.n_ends, sh.bits, t);

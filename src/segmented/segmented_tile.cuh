@@ -346,10 +346,11 @@ template <int SLOT, class S> struct tile_smem {
   __device__ __forceinline__ S *elems() const {
     return reinterpret_cast<S *>(base + elem_off) + shift;
   }
-  /* The bytes a tile of `tile` items needs, with VEC elements of slack for the shift. */
+  /* The bytes a tile of `tile` items needs, with VEC elements of slack for the shift and VEC more
+   * for a pass that reads the last vector's worth whole (AUTO's few-ends path). */
   __host__ __device__ static constexpr size_t bytes(int tile, int vec) {
     return (size_t)tile * ((size_t)SLOT > sizeof(S) ? (size_t)SLOT : sizeof(S)) + 16 +
-           (size_t)vec * sizeof(S);
+           2 * (size_t)vec * sizeof(S);
   }
 };
 
@@ -435,26 +436,37 @@ __device__ __forceinline__ void load_tile(const T *in, uint64_t lo, uint32_t n_e
 
 /* load_tile's `vec` path for S = T, without registers: the vectors wholly inside the range
  * copied asynchronously (cta::copy16_async, complete after cta::copy_async_wait), the elements of
- * the vectors at either end loaded with M and stored at once. All of a thread's copies are in
- * flight together, and none takes room in L1 while it is. */
+ * the vectors at either end loaded with M and stored at once (threads 0 .. VEC - 1 the first's,
+ * VEC .. 2 VEC - 1 the last's). All of a thread's copies are in flight together, and none takes
+ * room in L1 while it is. The copies' loop does nothing else: its pointers advance by a stride
+ * (until 0.2's eighteenth run every vector was tested for the range's ends: about 20 SASS
+ * instructions a copy). */
 template <int THREADS, cta::load_mode M, class T>
 __device__ __forceinline__ void copy_tile_async(const T *in, uint64_t lo, uint32_t n_elems,
                                                 uint32_t shift, T *dst, int t) {
   constexpr int VEC = 16 / (int)sizeof(T);
+  static_assert(THREADS >= 2 * VEC, "a thread for each element of the partial vectors");
   const T *src = in + (lo - shift);
   T *d = dst - shift; /* 16-byte aligned */
-  const uint32_t end = shift + n_elems, nv = (end + VEC - 1) / VEC;
-  for (uint32_t v = t; v < nv; v += THREADS) {
-    const uint32_t first = v * VEC;
-    if (first >= shift && first + VEC <= end) {
-      cta::copy16_async(d + first, src + first);
-    } else {
-#pragma unroll
-      for (int j = 0; j < VEC; ++j)
-        if (first + j >= shift && first + j < end)
-          d[first + j] = cta::load<M>(src + first + j);
-    }
-  }
+  const uint32_t end = shift + n_elems;
+  /* The vectors wholly inside [shift, end): [v_lo, v_hi) (empty where v_hi <= v_lo). */
+  const uint32_t v_lo = shift != 0 ? 1u : 0u, v_hi = end / VEC;
+  const T *s = src + (size_t)(v_lo + (uint32_t)t) * VEC;
+  T *dd = d + (size_t)(v_lo + (uint32_t)t) * VEC;
+  for (uint32_t v = v_lo + (uint32_t)t; v < v_hi;
+       v += THREADS, s += THREADS * VEC, dd += THREADS * VEC)
+    cta::copy16_async(dd, s);
+  /* The partial vectors: elements [shift, min(VEC, end)) where shift is not 0, and
+   * [max(v_hi, v_lo) * VEC, end). */
+  const uint32_t head_end = end < (uint32_t)VEC ? end : (uint32_t)VEC;
+  const uint32_t tail = (v_hi > v_lo ? v_hi : v_lo) * VEC;
+  uint32_t k = 0xffffffffu;
+  if (t < VEC && shift != 0 && shift + (uint32_t)t < head_end)
+    k = shift + (uint32_t)t;
+  else if (t >= VEC && t < 2 * VEC && tail + (uint32_t)(t - VEC) < end)
+    k = tail + (uint32_t)(t - VEC);
+  if (k != 0xffffffffu)
+    d[k] = cta::load<M>(src + k);
 }
 
 /* The reverse of load_tile: src[k] (the staged values) into out[lo + k], k < n_elems, and nothing
@@ -549,6 +561,8 @@ __device__ __forceinline__ bool load_ends(const Src &src, const tile_share &s,
     const uint32_t xw = x0 + (uint32_t)warp * runs * 32, xw_end = xw + runs * 32,
                    xend = xw_end < s.n_ends ? xw_end : s.n_ends;
     x0 += runs * THREADS;
+    if (xw >= xend)
+      continue; /* none for this warp (uniform over it): no loads to set up */
     R raw[BATCH], raw_before = 0;
     if constexpr (!Src::rows) {
 #pragma unroll
@@ -615,7 +629,8 @@ __device__ __forceinline__ void set_flags_of_ends(const tile_smem<SLOT, S> &sm, 
 
 /* Tile b into shared memory: its share of the merge (s), its ends (and, with `bits`, their flags;
  * with `longest`, the longest part as load_ends finds it) and its elements (16-byte loads where
- * `vec`, the 16-byte boundary below the first element at sm.shift). Returns true where this
+ * `vec`; in every case the 16-byte boundary below the first element at sm.shift, shift = lo mod
+ * VEC, VEC = 16 / sizeof(T)). Returns true where this
  * thread found the offsets decreasing; the caller joins the answer with a barrier. */
 template <int THREADS, cta::load_mode M, int SLOT, class S, class Src, class T>
 __device__ __forceinline__ bool stage_tile(const Src &src, const merge_point *part, uint64_t b,
@@ -624,7 +639,10 @@ __device__ __forceinline__ bool stage_tile(const Src &src, const merge_point *pa
                                            int t, uint32_t *longest = nullptr) {
   constexpr int VEC = 16 / (int)sizeof(T);
   s = share_of(src, part, b, tile);
-  sm.init(raw, s.n_ends, vec ? (uint32_t)(s.lo % VEC) : 0u);
+  /* The shift whatever `vec`: a 16-byte vector's worth of elements of the input (VEC of them, from
+   * an index that is a multiple of VEC) lies at an aligned place in sm, 16 or 32 bytes, so that a
+   * pass over the staged tile can read it as such however the input pointer is aligned. */
+  sm.init(raw, s.n_ends, (uint32_t)(s.lo % VEC));
   const bool bad = load_ends<THREADS>(src, s, sm, bits, longest, t);
   if constexpr (cta::has_copy_async && std::is_same<S, T>::value) {
     if (vec) {
