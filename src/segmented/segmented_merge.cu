@@ -35,8 +35,7 @@
  * memory), or timing (the atomics are ORs, of a flag or of the tile's has-a-long-part bit, whose
  * order cannot show): the same input gives the same bits everywhere. AUTO and MERGE_PATH combine in
  * different orders: each has its own bits. cuprim_batched_reduce is the same merge with the ends
- * computed instead of read (no partition launch: the partition of rows has a closed form), and
- * each tile asks L2 for its elements before it stages them (prefetch_tile).
+ * computed instead of read (no partition launch: the partition of rows has a closed form).
  *
  * MERGE_PATH is the decomposition done the classic way (moderngpu's segreduce): every thread an
  * equal share of merge items, elements loaded one by one, launches in plain stream order. AUTO
@@ -335,13 +334,10 @@ __global__ void __launch_bounds__(flag_tile<T>::G::THREADS, flag_tile<T>::MIN_BL
   /* As merge_reduce_kernel: the join may launch now, the partitions come from prepare_kernel. */
   cta::pdl_launch_dependents();
   cta::pdl_wait();
-  /* The batched reduce: see prefetch_tile. Only the bulk prefetch (9.0): before 9.0, the
-   * prefetch of every line by the block's threads made the 80-virtual build on an H200 slower
-   * than the segmented reduce from offsets (which takes none) from segments of 64 up, 368 us
-   * against 323 at 4096 (2026-11-28 19:37 UTC); without it 332.5 us there, 3-10% faster at
-   * every row length (19:51 UTC). */
-  if constexpr (Src::rows && cta::has_bulk_prefetch)
-    prefetch_tile(src, a.part, b, (uint64_t)G::TILE, a.in, t, G::THREADS);
+  /* No L2 prefetch of the tile, for the batched reduce either (prefetch_tile): before 9.0 the
+   * prefetch of every line by the block's threads made it 3-10% slower (80-virtual on an H200,
+   * 2026-11-28 19:51 UTC), and on 9.0 the bulk prefetch 10-18% slower at every row length from
+   * 64 to 2^20 (H200, 0.2's eighteenth run: 321.0 against 269.2 us at 4096). */
   __syncthreads(); /* has_long is zero before any thread sets it */
   tile_share s;
   typename K::Smem sm;
