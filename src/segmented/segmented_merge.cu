@@ -187,19 +187,26 @@ __device__ __forceinline__ A part_value(const A *el, uint32_t from, uint32_t to,
  * 4 and 2 were alike at 700, 1024 and from 3072 up, 4 3-4% faster at 1536 and 2048. */
 constexpr uint32_t FEW_ENDS = 4;
 
-/* op over the elements of group g (at gp, 16-byte words of shared memory) whose positions lie
- * in [lo, hi), one by one in index order, into acc: a group at the edge of a part. */
-template <class Op, int VEC, class A>
-__device__ __forceinline__ void few_ends_edge(const uint4 *gp, uint32_t g, uint32_t lo, uint32_t hi,
-                                              A &acc) {
+/* The VEC staged values of a group (at gp, whole 16-byte words of shared memory) into x. */
+template <int VEC, class A>
+__device__ __forceinline__ void load_group(const uint4 *gp, A (&x)[VEC]) {
   constexpr int PER_WORD = 16 / (int)sizeof(A);
-  const Op op;
-  A x[VEC];
+  static_assert(VEC % PER_WORD == 0, "a group is whole 16-byte words of shared memory");
 #pragma unroll
   for (int q = 0; q < VEC / PER_WORD; ++q) {
     const uint4 w = gp[q];
     memcpy(x + q * PER_WORD, &w, 16);
   }
+}
+
+/* op over the elements of group g (at gp) whose positions lie in [lo, hi), one by one in index
+ * order, into acc: a group at the edge of a part. */
+template <class Op, int VEC, class A>
+__device__ __forceinline__ void few_ends_edge(const uint4 *gp, uint32_t g, uint32_t lo, uint32_t hi,
+                                              A &acc) {
+  const Op op;
+  A x[VEC];
+  load_group(gp, x);
 #pragma unroll
   for (int j = 0; j < VEC; ++j)
     if (g * VEC + j >= lo && g * VEC + j < hi)
@@ -230,9 +237,7 @@ __device__ __forceinline__ void few_ends_tile(const A *el, const tile_smem<4, A>
                                               const reduce_args<T> &a, uint64_t b, int t) {
   typedef merge_geometry<A> G;
   constexpr int VEC = 16 / (int)sizeof(T), WARPS = G::THREADS / 32;
-  constexpr int PER_WORD = 16 / (int)sizeof(A), WORDS = VEC / PER_WORD;
-  static_assert(WORDS >= 1 && VEC % PER_WORD == 0,
-                "a group is whole 16-byte words of shared memory");
+  constexpr int WORDS = VEC * (int)sizeof(A) / 16; /* 16-byte words a group */
   const Op op;
   const int lane = t % 32, warp = t / 32;
   /* group g: words g0[g * WORDS ..], 16-byte aligned (stage_tile's shift) */
@@ -257,11 +262,7 @@ __device__ __forceinline__ void few_ends_tile(const A *el, const tile_smem<4, A>
 #pragma unroll 2
       for (; g < in_hi; g += G::THREADS, gp += G::THREADS * WORDS) {
         A x[VEC];
-#pragma unroll
-        for (int q = 0; q < WORDS; ++q) {
-          const uint4 w = gp[q];
-          memcpy(x + q * PER_WORD, &w, 16);
-        }
+        load_group(gp, x);
         acc = op(acc, tree_reduce<Op>(x));
       }
       if (in_hi < g_hi && in_hi >= in_lo && in_hi % G::THREADS == me)
