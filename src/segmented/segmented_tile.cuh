@@ -157,7 +157,10 @@ template <class Src> __device__ __forceinline__ merge_span span_of(const Src &sr
 /* The number of ends among the first `diag` items of the merge of `ends` ends with `elems`
  * elements, where end_le(x, j) says whether end x comes before element j (a merge-path binary
  * search along the diagonal). With sorted ends the answer is the merge's; with unsorted ones it
- * is still in [diag - elems, diag] and [0, ends]. */
+ * is still in [diag - elems, diag] and [0, ends]. A warp's 33-ary search instead (one dependent
+ * load a round, 32 of them scattered) made the prepare kernel slower, not faster: AUTO at 2^28
+ * f32 286.7 -> 309.1 us at segments of 4096, 1415 -> 1614 at 1 (H200, branch
+ * exp/seg-kary-prepare, 0.2's nineteenth run). */
 template <class EndLE>
 __device__ __forceinline__ uint64_t merge_search(uint64_t diag, uint64_t ends, uint64_t elems,
                                                  EndLE end_le) {
@@ -637,7 +640,10 @@ __device__ __forceinline__ void set_flags_of_ends(const tile_smem<SLOT, S> &sm, 
  * with `longest`, the longest part as load_ends finds it) and its elements (16-byte loads where
  * `vec`; in every case the 16-byte boundary below the first element at sm.shift, shift = lo mod
  * VEC, VEC = 16 / sizeof(T)). Returns true where this
- * thread found the offsets decreasing; the caller joins the answer with a barrier. */
+ * thread found the offsets decreasing; the caller joins the answer with a barrier. The ends'
+ * loads are issued before the copies: the other order was slower on the H100 for tiles of many
+ * ends (12-25%, 0.2's sixth run) and on the H200 for tiles of at most FEW_ENDS ends too (segments
+ * of 4096, 2^28 f32: 285 -> 294.5 us; branch exp/seg-copies-first, 0.2's nineteenth run). */
 template <int THREADS, cta::load_mode M, int SLOT, class S, class Src, class T>
 __device__ __forceinline__ bool stage_tile(const Src &src, const merge_point *part, uint64_t b,
                                            uint64_t tile, const T *in, bool vec, unsigned char *raw,
