@@ -232,9 +232,9 @@ __device__ __forceinline__ void few_ends_edge(const uint4 *gp, uint32_t g, uint3
  * 330 -> 302 us with the flag tile's staging, 286 with the cheaper staging of the same run
  * (CUB 242-247), 65536 287 -> 276, 2^20 303 -> 279. Slower, not kept (0.2's nineteenth run, at
  * 4096): the groups loaded straight into registers instead of staged (285 -> 304 us, branch
- * exp/seg-direct: 32 registers a thread cannot hold a tile's loads in flight, the asynchronous
- * copies hold none), and warp-contiguous chunks of groups instead of the striped order (no
- * gain, branch exp/seg-chunked2). */
+ * exp/seg-direct; likely because 32 registers a thread cannot hold a tile's six 16-byte loads in
+ * flight, where the asynchronous copies hold none: the SASS was not read), and warp-contiguous
+ * chunks of groups instead of the striped order (no gain, branch exp/seg-chunked2). */
 template <class T, class Op, class A>
 __device__ __forceinline__ void few_ends_tile(const A *el, const tile_smem<4, A> &sm,
                                               const tile_share &s, A *warp_part,

@@ -157,10 +157,11 @@ template <class Src> __device__ __forceinline__ merge_span span_of(const Src &sr
 /* The number of ends among the first `diag` items of the merge of `ends` ends with `elems`
  * elements, where end_le(x, j) says whether end x comes before element j (a merge-path binary
  * search along the diagonal). With sorted ends the answer is the merge's; with unsorted ones it
- * is still in [diag - elems, diag] and [0, ends]. A warp's 33-ary search instead (one dependent
- * load a round, 32 of them scattered) made the prepare kernel slower, not faster: AUTO at 2^28
- * f32 286.7 -> 309.1 us at segments of 4096, 1415 -> 1614 at 1 (H200, branch
- * exp/seg-kary-prepare, 0.2's nineteenth run). */
+ * is still in [diag - elems, diag] and [0, ends]. A warp's 33-ary search in the prepare kernel
+ * instead (one dependent load a round, 32 of them scattered, a warp per boundary) made AUTO
+ * slower: at 2^28 f32 286.7 -> 309.1 us at segments of 4096, 1415 -> 1614 at 1 (H200, branch
+ * exp/seg-kary-prepare, 0.2's nineteenth run; 8 times the sectors, and 5 waves of warps where
+ * the binary search runs in one). */
 template <class EndLE>
 __device__ __forceinline__ uint64_t merge_search(uint64_t diag, uint64_t ends, uint64_t elems,
                                                  EndLE end_le) {
