@@ -640,11 +640,11 @@ __device__ __forceinline__ void set_flags_of_ends(const tile_smem<SLOT, S> &sm, 
 /* Tile b into shared memory: its share of the merge (s), its ends (and, with `bits`, their flags;
  * with `longest`, the longest part as load_ends finds it) and its elements (16-byte loads where
  * `vec`; in every case the 16-byte boundary below the first element at sm.shift, shift = lo mod
- * VEC, VEC = 16 / sizeof(T)). Returns true where this
- * thread found the offsets decreasing; the caller joins the answer with a barrier. The ends'
- * loads are issued before the copies: the other order was slower on the H100 for tiles of many
- * ends (12-25%, 0.2's sixth run) and on the H200 for tiles of at most FEW_ENDS ends too (segments
- * of 4096, 2^28 f32: 285 -> 294.5 us; branch exp/seg-copies-first, 0.2's nineteenth run). */
+ * VEC, VEC = 16 / sizeof(T)). Returns true where this thread found the offsets decreasing; the
+ * caller joins the answer with a barrier. The ends' loads are issued before the copies: the other
+ * order was slower on the H100 for tiles of many ends (12-25%, 0.2's sixth run) and on the H200
+ * for tiles of at most FEW_ENDS ends too (segments of 4096, 2^28 f32: 285 -> 294.5 us; branch
+ * exp/seg-copies-first, 0.2's nineteenth run). */
 template <int THREADS, cta::load_mode M, int SLOT, class S, class Src, class T>
 __device__ __forceinline__ bool stage_tile(const Src &src, const merge_point *part, uint64_t b,
                                            uint64_t tile, const T *in, bool vec, unsigned char *raw,
