@@ -3,8 +3,9 @@
  * runs before the tiles of it and of the segmented scan.
  *
  * Four launches:
- *  1. prepare (offsets only): the merge's partition at every tile boundary, one binary search over
- *     the offsets each, and the flag for decreasing offsets zeroed;
+ *  1. prepare (offsets only): the merge's partition at every tile boundary, one search over the
+ *     offsets each (from where segments of one length would put it: merge_search_near), and the
+ *     flag for decreasing offsets zeroed;
  *  2. one block per tile of 23 four-byte (15 eight-byte) merge items per thread: the tile's ends
  *     and elements staged in shared memory; AUTO (flag_reduce_kernel) adds each segment with one
  *     thread where no part of the tile is longer than SHORT_PART elements, each part with the

@@ -176,8 +176,61 @@ __device__ __forceinline__ uint64_t merge_search(uint64_t diag, uint64_t ends, u
   return lo;
 }
 
+/* merge_search's answer, found from a guess: probes at the guess and its neighbours, in steps that
+ * double (at most GALLOP of them each way), close in on the answer from wherever the guess lies,
+ * and a binary search finishes between the last two probes (or, where the guess was far off,
+ * between the last probe and the end of the range). The answer is merge_search's wherever the
+ * ends are sorted (end_le then changes once along the diagonal: the answer is where); with
+ * unsorted ends it is still in merge_search's range. Where the guess is within a few ends of the
+ * answer (segments of about one length) it takes two or three dependent reads instead of
+ * log2(ends); where it is far off, at most 2 + GALLOP more than merge_search. Measured (H200,
+ * 2^28 f32, I32 offsets, 0.2's twentieth run): the prepare kernel 9.6 -> 4.5 us at segments of
+ * 4096 (ncu), AUTO's segmented reduce and scan 1.4-3.8% faster at uniform sizes (285.8 -> 281.2
+ * us at 4096), 1% at random sizes 0..2000, 1% slower at the power law, whose giant segment puts
+ * the guess far off for every boundary after it (GALLOP 6: 1.5% slower there, the same elsewhere;
+ * a host emulation: 2.0 reads instead of 13.5 at uniform sizes, 13.0 and 16.0 instead of 13.4 at
+ * random sizes and at a power law). */
+template <class EndLE>
+__device__ __forceinline__ uint64_t merge_search_near(uint64_t diag, uint64_t ends, uint64_t elems,
+                                                      uint64_t guess, EndLE end_le) {
+  constexpr int GALLOP = 3;
+  uint64_t lo = diag > elems ? diag - elems : 0, hi = diag < ends ? diag : ends;
+  const uint64_t g = guess < lo ? lo : (guess > hi ? hi : guess);
+  uint64_t step = 1;
+  if (g < hi && end_le(g, diag - 1 - g)) { /* the answer is past g */
+    lo = g + 1;
+    for (int k = 0; k < GALLOP && lo < hi; ++k, step *= 2) {
+      const uint64_t x = hi - lo > step - 1 ? lo + (step - 1) : hi - 1;
+      if (!end_le(x, diag - 1 - x)) {
+        hi = x;
+        break;
+      }
+      lo = x + 1;
+    }
+  } else { /* the answer is g or before */
+    hi = g;
+    for (int k = 0; k < GALLOP && lo < hi; ++k, step *= 2) {
+      const uint64_t x = hi - lo > step ? hi - step : lo;
+      if (end_le(x, diag - 1 - x)) {
+        lo = x + 1;
+        break;
+      }
+      hi = x;
+    }
+  }
+  while (lo < hi) {
+    const uint64_t mid = (lo + hi) / 2;
+    if (end_le(mid, diag - 1 - mid))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
 /* The ends among the first `diag` items of the whole merge. Rows of length L have a closed form
- * (every row is L elements and then its end: L + 1 items); offsets take the search. */
+ * (every row is L elements and then its end: L + 1 items); offsets take the search, from the
+ * answer that segments of one length would give (diag * ends / (ends + elements)). */
 template <class Src>
 __device__ __forceinline__ uint64_t ends_before(const Src &src, const merge_span &m,
                                                 uint64_t diag) {
@@ -190,8 +243,10 @@ __device__ __forceinline__ uint64_t ends_before(const Src &src, const merge_span
       return (uint32_t)diag / (uint32_t)items;
     return diag / items;
   } else {
-    return merge_search(diag, src.num_segments, m.nnz,
-                        [&](uint64_t x, uint64_t j) { return src.at(x + 1) <= m.base + j; });
+    const uint64_t ends = src.num_segments;
+    const double share = ends == 0 ? 0.0 : (double)ends / ((double)ends + (double)m.nnz);
+    return merge_search_near(diag, ends, m.nnz, (uint64_t)((double)diag * share),
+                             [&](uint64_t x, uint64_t j) { return src.at(x + 1) <= m.base + j; });
   }
 }
 
