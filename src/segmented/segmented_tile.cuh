@@ -161,7 +161,9 @@ template <class Src> __device__ __forceinline__ merge_span span_of(const Src &sr
  * instead (one dependent load a round, 32 of them scattered, a warp per boundary) made AUTO
  * slower: at 2^28 f32 286.7 -> 309.1 us at segments of 4096, 1415 -> 1614 at 1 (H200, branch
  * exp/seg-kary-prepare, 0.2's nineteenth run; 8 times the sectors, and 5 waves of warps where
- * the binary search runs in one). */
+ * the binary search runs in one); so did a search by groups of up to 16 lanes sized to one wave
+ * (the prepare kernel 9.6 -> 19.1 us at 4096, branch exp/seg-group-prepare, the twentieth run).
+ * The offsets' prepare kernel uses merge_search_near. */
 template <class EndLE>
 __device__ __forceinline__ uint64_t merge_search(uint64_t diag, uint64_t ends, uint64_t elems,
                                                  EndLE end_le) {
@@ -185,11 +187,11 @@ __device__ __forceinline__ uint64_t merge_search(uint64_t diag, uint64_t ends, u
  * answer (segments of about one length) it takes two or three dependent reads instead of
  * log2(ends); where it is far off, at most 2 + GALLOP more than merge_search. Measured (H200,
  * 2^28 f32, I32 offsets, 0.2's twentieth run): the prepare kernel 9.6 -> 4.5 us at segments of
- * 4096 (ncu), AUTO's segmented reduce and scan 1.4-3.8% faster at uniform sizes (285.8 -> 281.2
- * us at 4096), 1% at random sizes 0..2000, 1% slower at the power law, whose giant segment puts
- * the guess far off for every boundary after it (GALLOP 6: 1.5% slower there, the same elsewhere;
- * a host emulation: 2.0 reads instead of 13.5 at uniform sizes, 13.0 and 16.0 instead of 13.4 at
- * random sizes and at a power law). */
+ * 4096 (ncu); AUTO's segmented reduce 0.6-3.8% and scan 0.3-3.2% faster at uniform sizes (279.9
+ * -> 275.9 us at 4096), 1% and 0.3% at random sizes 0..2000, 1% slower at the power law, whose
+ * giant segment puts the guess far off for every boundary after it (GALLOP 6: 1.5% slower there,
+ * the same elsewhere; a host emulation: 2.0 reads instead of 13.5 at uniform sizes, 13.0 and 16.0
+ * instead of 13.4 at random sizes and at a power law). */
 template <class EndLE>
 __device__ __forceinline__ uint64_t merge_search_near(uint64_t diag, uint64_t ends, uint64_t elems,
                                                       uint64_t guess, EndLE end_le) {
@@ -699,7 +701,9 @@ __device__ __forceinline__ void set_flags_of_ends(const tile_smem<SLOT, S> &sm, 
  * caller joins the answer with a barrier. The ends' loads are issued before the copies: the other
  * order was slower on the H100 for tiles of many ends (12-25%, 0.2's sixth run) and on the H200
  * for tiles of at most FEW_ENDS ends too (segments of 4096, 2^28 f32: 285 -> 294.5 us; branch
- * exp/seg-copies-first, 0.2's nineteenth run). */
+ * exp/seg-copies-first, 0.2's nineteenth run). So was issuing the ends' first loads, then the
+ * copies, then using the loads (282.6 -> 289.3 us at 4096, 329 -> 401 at 16; branch
+ * exp/seg-ends-in-flight, 0.2's twentieth run: the held loads made the f32 kernel spill). */
 template <int THREADS, cta::load_mode M, int SLOT, class S, class Src, class T>
 __device__ __forceinline__ bool stage_tile(const Src &src, const merge_point *part, uint64_t b,
                                            uint64_t tile, const T *in, bool vec, unsigned char *raw,
