@@ -154,6 +154,21 @@ template <class Src> __device__ __forceinline__ merge_span span_of(const Src &sr
   return m;
 }
 
+/* The first x in [lo, hi) where end x does not come before element diag - 1 - x of the merge
+ * (end_le, as below), or hi: the binary search of merge_search and merge_search_near. */
+template <class EndLE>
+__device__ __forceinline__ uint64_t merge_bisect(uint64_t diag, uint64_t lo, uint64_t hi,
+                                                 EndLE end_le) {
+  while (lo < hi) {
+    const uint64_t mid = (lo + hi) / 2;
+    if (end_le(mid, diag - 1 - mid))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
 /* The number of ends among the first `diag` items of the merge of `ends` ends with `elems`
  * elements, where end_le(x, j) says whether end x comes before element j (a merge-path binary
  * search along the diagonal). With sorted ends the answer is the merge's; with unsorted ones it
@@ -167,15 +182,7 @@ template <class Src> __device__ __forceinline__ merge_span span_of(const Src &sr
 template <class EndLE>
 __device__ __forceinline__ uint64_t merge_search(uint64_t diag, uint64_t ends, uint64_t elems,
                                                  EndLE end_le) {
-  uint64_t lo = diag > elems ? diag - elems : 0, hi = diag < ends ? diag : ends;
-  while (lo < hi) {
-    const uint64_t mid = (lo + hi) / 2;
-    if (end_le(mid, diag - 1 - mid))
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
+  return merge_bisect(diag, diag > elems ? diag - elems : 0, diag < ends ? diag : ends, end_le);
 }
 
 /* merge_search's answer, found from a guess: probes at the guess and its neighbours, in steps that
@@ -220,14 +227,7 @@ __device__ __forceinline__ uint64_t merge_search_near(uint64_t diag, uint64_t en
       hi = x;
     }
   }
-  while (lo < hi) {
-    const uint64_t mid = (lo + hi) / 2;
-    if (end_le(mid, diag - 1 - mid))
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
+  return merge_bisect(diag, lo, hi, end_le);
 }
 
 /* The ends among the first `diag` items of the whole merge. Rows of length L have a closed form
