@@ -886,6 +886,84 @@ TF_TEST(test_scan_stress) {
     print_message("segmented scan stress: %s \"%s\" n=%" PRIu64 ": %d of %d runs wrong\n",
                   hr_dtype_name(t), L.name, L.n, bad, runs);
   }
+  /* The batched scan's own look-back: rows over about 3.3 four-byte tiles (8 eight-byte ones),
+   * and rows of 5, where a tile reads the head of its first row itself out of place and looks
+   * one tile back in place (inclusive and exclusive, out of place and in place, by turns). */
+  const struct {
+    cuprim_dtype t;
+    uint64_t len;
+  } rows_cases[] = {{CUPRIM_F32, 20011}, {CUPRIM_U64, 20011}, {CUPRIM_I32, 5}};
+  for (size_t k = 0; k < sizeof rows_cases / sizeof rows_cases[0]; ++k) {
+    const cuprim_dtype t = rows_cases[k].t;
+    const uint64_t len = rows_cases[k].len;
+    const uint64_t rows = (tf.quick ? (uint64_t)1 << 18 : (uint64_t)2 << 20) / len;
+    const uint64_t n = rows * len;
+    const uint64_t seed = tf_case_seed(0x57E56, t, len, n);
+    tf_scan_input(t, CUPRIM_SUM, HR_SCAN_EXACT, seed, n, tf.stream);
+    for (int ki = 0; ki < 2; ++ki)
+      describe_scan(&g_sref[ki], t, CUPRIM_SUM, kinds[ki], tf.h_in, n, CUPRIM_U64, NULL, rows, len);
+    int bad = 0;
+    for (int r = 0; r < runs; ++r) {
+      seg_call c = batched(
+          scan_call(tf.d_in, n, NULL, CUPRIM_U64, rows, t, CUPRIM_SUM, r % 2, r / 2 % 2), len);
+      tf_result res[1];
+      c.layout = "rows";
+      bad += run_and_check(&c, 1, tf.stream, "exact, stress", seed, 0, res) != 1;
+    }
+    print_message("batched scan stress: %s rows of %" PRIu64 " n=%" PRIu64 ": %d of %d runs "
+                  "wrong\n",
+                  hr_dtype_name(t), len, n, bad, runs);
+  }
+}
+
+/* ---------------------------------------------------------------- the batched scan's rows */
+
+/* cuprim_batched_scan finds each element's row start from its index (rows_scan_kernel): row
+ * lengths on both sides of a vector (4 four-byte elements, 8 two-byte ones as floats' vectors
+ * of 8, 2 eight-byte ones), of a warp's vectors (128, 256, 64), of the rows whose tiles read
+ * their first row's head themselves (1024) and of a tile (6144, 2560), rows over several tiles, a
+ * partial last tile; inclusive and exclusive, in place (the look-back for every length), and the
+ * input or the output one element off its alignment. Quick mode: every third length, in turn. */
+TF_TEST(test_batched_scan_rows) {
+  static const uint64_t lens[] = {1,    2,    3,    5,    7,    8,    9,    31,
+                                  33,   127,  128,  129,  383,  385,  1023, 1024,
+                                  1025, 2559, 2561, 6143, 6144, 6145, 8193, 20011};
+  static const struct {
+    cuprim_dtype t;
+    cuprim_op op;
+    hr_scan_data data;
+  } types[] = {{CUPRIM_F32, CUPRIM_SUM, HR_SCAN_EXACT},   {CUPRIM_I32, CUPRIM_MAX, HR_SCAN_RANDOM},
+               {CUPRIM_U64, CUPRIM_SUM, HR_SCAN_RANDOM},  {CUPRIM_F16, CUPRIM_SUM, HR_SCAN_EXACT},
+               {CUPRIM_BF16, CUPRIM_MIN, HR_SCAN_RANDOM}, {CUPRIM_F64, CUPRIM_SUM, HR_SCAN_EXACT}};
+  const size_t num_lens = sizeof lens / sizeof lens[0];
+  for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ++ti)
+    for (size_t li = 0; li < num_lens; ++li) {
+      if (tf.quick && (li + ti) % 3)
+        continue;
+      const cuprim_dtype t = types[ti].t;
+      const cuprim_op op = types[ti].op;
+      const size_t size = cuprim_dtype_size(t);
+      const uint64_t len = lens[li], rows = (60000 + len - 1) / len, n = rows * len;
+      const uint64_t seed = tf_case_seed(0xB5CA, t, op, len);
+      tf_scan_input(t, op, types[ti].data, seed, n, tf.stream);
+      unsigned char *in1 = tf.d_in + (IN_CAP_BYTES / 2) + size; /* a copy, 1 element past */
+      tf_upload(in1, tf.h_in, n * size, tf.stream);
+      for (int ki = 0; ki < 2; ++ki)
+        describe_scan(&g_sref[ki], t, op, kinds[ki], tf.h_in, n, CUPRIM_U64, NULL, rows, len);
+      seg_call calls[8];
+      tf_result res[8];
+      int count = 0;
+      for (int ki = 0; ki < 2; ++ki) {
+        calls[count++] = batched(scan_call(tf.d_in, n, NULL, CUPRIM_U64, rows, t, op, ki, 0), len);
+        calls[count++] = batched(scan_call(tf.d_in, n, NULL, CUPRIM_U64, rows, t, op, ki, 1), len);
+        calls[count++] = batched(scan_call(in1, n, NULL, CUPRIM_U64, rows, t, op, ki, 0), len);
+        calls[count] = batched(scan_call(tf.d_in, n, NULL, CUPRIM_U64, rows, t, op, ki, 0), len);
+        calls[count++].out_offset = 1;
+      }
+      for (int i = 0; i < count; ++i)
+        calls[i].layout = "rows";
+      run_and_check(calls, count, tf.stream, hr_scan_data_name(types[ti].data), seed, 0, res);
+    }
 }
 
 /* ---------------------------------------------------------------- allocators */
