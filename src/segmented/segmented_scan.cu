@@ -229,8 +229,8 @@ template <class T> struct rows_scan_args {
  * scan ran until 0.2's twenty-first run): no ends in the tile, so a tile of rows of 1 holds TILE
  * elements instead of TILE / 2 merge items' worth; no round trip through shared memory; no
  * prepare kernel's partitions (and no prepare kernel for short rows). Measured (H200, 2^28 f32,
- * the copy 505 us; merge tiles before): rows of 1 to 1024 in 504-517 us inclusive, 524-540
- * exclusive (692-1190); 1025 to 4096 556-657 (654-658); 65536 and 2^20 617-654 (656-674).
+ * the copy 505 us; merge tiles before): rows of 1 to 1024 in 504-510 us inclusive, 524-541
+ * exclusive (657-1190); 1025 to 4096 556-657 (654-658); 65536 and 2^20 617-654 (657-674).
  * Wastes: a tile whose first row began in an earlier tile and is longer than HEAD_MAX waits for
  * its predecessor's prefix (rows of 1000 with head reads 510 us, without 634: a block that waits
  * holds its slot of the SM), the flags' selects (a few instructions an element; the exclusive
