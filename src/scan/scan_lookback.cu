@@ -75,7 +75,6 @@ namespace {
 
 using cta::fixed_kind;
 using cta::geometry;
-using cta::item_offset;
 using cta::load_items;
 using cta::load_segment;
 using cta::look_back;

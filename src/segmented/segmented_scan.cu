@@ -121,6 +121,24 @@ __global__ void __launch_bounds__(flag_tile<T>::G::THREADS, flag_tile<T>::MIN_BL
                                sm.elems(), t);
 }
 
+/* The look-back tiles' status in temporary memory, taken first from `lay`: [status words |
+ * (8-byte values) aggregates | inclusive prefixes]; the status words (zero_words of 8 bytes) are
+ * what the prepare kernel zeroes. */
+template <class A> struct status_pieces {
+  typedef cta::tile_status<A> TS;
+  size_t status_at, zero_words, aggregate_at, inclusive_at;
+  status_pieces(temp_layout &lay, uint64_t tiles) {
+    status_at = lay.take((size_t)tiles * TS::STATUS_BYTES);
+    zero_words = lay.bytes / 8;
+    aggregate_at = TS::HAS_VALUES ? lay.take((size_t)tiles * sizeof(A)) : 0;
+    inclusive_at = TS::HAS_VALUES ? lay.take((size_t)tiles * sizeof(A)) : 0;
+  }
+  void *words(const temp_layout &lay) const { return lay.at<void>(status_at); }
+  void place(const temp_layout &lay, TS &ts) const {
+    ts.place(words(lay), lay.at<A>(aggregate_at), lay.at<A>(inclusive_at));
+  }
+};
+
 template <class T, class Op, class Src>
 cuprim_status merge_scan(typed_op<T, Op>, const cuprim_ctx *ctx, const void *d_in, void *d_out,
                          const Src &src, uint64_t n, cuprim_scan_kind kind, cudaStream_t stream) {
@@ -128,23 +146,18 @@ cuprim_status merge_scan(typed_op<T, Op>, const cuprim_ctx *ctx, const void *d_i
   typedef merge_geometry<A> G;
   uint64_t tiles = 0;
   CUPRIM__FORWARD(merge_tiles(ctx, src.num_segments, n, G::TILE, &tiles));
-  /* [status words | (8-byte values) aggregates | inclusive prefixes | (offsets) partitions]; the
-   * status words are zeroed by the prepare kernel. */
-  typedef cta::tile_status<A> TS;
+  /* [the tile status | (offsets) partitions] */
   const bool offsets = !Src::rows;
   temp_layout lay;
-  const size_t status_at = lay.take((size_t)tiles * TS::STATUS_BYTES);
-  const size_t zero_bytes = lay.bytes;
-  const size_t aggregate_at = TS::HAS_VALUES ? lay.take((size_t)tiles * sizeof(A)) : 0;
-  const size_t inclusive_at = TS::HAS_VALUES ? lay.take((size_t)tiles * sizeof(A)) : 0;
+  const status_pieces<A> status(lay, tiles);
   const size_t part_at = offsets ? lay.take((size_t)(tiles + 1) * sizeof(merge_point)) : 0;
   return with_temp(ctx, lay, stream, [&] {
     scan_args<T> a;
     point_merge_io<Src>(lay, part_at, static_cast<const T *>(d_in), static_cast<T *>(d_out), a);
     a.exclusive = kind == CUPRIM_EXCLUSIVE;
-    a.ts.place(lay.at<void>(status_at), lay.at<A>(aggregate_at), lay.at<A>(inclusive_at));
+    status.place(lay, a.ts);
     CUPRIM__FORWARD(prepare(ctx, src, lay.at<merge_point>(part_at), tiles, G::TILE,
-                            lay.at<void>(status_at), zero_bytes / 8, stream));
+                            status.words(lay), status.zero_words, stream));
     return cuprim__cuda_status(launch_chained(ctx, (unsigned)tiles, G::THREADS, 0, stream,
                                               merge_scan_kernel<T, Op, Src>, src, a));
   });
@@ -191,6 +204,12 @@ struct divisor64 {
     return x - ((t + ((x - t) >> s1)) >> s2) * d;
   }
 };
+
+/* The elements from a row position r (an element index mod len) to the next row start: 0 at a
+ * start. */
+__device__ __forceinline__ uint64_t until_start(uint64_t r, uint64_t len) {
+  return r == 0 ? 0 : len - r;
+}
 
 template <class T> struct rows_scan_args {
   const T *in;
@@ -292,7 +311,7 @@ __global__ void __launch_bounds__(rows_geometry<T>::THREADS, 4)
   const uint64_t r_warp = __shfl_sync(cta::full_mask, r, 0); /* the warp segment's first */
   /* The warp segment's elements before its first row start (lim of them) continue the row open
    * before it. */
-  const uint64_t dw = r_warp == 0 ? 0 : a.len - r_warp;
+  const uint64_t dw = until_start(r_warp, a.len);
   const uint32_t lim = dw < (uint64_t)G::WARP_ITEMS ? (uint32_t)dw : (uint32_t)G::WARP_ITEMS;
   F run = seg_identity<Op, A>(); /* the warp segment so far, vectors 0 .. k - 1 of every lane */
   if (lim == (uint32_t)G::WARP_ITEMS) {
@@ -302,7 +321,7 @@ __global__ void __launch_bounds__(rows_geometry<T>::THREADS, 4)
   } else {
 #pragma unroll
     for (int k = 0; k < G::VECS; ++k) {
-      const uint64_t d = r == 0 ? 0 : a.len - r; /* the vector's first row start */
+      const uint64_t d = until_start(r, a.len); /* the vector's first row start */
       const unsigned mask = d < (uint64_t)VEC ? (a.pattern << d) & VEC_BITS : 0u;
 #pragma unroll
       for (int j = 1; j < VEC; ++j)
@@ -431,18 +450,12 @@ cuprim_status rows_scan(typed_op<T, Op>, const cuprim_ctx *ctx, const void *d_in
     kernel<<<(unsigned)tiles, G::THREADS, 0, stream>>>(a);
     return cuprim__cuda_status(cudaPeekAtLastError());
   }
-  /* [status words | (8-byte values) aggregates | inclusive prefixes]; the status words are
-   * zeroed by the prepare kernel. */
-  typedef cta::tile_status<A> TS;
   temp_layout lay;
-  const size_t status_at = lay.take((size_t)tiles * TS::STATUS_BYTES);
-  const size_t zero_bytes = lay.bytes;
-  const size_t aggregate_at = TS::HAS_VALUES ? lay.take((size_t)tiles * sizeof(A)) : 0;
-  const size_t inclusive_at = TS::HAS_VALUES ? lay.take((size_t)tiles * sizeof(A)) : 0;
+  const status_pieces<A> status(lay, tiles);
   return with_temp(ctx, lay, stream, [&] {
-    a.ts.place(lay.at<void>(status_at), lay.at<A>(aggregate_at), lay.at<A>(inclusive_at));
+    status.place(lay, a.ts);
     CUPRIM__FORWARD(
-        prepare(ctx, src, NULL, tiles, G::TILE, lay.at<void>(status_at), zero_bytes / 8, stream));
+        prepare(ctx, src, NULL, tiles, G::TILE, status.words(lay), status.zero_words, stream));
     return cuprim__cuda_status(
         launch_chained(ctx, (unsigned)tiles, G::THREADS, 0, stream, kernel, a));
   });
