@@ -918,6 +918,46 @@ TF_TEST(test_scan_stress) {
 
 /* ---------------------------------------------------------------- the batched scan's rows */
 
+/* The types the element tiles' scans are tested with (tiles_scan_kernel: 4-, 2- and 8-byte
+ * elements, integer and float, exact data where floats are summed). */
+typedef struct tile_scan_type {
+  cuprim_dtype t;
+  cuprim_op op;
+  hr_scan_data data;
+} tile_scan_type;
+static const tile_scan_type tile_scan_types[] = {
+    {CUPRIM_F32, CUPRIM_SUM, HR_SCAN_EXACT},   {CUPRIM_I32, CUPRIM_MAX, HR_SCAN_RANDOM},
+    {CUPRIM_U64, CUPRIM_SUM, HR_SCAN_RANDOM},  {CUPRIM_F16, CUPRIM_SUM, HR_SCAN_EXACT},
+    {CUPRIM_BF16, CUPRIM_MIN, HR_SCAN_RANDOM}, {CUPRIM_F64, CUPRIM_SUM, HR_SCAN_EXACT}};
+#define NUM_TILE_SCAN_TYPES (sizeof tile_scan_types / sizeof tile_scan_types[0])
+
+/* n elements of ty's data (seed) scanned inclusive and exclusive, each four ways: out of place,
+ * in place, the input one element past its alignment (a copy), the output one element off; over
+ * rows of len (cuprim_batched_scan: segs rows, len > 0) or the offsets in tf.h_in2 and tf.d_in2
+ * (cuprim_segmented_scan: segs segments, offsets of ot, len 0). */
+static void scan_four_ways(const tile_scan_type *ty, uint64_t n, const void *h_off, cuprim_dtype ot,
+                           uint64_t segs, uint64_t len, const char *layout, uint64_t seed) {
+  const size_t size = cuprim_dtype_size(ty->t);
+  tf_scan_input(ty->t, ty->op, ty->data, seed, n, tf.stream);
+  unsigned char *in1 = tf.d_in + (IN_CAP_BYTES / 2) + size; /* a copy, 1 element past */
+  tf_upload(in1, tf.h_in, n * size, tf.stream);
+  for (int ki = 0; ki < 2; ++ki)
+    describe_scan(&g_sref[ki], ty->t, ty->op, kinds[ki], tf.h_in, n, ot, h_off, segs, len);
+  const void *d_off = h_off ? tf.d_in2 : NULL;
+  seg_call calls[8];
+  tf_result res[8];
+  int count = 0;
+  for (int ki = 0; ki < 2; ++ki)
+    for (int way = 0; way < 4; ++way) {
+      seg_call c =
+          scan_call(way == 2 ? in1 : tf.d_in, n, d_off, ot, segs, ty->t, ty->op, ki, way == 1);
+      c.out_offset = way == 3;
+      c.layout = layout;
+      calls[count++] = len ? batched(c, len) : c;
+    }
+  run_and_check(calls, count, tf.stream, hr_scan_data_name(ty->data), seed, 0, res);
+}
+
 /* cuprim_batched_scan finds each element's row start from its index (rows_scan_kernel): row
  * lengths on both sides of a vector (4 four-byte elements, 8 two-byte ones as floats' vectors
  * of 8, 2 eight-byte ones), of a warp's vectors (128, 256, 64), of the rows whose tiles read
@@ -928,41 +968,73 @@ TF_TEST(test_batched_scan_rows) {
   static const uint64_t lens[] = {1,    2,    3,    5,    7,    8,    9,    31,
                                   33,   127,  128,  129,  383,  385,  1023, 1024,
                                   1025, 2559, 2561, 6143, 6144, 6145, 8193, 20011};
-  static const struct {
-    cuprim_dtype t;
-    cuprim_op op;
-    hr_scan_data data;
-  } types[] = {{CUPRIM_F32, CUPRIM_SUM, HR_SCAN_EXACT},   {CUPRIM_I32, CUPRIM_MAX, HR_SCAN_RANDOM},
-               {CUPRIM_U64, CUPRIM_SUM, HR_SCAN_RANDOM},  {CUPRIM_F16, CUPRIM_SUM, HR_SCAN_EXACT},
-               {CUPRIM_BF16, CUPRIM_MIN, HR_SCAN_RANDOM}, {CUPRIM_F64, CUPRIM_SUM, HR_SCAN_EXACT}};
   const size_t num_lens = sizeof lens / sizeof lens[0];
-  for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ++ti)
+  for (size_t ti = 0; ti < NUM_TILE_SCAN_TYPES; ++ti)
     for (size_t li = 0; li < num_lens; ++li) {
       if (tf.quick && (li + ti) % 3)
         continue;
-      const cuprim_dtype t = types[ti].t;
-      const cuprim_op op = types[ti].op;
-      const size_t size = cuprim_dtype_size(t);
-      const uint64_t len = lens[li], rows = (60000 + len - 1) / len, n = rows * len;
-      const uint64_t seed = tf_case_seed(0xB5CA, t, op, len);
-      tf_scan_input(t, op, types[ti].data, seed, n, tf.stream);
-      unsigned char *in1 = tf.d_in + (IN_CAP_BYTES / 2) + size; /* a copy, 1 element past */
-      tf_upload(in1, tf.h_in, n * size, tf.stream);
-      for (int ki = 0; ki < 2; ++ki)
-        describe_scan(&g_sref[ki], t, op, kinds[ki], tf.h_in, n, CUPRIM_U64, NULL, rows, len);
-      seg_call calls[8];
-      tf_result res[8];
-      int count = 0;
-      for (int ki = 0; ki < 2; ++ki) {
-        calls[count++] = batched(scan_call(tf.d_in, n, NULL, CUPRIM_U64, rows, t, op, ki, 0), len);
-        calls[count++] = batched(scan_call(tf.d_in, n, NULL, CUPRIM_U64, rows, t, op, ki, 1), len);
-        calls[count++] = batched(scan_call(in1, n, NULL, CUPRIM_U64, rows, t, op, ki, 0), len);
-        calls[count] = batched(scan_call(tf.d_in, n, NULL, CUPRIM_U64, rows, t, op, ki, 0), len);
-        calls[count++].out_offset = 1;
-      }
-      for (int i = 0; i < count; ++i)
-        calls[i].layout = "rows";
-      run_and_check(calls, count, tf.stream, hr_scan_data_name(types[ti].data), seed, 0, res);
+      const tile_scan_type *ty = &tile_scan_types[ti];
+      const uint64_t len = lens[li], rows = (60000 + len - 1) / len;
+      scan_four_ways(ty, rows * len, NULL, CUPRIM_U64, rows, len, "rows",
+                     tf_case_seed(0xB5CA, ty->t, ty->op, len));
+    }
+}
+
+/* ---------------------------------------------------------------- the segmented scan's starts */
+
+/* Offsets placed around the tiles of cuprim_segmented_scan (tiles_scan_kernel: 6144 elements of
+ * 4 and 2 bytes, 2560 of 8), over n elements: no segment covers the first `lead` elements or the
+ * last `tail`; before each tile boundary B a segment starts at B - d, d cycling through values on
+ * both sides of the head reads' limit (1024: the tile reads the head itself; 1025: it looks back),
+ * at B itself and just past it, and farther back than a tile; between those starts, short
+ * segments (1 to 7 elements, some empty) and every so often a run of 3000 empty ones. Into g_off;
+ * returns the number of segments. */
+static uint64_t starts_offsets(uint64_t tile, uint64_t n, uint64_t lead, uint64_t tail) {
+  static const int64_t back[] = {1024, 1025, 1, 0, -1, 1023, 700, 3000, 9000};
+  static const uint64_t shorts[] = {1, 3, 0, 7, 2, 0, 0, 5};
+  uint64_t segs = 0, at = lead, k = 0;
+  g_off[0] = lead;
+  for (uint64_t B = tile; B + tile < n - tail; B += tile, ++k) {
+    const int64_t want = (int64_t)B - back[k % (sizeof back / sizeof back[0])];
+    if (want <= (int64_t)at + 16)
+      continue;
+    for (uint64_t j = 0; at + 16 < (uint64_t)want; ++j) { /* short segments first */
+      at += shorts[j % (sizeof shorts / sizeof shorts[0])];
+      g_off[++segs] = at;
+      if (j == 40)
+        at = (uint64_t)want - 16; /* then one long one */
+    }
+    if (k % 4 == 2) /* a run of empty segments */
+      for (int e = 0; e < 3000; ++e)
+        g_off[++segs] = at;
+    at = (uint64_t)want;
+    g_off[++segs] = at;
+  }
+  g_off[++segs] = n - tail;
+  return segs;
+}
+
+/* cuprim_segmented_scan finds its starts in a bitmask that starts_kernel sets from the offsets,
+ * and a tile reads the head of the segment open at its start where that began at most 1024
+ * elements before it (starts_offsets): six dtypes, inclusive and exclusive, out of place (head
+ * reads), in place (look-back only), the input or the output one element off its alignment, with
+ * uncovered elements at both ends spanning tiles, or none. Quick mode: fewer. */
+TF_TEST(test_segmented_scan_starts) {
+  for (size_t ti = 0; ti < NUM_TILE_SCAN_TYPES; ++ti)
+    for (int gaps = 0; gaps < 2; ++gaps) {
+      if (tf.quick && (ti + (size_t)gaps) % 2)
+        continue;
+      const tile_scan_type *ty = &tile_scan_types[ti];
+      const uint64_t tile = cuprim_dtype_size(ty->t) == 8 ? 2560 : 6144, n = 13 * tile + 555;
+      const uint64_t lead = gaps ? 2 * tile + 17 : 0, tail = gaps ? tile + 300 : 0;
+      const uint64_t segs = starts_offsets(tile, n, lead, tail);
+      const cuprim_dtype ot = gaps ? CUPRIM_I32 : CUPRIM_U64;
+      for (uint64_t k = 0; k <= segs; ++k)
+        hr_seg_store_offset(ot, tf.h_in2, k, (int64_t)g_off[k]);
+      tf_upload(tf.d_in2, tf.h_in2, (size_t)(segs + 1) * cuprim_dtype_size(ot), tf.stream);
+      scan_four_ways(ty, n, tf.h_in2, ot, segs, 0,
+                     gaps ? "tile boundaries, gaps" : "tile boundaries",
+                     tf_case_seed(0x57A7, ty->t, ty->op, (uint64_t)gaps));
     }
 }
 

@@ -37,19 +37,21 @@ template <class G> __device__ __forceinline__ uint64_t item_offset(int k, int j,
 
 /* The element-by-element path of load_items (LOAD) and store_items (!LOAD), for a segment that
  * is not full or not aligned: item (k, j) of the thread and element item_offset(k, j) of `seg`,
- * for the m valid elements; loading fills the items past m with `fill` (storing ignores it). */
+ * for the valid elements [from, m); loading fills the other items with `fill` (storing ignores
+ * it). */
 template <class G, bool LOAD, class S, class X>
-__device__ __forceinline__ void move_items_by_element(S *seg, uint64_t m, int lane,
-                                                      X (&x)[G::VECS][G::VEC],
-                                                      typename std::remove_const<S>::type fill) {
+__device__ __forceinline__ void
+move_items_by_element(S *seg, uint64_t m, int lane, X (&x)[G::VECS][G::VEC],
+                      typename std::remove_const<S>::type fill, uint64_t from = 0) {
 #pragma unroll
   for (int k = 0; k < G::VECS; ++k)
 #pragma unroll
     for (int j = 0; j < G::VEC; ++j) {
       const uint64_t i = item_offset<G>(k, j, lane);
+      const bool valid = i >= from && i < m;
       if constexpr (LOAD)
-        x[k][j] = i < m ? seg[i] : fill;
-      else if (i < m)
+        x[k][j] = valid ? seg[i] : fill;
+      else if (valid)
         seg[i] = x[k][j];
     }
 }

@@ -340,10 +340,11 @@ __global__ void __launch_bounds__(flag_tile<T>::G::THREADS, flag_tile<T>::MIN_BL
   /* As merge_reduce_kernel: the join may launch now, the partitions come from prepare_kernel. */
   cta::pdl_launch_dependents();
   cta::pdl_wait();
-  /* No L2 prefetch of the tile, for the batched reduce either (prefetch_tile): before 9.0 the
-   * prefetch of every line by the block's threads made it 3-10% slower (80-virtual on an H200,
-   * 2026-11-28 19:51 UTC), and on 9.0 the bulk prefetch 10-18% slower at every row length from
-   * 64 to 2^20 (H200, 0.2's eighteenth run: 321.0 against 269.2 us at 4096). */
+  /* No L2 prefetch of the tile, for the batched reduce either (the merge scan's prefetch_tile,
+   * until 0.2's twenty-second run): before 9.0 the prefetch of every line by the block's threads
+   * made it 3-10% slower (80-virtual on an H200, 2026-11-28 19:51 UTC), and on 9.0 the bulk
+   * prefetch 10-18% slower at every row length from 64 to 2^20 (H200, 0.2's eighteenth run: 321.0
+   * against 269.2 us at 4096). */
   __syncthreads(); /* has_long is zero before any thread sets it */
   tile_share s;
   typename K::Smem sm;
@@ -389,7 +390,7 @@ __global__ void __launch_bounds__(flag_tile<T>::G::THREADS, flag_tile<T>::MIN_BL
   set_flags_of_ends<G::THREADS>(sm, s.n_ends, sh.bits, t);
   __syncthreads();
   flag_scan<A> r;
-  flag_tile_pass<T, Op, false>(sh, sm, s, false, r, t);
+  flag_tile_pass<T, Op>(sh, sm, s, r, t);
   carry[t] = r.ex.v; /* what precedes thread t since the last flag before it */
   __syncthreads();
   /* End x closes the segment [end x - 1, end x) of the tile's elements; end 0's segment may have

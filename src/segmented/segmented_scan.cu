@@ -1,39 +1,22 @@
 /* cuprim_segmented_scan and cuprim_batched_scan: single-pass scans of (segment-start, value)
- * pairs, tiles chained by decoupled look-back (cta/lookback.cuh). Two launches each: prepare (the
- * tile status zeroed, and for offsets the partitions of the merge), then one block per tile.
- * Rows of one length (cuprim_batched_scan) need no merge: their tiles are cuprim_scan's, each
- * element's flag computed from its index (rows_scan_kernel, at the end of this file). Offsets
- * (cuprim_segmented_scan) are scanned over the merge of segment ends and elements
- * (segmented_tile.cuh), one block per tile of it:
+ * pairs over tiles of elements alone, chained by decoupled look-back (cta/lookback.cuh). Both
+ * run one kernel (tiles_scan_kernel, below): the tiles of cuprim_scan's look-back kernel
+ * (warp-striped, cta/warp_striped.cuh), with each element's segment-start flag found one of two
+ * ways (the kernel's Starts):
  *
- *  - block b scans tile b (as cuprim_scan's look-back does: GPUs dispatch a grid's blocks in
- *    index order, so a tile's predecessors always belong to blocks that run or have run; until
- *    0.2's fourteenth runs the tiles came from an atomic counter, 0.6-2.1% slower at 2^28 on the
- *    H100); first it asks L2 for the offsets and elements of its tile (prefetch_tile; 0.2's
- *    seventh run: 9-11% faster from segments of 4 up, when it hid the counter's latency);
- *  - the tile's ends and elements are staged in shared memory (16-byte copies), as for the reduce,
- *    and each end sets its flag: the element where the next segment starts;
- *  - each thread scans its ITEMS consecutive elements, restarting at each flag: an element gets
- *    the scan (inclusive or exclusive) of its segment so far (the flag tile, segmented_tile.cuh;
- *    until 0.2's fourth run each thread walked ITEMS items of the merge, ends and elements, with a
- *    branch per item: 33-63% of the byte limit, bound by the instructions);
- *  - a block scan of the threads' (has-flag, running value) pairs gives each thread what precedes
- *    its first flag in the tile (the carry), and the tile's own pair;
- *  - a tile with a flag publishes its running value as its inclusive prefix (status P) at once:
- *    the segment it leaves open started inside it, so nothing before it matters to its
- *    successors, and their look-back stops there (so does a tile whose last end follows its last
- *    element: it passes on the identity). Another tile publishes its total as an aggregate (A),
- *    looks back, then publishes P. The look-back is only needed by a tile whose
- *    first elements continue a segment from earlier tiles;
- *  - the carry (and the tile's prefix) is added to each thread's elements before its first flag,
- *    and the tile's elements are stored, 16 bytes at a time: the data is read once and written
- *    once, the offsets read once.
+ *  - rows of one length (cuprim_batched_scan, row_starts): from the element's index, by
+ *    arithmetic; nothing is read but the elements;
+ *  - offsets (cuprim_segmented_scan, bit_starts): from a bitmask of n bits, bit i set where a
+ *    non-empty segment starts at element i. Before the tiles, a memset clears the bitmask (and the
+ *    tile status) and starts_kernel reads every offset once and sets the bit of each segment that
+ *    is not empty (below). Empty segments set nothing, so however many there are, a tile's flags
+ *    are one 4-byte word per 32 elements, read coalesced: no tile ever walks a run of offsets.
  *
- * Elements no segment covers are outside the merge and never touched. Decreasing offsets make a
- * tile find its share invalid (segmented_tile.cuh); it then publishes P with nothing and writes
- * nothing, so every write stays inside [0, n) and the look-back always ends. Float SUM and PROD
- * results can vary in their last bits between runs, as cuprim_scan's look-back does: a tile
- * combines whichever predecessors have published when it looks. */
+ * Until 0.2's twenty-first run (rows) and twenty-second (offsets) both scanned the merge of
+ * segment ends and elements (segmented_tile.cuh's merge path, one block per merge tile, the tile
+ * staged in shared memory): at segments of 1 half of a tile's items were ends, and the offsets
+ * scan reached 46-69% of its byte limit on an H200 (2^28 f32, I32 offsets: 1547 us at segments
+ * of 1, 695-815 us from 4 up); the batched scan 43-77%. */
 #include "common/check.h"
 #include "common/dispatch.cuh"
 #include "common/launch.h"
@@ -47,83 +30,9 @@
 namespace cuprim::segmented {
 namespace {
 
-template <class T> struct scan_args : merge_io<T> {
-  cta::tile_status<acc_t<T>> ts;
-  int exclusive;
-};
-
-/* The tile kernel: block b scans tile b, through the steps of the file comment. */
-template <class T, class Op, class Src>
-__global__ void __launch_bounds__(flag_tile<T>::G::THREADS, flag_tile<T>::MIN_BLOCKS)
-    merge_scan_kernel(const Src src, const scan_args<T> a) {
-  using K = flag_tile<T>;
-  using A = typename K::A;
-  const Op op;
-  const int t = threadIdx.x, lane = t % 32, warp = t / 32;
-  __shared__ A s_prefix;
-  __shared__ typename K::Shared sh;
-  sh.clear_flags(t);
-  /* The partitions and the zeroed status come from the prepare kernel. */
-  cta::pdl_wait();
-  /* Tile b is fetched into L2 first (prefetch_tile). On 9.0 thread 0 issues the bulk prefetches;
-   * before 9.0 every thread takes its share of the lines (from thread 0 alone, the JIT-compiled
-   * 8.0 code was 2.5% slower at segments of 4 and 64 on the H100; every thread on 9.0, 0.1-0.5%
-   * slower). */
-  const uint64_t b = blockIdx.x;
-  if (!cta::has_bulk_prefetch || t == 0)
-    prefetch_tile(src, a.part, b, (uint64_t)K::G::TILE, a.in, cta::has_bulk_prefetch ? 0 : t,
-                  cta::has_bulk_prefetch ? 1 : K::G::THREADS);
-  __syncthreads(); /* the flags are zero before any end sets one */
-  const bool vec = cta::aligned16(a.in);
-  tile_share s;
-  typename K::Smem sm;
-  /* Thread t's elements k0 .. k0 + ITEMS - 1 are scanned within their segments, restarting at
-   * each flag (each thread touches only its own elements). r.lead counts the elements before its
-   * first flag: they continue a segment that may have begun in earlier threads or tiles. Plain
-   * loads: in place, other tiles write the same buffer (never this tile's elements). */
-  flag_scan<A> r;
-  if (!flag_tile_scan<T, Op, true, cta::LOAD_PLAIN>(src, a, b, vec, sh, sm, s, a.exclusive != 0, r,
-                                                    t) ||
-      s.n_ends + s.n_elems == 0) {
-    /* Decreasing offsets, or a tile past the end of the merge (s is the same in every thread):
-     * nothing to write, and nothing for the tiles after it to add. */
-    if (t == 0)
-      a.ts.publish(b, cta::STATUS_P, Op::identity());
-    return;
-  }
-  A *el = sm.elems();
-  const uint32_t k0 = (uint32_t)t * K::G::ITEMS, lead = r.lead;
-  const flagged<A> ex = r.ex, agg = r.agg;
-  /* A tile with a flagged element (or tile 0) knows its inclusive prefix now; so does one whose
-   * last end lies after its last element (that end is no element's flag): its successor starts a
-   * segment, and what the tile passes on is the identity. */
-  const bool closed = s.n_ends > 0 && sm.end(s.n_ends - 1) == s.n_elems;
-  const bool known = b == 0 || agg.f || closed;
-  if (t == 0)
-    a.ts.publish(b, known ? cta::STATUS_P : cta::STATUS_A, closed ? Op::identity() : agg.v);
-  const bool open = !ex.f && lead > 0; /* this thread's first elements continue an earlier tile */
-  if (__syncthreads_or(open) && b > 0 && warp == 0) {
-    const A prefix = cta::look_back<A, Op>(a.ts, b, lane);
-    if (lane == 0) {
-      if (!known)
-        a.ts.publish(b, cta::STATUS_P, op(prefix, agg.v));
-      s_prefix = prefix;
-    }
-  }
-  __syncthreads();
-  if (lead > 0 && (b > 0 || ex.f || t > 0)) { /* something precedes these elements */
-    const A carry = ex.f || b == 0 ? ex.v : (t == 0 ? s_prefix : op(s_prefix, ex.v));
-    for (uint32_t k = 0; k < lead; ++k)
-      el[k0 + k] = op(carry, el[k0 + k]);
-  }
-  __syncthreads();
-  store_tile<K::G::THREADS, T>(a.out, s.lo, s.n_elems, sm.shift, vec && cta::aligned16(a.out),
-                               sm.elems(), t);
-}
-
-/* The look-back tiles' status in temporary memory, taken first from `lay`: [status words |
- * (8-byte values) aggregates | inclusive prefixes]; the status words (zero_words of 8 bytes) are
- * what the prepare kernel zeroes. */
+/* The look-back tiles' status in temporary memory, taken next from `lay`: [status words |
+ * (8-byte values) aggregates | inclusive prefixes]. zero_words: the 8-byte words from the start
+ * of `lay` through the status words, what must be zero before the tiles run. */
 template <class A> struct status_pieces {
   typedef cta::tile_status<A> TS;
   size_t status_at, zero_words, aggregate_at, inclusive_at;
@@ -139,52 +48,28 @@ template <class A> struct status_pieces {
   }
 };
 
-template <class T, class Op, class Src>
-cuprim_status merge_scan(typed_op<T, Op>, const cuprim_ctx *ctx, const void *d_in, void *d_out,
-                         const Src &src, uint64_t n, cuprim_scan_kind kind, cudaStream_t stream) {
-  typedef acc_t<T> A;
-  typedef merge_geometry<A> G;
-  uint64_t tiles = 0;
-  CUPRIM__FORWARD(merge_tiles(ctx, src.num_segments, n, G::TILE, &tiles));
-  /* [the tile status | (offsets) partitions] */
-  const bool offsets = !Src::rows;
-  temp_layout lay;
-  const status_pieces<A> status(lay, tiles);
-  const size_t part_at = offsets ? lay.take((size_t)(tiles + 1) * sizeof(merge_point)) : 0;
-  return with_temp(ctx, lay, stream, [&] {
-    scan_args<T> a;
-    point_merge_io<Src>(lay, part_at, static_cast<const T *>(d_in), static_cast<T *>(d_out), a);
-    a.exclusive = kind == CUPRIM_EXCLUSIVE;
-    status.place(lay, a.ts);
-    CUPRIM__FORWARD(prepare(ctx, src, lay.at<merge_point>(part_at), tiles, G::TILE,
-                            status.words(lay), status.zero_words, stream));
-    return cuprim__cuda_status(launch_chained(ctx, (unsigned)tiles, G::THREADS, 0, stream,
-                                              merge_scan_kernel<T, Op, Src>, src, a));
-  });
-}
-
-/* ---------------------------------------------------------------- rows of one length */
-
-/* cuprim_batched_scan's tiles: warp-striped as cuprim_scan's look-back tiles
- * (cta/warp_striped.cuh), 256 threads, four blocks an SM (64 registers); 24 items a thread for
- * 4-byte elements, 10 for 8-byte ones, and 24 (three vectors) for 16-bit floats, which the thread
- * holds as floats. With 32 items (the look-back kernel's), ptxas (CUDA 13.0, 9.0) spilled 16-80
- * bytes in most 4-byte kernels, and rows of 1 to 1024 took 559-580 us at 2^28 f32 on an H200,
- * where 24 items (and 3 blocks an SM with 32) took 506-537, the copy's time (0.2's twenty-first
- * run; with 3 blocks an SM, rows of 65536 and 2^20 were 2-3% slower than with 4).
- * HEAD_MAX: rows of at most this many elements take the head reads below, at most HEAD_MAX /
- * THREADS a thread. */
+/* The tiles: warp-striped as cuprim_scan's look-back tiles (cta/warp_striped.cuh), 256 threads,
+ * four blocks an SM (64 registers); 24 items a thread for 4-byte elements, 10 for 8-byte ones,
+ * and 24 (three vectors) for 16-bit floats, which the thread holds as floats. With 32 items (the
+ * look-back kernel's), ptxas (CUDA 13.0, 9.0) spilled 16-80 bytes in most 4-byte kernels, and
+ * rows of 1 to 1024 took 559-580 us at 2^28 f32 on an H200, where 24 items (and 3 blocks an SM
+ * with 32) took 506-537, the copy's time (0.2's twenty-first run; with 3 blocks an SM, rows of
+ * 65536 and 2^20 were 2-3% slower than with 4). HEAD_MAX: a tile whose first segment began at
+ * most this many elements before it reads that segment's head itself (below), at most
+ * HEAD_MAX / THREADS elements a thread. */
 template <class T>
-struct rows_geometry : cta::geometry<T, sizeof(T) == 8 ? 5 : (sizeof(T) == 2 ? 3 : 6)> {
+struct tiles_geometry : cta::geometry<T, sizeof(T) == 8 ? 5 : (sizeof(T) == 2 ? 3 : 6)> {
   static constexpr int THREADS = 256;
-  static constexpr int TILE = THREADS * rows_geometry::ITEMS;
+  static constexpr int TILE = THREADS * tiles_geometry::ITEMS;
   static constexpr int HEAD_MAX = 1024;
+  /* a warp segment's flags are ITEMS words of a bitmask, one a lane (bit_cursor) */
+  static_assert(tiles_geometry::ITEMS <= 32 && 32 % tiles_geometry::VEC == 0, "flag words");
 };
 
 /* Division by a 64-bit divisor fixed for a launch, as a multiplication (Granlund and Montgomery,
  * "Division by Invariant Integers using Multiplication", 1994, figure 4.1): exact for every
  * 64-bit dividend. The compiler's 64-bit division is a call, around which ptxas (CUDA 13.0) saved
- * 28-80 bytes of a rows_scan_kernel's live tile to local memory in every 4-byte kernel for 9.0. */
+ * 28-80 bytes of a tiles_scan_kernel's live tile to local memory in every 4-byte kernel for 9.0. */
 struct divisor64 {
   uint64_t d, m;
   int s1, s2;
@@ -211,58 +96,139 @@ __device__ __forceinline__ uint64_t until_start(uint64_t r, uint64_t len) {
   return r == 0 ? 0 : len - r;
 }
 
-template <class T> struct rows_scan_args {
+/* Rows of one length: element i starts a row where i % len == 0. */
+struct row_starts {
+  uint64_t len;
+  divisor64 row;      /* len */
+  uint64_t lane_step; /* (32 * VEC) % len: from a thread's vector k to its vector k + 1 */
+  unsigned pattern;   /* bits j < VEC at the multiples of min(len, VEC): a vector's row starts,
+                         counted from its first one */
+};
+
+/* A warp segment's row starts: each thread knows where its first vector stands in its row (one
+ * division, by a multiplication: divisor64) and steps from vector to vector by lane_step; a
+ * vector's starts are `pattern` shifted to its first one. */
+template <class G> struct row_cursor {
+  static constexpr unsigned VEC_BITS = (1u << G::VEC) - 1;
+  const row_starts &s;
+  uint64_t r; /* where the thread's next vector stands in its row (element index mod len) */
+  uint64_t r_warp;
+  __device__ __forceinline__ row_cursor(const row_starts &s_, uint64_t seg_base, int lane)
+      : s(s_), r(s_.row.mod(seg_base + (uint64_t)lane * G::VEC)),
+        r_warp(__shfl_sync(cta::full_mask, r, 0)) {}
+  /* The warp segment's elements before its first start (WARP_ITEMS: none starts there). */
+  __device__ __forceinline__ uint32_t lead() const {
+    const uint64_t dw = until_start(r_warp, s.len);
+    return dw < (uint64_t)G::WARP_ITEMS ? (uint32_t)dw : (uint32_t)G::WARP_ITEMS;
+  }
+  /* The starts of the thread's vector k (bit j: its element j), for k = 0, 1, ... in turn. */
+  __device__ __forceinline__ unsigned mask(int) {
+    const uint64_t d = until_start(r, s.len);
+    const unsigned m = d < (uint64_t)G::VEC ? (s.pattern << d) & VEC_BITS : 0u;
+    r += s.lane_step;
+    if (r >= s.len)
+      r -= s.len;
+    return m;
+  }
+  /* Whether the warp segment's first element starts a segment. */
+  __device__ __forceinline__ bool first_starts() const { return r_warp == 0; }
+};
+
+/* Offsets: bit i of `bits` (words = ceil(n / 32) of them) set where a non-empty segment starts
+ * at element i; range[0] and range[1] the first offset and the last, clamped (starts_kernel
+ * writes all of it). With non-decreasing offsets the segments cover [range[0], range[1]). */
+struct bit_starts {
+  const unsigned *bits;
+  uint64_t words;
+  const uint64_t *range;
+};
+
+/* A warp segment's starts from the bitmask: its WARP_ITEMS bits are ITEMS words (warp segments
+ * begin at multiples of 32 elements), lane l holding word l; a vector's VEC bits lie in one
+ * word, which a shuffle brings to the lane. */
+template <class G> struct bit_cursor {
+  static constexpr unsigned VEC_BITS = (1u << G::VEC) - 1;
+  unsigned word;
+  int lane;
+  __device__ __forceinline__ bit_cursor(const bit_starts &s, uint64_t seg_base, int lane_)
+      : lane(lane_) {
+    const uint64_t w = seg_base / 32 + (uint64_t)lane;
+    word = lane < G::ITEMS && w < s.words ? s.bits[w] : 0u;
+  }
+  __device__ __forceinline__ uint32_t lead() const {
+    const unsigned any = __ballot_sync(cta::full_mask, word != 0);
+    const int f = any ? __ffs(any) - 1 : 0;
+    const unsigned first = __shfl_sync(cta::full_mask, word, f);
+    return any ? (uint32_t)f * 32 + (uint32_t)(__ffs(first) - 1) : (uint32_t)G::WARP_ITEMS;
+  }
+  __device__ __forceinline__ unsigned mask(int k) const {
+    const unsigned w = __shfl_sync(cta::full_mask, word, k * G::VEC + lane * G::VEC / 32);
+    return (w >> (lane * G::VEC % 32)) & VEC_BITS;
+  }
+  __device__ __forceinline__ bool first_starts() const {
+    return __shfl_sync(cta::full_mask, word, 0) & 1u;
+  }
+};
+
+template <class S, class G> struct cursor_of;
+template <class G> struct cursor_of<row_starts, G> { typedef row_cursor<G> type; };
+template <class G> struct cursor_of<bit_starts, G> { typedef bit_cursor<G> type; };
+
+template <class T, class S> struct tiles_scan_args {
   const T *in;
   T *out;
-  uint64_t n, len;
-  divisor64 row;           /* len */
-  uint64_t lane_step;      /* (32 * VEC) % len: from a thread's vector k to its vector k + 1 */
-  unsigned pattern;        /* bits j < VEC at the multiples of min(len, VEC): a vector's row
-                              starts, counted from its first one */
+  uint64_t n;
+  S starts;
   uint64_t prefetch_ahead; /* blocks (scan_tuning.h); 0: none */
   bool prefetch_own, evict_first_stores;
-  bool heads; /* rows of at most HEAD_MAX, not in place: head reads, no tile status */
+  bool heads; /* not in place: tiles may read their first segment's head (rows: every tile, and
+                 there is no tile status) */
   cta::tile_status<acc_t<T>> ts;
 };
 
-/* cuprim_batched_scan: block b scans elements [b * TILE, (b + 1) * TILE) of the rows, the
- * look-back kernel of cuprim_scan (scan_lookback.cu) with its (segment-start, value) pairs made by
- * arithmetic: element i starts a row where i % len == 0, so a tile reads nothing but its
- * elements (and, for short rows, the head of its first row), however short the rows.
- *  - Each thread knows where its first vector stands in its row (one division, by a
- *    multiplication: divisor64) and steps from vector to vector by lane_step; a vector's row
- *    starts are `pattern` shifted to its first one.
- *  - A warp segment without a row start (most of them in rows longer than a tile) is scanned as
+/* Block b scans elements [b * TILE, (b + 1) * TILE), the look-back kernel of cuprim_scan
+ * (scan_lookback.cu) with (segment-start, value) pairs, the starts from S (the file comment).
+ *  - A warp segment without a start (most of them, in segments longer than a tile) is scanned as
  *    the look-back kernel scans (cta::warp_segment_scan). In another, each vector is scanned in
- *    place, restarting at its row starts; the warp's segmented scan of the vectors'
- *    (has-a-start, last value) pairs gives what precedes each vector within the warp segment,
- *    added to its elements before its first start. The exclusive scan (a kernel of its own, as
- *    the look-back kernel's) gives each element its predecessor's inclusive value there, the
- *    identity at a row start. The warps' pairs give each warp what precedes it in the tile.
- *  - Rows of at most HEAD_MAX elements, not in place: the tile reads the head of the row open at
- *    its start itself (below), and no tile waits for another. Otherwise a tile holding a row
- *    start publishes its inclusive prefix (status P) at once: the value of the row it leaves
- *    open. Only a tile whose first element continues a row of earlier tiles looks back (and it
- *    publishes its total as an aggregate first if it holds no start).
- * Improves on the merge-path tiles of the segmented scan (merge_scan_kernel, which the batched
- * scan ran until 0.2's twenty-first run): no ends in the tile, so a tile of rows of 1 holds TILE
- * elements instead of TILE / 2 merge items' worth; no round trip through shared memory; no
- * prepare kernel's partitions (and no prepare kernel for short rows). Measured (H200, 2^28 f32,
- * the copy 505 us; merge tiles before): rows of 1 to 1024 in 504-510 us inclusive, 524-541
- * exclusive (657-1190); 1025 to 4096 556-657 (654-658); 65536 and 2^20 617-654 (657-674).
- * Wastes: a tile whose first row began in an earlier tile and is longer than HEAD_MAX waits for
- * its predecessor's prefix (rows of 1000 with head reads 510 us, without 634: a block that waits
+ *    place, restarting at its starts; the warp's segmented scan of the vectors' (has-a-start,
+ *    last value) pairs gives what precedes each vector within the warp segment, added to its
+ *    elements before its first start. The exclusive scan (a kernel of its own, as the look-back
+ *    kernel's) gives each element its predecessor's inclusive value there, the identity at a
+ *    start. The warps' pairs give each warp what precedes it in the tile.
+ *  - Head reads (not in place): where the segment open at the tile's first element began at most
+ *    HEAD_MAX elements earlier, the tile reads those elements itself, beside its own loads, and
+ *    waits for no other tile. Rows: every tile (rows of at most HEAD_MAX), and there is no tile
+ *    status. Offsets: the tile finds that start in the HEAD_MAX bits before it (one word a lane).
+ *  - Otherwise a tile holding a start publishes its inclusive prefix (status P) at once: the
+ *    value of the segment it leaves open. Only a tile whose first element continues a segment of
+ *    earlier tiles looks back (and it publishes its total as an aggregate first if it holds no
+ *    start).
+ *  - Offsets: a tile with no element in [range[0], range[1]) publishes P of the identity and
+ *    stops; the others store only their elements in that range, so elements no segment covers
+ *    are never written. Decreasing offsets give flags and a range that mean nothing, but every
+ *    bit read lies in the bitmask, every element read or written in [0, n), and every tile
+ *    publishes P, so the look-back ends.
+ * Improves on the merge-path tiles (merge_scan_kernel until 0.2's twenty-second run): no ends in
+ * the tile, so a tile of segments of 1 holds TILE elements instead of TILE / 2 merge items'
+ * worth; no round trip through shared memory. Measured (H200, 2^28 f32, the copy 505 us; merge
+ * tiles before): rows of 1 to 1024 in 504-510 us inclusive, 524-541 exclusive (657-1190);
+ * 1025 to 4096 556-657 (654-658); 65536 and 2^20 617-654 (657-674). Offsets (I32; cuprim-bench,
+ * 0.2's twenty-second run): segments of 1 917 us (1547), 4 to 1024 536-635 (704-815), 4096 607
+ * (700), 65536 and 2^20 670-699 (695-713). Wastes: a tile whose first
+ * segment began more than HEAD_MAX elements earlier, in an earlier tile, waits for its
+ * predecessor's prefix (rows of 1000 with head reads 510 us, without 634: a block that waits
  * holds its slot of the SM), the flags' selects (a few instructions an element; the exclusive
- * kernels for 9.0 spill 16-48 bytes). In place allowed: a tile reads its own elements before it
- * writes them, and nothing of other tiles' (in place, no head reads). */
-template <class T, class Op, cuprim_scan_kind KIND>
-__global__ void __launch_bounds__(rows_geometry<T>::THREADS, 4)
-    rows_scan_kernel(const rows_scan_args<T> a) {
-  typedef rows_geometry<T> G;
+ * kernels for 9.0 spill 16-48 bytes); offsets: a pass over them before the tiles, and the
+ * bitmask written and read (n / 4 bytes in all). In place allowed: a tile reads its own elements
+ * before it writes them, and nothing of other tiles' (in place, no head reads). */
+template <class T, class Op, cuprim_scan_kind KIND, class S>
+__global__ void __launch_bounds__(tiles_geometry<T>::THREADS, 4)
+    tiles_scan_kernel(const tiles_scan_args<T, S> a) {
+  typedef tiles_geometry<T> G;
   typedef acc_t<T> A;
   typedef flagged<A> F;
+  constexpr bool BITS = std::is_same<S, bit_starts>::value;
   constexpr int WARPS = G::THREADS / 32, VEC = G::VEC;
-  constexpr unsigned VEC_BITS = (1u << VEC) - 1;
   const Op op;
   __shared__ F warp_totals[WARPS];
   __shared__ A head_parts[WARPS];
@@ -282,15 +248,48 @@ __global__ void __launch_bounds__(rows_geometry<T>::THREADS, 4)
   const uint64_t m = a.n - base < (uint64_t)G::TILE ? a.n - base : (uint64_t)G::TILE;
   const uint64_t seg_base = base + (uint64_t)warp * G::WARP_ITEMS;
   const uint64_t sm = cta::segment_count<G>(m, warp);
+  /* Offsets: the bitmask, the range and the tile status come from the memset and starts_kernel;
+   * once they are there, every load the tile begins with is issued at once (its elements, the
+   * range, its flags and the HEAD_MAX flags before it, which only open tiles use): one latency
+   * before the scan, where loads that wait for others' results took three (8% slower at segments
+   * of 1 and 16, 30% at 1000: 0.2's twenty-second run). */
+  if constexpr (BITS)
+    cta::pdl_wait();
   T raw[G::VECS][VEC];
   cta::load_segment<G, T, Op>(a.in, a.n, seg_base, sm, cta::aligned16(a.in), lane, raw);
-  /* Head reads (a.heads): the row open at the tile's start began `before_tile` elements earlier
-   * (fewer than HEAD_MAX); the block reads those elements itself, HEAD_MAX / THREADS a thread
-   * beside its tile's loads, and their combination is the tile's prefix: no tile waits for
-   * another. Not in place: the tile before writes those elements. */
+  typename cursor_of<S, G>::type starts(a.starts, seg_base, lane);
+  uint64_t lo = 0, hi = a.n;
+  bool open = false, by_head = a.heads;
+  uint64_t before_tile = 0; /* by_head: where the open segment began, counted back from base */
+  if constexpr (BITS) {
+    static_assert(G::HEAD_MAX == 32 * 32, "one bitmask word a lane");
+    const uint64_t wb = base / 32;
+    lo = a.starts.range[0];
+    hi = a.starts.range[1];
+    const unsigned first = a.starts.bits[wb];
+    const unsigned near = a.heads && wb + (uint64_t)lane >= 32 ? a.starts.bits[wb + lane - 32] : 0u;
+    if (base >= hi || base + m <= lo) {
+      if (t == 0)
+        a.ts.publish(b, cta::STATUS_P, Op::identity());
+      return;
+    }
+    open = b > 0 && base > lo && !(first & 1u);
+    /* the last start in the HEAD_MAX elements before the tile */
+    const unsigned hits = __ballot_sync(cta::full_mask, near != 0);
+    const int h = 31 - __clz(hits);
+    const unsigned wh = __shfl_sync(cta::full_mask, near, h < 0 ? 0 : h);
+    by_head = open && hits != 0;
+    before_tile = by_head ? 32 * (uint64_t)(32 - h) - (uint64_t)(31 - __clz(wh)) : 0;
+  } else if (a.heads) {
+    before_tile = a.starts.row.mod(base);
+  }
+  /* Head reads: the segment open at the tile's start began `before_tile` elements earlier (at
+   * most HEAD_MAX); the block reads those elements itself, HEAD_MAX / THREADS a thread beside its
+   * tile's loads, and their combination is the tile's prefix. Not in place: the tile before
+   * writes those elements. */
   A head = Op::identity();
-  if (a.heads) {
-    const uint64_t before_tile = a.row.mod(base), from = base - before_tile;
+  if (by_head) {
+    const uint64_t from = base - before_tile;
 #pragma unroll
     for (int k = 0; k < G::HEAD_MAX / G::THREADS; ++k) {
       const uint64_t i = (uint64_t)t + (uint64_t)k * G::THREADS;
@@ -306,23 +305,18 @@ __global__ void __launch_bounds__(rows_geometry<T>::THREADS, 4)
 #pragma unroll
   for (int k = 0; k < G::VECS; ++k)
     to_acc_n<T, VEC>(raw[k], x[k]);
-  /* r: where the thread's vector k stands in its row (element index mod len). */
-  uint64_t r = a.row.mod(seg_base + (uint64_t)lane * VEC);
-  const uint64_t r_warp = __shfl_sync(cta::full_mask, r, 0); /* the warp segment's first */
-  /* The warp segment's elements before its first row start (lim of them) continue the row open
+  /* The warp segment's elements before its first start (lim of them) continue the segment open
    * before it. */
-  const uint64_t dw = until_start(r_warp, a.len);
-  const uint32_t lim = dw < (uint64_t)G::WARP_ITEMS ? (uint32_t)dw : (uint32_t)G::WARP_ITEMS;
+  const uint32_t lim = starts.lead();
   F run = seg_identity<Op, A>(); /* the warp segment so far, vectors 0 .. k - 1 of every lane */
   if (lim == (uint32_t)G::WARP_ITEMS) {
-    /* No row start in the warp segment (most of them, in rows longer than a tile): the plain
-     * scan of cuprim_scan's look-back kernel, without the flags' work. */
+    /* No start in the warp segment: the plain scan of cuprim_scan's look-back kernel, without
+     * the flags' work. */
     run.v = cta::warp_segment_scan<G, A, Op>(x, lane, cta::fixed_kind<KIND>());
   } else {
 #pragma unroll
     for (int k = 0; k < G::VECS; ++k) {
-      const uint64_t d = until_start(r, a.len); /* the vector's first row start */
-      const unsigned mask = d < (uint64_t)VEC ? (a.pattern << d) & VEC_BITS : 0u;
+      const unsigned mask = starts.mask(k);
 #pragma unroll
       for (int j = 1; j < VEC; ++j)
         if (!((mask >> j) & 1u))
@@ -335,8 +329,8 @@ __global__ void __launch_bounds__(rows_geometry<T>::THREADS, 4)
       F total;
       total.v = __shfl_sync(cta::full_mask, inc.v, 31);
       total.f = __shfl_sync(cta::full_mask, inc.f, 31);
-      /* pre: what precedes the vector in the warp segment since the last row start (nothing for
-       * the segment's first vector), added to the vector's elements before its first start */
+      /* pre: what precedes the vector in the warp segment since the last start (nothing for the
+       * segment's first vector), added to the vector's elements before its first start */
       const bool has_pre = k > 0 || lane > 0;
       const A pre = lane == 0 ? run.v : seg_combine<Op>(run, ex).v;
       const int lead = mask ? __ffs(mask) - 1 : VEC;
@@ -345,7 +339,7 @@ __global__ void __launch_bounds__(rows_geometry<T>::THREADS, 4)
         for (int j = 0; j < VEC; ++j)
           if (has_pre && j < lead)
             x[k][j] = op(pre, x[k][j]);
-      } else { /* each element takes its predecessor's inclusive value; a row start the identity */
+      } else { /* each element takes its predecessor's inclusive value; a start the identity */
 #pragma unroll
         for (int j = VEC - 1; j > 0; --j) {
           const A v = has_pre && j - 1 < lead ? op(pre, x[k][j - 1]) : x[k][j - 1];
@@ -354,15 +348,14 @@ __global__ void __launch_bounds__(rows_geometry<T>::THREADS, 4)
         x[k][0] = has_pre && !(mask & 1u) ? pre : Op::identity();
       }
       run = seg_combine<Op>(run, total);
-      r += a.lane_step;
-      if (r >= a.len)
-        r -= a.len;
     }
   }
   if (lane == 0)
     warp_totals[warp] = run;
-  if (t == 0)
-    s_open = r_warp != 0; /* the tile's first element continues a row of earlier tiles */
+  if constexpr (!BITS) {
+    if (t == 0)
+      s_open = !starts.first_starts(); /* the tile's first element continues an earlier row */
+  }
   __syncthreads();
   F before = seg_identity<Op, A>(), all = warp_totals[0];
 #pragma unroll
@@ -371,19 +364,24 @@ __global__ void __launch_bounds__(rows_geometry<T>::THREADS, 4)
       before = all;
     all = seg_combine<Op>(all, warp_totals[w]);
   }
-  const bool open = s_open != 0; /* never for tile 0 */
-  if (a.heads) {
+  if constexpr (!BITS)
+    open = s_open != 0; /* never for tile 0 */
+  if (by_head) {
     if (open && t == 0) {
       A p = head_parts[0];
 #pragma unroll
       for (int w = 1; w < WARPS; ++w)
         p = op(p, head_parts[w]);
       s_prefix = p;
+      if constexpr (BITS) /* for the tiles after it that look back */
+        a.ts.publish(b, cta::STATUS_P, all.f ? all.v : op(p, all.v));
     }
   } else if (warp == 0) {
-    cta::pdl_wait(); /* warp 0 alone touches the tile status, which the prepare kernel zeroes */
+    if constexpr (!BITS)
+      cta::pdl_wait(); /* warp 0 alone touches the tile status, which the prepare kernel zeroes */
+    /* a tile that is not open has nothing before it: its prefix is known now */
     if (lane == 0)
-      a.ts.publish(b, all.f ? cta::STATUS_P : cta::STATUS_A, all.v);
+      a.ts.publish(b, all.f || !open ? cta::STATUS_P : cta::STATUS_A, all.v);
     if (open) {
       const A p = cta::look_back<A, Op>(a.ts, b, lane);
       if (lane == 0) {
@@ -396,10 +394,12 @@ __global__ void __launch_bounds__(rows_geometry<T>::THREADS, 4)
   if (open)
     __syncthreads();
   /* The warp segment's first lim elements: what precedes them in the tile, after the tile's
-   * prefix where their row began in earlier tiles (then the tile is open: warp 0's lim > 0 only
-   * if so, another warp's lim > 0 and no start before it in the tile only if so). */
+   * prefix where their segment began in earlier tiles (where the tile is open). Elements before
+   * the tile's first start in a tile that is not open (offsets: before range[0]) are stored by
+   * no one. */
   if (lim > 0) {
-    const A carry = warp == 0 ? s_prefix : (before.f ? before.v : op(s_prefix, before.v));
+    const A tile_prefix = open ? s_prefix : Op::identity();
+    const A carry = warp == 0 ? tile_prefix : (before.f ? before.v : op(tile_prefix, before.v));
 #pragma unroll
     for (int k = 0; k < G::VECS; ++k)
       if ((uint32_t)(k * 32 * VEC) < lim)
@@ -411,40 +411,61 @@ __global__ void __launch_bounds__(rows_geometry<T>::THREADS, 4)
 #pragma unroll
   for (int k = 0; k < G::VECS; ++k)
     from_acc_n<T, VEC>(x[k], raw[k]);
+  if constexpr (BITS) { /* only [lo, hi): elements no segment covers are left as they are */
+    const uint64_t from = lo > seg_base ? (lo - seg_base < sm ? lo - seg_base : sm) : 0;
+    const uint64_t to = hi < seg_base + sm ? (hi > seg_base ? hi - seg_base : 0) : sm;
+    if (from > 0 || to < sm) {
+      cta::move_items_by_element<G, false>(a.out + seg_base, to, lane, raw, T(), from);
+      return;
+    }
+  }
   cta::store_items<G, T>(a.out + seg_base, sm,
                          sm == (uint64_t)G::WARP_ITEMS && cta::aligned16(a.out), lane, raw,
                          a.evict_first_stores);
 }
 
+/* The arguments every tiles_scan_kernel launch shares: the buffers and the L2 hints
+ * (scan_tuning.h, as cuprim_scan's look-back kernel takes them). */
+template <class T, class S>
+void tiles_common(const cuprim_ctx *ctx, const void *d_in, void *d_out, uint64_t n,
+                  tiles_scan_args<T, S> &a) {
+  const cuprim__scan_tuning tune = cuprim__scan_tuning_for(ctx->attrs.code_arch);
+  a.in = static_cast<const T *>(d_in);
+  a.out = static_cast<T *>(d_out);
+  a.n = n;
+  a.prefetch_ahead = (uint64_t)tune.prefetch_ahead_quarters * (uint64_t)ctx->attrs.sm_count / 4;
+  a.prefetch_own = n * sizeof(T) <= tune.prefetch_own_max_bytes;
+  a.evict_first_stores = tune.evict_first_stores != 0;
+}
+
+template <class T, class Op, class S> auto tiles_kernel(cuprim_scan_kind kind) {
+  return kind == CUPRIM_EXCLUSIVE ? tiles_scan_kernel<T, Op, CUPRIM_EXCLUSIVE, S>
+                                  : tiles_scan_kernel<T, Op, CUPRIM_INCLUSIVE, S>;
+}
+
+/* cuprim_batched_scan: rows of at most HEAD_MAX, not in place, take one launch (head reads, no
+ * tile status); others the prepare kernel (the status zeroed) and the tiles chained to it. */
 template <class T, class Op>
 cuprim_status rows_scan(typed_op<T, Op>, const cuprim_ctx *ctx, const void *d_in, void *d_out,
                         const rows_source &src, uint64_t n, cuprim_scan_kind kind,
                         cudaStream_t stream) {
   typedef acc_t<T> A;
-  typedef rows_geometry<T> G;
+  typedef tiles_geometry<T> G;
   if (n == 0)
     return CUPRIM_SUCCESS;
   uint64_t tiles = 0;
   CUPRIM__FORWARD(merge_tiles(ctx, 0, n, G::TILE, &tiles)); /* a merge of elements alone */
-  const cuprim__scan_tuning tune = cuprim__scan_tuning_for(ctx->attrs.code_arch);
-  rows_scan_args<T> a;
-  a.in = static_cast<const T *>(d_in);
-  a.out = static_cast<T *>(d_out);
-  a.n = n;
-  a.len = src.len;
-  a.row = divisor64::of(src.len);
-  a.lane_step = (uint64_t)(32 * G::VEC) % src.len;
+  tiles_scan_args<T, row_starts> a;
+  tiles_common(ctx, d_in, d_out, n, a);
+  a.starts.len = src.len;
+  a.starts.row = divisor64::of(src.len);
+  a.starts.lane_step = (uint64_t)(32 * G::VEC) % src.len;
   const uint64_t period = src.len < (uint64_t)G::VEC ? src.len : (uint64_t)G::VEC;
-  a.pattern = 0;
+  a.starts.pattern = 0;
   for (uint64_t j = 0; j < (uint64_t)G::VEC; j += period)
-    a.pattern |= 1u << j;
-  a.prefetch_ahead = (uint64_t)tune.prefetch_ahead_quarters * (uint64_t)ctx->attrs.sm_count / 4;
-  a.prefetch_own = n * sizeof(T) <= tune.prefetch_own_max_bytes;
-  a.evict_first_stores = tune.evict_first_stores != 0;
+    a.starts.pattern |= 1u << j;
   a.heads = src.len <= (uint64_t)G::HEAD_MAX && d_in != d_out;
-  void (*kernel)(const rows_scan_args<T>) = kind == CUPRIM_EXCLUSIVE
-                                                ? rows_scan_kernel<T, Op, CUPRIM_EXCLUSIVE>
-                                                : rows_scan_kernel<T, Op, CUPRIM_INCLUSIVE>;
+  void (*kernel)(const tiles_scan_args<T, row_starts>) = tiles_kernel<T, Op, row_starts>(kind);
   if (a.heads) { /* one launch: no tile status */
     a.ts.place(NULL, NULL, NULL);
     kernel<<<(unsigned)tiles, G::THREADS, 0, stream>>>(a);
@@ -461,6 +482,156 @@ cuprim_status rows_scan(typed_op<T, Op>, const cuprim_ctx *ctx, const void *d_in
   });
 }
 
+/* ---------------------------------------------------------------- offsets */
+
+constexpr int STARTS_THREADS = 256, STARTS_PER_THREAD = 16, STARTS_WINDOW = 1024;
+
+/* The bitmask of segment starts (bit_starts). Thread t of a block takes STARTS_PER_THREAD
+ * consecutive segments of its block's chunk, grid-stride over chunks (by whole blocks: a warp's
+ * lanes take consecutive runs), reads their offsets (16-byte loads where the offsets are aligned;
+ * one more, the last one's end) and gathers the starts of its non-empty segments word by word in
+ * a register, ORing each word in when the next start leaves it: into the warp's window of
+ * STARTS_WINDOW words in shared memory where the word is among the first STARTS_WINDOW of the
+ * warp's (all of them for segments of up to about 64 elements), else into the bitmask with an
+ * atomic. The warp then writes its window's non-zero words with coalesced stores: the words
+ * between its first and last belong to it alone (non-decreasing offsets put no other warp's
+ * starts there), and those two, which a neighbouring warp may share, take an atomic. Positions
+ * are held in the offsets' own width (every clamped offset fits it): 4-byte offsets take 32-bit
+ * arithmetic. Block 0 also writes the range. The bitmask must be zero before. Decreasing offsets
+ * may set wrong bits, never one past the bitmask: every bit set is a start below n.
+ * Until 0.2's twenty-second run each thread took one segment and the lanes of a word found each
+ * other by match.any: 1153 us at 2^28 segments of 1 on an H200 (1 GB of I32 offsets; 73
+ * instructions a warp per 32 segments), 319 us at 2^24 (16 runs of peers a warp, reduced one
+ * after another); 16 segments a thread with every word a global atomic: 292 and 98 us, 61.5 at
+ * 2^22 (the atomics' sectors, 12.6 and 6.3 million, scattered a lane apart); 8 a thread with the
+ * window: 418, 40 and 34 us (286 million instructions at 2^28: bound by them). */
+template <class Src>
+__global__ void __launch_bounds__(STARTS_THREADS)
+    starts_kernel(const Src src, unsigned *bits, uint64_t *range) {
+  typedef typename Src::raw_t O;
+  constexpr int K = STARTS_PER_THREAD, PER_VEC = 16 / (int)sizeof(O);
+  static_assert(K % PER_VEC == 0, "whole vectors");
+  __shared__ unsigned window[STARTS_THREADS / 32][STARTS_WINDOW];
+  cta::pdl_launch_dependents(); /* the tiles wait for this grid in pdl_wait */
+  const int t = threadIdx.x, lane = t % 32;
+  unsigned *win = window[t / 32];
+  for (int i = lane; i < STARTS_WINDOW; i += 32)
+    win[i] = 0;
+  __syncwarp();
+  const uint64_t segs = src.num_segments, chunk = (uint64_t)STARTS_THREADS * K;
+  if (blockIdx.x == 0 && t == 0) {
+    range[0] = src.at(0);
+    range[1] = src.at(segs);
+  }
+  const O *offsets = static_cast<const O *>(src.offsets);
+  const O n_o = src.n < (uint64_t)(O) ~(O)0 ? (O)src.n : (O) ~(O)0;
+  const bool vec = cta::aligned16(offsets); /* then so is every thread's first (K * 4 bytes on) */
+  for (uint64_t c = (uint64_t)blockIdx.x * chunk; c < segs; c += (uint64_t)gridDim.x * chunk) {
+    const uint64_t s0 = c + (uint64_t)t * K;
+    O p[K + 1]; /* offsets s0 .. s0 + K, clamped; past the last one 0 */
+    if (s0 + K <= segs) {
+      O raw[K / PER_VEC][PER_VEC];
+#pragma unroll
+      for (int q = 0; q < K / PER_VEC; ++q) {
+        if (vec) {
+          cta::load_vec16<cta::LOAD_LDG>(offsets + s0 + q * PER_VEC, raw[q]);
+        } else {
+#pragma unroll
+          for (int j = 0; j < PER_VEC; ++j)
+            raw[q][j] = src.raw(s0 + q * PER_VEC + j);
+        }
+      }
+#pragma unroll
+      for (int j = 0; j < K; ++j)
+        p[j] = clamp_offset_narrow<O>(raw[j / PER_VEC][j % PER_VEC], src.is_signed, n_o);
+      p[K] = (O)src.at(s0 + K);
+    } else {
+#pragma unroll
+      for (int j = 0; j <= K; ++j)
+        p[j] = s0 + j <= segs ? (O)src.at(s0 + j) : (O)0;
+    }
+    /* The warp's words: from its first offset's to its last one's (its last segment's end: lane
+     * 31's p[K], or where the warp reaches past the last segment, the last offset). */
+    const uint64_t warp_end = c + (uint64_t)(t / 32 + 1) * 32 * K;
+    O last = __shfl_sync(cta::full_mask, p[K], 31);
+    if (warp_end > segs)
+      last = (O)src.at(segs);
+    const O first = __shfl_sync(cta::full_mask, p[0], 0) / 32, span = last / 32 - first;
+    /* The window holds words first .. first + top; the others take global atomics. */
+    const int top = span < (O)STARTS_WINDOW ? (int)span : STARTS_WINDOW - 1; /* (wrapped: huge) */
+    const auto put = [&](O w, unsigned b) {
+      if (w - first <= (O)top) /* (decreasing offsets: not always) */
+        atomicOr(win + (w - first), b);
+      else
+        atomicOr(bits + w, b);
+    };
+    O w = 0; /* the word being gathered, b its bits */
+    unsigned b = 0;
+#pragma unroll
+    for (int j = 0; j < K; ++j)
+      if (p[j] < p[j + 1]) { /* segment s0 + j is not empty (and exists) */
+        if (p[j] / 32 != w) {
+          if (b != 0)
+            put(w, b);
+          w = p[j] / 32;
+          b = 0;
+        }
+        b |= 1u << (p[j] % 32);
+      }
+    if (b != 0)
+      put(w, b);
+    __syncwarp();
+    for (int i = lane; i <= top; i += 32) {
+      const unsigned v = win[i];
+      if (v != 0) { /* a start below n was set: a word of the bitmask */
+        if (i == 0 || (O)i == span)
+          atomicOr(bits + first + i, v);
+        else
+          bits[first + i] = v;
+        win[i] = 0;
+      }
+    }
+    __syncwarp();
+  }
+}
+
+/* cuprim_segmented_scan: [bitmask | tile status] zeroed by one memset, starts_kernel, then the
+ * tiles chained to it. */
+template <class T, class Op, class Src>
+cuprim_status offsets_scan(typed_op<T, Op>, const cuprim_ctx *ctx, const void *d_in, void *d_out,
+                           const Src &src, uint64_t n, cuprim_scan_kind kind, cudaStream_t stream) {
+  typedef acc_t<T> A;
+  typedef tiles_geometry<T> G;
+  uint64_t tiles = 0;
+  CUPRIM__FORWARD(merge_tiles(ctx, 0, n, G::TILE, &tiles)); /* a merge of elements alone */
+  const uint64_t words = n / 32 + (n % 32 != 0);
+  temp_layout lay;
+  const size_t bits_at = lay.take((size_t)words * sizeof(unsigned));
+  const status_pieces<A> status(lay, tiles); /* zero_words: the bitmask and the status words */
+  const size_t range_at = lay.take(2 * sizeof(uint64_t));
+  return with_temp(ctx, lay, stream, [&] {
+    tiles_scan_args<T, bit_starts> a;
+    tiles_common(ctx, d_in, d_out, n, a);
+    a.starts.bits = lay.at<const unsigned>(bits_at);
+    a.starts.words = words;
+    a.starts.range = lay.at<const uint64_t>(range_at);
+    a.heads = d_in != d_out;
+    status.place(lay, a.ts);
+    CUPRIM__FORWARD(
+        cuprim__cuda_status(cudaMemsetAsync(lay.at<void>(0), 0, status.zero_words * 8, stream)));
+    unsigned fit = 1; /* blocks an SM holds (the windows take 32 KB a block) */
+    CUPRIM__FORWARD(cuprim__occupancy(ctx, reinterpret_cast<const void *>(starts_kernel<Src>),
+                                      STARTS_THREADS, 0, &fit));
+    const uint64_t want = src.num_segments / (STARTS_THREADS * STARTS_PER_THREAD) + 1,
+                   most = (uint64_t)ctx->attrs.sm_count * fit;
+    starts_kernel<<<(unsigned)(want < most ? want : most), STARTS_THREADS, 0, stream>>>(
+        src, lay.at<unsigned>(bits_at), lay.at<uint64_t>(range_at));
+    CUPRIM__FORWARD(cuprim__cuda_status(cudaPeekAtLastError()));
+    return cuprim__cuda_status(launch_chained(ctx, (unsigned)tiles, G::THREADS, 0, stream,
+                                              tiles_kernel<T, Op, bit_starts>(kind), a));
+  });
+}
+
 } // namespace
 } // namespace cuprim::segmented
 
@@ -473,6 +644,6 @@ extern "C" cuprim_status cuprim__segmented_scan(const cuprim_ctx *ctx, const voi
     if constexpr (std::decay_t<decltype(src)>::rows)
       return rows_scan(m, ctx, d_in, d_out, src, seg->n, kind, stream);
     else
-      return merge_scan(m, ctx, d_in, d_out, src, seg->n, kind, stream);
+      return offsets_scan(m, ctx, d_in, d_out, src, seg->n, kind, stream);
   });
 }

@@ -12,8 +12,8 @@
  * [b * TILE, (b + 1) * TILE), thread t of it ITEMS of those. Where the offsets do not increase,
  * the merge does not exist: a tile that meets a decreasing pair, or a partition that is not
  * where a merge would put it, says so (segmented_merge.cu then recomputes every segment another
- * way; segmented_scan.cu writes nothing there). Every index below stays in bounds whatever the
- * offsets: the elements a tile touches lie in [base, base + nnz), inside [0, n). */
+ * way). Every index below stays in bounds whatever the offsets: the elements a tile touches lie
+ * in [base, base + nnz), inside [0, n). */
 #ifndef CUPRIM_SEGMENTED_TILE_CUH
 #define CUPRIM_SEGMENTED_TILE_CUH
 
@@ -35,17 +35,27 @@ namespace cuprim::segmented {
 
 /* ---------------------------------------------------------------- where segments come from */
 
-/* An offset as read from an array of O (4 or 8 bytes, signed or not), clamped to [0, n], a
- * negative one to 0: the one rule every segmented kernel reads offsets by. */
+/* An offset as read from an array of O (4 or 8 bytes, signed or not), at least 0: a negative one
+ * is 0. */
+template <class O> __device__ __forceinline__ O offset_at_least_0(O raw, int is_signed) {
+  static_assert(sizeof(O) == 4 || sizeof(O) == 8, "offsets of 4 or 8 bytes");
+  typedef typename std::make_signed<O>::type S;
+  return is_signed && (S)raw < 0 ? (O)0 : raw;
+}
+
+/* An offset as read from an array of O, clamped to [0, n], a negative one to 0: the one rule
+ * every segmented kernel reads offsets by. */
 template <class O>
 __device__ __forceinline__ uint64_t clamp_offset(O raw, int is_signed, uint64_t n) {
-  static_assert(sizeof(O) == 4 || sizeof(O) == 8, "offsets of 4 or 8 bytes");
-  uint64_t v;
-  if constexpr (sizeof(O) == 8)
-    v = is_signed && (int64_t)raw < 0 ? 0 : (uint64_t)raw;
-  else
-    v = is_signed && (int32_t)raw < 0 ? 0 : (uint32_t)raw;
+  const uint64_t v = offset_at_least_0(raw, is_signed);
   return v < n ? v : n;
+}
+
+/* clamp_offset in the offsets' own width (every clamped offset fits it), n_o = min(n, the largest
+ * O): 32-bit arithmetic for 4-byte offsets. */
+template <class O> __device__ __forceinline__ O clamp_offset_narrow(O raw, int is_signed, O n_o) {
+  const O v = offset_at_least_0(raw, is_signed);
+  return v < n_o ? v : n_o;
 }
 
 /* Offset k of an array of O, as it is in memory (4 or 8 bytes; clamp_offset makes it an offset). */
@@ -317,8 +327,8 @@ __device__ __forceinline__ tile_share share_of(const Src &src, const merge_point
 /* ---------------------------------------------------------------- before the tiles */
 
 /* What runs before a merge's tiles (segmented_merge.cu): a kernel that zeroes `zero_words` 8-byte
- * words at `zero` (the scan's tile status, the reduce's flag for decreasing offsets) and, for
- * offsets (`part` not NULL), writes part[b] = the merge's point at tile boundary b for
+ * words at `zero` (the batched scan's tile status, the reduce's flag for decreasing offsets) and,
+ * for offsets (`part` not NULL), writes part[b] = the merge's point at tile boundary b for
  * b = 0..tiles, one binary search over the offsets each. It lets the tiles' kernel launch at once
  * (programmatic dependent launch); that kernel waits for it in cta::pdl_wait. */
 struct prepare_args {
@@ -536,43 +546,9 @@ __device__ __forceinline__ void copy_tile_async(const T *in, uint64_t lo, uint32
     d[k] = cta::load<M>(src + k);
 }
 
-/* The reverse of load_tile: src[k] (the staged values) into out[lo + k], k < n_elems, and nothing
- * else of `out`. `vec`: the input and the output 16-byte aligned (so the shift of the input's
- * staging is the output's too). */
-template <int THREADS, class T, class S>
-__device__ __forceinline__ void store_tile(T *out, uint64_t lo, uint32_t n_elems, uint32_t shift,
-                                           bool vec, const S *src, int t) {
-  constexpr int VEC = 16 / (int)sizeof(T);
-  if (vec) {
-    T *dst = out + (lo - shift);
-    const S *s = src - shift;
-    const uint32_t end = shift + n_elems, nv = (end + VEC - 1) / VEC;
-    for (uint32_t v = t; v < nv; v += THREADS) {
-      const uint32_t first = v * VEC;
-      if (first >= shift && first + VEC <= end) {
-        T y[VEC];
-#pragma unroll
-        for (int j = 0; j < VEC; ++j)
-          y[j] = unstage<T>(s[first + j]);
-        uint4 raw;
-        memcpy(&raw, y, 16);
-        *reinterpret_cast<uint4 *>(dst + first) = raw;
-      } else {
-#pragma unroll
-        for (int j = 0; j < VEC; ++j)
-          if (first + j >= shift && first + j < end)
-            dst[first + j] = unstage<T>(s[first + j]);
-      }
-    }
-  } else {
-    for (uint32_t k = t; k < n_elems; k += THREADS)
-      out[lo + k] = unstage<T>(src[k]);
-  }
-}
-
 /* ---------------------------------------------------------------- segment starts as flags */
 
-/* The flag tile (AUTO's reduce, the scans) marks where segments start among a tile's elements:
+/* The flag tile (AUTO's reduce) marks where segments start among a tile's elements:
  * bit k of a bitmask in shared memory is set where an end of the tile lies at element k (the next
  * segment starts there), for k in [0, n_elems]; bit n_elems stands for an end after the tile's
  * last element. The words a tile of `tile` items needs, with one to spare for a thread that reads
@@ -727,29 +703,6 @@ __device__ __forceinline__ bool stage_tile(const Src &src, const merge_point *pa
   return bad;
 }
 
-/* A hint, no more: asks L2 for tile b's offsets and elements (cta::prefetch_l2_range, the bulk
- * prefetch on 9.0), from its partition, so that they come from DRAM while the chain of loads that
- * stages a tile (the tile index, the partition, the ends, then the elements) runs. Called by
- * thread t of `threads` (thread 0 alone: threads = 1). Measured on the H100 (2^28 f32, 0.2's
- * seventh run, docs/ladder.md): the scans 9-11% faster at every segment size from 4 up (the
- * batched scan 11%), the batched reduce 1.5-3%; AUTO's segmented reduce, which stages its own
- * tile (no counter) from offsets, 3-4% faster at 16 and 64 and 2% at 65536 but 1-3% slower at 1,
- * 256, 1024 and 4096, so it does not take it. The scans alone take it: on the H200 the batched
- * reduce was 10-18% faster without it (0.2's eighteenth run), and no longer takes it either. */
-template <class Src, class T>
-__device__ __forceinline__ void prefetch_tile(const Src &src, const merge_point *part, uint64_t b,
-                                              uint64_t tile, const T *in, int t, int threads) {
-  const tile_share s = share_of(src, part, b, tile);
-  if (!s.valid)
-    return;
-  cta::prefetch_l2_range(in + s.lo, (size_t)s.n_elems * sizeof(T), t, threads);
-  if constexpr (!Src::rows) {
-    typedef typename Src::raw_t R;
-    cta::prefetch_l2_range(static_cast<const R *>(src.offsets) + s.i0 + 1,
-                           (size_t)s.n_ends * sizeof(R), t, threads);
-  }
-}
-
 /* A thread's items of a valid tile: the ends [it, it_end) and the elements [jt, jt_end) of the
  * tile's merge (tile-relative), from its diagonals t * ITEMS and the next thread's. */
 struct thread_share {
@@ -781,14 +734,13 @@ __device__ __forceinline__ bool next_is_end(const thread_share &r, const tile_sm
 /* Thread t's pass over its elements k0 .. k0 + ITEMS - 1 of the flag tile (those below n_elems;
  * f: their flags, flags_at(k0)), in order, restarting at every flag. Leaves `acc`, the value since
  * the thread's last flag (since its first element if none), `any`, whether one of its elements
- * is flagged, and `lead`, how many come before the first flag. What it writes back into el:
- * SCAN, every element's scan within its segment so far, inclusive or (`exclusive`) exclusive;
- * otherwise (the reduce) only el[k] where element k + 1 is flagged: the value of the segment that
- * ends at k, as far as this thread has seen it (bit ITEMS of f is the next thread's first
- * element). The order of combination follows from k0 and the flags alone. */
-template <int ITEMS, class Op, bool SCAN, class A>
-__device__ __forceinline__ void flag_pass(A *el, uint32_t k0, uint32_t n_elems, uint32_t f,
-                                          bool exclusive, A &acc, bool &any, uint32_t &lead) {
+ * is flagged, and `lead`, how many come before the first flag. It writes back into el only el[k]
+ * where element k + 1 is flagged: the value of the segment that ends at k, as far as this thread
+ * has seen it (bit ITEMS of f is the next thread's first element). The order of combination
+ * follows from k0 and the flags alone. */
+template <int ITEMS, class Op, class A>
+__device__ __forceinline__ void flag_pass(A *el, uint32_t k0, uint32_t n_elems, uint32_t f, A &acc,
+                                          bool &any, uint32_t &lead) {
   static_assert(ITEMS < 32, "a thread's flags and the next one's first fit in a word");
   const Op op;
   const uint32_t count = k0 < n_elems ? (n_elems - k0 < ITEMS ? n_elems - k0 : ITEMS) : 0;
@@ -801,12 +753,8 @@ __device__ __forceinline__ void flag_pass(A *el, uint32_t k0, uint32_t n_elems, 
     if ((uint32_t)j < count) {
       const A x = el[k0 + j];
       const bool start = (f >> j) & 1u;
-      if (SCAN && exclusive)
-        el[k0 + j] = start ? Op::identity() : acc;
       acc = start ? x : op(acc, x);
-      if (SCAN && !exclusive)
-        el[k0 + j] = acc;
-      if (!SCAN && ((f >> (j + 1)) & 1u))
+      if ((f >> (j + 1)) & 1u)
         el[k0 + j] = acc;
     }
   }
@@ -908,8 +856,8 @@ template <class A, int SLOT, class S, int VEC> struct tile_block_smem {
 
 /* ---------------------------------------------------------------- the flag tile */
 
-/* The types of the flag tiles (AUTO and the batched reduce in segmented_merge.cu, both scans in
- * segmented_scan.cu): the ends in 4-byte slots, the elements staged in the accumulate type A. */
+/* The types of the flag tiles (AUTO and the batched reduce in segmented_merge.cu): the ends in
+ * 4-byte slots, the elements staged in the accumulate type A. */
 template <class T> struct flag_tile {
   typedef acc_t<T> A;
   typedef merge_geometry<A> G;
@@ -924,48 +872,27 @@ template <class T> struct flag_tile {
       WANT_BLOCKS * G::THREADS <= cta::sm_threads ? WANT_BLOCKS : cta::sm_threads / G::THREADS;
 };
 
-/* What the flag tile's scans leave in thread t (flag_tile_scan). */
+/* What the flag tile's scans leave in thread t (flag_tile_pass). */
 template <class A> struct flag_scan {
   flagged<A> ex;  /* what precedes t's elements since the last flag before them (f: there is one) */
   flagged<A> agg; /* the whole tile: the value since its last flag, and whether it has a flag */
   uint32_t lead;  /* how many of t's elements come before its first flag */
 };
 
-/* The flag tile's scans of a staged tile whose flags are set (flag_tile_scan after the staging):
- * thread t's ITEMS elements within their segments (flag_pass), then the threads' (flag, value)
- * pairs across the block (block_seg_exclusive), into r. */
-template <class T, class Op, bool SCAN>
-__device__ __forceinline__ void
-flag_tile_pass(typename flag_tile<T>::Shared &sh, const typename flag_tile<T>::Smem &sm,
-               const tile_share &s, bool exclusive, flag_scan<acc_t<T>> &r, int t) {
+/* The flag tile's scans of a staged tile whose flags are set: thread t's ITEMS elements within
+ * their segments (flag_pass), then the threads' (flag, value) pairs across the block
+ * (block_seg_exclusive), into r. */
+template <class T, class Op>
+__device__ __forceinline__ void flag_tile_pass(typename flag_tile<T>::Shared &sh,
+                                               const typename flag_tile<T>::Smem &sm,
+                                               const tile_share &s, flag_scan<acc_t<T>> &r, int t) {
   typedef typename flag_tile<T>::G G;
   const uint32_t k0 = (uint32_t)t * G::ITEMS;
   flagged<acc_t<T>> mine;
   bool any;
-  flag_pass<G::ITEMS, Op, SCAN>(sm.elems(), k0, s.n_elems, flags_at(sh.bits, k0), exclusive, mine.v,
-                                any, r.lead);
+  flag_pass<G::ITEMS, Op>(sm.elems(), k0, s.n_elems, flags_at(sh.bits, k0), mine.v, any, r.lead);
   mine.f = any;
   r.ex = block_seg_exclusive<G::THREADS, Op>(mine, sh.scan, r.agg);
-}
-
-/* The phases every flag tile begins with, once sh's flags are cleared and a barrier has passed:
- * stage tile b (stage_tile: its ends as flags in sh.bits, its elements in sm, loaded with M), then
- * scan each thread's ITEMS elements within their segments (flag_pass; SCAN and `exclusive` as
- * there) and the threads' (flag, value) pairs across the block (block_seg_exclusive). Returns
- * false, in every thread alike, when some thread found the offsets decreasing or the tile's share
- * is not valid; it then scans nothing and the kernel decides what the tile leaves behind. */
-template <class T, class Op, bool SCAN, cta::load_mode M, class Src>
-__device__ __forceinline__ bool flag_tile_scan(const Src &src, const merge_io<T> &io, uint64_t b,
-                                               bool vec, typename flag_tile<T>::Shared &sh,
-                                               typename flag_tile<T>::Smem &sm, tile_share &s,
-                                               bool exclusive, flag_scan<acc_t<T>> &r, int t) {
-  typedef typename flag_tile<T>::G G;
-  const bool bad = stage_tile<G::THREADS, M>(src, io.part, b, (uint64_t)G::TILE, io.in, vec, sh.raw,
-                                             sm, s, sh.bits, t);
-  if (__syncthreads_or(bad || !s.valid))
-    return false;
-  flag_tile_pass<T, Op, SCAN>(sh, sm, s, exclusive, r, t);
-  return true;
 }
 
 /* ---------------------------------------------------------------- one segment, one group */
