@@ -214,13 +214,13 @@ template <class T, class S> struct tiles_scan_args {
  * tiles before): rows of 1 to 1024 in 504-510 us inclusive, 524-541 exclusive (657-1190);
  * 1025 to 4096 556-657 (654-658); 65536 and 2^20 617-654 (657-674). Offsets (I32; cuprim-bench,
  * 0.2's twenty-second run): segments of 1 917 us (1547), 4 to 1024 536-635 (704-815), 4096 607
- * (700), 65536 and 2^20 670-699 (695-713). Wastes: a tile whose first
- * segment began more than HEAD_MAX elements earlier, in an earlier tile, waits for its
- * predecessor's prefix (rows of 1000 with head reads 510 us, without 634: a block that waits
- * holds its slot of the SM), the flags' selects (a few instructions an element; the exclusive
- * kernels for 9.0 spill 16-48 bytes); offsets: a pass over them before the tiles, and the
- * bitmask written and read (n / 4 bytes in all). In place allowed: a tile reads its own elements
- * before it writes them, and nothing of other tiles' (in place, no head reads). */
+ * (700), 65536 and 2^20 670-699 (695-713). Wastes: a tile whose first segment began more than
+ * HEAD_MAX elements earlier, in an earlier tile, waits for its predecessor's prefix (rows of 1000
+ * with head reads 510 us, without 634: a block that waits holds its slot of the SM), the flags'
+ * selects (a few instructions an element; the exclusive kernels for 9.0 spill 16-48 bytes);
+ * offsets: a pass over them before the tiles, and the bitmask (a memset of n / 8 bytes, as much
+ * written and read again). In place allowed: a tile reads its own elements before it writes them,
+ * and nothing of other tiles' (in place, no head reads). */
 template <class T, class Op, cuprim_scan_kind KIND, class S>
 __global__ void __launch_bounds__(tiles_geometry<T>::THREADS, 4)
     tiles_scan_kernel(const tiles_scan_args<T, S> a) {
@@ -252,7 +252,7 @@ __global__ void __launch_bounds__(tiles_geometry<T>::THREADS, 4)
    * once they are there, every load the tile begins with is issued at once (its elements, the
    * range, its flags and the HEAD_MAX flags before it, which only open tiles use): one latency
    * before the scan, where loads that wait for others' results took three (8% slower at segments
-   * of 1 and 16, 30% at 1000: 0.2's twenty-second run). */
+   * of 1 and 16, 26% at 1000 in ncu: 0.2's twenty-second run). */
   if constexpr (BITS)
     cta::pdl_wait();
   T raw[G::VECS][VEC];
