@@ -958,12 +958,13 @@ static void scan_four_ways(const tile_scan_type *ty, uint64_t n, const void *h_o
   run_and_check(calls, count, tf.stream, hr_scan_data_name(ty->data), seed, 0, res);
 }
 
-/* cuprim_batched_scan finds each element's row start from its index (rows_scan_kernel): row
- * lengths on both sides of a vector (4 four-byte elements, 8 two-byte ones as floats' vectors
- * of 8, 2 eight-byte ones), of a warp's vectors (128, 256, 64), of the rows whose tiles read
- * their first row's head themselves (1024) and of a tile (6144, 2560), rows over several tiles, a
- * partial last tile; inclusive and exclusive, in place (the look-back for every length), and the
- * input or the output one element off its alignment. Quick mode: every third length, in turn. */
+/* cuprim_batched_scan finds each element's row start from its index (tiles_scan_kernel,
+ * row_starts): row lengths on both sides of a vector (4 four-byte elements, 8 two-byte ones as
+ * floats' vectors of 8, 2 eight-byte ones), of a warp's vectors (128, 256, 64), of the rows whose
+ * tiles read their first row's head themselves (1024) and of a tile (6144, 2560), rows over
+ * several tiles, a partial last tile; inclusive and exclusive, in place (the look-back for every
+ * length), and the input or the output one element off its alignment (scan_four_ways). Quick
+ * mode: every third length, in turn. */
 TF_TEST(test_batched_scan_rows) {
   static const uint64_t lens[] = {1,    2,    3,    5,    7,    8,    9,    31,
                                   33,   127,  128,  129,  383,  385,  1023, 1024,
