@@ -10,10 +10,11 @@
  * at both ends (the scan must leave them alone). Every algorithm x dtype (F16 and BF16 too) x op,
  * offsets of all four dtypes, inclusive and exclusive, in place and out of place, the batched
  * forms; num_segments 0, n 0, rows of 0; misaligned pointers; the legacy, per-thread and
- * non-blocking streams; CUDA graph capture; determinism (AUTO's bits on every run, equal to the
- * batched call's and to a misaligned copy's); more tiles than the joining block takes in one step;
- * a stress of the scan's look-back; user allocators; argument errors with a real context; and (full
- * mode, enough memory) n and num_segments past 2^32.
+ * non-blocking streams; CUDA graph capture; determinism (AUTO's bits on every run and equal to a
+ * misaligned copy's; the batched reduce's likewise, over row lengths around its kernels' limits);
+ * more tiles than the joining block takes in one step; a stress of the scan's look-back; user
+ * allocators; argument errors with a real context; and (full mode, enough memory) n and
+ * num_segments past 2^32.
  *
  * Each output lies in a guarded slot (test_fixture_gpu.h); a failure names the call, the layout,
  * the dtypes, the op, the seed and the first wrong segment or element. Environment:
@@ -539,9 +540,7 @@ TF_TEST(test_empty) {
 
 /* ---------------------------------------------------------------- the sweep */
 
-/* Every call of one case (quick: fewer). Uniform layouts also go through the batched calls; the
- * outputs of AUTO and the batched reduce must have the same bits (checked by hash): the same tiles,
- * worked the same way. */
+/* Every call of one case (quick: fewer). Uniform layouts also go through the batched calls. */
 static void run_case(cuprim_dtype t, cuprim_op op, hr_scan_data data, const layout *L,
                      cuprim_dtype ot, uint64_t salt) {
   const uint64_t n = tf.quick ? L->quick_n : L->n;
@@ -555,19 +554,15 @@ static void run_case(cuprim_dtype t, cuprim_op op, hr_scan_data data, const layo
 
   seg_call calls[MAX_CALLS];
   tf_result res[MAX_CALLS];
-  int count = 0, auto_at = -1, batched_at = -1;
+  int count = 0;
   const int rotating = 1 + (int)((salt + (uint64_t)op) % 3); /* quick: one per-segment rung */
   for (int a = SHORTHAND; a < NUM_ALGS; ++a) {
     if (tf.quick && a != CUPRIM_SEGMENTED_AUTO && a != CUPRIM_SEGMENTED_MERGE_PATH && a != rotating)
       continue;
-    if (a == CUPRIM_SEGMENTED_AUTO)
-      auto_at = count;
     calls[count++] = reduce_call(a, tf.d_in, n, tf.d_in2, ot, segs, t, op);
   }
-  if (rows) {
-    batched_at = count;
+  if (rows)
     calls[count++] = batched(reduce_call(0, tf.d_in, n, NULL, ot, n / len, t, op), len);
-  }
   for (int ki = 0; ki < 2; ++ki)
     for (int place = 0; place < 2; ++place) {
       if (tf.quick && place != ki)
@@ -579,13 +574,6 @@ static void run_case(cuprim_dtype t, cuprim_op op, hr_scan_data data, const layo
   for (int i = 0; i < count; ++i)
     calls[i].layout = L->name;
   run_and_check(calls, count, tf.stream, hr_scan_data_name(data), seed, 1, res);
-  /* AUTO and the batched call: the same tiles, worked alike, so the same bits. (MERGE_PATH
-   * walks the same tiles' items in another order: its own bits.) */
-  if (auto_at >= 0 && batched_at >= 0 && res[auto_at].ok && res[batched_at].ok &&
-      res[auto_at].hash != res[batched_at].hash)
-    tf_failure("%s %s layout=\"%s\" n=%" PRIu64 " seed=0x%016" PRIx64
-               ": AUTO and %s gave different bits",
-               hr_dtype_name(t), hr_op_name(op), L->name, n, seed, call_name(&calls[batched_at]));
   /* No call writes its input (in place, the scans work on a copy in their output slot). */
   TF_CUDA(cudaMemcpyAsync(tf.out.h, tf.d_in, n * size, cudaMemcpyDeviceToHost, tf.stream));
   tf_finish(tf.stream);
@@ -981,6 +969,66 @@ TF_TEST(test_batched_scan_rows) {
     }
 }
 
+/* ---------------------------------------------------------------- the batched reduce's rows */
+
+/* cuprim_batched_reduce (segmented_rows.cu) takes rows of up to 4096 / 24 four-byte elements (85
+ * eight-byte, 341 two-byte) as tiles of whole rows staged in shared memory (16 KiB a tile), longer
+ * ones as pieces of up to 64 16-byte groups a lane (8192 four-byte elements, 16384 two-byte, 4096
+ * eight-byte) reduced by teams of 8, 16 or 32 lanes (up to 64 groups a row, 128, more), each row
+ * of several pieces with one more pass over the pieces' values per factor of a piece (1024
+ * four-byte values, 512 eight-byte). Row lengths on both sides of those lines, of a 16-byte
+ * vector, of a piece and of several pieces; each length twice on the input and once on a copy one
+ * element past its alignment (scalar loads of the same groups): every result right, and the bits
+ * of the three the same (float SUM on random data, where the order shows). Full mode: a row long
+ * enough for three passes (eight-byte elements: 4097 pieces, whose values make nine pieces of the
+ * second pass). Quick mode: every third length, in turn. */
+TF_TEST(test_batched_reduce_rows) {
+  static const tile_scan_type types[] = {
+      {CUPRIM_F32, CUPRIM_SUM, HR_SCAN_RANDOM},  {CUPRIM_I32, CUPRIM_MAX, HR_SCAN_RANDOM},
+      {CUPRIM_U64, CUPRIM_SUM, HR_SCAN_RANDOM},  {CUPRIM_F16, CUPRIM_SUM, HR_SCAN_EXACT},
+      {CUPRIM_BF16, CUPRIM_MIN, HR_SCAN_RANDOM}, {CUPRIM_F64, CUPRIM_SUM, HR_SCAN_RANDOM}};
+  static const uint64_t lens[] = {1,    2,    3,    5,     8,     17,   31,   32,   33,
+                                  63,   64,   85,   86,    127,   128,  129,  170,  171,
+                                  255,  256,  257,  341,   342,   513,  1000, 4095, 4097,
+                                  8191, 8192, 8193, 16385, 24593, 40000};
+  const size_t num_types = sizeof types / sizeof types[0], num_lens = sizeof lens / sizeof lens[0];
+  for (size_t ti = 0; ti < num_types; ++ti)
+    for (size_t li = 0; li <= num_lens; ++li) {
+      const int three_passes = li == num_lens; /* rows of 2^24 + 5 eight-byte elements */
+      if (three_passes ? tf.quick || ti != num_types - 1 : tf.quick && (li + ti) % 3)
+        continue;
+      const tile_scan_type *ty = &types[ti];
+      const size_t size = cuprim_dtype_size(ty->t);
+      const uint64_t len = three_passes ? (1u << 24) + 5 : lens[li];
+      const uint64_t rows = three_passes ? 1 : (60000 + len - 1) / len, n = rows * len;
+      const uint64_t seed = tf_case_seed(0xBA7C, ty->t, ty->op, len);
+      tf_scan_input(ty->t, ty->op, ty->data, seed, n, tf.stream);
+      unsigned char *in1 = tf.d_in + (IN_CAP_BYTES / 2) + size; /* a copy, 1 element past */
+      if (!three_passes)
+        tf_upload(in1, tf.h_in, n * size, tf.stream);
+      if (hr_seg_reduce_reference(&g_rref, ty->t, ty->op, tf.h_in, n, CUPRIM_U64, NULL, rows,
+                                  len) != 0)
+        fail_msg("out of host memory for the reduce reference");
+      seg_call calls[3];
+      tf_result res[3];
+      const int count = three_passes ? 1 : 3;
+      for (int i = 0; i < count; ++i) {
+        calls[i] = batched(
+            reduce_call(0, i == 2 ? in1 : tf.d_in, n, NULL, CUPRIM_U64, rows, ty->t, ty->op), len);
+        calls[i].layout = i == 2 ? "rows, input 1 element past its alignment" : "rows";
+      }
+      if (run_and_check(calls, count, tf.stream, hr_scan_data_name(ty->data), seed, 1, res) !=
+          count)
+        continue; /* already reported */
+      for (int i = 1; i < count; ++i)
+        if (res[i].hash != res[0].hash)
+          tf_failure("cuprim_batched_reduce %s %s rows of %" PRIu64 ": %s gave other bits than "
+                     "the first run",
+                     hr_dtype_name(ty->t), hr_op_name(ty->op), len,
+                     i == 1 ? "a second run" : "the input 1 element past its alignment");
+    }
+}
+
 /* ---------------------------------------------------------------- the segmented scan's starts */
 
 /* Offsets placed around the tiles of cuprim_segmented_scan (tiles_scan_kernel: 6144 elements of
@@ -1060,8 +1108,13 @@ static void allocator_calls(cuprim_ctx *ctx, int failing) {
         a == SHORTHAND || a == CUPRIM_SEGMENTED_AUTO || a == CUPRIM_SEGMENTED_MERGE_PATH;
     calls[count++] = reduce_call(a, tf.d_in, n, tf.d_in2, ot, segs, t, op);
   }
-  must_fail[count] = 1;
+  /* The batched reduce: rows of one piece take none (1000), rows of several pieces take room
+   * for the pieces' values (10000: 2 pieces of 4-byte elements). */
+  const int rows_at = count;
+  must_fail[count] = 0;
   calls[count++] = batched(reduce_call(0, tf.d_in, n, NULL, ot, n / 1000, t, op), 1000);
+  must_fail[count] = 1;
+  calls[count++] = batched(reduce_call(0, tf.d_in, n, NULL, ot, n / 10000, t, op), 10000);
   /* In place only with the counting allocator: an in-place call's slot first receives a copy of
    * the input (the test's own setup), which the failing case would take for the call's writes. */
   for (int ki = 0; ki < 2; ++ki) {
@@ -1070,11 +1123,14 @@ static void allocator_calls(cuprim_ctx *ctx, int failing) {
   }
   for (int i = 0; i < count; ++i)
     calls[i].layout = L->name;
-  /* the batched reduce's rows differ from the layout: its own reference */
-  static hr_seg_reduce_ref rows_ref;
-  if (hr_seg_reduce_reference(&rows_ref, t, op, tf.h_in, n, ot, NULL, n / 1000, 1000) != 0)
-    fail_msg("out of host memory");
-  calls[NUM_ALGS + 1].want = &rows_ref;
+  /* the batched reduce's rows differ from the layout: their own references */
+  static hr_seg_reduce_ref rows_ref[2];
+  for (int k = 0; k < 2; ++k) {
+    const uint64_t len = k ? 10000 : 1000;
+    if (hr_seg_reduce_reference(&rows_ref[k], t, op, tf.h_in, n, ot, NULL, n / len, len) != 0)
+      fail_msg("out of host memory");
+    calls[rows_at + k].want = &rows_ref[k];
+  }
   const tf_case cs = {failing ? "random, failing allocator" : "random, counting allocator", seed,
                       0};
   if (!failing) {
@@ -1082,7 +1138,8 @@ static void allocator_calls(cuprim_ctx *ctx, int failing) {
   } else {
     tf_run_out_of_memory(&ops, ctx, calls, count, res, must_fail, &cs);
   }
-  hr_seg_reduce_ref_free(&rows_ref);
+  hr_seg_reduce_ref_free(&rows_ref[0]);
+  hr_seg_reduce_ref_free(&rows_ref[1]);
 }
 
 static void counting_cases(cuprim_ctx *ctx) { allocator_calls(ctx, 0); }

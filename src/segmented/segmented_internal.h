@@ -25,11 +25,27 @@ typedef struct cuprim__segments {
   uint64_t n;            /* the elements of d_in */
 } cuprim__segments;
 
-/* The segmented reduce of every algorithm (batched: AUTO): AUTO and MERGE_PATH in
+/* The segmented reduce of every algorithm (offsets only): AUTO and MERGE_PATH in
  * segmented_merge.cu, the per-segment rungs in segmented_ladder.cu. */
 cuprim_status cuprim__segmented_reduce(const cuprim_ctx *ctx, cuprim_segmented_alg alg,
                                        const void *d_in, void *d_out, const cuprim__segments *seg,
                                        cuprim_dtype dtype, cuprim_op op, cudaStream_t stream);
+
+/* How cuprim__batched_reduce takes its rows: AUTO (by the row length: SMALL up to about 680 bytes,
+ * else PIECES; what cuprim_batched_reduce runs), or one way forced, for a program that compares
+ * them: SMALL (a tile of whole rows staged in shared memory, rows of at most 16 KiB), PIECES (teams
+ * of lanes a piece of a row, rows of any length > 0). */
+typedef enum cuprim__rows_path {
+  CUPRIM__ROWS_AUTO,
+  CUPRIM__ROWS_SMALL,
+  CUPRIM__ROWS_PIECES
+} cuprim__rows_path;
+
+/* The batched reduce (segmented_rows.cu): seg holds rows (d_offsets NULL). A forced path that
+ * cannot take the rows returns INTERNAL. */
+cuprim_status cuprim__batched_reduce(const cuprim_ctx *ctx, cuprim__rows_path path,
+                                     const void *d_in, void *d_out, const cuprim__segments *seg,
+                                     cuprim_dtype dtype, cuprim_op op, cudaStream_t stream);
 
 /* THREAD_PER_SEGMENT, WARP_PER_SEGMENT, BLOCK_PER_SEGMENT (segmented_ladder.cu); offsets only. */
 cuprim_status cuprim__segmented_reduce_ladder(const cuprim_ctx *ctx, cuprim_segmented_alg alg,

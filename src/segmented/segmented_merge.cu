@@ -1,9 +1,10 @@
-/* CUPRIM_SEGMENTED_AUTO, CUPRIM_SEGMENTED_MERGE_PATH and cuprim_batched_reduce: the segmented
- * reduction over the merge of segment ends and elements (segmented_tile.cuh), and the kernel that
- * runs before the tiles of it and of the segmented scan.
+/* CUPRIM_SEGMENTED_AUTO and CUPRIM_SEGMENTED_MERGE_PATH: the segmented reduction over the merge
+ * of segment ends and elements (segmented_tile.cuh), and the kernel that runs before the tiles of
+ * it and of the segmented scan. (cuprim_batched_reduce ran these tiles with computed ends until
+ * 0.2's twenty-third run; it has kernels of its own now, segmented_rows.cu.)
  *
  * Four launches:
- *  1. prepare (offsets only): the merge's partition at every tile boundary, one search over the
+ *  1. prepare: the merge's partition at every tile boundary, one search over the
  *     offsets each (from where segments of one length would put it: merge_search_near), and the
  *     flag for decreasing offsets zeroed;
  *  2. one block per tile of 23 four-byte (15 eight-byte) merge items per thread: the tile's ends
@@ -35,8 +36,7 @@
  * grid, the GPU, the input's alignment (vector loads and asynchronous copies only fill shared
  * memory), or timing (the atomics are ORs, of a flag or of the tile's has-a-long-part bit, whose
  * order cannot show): the same input gives the same bits everywhere. AUTO and MERGE_PATH combine in
- * different orders: each has its own bits. cuprim_batched_reduce is the same merge with the ends
- * computed instead of read (no partition launch: the partition of rows has a closed form).
+ * different orders: each has its own bits.
  *
  * MERGE_PATH is the decomposition done the classic way (moderngpu's segreduce): every thread an
  * equal share of merge items, elements loaded one by one, launches in plain stream order. AUTO
@@ -71,7 +71,7 @@ __global__ void __launch_bounds__(PREPARE_THREADS) prepare_kernel(const prepare_
 template <class T> struct reduce_args : merge_io<T> {
   acc_t<T> *carry, *head;  /* per tile: C and H (see the file comment) */
   unsigned char *has_end;  /* per tile: 1 if it holds a segment end */
-  unsigned *bad;           /* offsets: set by a tile that finds them decreasing; rows: NULL */
+  unsigned *bad;           /* set by a tile that finds the offsets decreasing */
   flagged<acc_t<T>> *sums; /* per run of the join (join_geometry): its records' sum */
   uint64_t tiles;
 };
@@ -104,10 +104,8 @@ __global__ void __launch_bounds__(merge_geometry<acc_t<T>>::THREADS)
   const bool bad = stage_tile<G::THREADS, cta::LOAD_LDG>(src, a.part, b, (uint64_t)G::TILE, a.in,
                                                          false, sh.raw, sm, s, nullptr, t);
   if (__syncthreads_or(bad || !s.valid)) {
-    if constexpr (!Src::rows) { /* rows never decrease */
-      if (t == 0)
-        *a.bad = 1; /* the joining kernel recomputes every segment */
-    }
+    if (t == 0)
+      *a.bad = 1; /* the joining kernel recomputes every segment */
     return;
   }
   const thread_share r = thread_share_of<G::ITEMS>(s, sm, t);
@@ -161,26 +159,6 @@ __global__ void __launch_bounds__(merge_geometry<acc_t<T>>::THREADS)
 /* The longest part of a tile (a segment, or the piece of one at either edge of the tile) for which
  * AUTO's tile takes the short path: one thread per segment. */
 constexpr uint32_t SHORT_PART = 64;
-
-/* op over el[from .. to) (the identity if empty; to - from <= SHORT_PART), in a fixed order: from
- * el[from + k] on, wrapping around, k = lane * (to - from) / 32. Lanes of a warp reading segments
- * of one length thus start in different banks (conflict-free for lengths that divide 32; k = lane
- * mod length would put every 32 / length-th lane in one bank). The order depends on the bounds and
- * the lane alone. */
-template <class Op, class A>
-__device__ __forceinline__ A part_value(const A *el, uint32_t from, uint32_t to, uint32_t lane) {
-  const Op op;
-  if (to <= from)
-    return Op::identity();
-  const uint32_t len = to - from;
-  uint32_t k = (lane * len) >> 5;
-  A v = el[from + k];
-  for (uint32_t j = 1; j < len; ++j) {
-    k = k + 1 == len ? 0u : k + 1;
-    v = op(v, el[from + k]);
-  }
-  return v;
-}
 
 /* The most ends a tile may hold for AUTO's tile to take the few-ends path (few_ends_tile).
  * Measured on the H200 (2^28 f32, 0.2's eighteenth run, before the staging was made cheaper): 8
@@ -295,7 +273,7 @@ __device__ __forceinline__ void few_ends_tile(const A *el, const tile_smem<4, A>
   }
 }
 
-/* AUTO and cuprim_batched_reduce: the same tiles of the merge, staged in shared memory as
+/* AUTO: the same tiles of the merge, staged in shared memory as
  * MERGE_PATH's, then worked one of three ways, chosen per tile from its offsets alone: where every
  * part of the tile is at most SHORT_PART elements, one thread per segment (the short path); where
  * it holds at most FEW_ENDS ends, part by part with the whole block (the few-ends path,
@@ -340,11 +318,11 @@ __global__ void __launch_bounds__(flag_tile<T>::G::THREADS, flag_tile<T>::MIN_BL
   /* As merge_reduce_kernel: the join may launch now, the partitions come from prepare_kernel. */
   cta::pdl_launch_dependents();
   cta::pdl_wait();
-  /* No L2 prefetch of the tile, for the batched reduce either (the merge scan's prefetch_tile,
-   * until 0.2's twenty-second run): before 9.0 the prefetch of every line by the block's threads
-   * made it 3-10% slower (80-virtual on an H200, 2026-11-28 19:51 UTC), and on 9.0 the bulk
-   * prefetch 10-18% slower at every row length from 64 to 2^20 (H200, 0.2's eighteenth run: 321.0
-   * against 269.2 us at 4096). */
+  /* No L2 prefetch of the tile (the merge scan's prefetch_tile, until 0.2's twenty-second run;
+   * measured with the batched reduce's rows, which ran these tiles then): before 9.0 the prefetch
+   * of every line by the block's threads made it 3-10% slower (80-virtual on an H200, 2026-11-28
+   * 19:51 UTC), and on 9.0 the bulk prefetch 10-18% slower at every row length from 64 to 2^20
+   * (H200, 0.2's eighteenth run: 321.0 against 269.2 us at 4096). */
   __syncthreads(); /* has_long is zero before any thread sets it */
   tile_share s;
   typename K::Smem sm;
@@ -359,10 +337,8 @@ __global__ void __launch_bounds__(flag_tile<T>::G::THREADS, flag_tile<T>::MIN_BL
   if (longest > SHORT_PART)
     atomicOr(&has_long, 1u);
   if (__syncthreads_or(bad || !s.valid)) {
-    if constexpr (!Src::rows) {
-      if (t == 0)
-        *a.bad = 1; /* the joining kernel recomputes every segment */
-    }
+    if (t == 0)
+      *a.bad = 1; /* the joining kernel recomputes every segment */
     return;
   }
   const A *el = sm.elems();
@@ -416,16 +392,6 @@ __global__ void __launch_bounds__(flag_tile<T>::G::THREADS, flag_tile<T>::MIN_BL
     a.carry[b] = closed ? Op::identity() : r.agg.v;
     a.has_end[b] = s.n_ends > 0 ? 1 : 0;
   }
-}
-
-/* The end of tile e's first segment: the ends before its first diagonal. */
-template <class Src>
-__device__ __forceinline__ uint64_t first_end(const Src &src, const merge_span &m,
-                                              const merge_point *part, uint64_t e, uint64_t tile) {
-  if constexpr (Src::rows)
-    return point_at(src, m, e, tile).ends;
-  else
-    return part[e].ends;
 }
 
 /* The join's records, spread over the GPU: a block takes a run of RUN consecutive tiles, RECORDS a
@@ -526,13 +492,11 @@ __global__ void __launch_bounds__(JOIN_THREADS) join_kernel(const Src src, const
   const Op op;
   const int t = threadIdx.x;
   cta::pdl_wait(); /* the sums (and, through them, the tiles) are written and visible */
-  if constexpr (!Src::rows) {
-    if (*a.bad) {
-      const uint64_t warps = (uint64_t)gridDim.x * (JOIN_THREADS / 32);
-      warp_per_segment<T, Op>(a.in, a.out, src, (uint64_t)blockIdx.x * (JOIN_THREADS / 32) + t / 32,
-                              warps);
-      return;
-    }
+  if (*a.bad) {
+    const uint64_t warps = (uint64_t)gridDim.x * (JOIN_THREADS / 32);
+    warp_per_segment<T, Op>(a.in, a.out, src, (uint64_t)blockIdx.x * (JOIN_THREADS / 32) + t / 32,
+                            warps);
+    return;
   }
   const uint64_t g = blockIdx.x;
   if (g * J::RUN >= a.tiles)
@@ -555,15 +519,14 @@ __global__ void __launch_bounds__(JOIN_THREADS) join_kernel(const Src src, const
       block_seg_exclusive<JOIN_THREADS, Op>(thread_records<T, Op>(a, g, rec), scan_smem, agg);
   /* block_seg_exclusive's barriers order s_prefix's write before this read */
   flagged<A> pre = seg_combine<Op>(s_prefix, ex); /* everything before the thread's first tile */
-  const merge_span m = span_of(src);
   const uint64_t e0 = g * J::RUN + (uint64_t)t * J::RECORDS;
 #pragma unroll
   for (int k = 0; k < J::RECORDS; ++k) {
     const uint64_t e = e0 + k;
     if (e < a.tiles && rec[k].f) {
       const A h = a.head[e];
-      a.out[first_end(src, m, a.part, e, (uint64_t)merge_geometry<A>::TILE)] =
-          from_acc<T>(e == 0 ? h : op(pre.v, h));
+      /* the end of tile e's first segment: the ends before the tile */
+      a.out[a.part[e].ends] = from_acc<T>(e == 0 ? h : op(pre.v, h));
     }
     pre = seg_combine<Op>(pre, rec[k]);
   }
@@ -574,43 +537,39 @@ cuprim_status merge_reduce(typed_op<T, Op>, const cuprim_ctx *ctx, bool tuned, c
                            void *d_out, const Src &src, uint64_t n, cudaStream_t stream) {
   typedef acc_t<T> A;
   typedef merge_geometry<A> G;
-  /* n: the elements any offset can reach (for offsets the merge may have fewer). */
+  /* n: the elements any offset can reach (the merge may have fewer). */
   uint64_t tiles = 0;
   CUPRIM__FORWARD(merge_tiles(ctx, src.num_segments, n, G::TILE, &tiles));
-  const bool offsets = !Src::rows;
   temp_layout lay;
-  const size_t part_at = offsets ? lay.take((size_t)(tiles + 1) * sizeof(merge_point)) : 0;
+  const size_t part_at = lay.take((size_t)(tiles + 1) * sizeof(merge_point));
   const size_t carry_at = lay.take((size_t)tiles * sizeof(A));
   const size_t head_at = lay.take((size_t)tiles * sizeof(A));
   const size_t flags_at = lay.take((size_t)tiles);
   const uint64_t runs = (tiles + join_geometry<A>::RUN - 1) / join_geometry<A>::RUN;
   const size_t sums_at = lay.take((size_t)runs * sizeof(flagged<A>));
-  const size_t bad_at = offsets ? lay.take(16) : 0;
-  /* Programmatic dependent launch only after a kernel of this call (never after the caller's). */
-  const bool chain = tuned && offsets;
+  const size_t bad_at = lay.take(16);
   return with_temp(ctx, lay, stream, [&] {
     reduce_args<T> a;
-    point_merge_io<Src>(lay, part_at, static_cast<const T *>(d_in), static_cast<T *>(d_out), a);
+    point_merge_io(lay, part_at, static_cast<const T *>(d_in), static_cast<T *>(d_out), a);
     a.carry = lay.at<A>(carry_at);
     a.head = lay.at<A>(head_at);
     a.has_end = lay.at<unsigned char>(flags_at);
-    a.bad = offsets ? lay.at<unsigned>(bad_at) : NULL;
+    a.bad = lay.at<unsigned>(bad_at);
     a.sums = lay.at<flagged<A>>(sums_at);
     a.tiles = tiles;
-    if (offsets) /* the partitions, and the flag for decreasing offsets zeroed */
-      CUPRIM__FORWARD(prepare(ctx, src, lay.at<merge_point>(part_at), tiles, G::TILE,
-                              lay.at<void>(bad_at), 2, stream));
+    /* the partitions, and the flag for decreasing offsets zeroed */
+    CUPRIM__FORWARD(prepare(ctx, src, lay.at<merge_point>(part_at), tiles, G::TILE,
+                            lay.at<void>(bad_at), 2, stream));
     void (*tile_kernel)(const Src, const reduce_args<T>) =
         tuned ? flag_reduce_kernel<T, Op, Src> : merge_reduce_kernel<T, Op, Src>;
     cudaLaunchAttribute attr;
     cudaLaunchConfig_t cfg = pdl_config(ctx, (unsigned)tiles, G::THREADS, stream, &attr);
-    if (!chain)
+    if (!tuned)
       cfg.numAttrs = 0;
     CUPRIM__CUDA_CHECK(cudaLaunchKernelEx(&cfg, tile_kernel, src, a));
     /* The join: a block per run; the fallback for decreasing offsets wants the whole GPU. */
-    const unsigned join_grid = offsets && runs < (uint64_t)ctx->attrs.sm_count
-                                   ? (unsigned)ctx->attrs.sm_count
-                                   : (unsigned)runs;
+    const unsigned join_grid =
+        runs < (uint64_t)ctx->attrs.sm_count ? (unsigned)ctx->attrs.sm_count : (unsigned)runs;
     cudaLaunchAttribute attr2, attr3;
     cudaLaunchConfig_t cfg2 = pdl_config(ctx, (unsigned)runs, JOIN_THREADS, stream, &attr2);
     cudaLaunchConfig_t cfg3 = pdl_config(ctx, join_grid, JOIN_THREADS, stream, &attr3);
@@ -641,8 +600,10 @@ extern "C" cuprim_status cuprim__segmented_reduce(const cuprim_ctx *ctx, cuprim_
   using namespace cuprim::segmented;
   if (alg != CUPRIM_SEGMENTED_AUTO && alg != CUPRIM_SEGMENTED_MERGE_PATH)
     return cuprim__segmented_reduce_ladder(ctx, alg, d_in, d_out, seg, dtype, op, stream);
+  if (seg->d_offsets == NULL)
+    return CUPRIM_ERROR_INTERNAL; /* rows: cuprim__batched_reduce (segmented_rows.cu) */
   const bool tuned = alg == CUPRIM_SEGMENTED_AUTO;
-  return dispatch_merge(dtype, op, *seg, [&](auto m, const auto &src) {
+  return dispatch_offsets(dtype, op, *seg, [&](auto m, const auto &src) {
     return merge_reduce(m, ctx, tuned, d_in, d_out, src, seg->n, stream);
   });
 }

@@ -101,10 +101,10 @@ template <class O> struct offsets_of : offsets_source {
   __device__ __forceinline__ uint64_t clamp(O v) const { return clamp_offset<O>(v, is_signed, n); }
 };
 
-/* Rows of one length: offset k is k * len (never past n = num_segments * len). */
+/* Rows of one length: offset k is k * len (never past n = num_segments * len). The batched scan's
+ * (the batched reduce has kernels of its own, segmented_rows.cu). */
 struct rows_source {
   static constexpr bool rows = true;
-  typedef uint32_t raw_t; /* nothing to load: load_ends computes at() where it uses it */
   uint64_t len, num_segments;
   __device__ __forceinline__ uint64_t at(uint64_t k) const { return k * len; }
 };
@@ -126,20 +126,28 @@ inline rows_source make_rows_source(const cuprim__segments &s) {
   return r;
 }
 
-/* The host dispatch of the merge-path calls: f(typed_op<T, Op>{}, src) for the device type T
- * of `dtype`, Op = op<acc_t<T>, op> (over the dtypes and ops that reduce and scan take), and the
- * source of `seg`: rows when it has no offsets, else its offsets (offsets_of their width).
- * Returns f's status. */
+/* The host dispatch of the merge-path reduce: f(typed_op<T, Op>{}, src) for the device type T of
+ * `dtype`, Op = op<acc_t<T>, op> (over the dtypes and ops that reduce and scan take), and the
+ * offsets of `seg` (which has them) as offsets_of their width. Returns f's status. */
 template <class F>
-cuprim_status dispatch_merge(cuprim_dtype dtype, cuprim_op op, const cuprim__segments &seg, F &&f) {
+cuprim_status dispatch_offsets(cuprim_dtype dtype, cuprim_op op, const cuprim__segments &seg,
+                               F &&f) {
   return dispatch_typed_op<REDUCE_SCAN_TYPES, acc_op>(dtype, op, [&](auto m) {
-    if (seg.d_offsets == NULL)
-      return f(m, make_rows_source(seg));
     const offsets_source off = make_offsets_source(seg);
     if (off.wide)
       return f(m, offsets_of<uint64_t>{off});
     return f(m, offsets_of<uint32_t>{off});
   });
+}
+
+/* dispatch_offsets, or, for `seg` without offsets, f(typed_op<T, Op>{}, rows_source): the
+ * segmented and batched scans'. */
+template <class F>
+cuprim_status dispatch_merge(cuprim_dtype dtype, cuprim_op op, const cuprim__segments &seg, F &&f) {
+  if (seg.d_offsets != NULL)
+    return dispatch_offsets(dtype, op, seg, f);
+  return dispatch_typed_op<REDUCE_SCAN_TYPES, acc_op>(
+      dtype, op, [&](auto m) { return f(m, make_rows_source(seg)); });
 }
 
 /* ---------------------------------------------------------------- the merge */
@@ -152,14 +160,9 @@ struct merge_span {
 template <class Src> __device__ __forceinline__ merge_span span_of(const Src &src) {
   merge_span m;
   const uint64_t rows = src.num_segments;
-  if constexpr (Src::rows) {
-    m.base = 0;
-    m.nnz = rows * src.len;
-  } else {
-    const uint64_t last = src.at(rows);
-    m.base = src.at(0);
-    m.nnz = last > m.base ? last - m.base : 0;
-  }
+  const uint64_t last = src.at(rows);
+  m.base = src.at(0);
+  m.nnz = last > m.base ? last - m.base : 0;
   m.total = rows + m.nnz;
   return m;
 }
@@ -240,26 +243,15 @@ __device__ __forceinline__ uint64_t merge_search_near(uint64_t diag, uint64_t en
   return merge_bisect(diag, lo, hi, end_le);
 }
 
-/* The ends among the first `diag` items of the whole merge. Rows of length L have a closed form
- * (every row is L elements and then its end: L + 1 items); offsets take the search, from the
+/* The ends among the first `diag` items of the whole merge: the search over the offsets, from the
  * answer that segments of one length would give (diag * ends / (ends + elements)). */
 template <class Src>
 __device__ __forceinline__ uint64_t ends_before(const Src &src, const merge_span &m,
                                                 uint64_t diag) {
-  if constexpr (Src::rows) {
-    /* A 64-bit division is a subroutine of dozens of instructions, which every thread of a
-     * batched tile runs twice; below 2^32 items (the common case) a 32-bit one does (measured
-     * only together with the batched reduce's prefetch going, 0.2's eighteenth run). */
-    const uint64_t items = src.len + 1;
-    if ((diag | items) >> 32 == 0)
-      return (uint32_t)diag / (uint32_t)items;
-    return diag / items;
-  } else {
-    const uint64_t ends = src.num_segments;
-    const double share = ends == 0 ? 0.0 : (double)ends / ((double)ends + (double)m.nnz);
-    return merge_search_near(diag, ends, m.nnz, (uint64_t)((double)diag * share),
-                             [&](uint64_t x, uint64_t j) { return src.at(x + 1) <= m.base + j; });
-  }
+  const uint64_t ends = src.num_segments;
+  const double share = ends == 0 ? 0.0 : (double)ends / ((double)ends + (double)m.nnz);
+  return merge_search_near(diag, ends, m.nnz, (uint64_t)((double)diag * share),
+                           [&](uint64_t x, uint64_t j) { return src.at(x + 1) <= m.base + j; });
 }
 
 /* Tiles of the merge: 256 threads of ITEMS items each. ITEMS is odd, so that threads reading
@@ -299,20 +291,10 @@ struct tile_share {
   bool valid;
 };
 
-/* Tile b's share, between the points at its boundaries: part[b] and part[b + 1] (offsets: written
- * by the prepare kernel, one 32-byte read), or the closed form (rows: no read at all). */
-template <class Src>
-__device__ __forceinline__ tile_share share_of(const Src &src, const merge_point *part, uint64_t b,
-                                               uint64_t tile) {
-  merge_point p0, p1;
-  if constexpr (Src::rows) {
-    const merge_span m = span_of(src);
-    p0 = point_at(src, m, b, tile);
-    p1 = point_at(src, m, b + 1, tile);
-  } else {
-    p0 = part[b];
-    p1 = part[b + 1];
-  }
+/* Tile b's share, between the points at its boundaries: part[b] and part[b + 1] (written by the
+ * prepare kernel; one 32-byte read). */
+__device__ __forceinline__ tile_share share_of(const merge_point *part, uint64_t b, uint64_t tile) {
+  const merge_point p0 = part[b], p1 = part[b + 1];
   tile_share s;
   /* Both coordinates advance, by at most a tile together (the sums cannot wrap: each is below
    * 2^63). */
@@ -373,21 +355,20 @@ inline cuprim_status merge_tiles(const cuprim_ctx *ctx, uint64_t num_segments, u
 }
 
 /* What the arguments of every merge kernel begin with: the input, the output, and the partitions
- * of an offsets source (tiles + 1 merge points in temporary memory, found by prepare; NULL for
- * rows, whose tiles' bounds are arithmetic). */
+ * (tiles + 1 merge points in temporary memory, found by prepare). */
 template <class T> struct merge_io {
   const T *in;
   T *out;
   const merge_point *part;
 };
 
-/* Points `io` at the input, the output and, for an offsets source, the partitions that lay.take
- * placed at part_at (lay allocated: inside with_temp). */
-template <class Src, class T>
+/* Points `io` at the input, the output and the partitions that lay.take placed at part_at (lay
+ * allocated: inside with_temp). */
+template <class T>
 void point_merge_io(const temp_layout &lay, size_t part_at, const T *in, T *out, merge_io<T> &io) {
   io.in = in;
   io.out = out;
-  io.part = Src::rows ? NULL : lay.at<const merge_point>(part_at);
+  io.part = lay.at<const merge_point>(part_at);
 }
 
 /* ---------------------------------------------------------------- a tile in shared memory */
@@ -546,6 +527,22 @@ __device__ __forceinline__ void copy_tile_async(const T *in, uint64_t lo, uint32
     d[k] = cta::load<M>(src + k);
 }
 
+/* Element lo + k of `in` into dst[k], k < n_elems, as load_tile (shift = lo mod VEC, `vec`: the
+ * input 16-byte aligned), with asynchronous copies where the architecture has them and S is T
+ * (copy_tile_async); complete for this thread on return (a barrier then makes it the block's). */
+template <int THREADS, cta::load_mode M, class T, class S>
+__device__ __forceinline__ void stage_elements(const T *in, uint64_t lo, uint32_t n_elems,
+                                               uint32_t shift, bool vec, S *dst, int t) {
+  if constexpr (cta::has_copy_async && std::is_same<S, T>::value) {
+    if (vec) {
+      copy_tile_async<THREADS, M>(in, lo, n_elems, shift, dst, t);
+      cta::copy_async_wait();
+      return;
+    }
+  }
+  load_tile<THREADS, M>(in, lo, n_elems, shift, vec, dst, t);
+}
+
 /* ---------------------------------------------------------------- segment starts as flags */
 
 /* The flag tile (AUTO's reduce) marks where segments start among a tile's elements:
@@ -607,37 +604,26 @@ __device__ __forceinline__ bool load_ends(const Src &src, const tile_share &s,
     if (xw >= xend)
       continue; /* none for this warp (uniform over it): no loads to set up */
     R raw[BATCH], raw_before = 0;
-    if constexpr (!Src::rows) {
 #pragma unroll
-      for (int u = 0; u < BATCH; ++u) {
-        const uint32_t x = xw + u * 32 + lane;
-        raw[u] = x < xend ? src.raw(s.i0 + x + 1) : R();
-      }
-      if (lane == 0 && xw < s.n_ends)
-        raw_before = src.raw(s.i0 + xw); /* A(xw - 1) */
+    for (int u = 0; u < BATCH; ++u) {
+      const uint32_t x = xw + u * 32 + lane;
+      raw[u] = x < xend ? src.raw(s.i0 + x + 1) : R();
     }
-    uint64_t before = 0;
-    if constexpr (!Src::rows)
-      before = src.clamp(raw_before);
+    if (lane == 0 && xw < s.n_ends)
+      raw_before = src.raw(s.i0 + xw); /* A(xw - 1) */
+    uint64_t before = src.clamp(raw_before);
 #pragma unroll
     for (int u = 0; u < BATCH; ++u) {
       if (xw + u * 32 >= xend)
         break; /* uniform over the warp */
       const uint32_t x = xw + u * 32 + lane;
       const bool in = x < xend;
-      uint64_t a, prev = 0; /* A(x), A(x - 1) */
-      if constexpr (!Src::rows) {
-        a = in ? src.clamp(raw[u]) : 0;
-        prev = __shfl_up_sync(cta::full_mask, a, 1);
-        if (lane == 0)
-          prev = before;
-        before = __shfl_sync(cta::full_mask, a, 31);
-        bad |= in && (prev > a || a < s.lo || a - s.lo > s.n_elems);
-      } else {
-        a = in ? src.at(s.i0 + x + 1) : 0;
-        if (longest != nullptr)
-          prev = src.at(s.i0 + x);
-      }
+      const uint64_t a = in ? src.clamp(raw[u]) : 0;        /* A(x) */
+      uint64_t prev = __shfl_up_sync(cta::full_mask, a, 1); /* A(x - 1) */
+      if (lane == 0)
+        prev = before;
+      before = __shfl_sync(cta::full_mask, a, 31);
+      bad |= in && (prev > a || a < s.lo || a - s.lo > s.n_elems);
       const uint64_t rel = a < s.lo ? 0 : a - s.lo;
       const uint32_t r = (uint32_t)(rel < s.n_elems ? rel : s.n_elems);
       if (in)
@@ -686,20 +672,13 @@ __device__ __forceinline__ bool stage_tile(const Src &src, const merge_point *pa
                                            tile_smem<SLOT, S> &sm, tile_share &s, unsigned *bits,
                                            int t, uint32_t *longest = nullptr) {
   constexpr int VEC = 16 / (int)sizeof(T);
-  s = share_of(src, part, b, tile);
+  s = share_of(part, b, tile);
   /* The shift whatever `vec`: a 16-byte vector's worth of elements of the input (VEC of them, from
    * an index that is a multiple of VEC) lies at an aligned place in sm, 16 or 32 bytes, so that a
    * pass over the staged tile can read it as such however the input pointer is aligned. */
   sm.init(raw, s.n_ends, (uint32_t)(s.lo % VEC));
   const bool bad = load_ends<THREADS>(src, s, sm, bits, longest, t);
-  if constexpr (cta::has_copy_async && std::is_same<S, T>::value) {
-    if (vec) {
-      copy_tile_async<THREADS, M>(in, s.lo, s.n_elems, sm.shift, sm.elems(), t);
-      cta::copy_async_wait();
-      return bad;
-    }
-  }
-  load_tile<THREADS, M>(in, s.lo, s.n_elems, sm.shift, vec, sm.elems(), t);
+  stage_elements<THREADS, M>(in, s.lo, s.n_elems, sm.shift, vec, sm.elems(), t);
   return bad;
 }
 
@@ -893,6 +872,31 @@ __device__ __forceinline__ void flag_tile_pass(typename flag_tile<T>::Shared &sh
   flag_pass<G::ITEMS, Op>(sm.elems(), k0, s.n_elems, flags_at(sh.bits, k0), mine.v, any, r.lead);
   mine.f = any;
   r.ex = block_seg_exclusive<G::THREADS, Op>(mine, sh.scan, r.agg);
+}
+
+/* ---------------------------------------------------------------- a short part, one thread */
+
+/* op over el[from .. to) (the identity if empty; a short part: AUTO's tiles take it up to
+ * SHORT_PART elements, the batched reduce's rows up to about 680 bytes), widened with to_acc
+ * (the staged elements may be T or already acc_t<T>), in a fixed order: from el[from + k] on,
+ * wrapping around, k = lane * (to - from) / 32. Lanes of a warp reading parts of one length thus
+ * start in different banks (conflict-free for lengths that divide 32; k = lane mod length would
+ * put every 32 / length-th lane in one bank). The order depends on the bounds and the lane
+ * alone. */
+template <class Op, class S>
+__device__ __forceinline__ acc_t<S> part_value(const S *el, uint32_t from, uint32_t to,
+                                               uint32_t lane) {
+  const Op op;
+  if (to <= from)
+    return Op::identity();
+  const uint32_t len = to - from;
+  uint32_t k = (lane * len) >> 5;
+  acc_t<S> v = to_acc(el[from + k]);
+  for (uint32_t j = 1; j < len; ++j) {
+    k = k + 1 == len ? 0u : k + 1;
+    v = op(v, to_acc(el[from + k]));
+  }
+  return v;
 }
 
 /* ---------------------------------------------------------------- one segment, one group */
