@@ -138,7 +138,7 @@ cuprim_status run_reduce(cuprim_ctx *ctx, cuprim_segmented_alg alg, const void *
   const cuprim_status st =
       seg.d_offsets != NULL
           ? cuprim__segmented_reduce(ctx, alg, d_in, d_out, &seg, dtype, op, stream)
-          : cuprim__batched_reduce(ctx, CUPRIM__ROWS_AUTO, d_in, d_out, &seg, dtype, op, stream);
+          : cuprim__batched_reduce(ctx, d_in, d_out, &seg, dtype, op, stream);
   cuprim__device_leave(&scope);
   return st;
 }

@@ -31,21 +31,11 @@ cuprim_status cuprim__segmented_reduce(const cuprim_ctx *ctx, cuprim_segmented_a
                                        const void *d_in, void *d_out, const cuprim__segments *seg,
                                        cuprim_dtype dtype, cuprim_op op, cudaStream_t stream);
 
-/* How cuprim__batched_reduce takes its rows: AUTO (by the row length: SMALL up to about 680 bytes,
- * else PIECES; what cuprim_batched_reduce runs), or one way forced, for a program that compares
- * them: SMALL (a tile of whole rows staged in shared memory, rows of at most 16 KiB), PIECES (teams
- * of lanes a piece of a row, rows of any length > 0). */
-typedef enum cuprim__rows_path {
-  CUPRIM__ROWS_AUTO,
-  CUPRIM__ROWS_SMALL,
-  CUPRIM__ROWS_PIECES
-} cuprim__rows_path;
-
-/* The batched reduce (segmented_rows.cu): seg holds rows (d_offsets NULL). A forced path that
- * cannot take the rows returns INTERNAL. */
-cuprim_status cuprim__batched_reduce(const cuprim_ctx *ctx, cuprim__rows_path path,
-                                     const void *d_in, void *d_out, const cuprim__segments *seg,
-                                     cuprim_dtype dtype, cuprim_op op, cudaStream_t stream);
+/* The batched reduce (segmented_rows.cu): seg holds rows (d_offsets NULL); the kernel follows
+ * from the row length. */
+cuprim_status cuprim__batched_reduce(const cuprim_ctx *ctx, const void *d_in, void *d_out,
+                                     const cuprim__segments *seg, cuprim_dtype dtype, cuprim_op op,
+                                     cudaStream_t stream);
 
 /* THREAD_PER_SEGMENT, WARP_PER_SEGMENT, BLOCK_PER_SEGMENT (segmented_ladder.cu); offsets only. */
 cuprim_status cuprim__segmented_reduce_ladder(const cuprim_ctx *ctx, cuprim_segmented_alg alg,

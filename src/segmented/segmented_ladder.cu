@@ -65,14 +65,6 @@ __global__ void __launch_bounds__(BLOCK)
   }
 }
 
-/* Blocks for `units` independent pieces of work of `per_block` each: one launch covers them, up
- * to the grid limit (the kernels loop beyond it). */
-unsigned grid_for(const cuprim_ctx *ctx, uint64_t units, uint64_t per_block) {
-  const uint64_t blocks = (units + per_block - 1) / per_block;
-  const uint64_t cap = (uint64_t)ctx->attrs.max_grid_x;
-  return (unsigned)(blocks < cap ? blocks : cap);
-}
-
 template <class T, class Op>
 cuprim_status ladder_impl(typed_op<T, Op>, const cuprim_ctx *ctx, cuprim_segmented_alg alg,
                           const void *d_in, void *d_out, const offsets_source &src,

@@ -224,9 +224,8 @@ cuprim_status small_rows_reduce(const cuprim_ctx *ctx, const T *in, T *out, uint
                                 uint64_t len, cudaStream_t stream) {
   const uint64_t per = small_rows<T>::per_tile((uint32_t)len);
   const uint64_t tiles = (rows + per - 1) / per;
-  const uint64_t cap = (uint64_t)ctx->attrs.max_grid_x;
-  small_rows_kernel<T, Op><<<(unsigned)(tiles < cap ? tiles : cap), ROWS_THREADS, 0, stream>>>(
-      in, out, rows, (uint32_t)len, tiles);
+  small_rows_kernel<T, Op>
+      <<<grid_for(ctx, tiles, 1), ROWS_THREADS, 0, stream>>>(in, out, rows, (uint32_t)len, tiles);
   return cuprim__cuda_status(cudaPeekAtLastError());
 }
 
@@ -249,13 +248,12 @@ cuprim_status pieces_pass(const cuprim_ctx *ctx, const TI *in, TO *out, uint64_t
   const uint64_t piece = row_pieces<TI>::piece_len(len, first), per_row = (len + piece - 1) / piece;
   const uint32_t team = per_row == 1 ? row_pieces<TI>::team(len) : 32u;
   const uint64_t warps = (rows * per_row + 32 / team - 1) / (32 / team);
-  const uint64_t blocks = (warps + ROWS_WARPS - 1) / ROWS_WARPS;
-  uint64_t cap = (uint64_t)ctx->attrs.sm_count * per_sm * PIECES_WAVES;
-  if (cap > (uint64_t)ctx->attrs.max_grid_x)
-    cap = (uint64_t)ctx->attrs.max_grid_x;
+  const uint64_t waves = (uint64_t)ctx->attrs.sm_count * per_sm * PIECES_WAVES;
+  unsigned grid = grid_for(ctx, warps, ROWS_WARPS);
+  if (grid > waves)
+    grid = (unsigned)waves;
   cudaLaunchAttribute attr;
-  cudaLaunchConfig_t cfg =
-      pdl_config(ctx, (unsigned)(blocks < cap ? blocks : cap), ROWS_THREADS, stream, &attr);
+  cudaLaunchConfig_t cfg = pdl_config(ctx, grid, ROWS_THREADS, stream, &attr);
   if (first)
     cfg.numAttrs = 0;
   return cuprim__cuda_status(
@@ -296,35 +294,27 @@ cuprim_status pieces_reduce(const cuprim_ctx *ctx, const T *in, T *out, uint64_t
 }
 
 template <class T, class Op>
-cuprim_status rows_reduce(typed_op<T, Op>, const cuprim_ctx *ctx, cuprim__rows_path path,
-                          const void *d_in, void *d_out, uint64_t rows, uint64_t len,
-                          cudaStream_t stream) {
+cuprim_status rows_reduce(typed_op<T, Op>, const cuprim_ctx *ctx, const void *d_in, void *d_out,
+                          uint64_t rows, uint64_t len, cudaStream_t stream) {
   const T *in = static_cast<const T *>(d_in);
   T *out = static_cast<T *>(d_out);
-  if (path == CUPRIM__ROWS_AUTO)
-    path = len <= small_rows<T>::MAX_LEN ? CUPRIM__ROWS_SMALL : CUPRIM__ROWS_PIECES;
-  if (path == CUPRIM__ROWS_SMALL) {
-    if (len > small_rows<T>::CAP)
-      return CUPRIM_ERROR_INTERNAL; /* a tile holds at least one row */
+  if (len <= small_rows<T>::MAX_LEN) /* empty rows too: the identity each */
     return small_rows_reduce<T, Op>(ctx, in, out, rows, len, stream);
-  }
-  if (len == 0)
-    return CUPRIM_ERROR_INTERNAL; /* pieces of empty rows: the small path's */
   return pieces_reduce<T, Op>(ctx, in, out, rows, len, stream);
 }
 
 } // namespace
 } // namespace cuprim::segmented
 
-extern "C" cuprim_status cuprim__batched_reduce(const cuprim_ctx *ctx, cuprim__rows_path path,
-                                                const void *d_in, void *d_out,
-                                                const cuprim__segments *seg, cuprim_dtype dtype,
-                                                cuprim_op op, cudaStream_t stream) {
+extern "C" cuprim_status cuprim__batched_reduce(const cuprim_ctx *ctx, const void *d_in,
+                                                void *d_out, const cuprim__segments *seg,
+                                                cuprim_dtype dtype, cuprim_op op,
+                                                cudaStream_t stream) {
   if (seg->d_offsets != NULL)
     return CUPRIM_ERROR_INTERNAL;
   return cuprim::dispatch_typed_op<cuprim::REDUCE_SCAN_TYPES, cuprim::acc_op>(
       dtype, op, [&](auto m) {
-        return cuprim::segmented::rows_reduce(m, ctx, path, d_in, d_out, seg->num_segments,
+        return cuprim::segmented::rows_reduce(m, ctx, d_in, d_out, seg->num_segments,
                                               seg->segment_size, stream);
       });
 }

@@ -354,6 +354,15 @@ inline cuprim_status merge_tiles(const cuprim_ctx *ctx, uint64_t num_segments, u
              : CUPRIM_ERROR_UNSUPPORTED;
 }
 
+/* Blocks for `units` independent pieces of work of `per_block` each: one launch covers them, up
+ * to the grid limit (the kernels loop beyond it). The per-segment rungs' grids and the batched
+ * reduce's. */
+inline unsigned grid_for(const cuprim_ctx *ctx, uint64_t units, uint64_t per_block) {
+  const uint64_t blocks = (units + per_block - 1) / per_block;
+  const uint64_t cap = (uint64_t)ctx->attrs.max_grid_x;
+  return (unsigned)(blocks < cap ? blocks : cap);
+}
+
 /* What the arguments of every merge kernel begin with: the input, the output, and the partitions
  * (tiles + 1 merge points in temporary memory, found by prepare). */
 template <class T> struct merge_io {
