@@ -320,6 +320,37 @@ TU_TEST(test_reduce_and_scan) {
   bad("scan --exclusive=yes -o o.npy in.npy", "takes no value");
 }
 
+/* reduce and scan over segments: --offsets FILE or --segment-size L, one device and the whole
+ * input at once, so none of the options that split the work. */
+TU_TEST(test_segments) {
+  (void)state;
+  cli_args a = command_of("reduce --offsets off.npy data.npy", CLI_CMD_REDUCE);
+  assert_string_equal(a.offsets, "off.npy");
+  assert_int_equal(a.have_segment_size, 0);
+  assert_string_equal(a.input, "data.npy");
+  a = command_of("scan --exclusive --segment-size 2^10 -o o.npy --device 1 data.npy", CLI_CMD_SCAN);
+  assert_null(a.offsets);
+  assert_true(a.have_segment_size && a.segment_size == 1024);
+  assert_int_equal(a.kind, CUPRIM_EXCLUSIVE);
+  assert_int_equal(a.device, 1);
+  ok("reduce --segment-size 1 --op max --devices 3 f", &a); /* --devices of one: --device 3 */
+  assert_int_equal(a.segment_size, 1);
+  assert_int_equal(a.device, 3);
+  bad("reduce --offsets o.npy --segment-size 4 f", "exclude each other");
+  bad("reduce --segment-size 0 f", "--segment-size 0: too small");
+  bad("reduce --segment-size four f", "not a whole number");
+  bad("reduce --offsets= f", "--offsets: empty file name");
+  bad("reduce --offsets o.npy --op argmax f", "argmin/argmax takes no segments");
+  bad("reduce --segment-size 4 --alg atomic f", "take no --alg");
+  bad("scan --offsets o.npy --alg blelloch -o s.npy f", "take no --alg");
+  bad("reduce --offsets o.npy --chunk 100 f", "no --chunk");
+  bad("scan --segment-size 4 --devices 0,1 -o s.npy f", "one device, not --devices 0,1");
+  bad("histogram --offsets o.npy --bins 4 --range 0 1 f", "histogram does not take --offsets");
+  bad("histogram --segment-size 4 --bins 4 --range 0 1 f",
+      "histogram does not take --segment-size");
+  bad("ladder reduce --offsets o.npy", "ladder does not take --offsets");
+}
+
 TU_TEST(test_histogram) {
   (void)state;
   cli_args a = command_of("histogram --bins 10 --range 0 1 data.npy", CLI_CMD_HISTOGRAM);

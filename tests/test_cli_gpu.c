@@ -289,6 +289,125 @@ TU_TEST(test_scan_algorithms_and_shapes) {
   free(h);
 }
 
+/* ---------------------------------------------------------------- segments */
+
+/* The host's reduce (reduce) or scan (otherwise, kind) of data[0..n) over segments [b[s], e[s])
+ * (the offsets clamped to [0, n], e below b an empty segment): each segment by hr_scan_seq (the
+ * reduce: its inclusive scan's last element, or the identity); the scan's elements no segment
+ * covers keep data's values. */
+static void *segments_reference(cuprim_dtype t, cuprim_op op, int reduce, cuprim_scan_kind kind,
+                                const void *data, uint64_t n, const int64_t *off, uint64_t segs) {
+  const size_t size = cuprim_dtype_size(t);
+  unsigned char *want = malloc((reduce ? segs : n) * size + 1);
+  unsigned char *tmp = malloc(n * size + 1);
+  assert_true(want && tmp);
+  if (!reduce)
+    memcpy(want, data, n * size);
+  for (uint64_t s = 0; s < segs; ++s) {
+    const uint64_t b = off[s] < 0 ? 0 : (uint64_t)off[s] > n ? n : (uint64_t)off[s];
+    uint64_t e = off[s + 1] < 0 ? 0 : (uint64_t)off[s + 1] > n ? n : (uint64_t)off[s + 1];
+    e = e < b ? b : e;
+    if (!reduce) {
+      hr_scan_seq(t, op, kind, (const char *)data + b * size, want + b * size, e - b);
+    } else if (e == b) {
+      hr_identity(t, op, want + s * size);
+    } else {
+      hr_scan_seq(t, op, CUPRIM_INCLUSIVE, (const char *)data + b * size, tmp, e - b);
+      memcpy(want + s * size, tmp + (e - b - 1) * size, size);
+    }
+  }
+  free(tmp);
+  return want;
+}
+
+/* Runs `cuprim <line> -o OUT.npy FILE` and checks OUT against want[0..count). */
+static void check_segments(tc_run *r, const char *line, const char *file, cuprim_dtype t,
+                           const void *want, uint64_t count) {
+  const size_t size = cuprim_dtype_size(t);
+  const char *out = tc_path("seg_out.npy");
+  remove(out);
+  tc_cli(r, "%s -o %s %s", line, out, file);
+  if (r->status != 0)
+    fail_msg("%s %s: status %d: %s", line, hr_dtype_name(t), r->status, r->err);
+  cuprim_dtype got_t;
+  uint64_t got_n;
+  unsigned char *got = tc_read_npy(out, &got_t, &got_n);
+  assert_int_equal(got_t, t);
+  assert_int_equal(got_n, count);
+  for (uint64_t i = 0; i < count; ++i)
+    if (!hr_same_value(t, got + i * size, (const char *)want + i * size)) {
+      char g[80], w[80];
+      hr_format_value(t, got + i * size, g, sizeof g);
+      hr_format_value(t, (const char *)want + i * size, w, sizeof w);
+      fail_msg("%s %s: element %llu is %s, expected %s", line, hr_dtype_name(t),
+               (unsigned long long)i, g, w);
+    }
+  free(got);
+}
+
+/* reduce and scan --offsets (I64 and U32 offsets: the first elements covered by no segment, empty
+ * segments, the last offset past n) and --segment-size, inclusive and exclusive, I32 and F32
+ * (integers: every order exact) against the host; the reduce without -o prints one result a
+ * line. */
+TU_TEST(test_segments) {
+  tc_run *r = device_run(state);
+  enum { SEGS = 7 };
+  const int64_t off[SEGS + 1] = {5, 5, 8, 1000, 5000, 5000, 9990, 12000};
+  const uint64_t shape[1] = {SEGS + 1};
+  uint32_t off32[SEGS + 1];
+  for (int k = 0; k <= SEGS; ++k)
+    off32[k] = (uint32_t)off[k];
+  tc_write_npy(tc_path("off64.npy"), CUPRIM_I64, 1, shape, off, sizeof off);
+  tc_write_npy(tc_path("off32.npy"), CUPRIM_U32, 1, shape, off32, sizeof off32);
+  int64_t rows[11]; /* rows of 1000, as offsets, for the printed results */
+  for (int k = 0; k <= 10; ++k)
+    rows[k] = (int64_t)k * 1000;
+  const cuprim_dtype types[] = {CUPRIM_I32, CUPRIM_F32};
+  const uint64_t n = 10000;
+  char line[256];
+  for (int ti = 0; ti < 2; ++ti) {
+    const cuprim_dtype t = types[ti];
+    const char *file = tc_path("seg_in.npy");
+    void *h = write_data(file, t, CUPRIM_SUM, n, 0x5E6 + (uint64_t)ti);
+    for (int reduce = 1; reduce >= 0; --reduce)
+      for (int kind = 0; kind < (reduce ? 1 : 2); ++kind) {
+        const cuprim_scan_kind k = (cuprim_scan_kind)kind;
+        const char *cmd = reduce ? "reduce" : k == CUPRIM_EXCLUSIVE ? "scan --exclusive" : "scan";
+        void *want = segments_reference(t, CUPRIM_SUM, reduce, k, h, n, off, SEGS);
+        for (int w = 0; w < 2; ++w) {
+          snprintf(line, sizeof line, "%s --offsets %s", cmd,
+                   tc_path(w ? "off32.npy" : "off64.npy"));
+          check_segments(r, line, file, t, want, reduce ? SEGS : n);
+        }
+        free(want);
+        /* Rows of 100: the batched calls. */
+        int64_t row_off[101];
+        for (int k2 = 0; k2 <= 100; ++k2)
+          row_off[k2] = (int64_t)k2 * 100;
+        want = segments_reference(t, CUPRIM_SUM, reduce, k, h, n, row_off, 100);
+        snprintf(line, sizeof line, "%s --segment-size 100", cmd);
+        check_segments(r, line, file, t, want, reduce ? 100 : n);
+        free(want);
+      }
+    /* Without -o: one result a line, as the single reduce prints its one. */
+    void *want = segments_reference(t, CUPRIM_SUM, 1, CUPRIM_INCLUSIVE, h, n, rows, 10);
+    tc_cli(r, "reduce --offsets %s %s", tc_path("off64.npy"), file);
+    assert_int_equal(r->status, 0);
+    tc_cli(r, "reduce --segment-size 1000 %s", file);
+    assert_int_equal(r->status, 0);
+    char expect[1024] = "";
+    for (int s = 0; s < 10; ++s) {
+      char v[80];
+      hr_format_value(t, (const char *)want + s * cuprim_dtype_size(t), v, sizeof v);
+      strncat(expect, v, sizeof expect - strlen(expect) - 2);
+      strcat(expect, "\n");
+    }
+    assert_string_equal(r->out, expect);
+    free(want);
+    free(h);
+  }
+}
+
 /* ---------------------------------------------------------------- histogram */
 
 /* Samples of every dtype over [lo, hi) and a bit beyond (some not counted). */

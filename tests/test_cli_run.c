@@ -407,4 +407,42 @@ TU_TEST(test_half_channels_weights) {
   }
 }
 
+/* reduce and scan over segments, refused before any device: offsets that are not a .npy, of a
+ * dtype the segmented calls do not take, or none at all (num_segments + 1 offsets: at least one),
+ * a missing offsets file, an input that is not a whole number of --segment-size rows; nothing
+ * written. Valid lines: 77 without a device, else success (the GPU test checks the values). */
+TU_TEST(test_segments) {
+  tc_run *r = with_inputs(state);
+  const int64_t off[3] = {0, 1, 4};
+  const float foff[2] = {0, 4};
+  const int16_t hoff[2] = {0, 4};
+  const uint64_t s3[1] = {3}, s2[1] = {2}, s0[1] = {0};
+  tc_write_npy(tc_path("off.npy"), CUPRIM_I64, 1, s3, off, sizeof off);
+  tc_write_npy(tc_path("foff.npy"), CUPRIM_F32, 1, s2, foff, sizeof foff);
+  tc_write_npy(tc_path("hoff.npy"), CUPRIM_I16, 1, s2, hoff, sizeof hoff);
+  tc_write_npy(tc_path("none_off.npy"), CUPRIM_I64, 1, s0, off, 0);
+  fails(r, CLI_EXIT_FORMAT, "not a .npy file (the offsets are a .npy", "reduce --offsets %s %s",
+        tc_path("data.bin"), tc_path("f32.npy"));
+  fails(r, CLI_EXIT_UNSUPPORTED, "f32 offsets; segments take i32 u32 i64 u64",
+        "reduce --offsets %s %s", tc_path("foff.npy"), tc_path("f32.npy"));
+  fails(r, CLI_EXIT_UNSUPPORTED, "i16 offsets", "scan --offsets %s -o %s %s", tc_path("hoff.npy"),
+        tc_path("x.npy"), tc_path("f32.npy"));
+  assert_false(tc_exists(tc_path("x.npy")));
+  fails(r, CLI_EXIT_FORMAT, "no offsets (num_segments + 1 of them, at least one)",
+        "reduce --offsets %s %s", tc_path("none_off.npy"), tc_path("f32.npy"));
+  fails(r, CLI_EXIT_INPUT, "missing.npy", "reduce --offsets %s %s", tc_path("missing.npy"),
+        tc_path("f32.npy"));
+  fails(r, CLI_EXIT_FORMAT, "4 elements are not a whole number of segments of 3",
+        "scan --segment-size 3 -o %s %s", tc_path("x.npy"), tc_path("f32.npy"));
+  assert_false(tc_exists(tc_path("x.npy")));
+  fails(r, CLI_EXIT_UNSUPPORTED, "", "reduce --segment-size 1 %s", tc_path("i8.npy"));
+  tc_cli(r, "reduce --segment-size 2 %s", tc_path("f32.npy"));
+  assert_true(r->status == CLI_EXIT_NO_DEVICE || r->status == 0);
+  tc_cli(r, "reduce --offsets %s -o %s %s", tc_path("off.npy"), tc_path("x.csv"),
+         tc_path("f32.npy"));
+  assert_true(r->status == CLI_EXIT_NO_DEVICE || r->status == 0);
+  tc_cli(r, "scan --segment-size 1 -o %s %s", tc_path("x.npy"), tc_path("f32.npy"));
+  assert_true(r->status == CLI_EXIT_NO_DEVICE || r->status == 0);
+}
+
 TU_MAIN(tc_setup, tc_teardown)

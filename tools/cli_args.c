@@ -202,8 +202,9 @@ static const char usage_main[] =
     "  info       version, build (architectures, NCCL), every device and the code it runs, copy\n"
     "             bandwidth\n"
     "  reduce     reduce a .npy or raw file with an op (sum prod min max and or xor), or find\n"
-    "             its smallest or largest element (argmin argmax)\n"
-    "  scan       prefix-scan a .npy or raw file into a .npy file\n"
+    "             its smallest or largest element (argmin argmax); or each segment of it\n"
+    "             (--offsets, --segment-size)\n"
+    "  scan       prefix-scan a .npy or raw file into a .npy file; or each segment of it\n"
     "  histogram  histogram of a .npy or raw file: equal-width bins, or bins given by edges;\n"
     "             of interleaved channels (--channels), or of weights (--weights)\n"
     "  ladder     time every algorithm of reduce, scan or histogram on this GPU (Harris table)\n"
@@ -225,6 +226,7 @@ static const char usage_main[] =
 
 static const char usage_reduce[] =
     "usage: cuprim reduce [--op OP] [--alg ALG] [--dtype T] [--chunk N]\n"
+    "                     [--offsets OFF.npy | --segment-size L]\n"
     "                     [--device D | --devices D0,D1,...] [-o FILE] FILE\n"
     "  Reduces every element of FILE with OP and prints the result (integers exactly, f32 with\n"
     "  9, f64 with 17, f16 with 5 and bf16 with 4 significant digits). Passes are combined on\n"
@@ -238,12 +240,20 @@ static const char usage_reduce[] =
     "                 sequential, first_add_on_load, unrolled, warp_shuffle, coarsened, atomic\n"
     "  -o, --output F also write the result to F: a 0-d .npy if F ends in .npy (argmin/argmax:\n"
     "                 the index, as u8; bf16: refused, NumPy has no bfloat16), else a text\n"
-    "                 line; -o - (or /dev/stdout) prints it once, on standard output\n" INPUT_TEXT
+    "                 line; -o - (or /dev/stdout) prints it once, on standard output\n"
+    "  --offsets OFF  segments: OFF is a .npy of num_segments + 1 offsets (i4 u4 i8 u8, each\n"
+    "                 clamped to [0, n]); segment s is [OFF[s], OFF[s+1]) (empty if that is not\n"
+    "                 increasing, which gives the op's identity). One result per segment,\n"
+    "                 printed one a line, or written to F: a 1-d .npy, or text, one a line\n"
+    "  --segment-size L  segments of L elements each (FILE a whole number of them), as --offsets\n"
+    "                 (cuprim_batched_reduce). Segments run on one device, the whole input at\n"
+    "                 once: no --chunk, --alg, argmin/argmax or several --devices\n" INPUT_TEXT
     "  reduce takes i32 u32 i64 u64 f32 f64 f16 bf16 (argmin/argmax: every "
     "dtype).\n" EXIT_CODES_TEXT;
 
 static const char usage_scan[] =
     "usage: cuprim scan [--op OP] [--exclusive] [--alg ALG] [--dtype T] [--chunk N]\n"
+    "                   [--offsets OFF.npy | --segment-size L]\n"
     "                   [--device D | --devices D0,D1,...] -o OUT FILE\n"
     "  Prefix-scans the elements of FILE (flattened) with OP and writes them to OUT as a 1-d .npy\n"
     "  of the input's dtype, or as text, one value a line, if OUT ends in .csv; bf16, which\n"
@@ -258,7 +268,11 @@ static const char usage_scan[] =
     "  --alg ALG      auto (default), hillis_steele, blelloch, warp_shuffle, decoupled_lookback\n"
     "  -o, --output F the file to write (required): .npy, or .csv; written under a temporary\n"
     "                 name beside it and renamed when complete (through a symbolic link to its\n"
-    "                 target); - is standard output (.npy, unless it is a terminal)\n" INPUT_TEXT
+    "                 target); - is standard output (.npy, unless it is a terminal)\n"
+    "  --offsets OFF  segments, as for reduce: the scan restarts at each segment's start;\n"
+    "                 elements that no segment covers are written as FILE has them\n"
+    "  --segment-size L  segments of L elements each (FILE a whole number of them); one device,\n"
+    "                 the whole input at once: no --chunk, --alg or several --devices\n" INPUT_TEXT
     "  scan takes i32 u32 i64 u64 f32 f64 f16 bf16.\n" EXIT_CODES_TEXT;
 
 static const char usage_histogram[] =
@@ -375,6 +389,8 @@ typedef enum opt_id {
   OPT_RANGE,
   OPT_EDGES,
   OPT_CHUNK,
+  OPT_OFFSETS,
+  OPT_SEGMENT_SIZE,
   OPT_N,
   OPT_RUNS,
   OPT_SEED,
@@ -407,6 +423,9 @@ static const struct option_def {
     {OPT_RANGE, "--range", NULL, 2, CMD(CLI_CMD_HISTOGRAM), 0, 0},
     {OPT_EDGES, "--edges", NULL, 1, CMD(CLI_CMD_HISTOGRAM), 0, 0},
     {OPT_CHUNK, "--chunk", NULL, 1, ON_FILE, 1, UINT64_MAX},
+    {OPT_OFFSETS, "--offsets", NULL, 1, CMD(CLI_CMD_REDUCE) | CMD(CLI_CMD_SCAN), 0, 0},
+    {OPT_SEGMENT_SIZE, "--segment-size", NULL, 1, CMD(CLI_CMD_REDUCE) | CMD(CLI_CMD_SCAN), 1,
+     UINT64_MAX},
     {OPT_N, "--n", NULL, 1, CMD(CLI_CMD_DEMO) | CMD(CLI_CMD_LADDER), 1, UINT64_MAX},
     {OPT_RUNS, "--runs", NULL, 1, CMD(CLI_CMD_DEMO) | CMD(CLI_CMD_LADDER) | CMD(CLI_CMD_INFO), 1,
      MAX_RUNS},
@@ -598,6 +617,15 @@ static int apply(cli_args *a, const struct option_def *o, char **v, char *err, s
   case OPT_CHUNK:
     a->chunk = u;
     return 0;
+  case OPT_OFFSETS:
+    if (!*v[0])
+      return usage_error(err, len, "--offsets: empty file name");
+    a->offsets = v[0];
+    return 0;
+  case OPT_SEGMENT_SIZE:
+    a->segment_size = u;
+    a->have_segment_size = 1;
+    return 0;
   case OPT_N:
     a->n = u;
     return 0;
@@ -765,6 +793,23 @@ static int check_combination(cli_args *a, int positionals, char **positional, ch
 
   if (a->command == CLI_CMD_SCAN && !a->output)
     return usage_error(err, len, "scan needs -o OUT.npy, the file to write");
+
+  /* Segments: one call of the library over the whole input on one device. */
+  if (a->offsets || a->have_segment_size) {
+    const char *seg = a->offsets ? "--offsets" : "--segment-size";
+    if (a->offsets && a->have_segment_size)
+      return usage_error(err, len, "--offsets and --segment-size exclude each other");
+    if (a->arg)
+      return usage_error(err, len, "%s: --op argmin/argmax takes no segments", seg);
+    if (a->have_alg)
+      return usage_error(err, len, "%s: the segmented calls take no --alg (their default)", seg);
+    if (a->chunk)
+      return usage_error(err, len, "%s: the segments take the whole input at once, no --chunk",
+                         seg);
+    if (a->num_devices > 1)
+      return usage_error(err, len, "%s: segments run on one device, not --devices %s", seg,
+                         a->devices_arg);
+  }
 
   if (a->command == CLI_CMD_HISTOGRAM) {
     if (a->edges && (a->have_bins || a->have_range))

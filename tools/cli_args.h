@@ -92,6 +92,13 @@ typedef struct cli_args {
   const char *weights; /* histogram --weights W.npy: F32 or F64, one weight per sample */
   const char *edges; /* --edges FILE: .npy, or text (numbers separated by space, comma, newline) */
   uint64_t chunk;    /* --chunk N elements per device pass; 0: sized from cudaMemGetInfo */
+  /* reduce, scan: one result (reduce) or one scan per segment, the segments given by --offsets
+   * FILE (a .npy of num_segments + 1 offsets, i32 u32 i64 or u64: cuprim_segmented_reduce and
+   * _scan) or by --segment-size L (rows of L elements: cuprim_batched_reduce and _scan). One
+   * device, the whole input at once: no --chunk, --devices of several, --alg or argmin/argmax. */
+  const char *offsets;
+  uint64_t segment_size; /* 1 .. 2^64 - 1 */
+  int have_segment_size;
 
   /* demo, ladder, info */
   cli_primitive primitive; /* ladder's first operand */

@@ -34,6 +34,11 @@
  *              component lacks): each rank counts its share, and the host adds the ranks' counts;
  *              the same for --channels (cuprim_histogram_even_multi, passes and shares of whole
  *              pixels) and --weights (cuprim_histogram_even_weighted_ex, sums added in double).
+ * With segments (--offsets OFF.npy, or --segment-size L), reduce and scan run on one device over
+ * the whole input at once (no passes): cuprim_segmented_reduce and _scan, or cuprim_batched_reduce
+ * and _scan; reduce writes one result per segment (printed one a line, or a 1-d .npy, or text),
+ * scan runs in place on the uploaded input, so that the elements no segment covers keep FILE's
+ * values.
  * Outputs are opened before any device work (a name that cannot be written fails first), written
  * to a temporary file beside the final one and renamed into place at the end; on any failure the
  * temporary is removed and nothing is written. "-" (and /dev/stdout) is standard output. The
@@ -566,6 +571,155 @@ static int team_histogram(rank *r, const void *d_samples, uint64_t m) {
 }
 #endif
 
+/* ---------------------------------------------------------------- segments */
+
+/* reduce and scan --offsets OFF or --segment-size L, before any device call: the offsets (a .npy
+ * of i32 u32 i64 or u64, at least one offset: num_segments + 1 of them), or an input that is a
+ * whole number of rows of L. *segs: the number of segments. */
+static int open_segments(job *j, cli_input *off, uint64_t *segs) {
+  const cli_args *a = j->a;
+  if (!a->offsets) {
+    if (j->in.count % a->segment_size) {
+      snprintf(j->err, sizeof j->err,
+               "%s: %llu elements are not a whole number of segments of %llu (--segment-size)",
+               a->input, (unsigned long long)j->in.count, (unsigned long long)a->segment_size);
+      return fail(j, CLI_EXIT_FORMAT);
+    }
+    *segs = j->in.count / a->segment_size;
+    return CLI_EXIT_OK;
+  }
+  const int rc = cli_input_open(off, a->offsets, 0, CUPRIM_U64, j->err, sizeof j->err);
+  if (rc == CLI_EXIT_FORMAT && strstr(j->err, "NUMPY magic"))
+    snprintf(j->err, sizeof j->err,
+             "--offsets %s: not a .npy file (the offsets are a .npy of i4, u4, i8 or u8)",
+             a->offsets);
+  if (rc)
+    return fail(j, rc);
+  const cuprim_dtype t = off->dtype;
+  if (t != CUPRIM_I32 && t != CUPRIM_U32 && t != CUPRIM_I64 && t != CUPRIM_U64) {
+    snprintf(j->err, sizeof j->err, "--offsets %s: %s offsets; segments take i32 u32 i64 u64",
+             a->offsets, cuprim_dtype_name(t));
+    return fail(j, CLI_EXIT_UNSUPPORTED);
+  }
+  if (off->count == 0) {
+    snprintf(j->err, sizeof j->err,
+             "--offsets %s: no offsets (num_segments + 1 of them, at least one)", a->offsets);
+    return fail(j, CLI_EXIT_FORMAT);
+  }
+  *segs = off->count - 1;
+  return CLI_EXIT_OK;
+}
+
+/* The segmented call on one device: the whole input (and the offsets) uploaded at once, then
+ * cuprim_segmented_reduce or _scan (offsets), cuprim_batched_reduce or _scan (rows). The scan runs
+ * in place, so that the elements no segment covers keep FILE's values. */
+static int segment_call(const job *j, const cli_gpu *g, const cli_input *off, uint64_t segs,
+                        void *d_in, void *d_out, const void *d_off) {
+  const cli_args *a = j->a;
+  const cuprim_dtype t = j->in.dtype;
+  const uint64_t n = j->in.count, len = a->segment_size;
+  if (a->command == CLI_CMD_REDUCE && a->offsets)
+    return cli_cuprim(cuprim_segmented_reduce(g->ctx, d_in, d_out, n, d_off, off->dtype, segs, t,
+                                              a->op, g->stream),
+                      j->cmd, "cuprim_segmented_reduce");
+  if (a->command == CLI_CMD_REDUCE)
+    return cli_cuprim(cuprim_batched_reduce(g->ctx, d_in, d_out, segs, len, t, a->op, g->stream),
+                      j->cmd, "cuprim_batched_reduce");
+  if (a->offsets)
+    return cli_cuprim(cuprim_segmented_scan(g->ctx, d_in, d_in, n, d_off, off->dtype, segs, t,
+                                            a->op, a->kind, g->stream),
+                      j->cmd, "cuprim_segmented_scan");
+  return cli_cuprim(
+      cuprim_batched_scan(g->ctx, d_in, d_in, segs, len, t, a->op, a->kind, g->stream), j->cmd,
+      "cuprim_batched_scan");
+}
+
+/* reduce: the segments' results to -o (a 1-d .npy, or text, one a line), or, without -o, printed
+ * one a line. */
+static int write_segment_results(job *j, cli_gpu *g, const void *d_out, uint64_t segs) {
+  const size_t bytes = (size_t)segs * j->esize;
+  if (j->a->output) {
+    if (format_of(j) == OUT_NPY) {
+      const uint64_t shape[1] = {segs};
+      if (npy_write_header(j->out.f, j->in.dtype, 1, shape) != NPY_OK) {
+        snprintf(j->err, sizeof j->err, "%s: write error", j->a->output);
+        return fail(j, CLI_EXIT_OUTPUT);
+      }
+    } else {
+      j->out.csv = 1; /* text, one value a line */
+      j->out.csv_dtype = j->in.dtype;
+    }
+    return cli_gpu_download(g, d_out, bytes, &j->out);
+  }
+  unsigned char *h = (unsigned char *)malloc(bytes ? bytes : 1);
+  if (!h) {
+    fprintf(stderr, "cuprim %s: out of host memory for %llu results\n", j->cmd,
+            (unsigned long long)segs);
+    return CLI_EXIT_FAILED;
+  }
+  int rc = cli_cuda(cudaMemcpyAsync(h, d_out, bytes, cudaMemcpyDeviceToHost, g->stream), j->cmd,
+                    "cudaMemcpyAsync (results)");
+  if (!rc)
+    rc = cli_cuda(cudaStreamSynchronize(g->stream), j->cmd, "cudaStreamSynchronize");
+  for (uint64_t s = 0; !rc && s < segs; ++s) {
+    char text[64];
+    hr_format_value(j->in.dtype, h + s * j->esize, text, sizeof text);
+    printf("%s\n", text);
+  }
+  free(h);
+  return rc;
+}
+
+/* reduce and scan with segments, after start_job (and, for scan, the .npy header); the caller
+ * commits the output. */
+static int run_segments(job *j) {
+  const cli_args *a = j->a;
+  cli_input off;
+  memset(&off, 0, sizeof off);
+  uint64_t segs = 0;
+  int rc = open_segments(j, &off, &segs);
+  if (!rc)
+    rc = cli_require_device(j->cmd, a->device);
+  cli_gpu g;
+  memset(&g, 0, sizeof g);
+  void *d_in = NULL, *d_out = NULL, *d_off = NULL;
+  const int reduce = a->command == CLI_CMD_REDUCE;
+  const size_t in_bytes = (size_t)j->in.bytes, off_bytes = a->offsets ? (size_t)off.bytes : 0;
+  const size_t out_bytes = reduce ? (size_t)segs * j->esize : 0;
+  if (!rc)
+    rc = cli_gpu_open(&g, j->cmd, a->device);
+  if (!rc)
+    rc = cli_cuda(cudaMalloc(&d_in, in_bytes ? in_bytes : 1), j->cmd, "cudaMalloc (input)");
+  if (!rc && reduce)
+    rc = cli_cuda(cudaMalloc(&d_out, out_bytes ? out_bytes : 1), j->cmd, "cudaMalloc (results)");
+  if (!rc && off_bytes)
+    rc = cli_cuda(cudaMalloc(&d_off, off_bytes), j->cmd, "cudaMalloc (offsets)");
+  if (!rc)
+    rc = cli_gpu_stage(&g, in_bytes > off_bytes ? in_bytes : off_bytes);
+  if (!rc) {
+    cli_progress_start(&j->prog, j->cmd, in_bytes);
+    rc = cli_gpu_upload(&g, &j->in, d_in, in_bytes, &j->prog);
+    cli_progress_end(&j->prog);
+  }
+  if (!rc && off_bytes)
+    rc = cli_gpu_upload(&g, &off, d_off, off_bytes, NULL);
+  if (!rc)
+    rc = segment_call(j, &g, &off, segs, d_in, d_out, d_off);
+  if (!rc)
+    rc = reduce ? write_segment_results(j, &g, d_out, segs)
+                : cli_gpu_download(&g, d_in, in_bytes, &j->out);
+  if (!rc)
+    rc = cli_cuda(cudaStreamSynchronize(g.stream), j->cmd, "cudaStreamSynchronize");
+  if (g.stream)
+    (void)cudaStreamSynchronize(g.stream);
+  (void)cudaFree(d_in);
+  (void)cudaFree(d_out);
+  (void)cudaFree(d_off);
+  cli_gpu_close(&g);
+  cli_input_close(&off);
+  return rc;
+}
+
 /* ---------------------------------------------------------------- reduce */
 
 /* reduce --op argmin|argmax: each pass's answer (cuprim_reduce_arg) is combined on the host
@@ -690,6 +844,13 @@ static int arg_result(job *j, rank *ranks) {
 int cmd_reduce(const cli_args *a) {
   job j;
   int rc = start_job(&j, a, "reduce", CLI_PRIM_REDUCE);
+  if (!rc && (a->offsets || a->have_segment_size)) {
+    rc = run_segments(&j);
+    if (!rc)
+      rc = commit(&j);
+    close_job(&j);
+    return rc;
+  }
   rank *ranks = NULL;
   if (!rc)
     rc = run_ranks(&j, &ranks, reduce_rank);
@@ -887,7 +1048,9 @@ int cmd_scan(const cli_args *a) {
     }
   }
   rank *ranks = NULL;
-  if (!rc)
+  if (!rc && (a->offsets || a->have_segment_size))
+    rc = run_segments(&j);
+  else if (!rc)
     rc = run_ranks(&j, &ranks, scan_rank);
   if (!rc)
     rc = commit(&j);
