@@ -484,7 +484,7 @@ cuprim_status rows_scan(typed_op<T, Op>, const cuprim_ctx *ctx, const void *d_in
 
 /* ---------------------------------------------------------------- offsets */
 
-constexpr int STARTS_THREADS = 256, STARTS_PER_THREAD = 16, STARTS_WINDOW = 1024;
+constexpr int STARTS_THREADS = 256, STARTS_PER_THREAD = 16, STARTS_WINDOW = 512;
 
 /* The bitmask of segment starts (bit_starts). Thread t of a block takes STARTS_PER_THREAD
  * consecutive segments of its block's chunk, grid-stride over chunks (by whole blocks: a warp's
@@ -619,7 +619,7 @@ cuprim_status offsets_scan(typed_op<T, Op>, const cuprim_ctx *ctx, const void *d
     status.place(lay, a.ts);
     CUPRIM__FORWARD(
         cuprim__cuda_status(cudaMemsetAsync(lay.at<void>(0), 0, status.zero_words * 8, stream)));
-    unsigned fit = 1; /* blocks an SM holds (the windows take 32 KB a block) */
+    unsigned fit = 1; /* blocks an SM holds (the windows take 16 KB a block) */
     CUPRIM__FORWARD(cuprim__occupancy(ctx, reinterpret_cast<const void *>(starts_kernel<Src>),
                                       STARTS_THREADS, 0, &fit));
     const uint64_t want = src.num_segments / (STARTS_THREADS * STARTS_PER_THREAD) + 1,
