@@ -492,19 +492,22 @@ constexpr int STARTS_THREADS = 256, STARTS_PER_THREAD = 16, STARTS_WINDOW = 512;
  * one more, the last one's end) and gathers the starts of its non-empty segments word by word in
  * a register, ORing each word in when the next start leaves it: into the warp's window of
  * STARTS_WINDOW words in shared memory where the word is among the first STARTS_WINDOW of the
- * warp's (all of them for segments of up to about 64 elements), else into the bitmask with an
- * atomic. The warp then writes its window's non-zero words with coalesced stores: the words
- * between its first and last belong to it alone (non-decreasing offsets put no other warp's
- * starts there), and those two, which a neighbouring warp may share, take an atomic. Positions
- * are held in the offsets' own width (every clamped offset fits it): 4-byte offsets take 32-bit
- * arithmetic. Block 0 also writes the range. The bitmask must be zero before. Decreasing offsets
- * may set wrong bits, never one past the bitmask: every bit set is a start below n.
- * Until 0.2's twenty-second run each thread took one segment and the lanes of a word found each
- * other by match.any: 1153 us at 2^28 segments of 1 on an H200 (1 GB of I32 offsets; 73
+ * warp's (all of them for segments of up to about 32 elements: a warp's 512 segments in 16384
+ * bits), else into the bitmask with an atomic. The warp then writes its window's non-zero words
+ * with coalesced stores: the words between its first and last belong to it alone (non-decreasing
+ * offsets put no other warp's starts there), and those two, which a neighbouring warp may share,
+ * take an atomic. Positions are held in the offsets' own width (every clamped offset fits it):
+ * 4-byte offsets take 32-bit arithmetic. Block 0 also writes the range. The bitmask must be zero
+ * before. Decreasing offsets may set wrong bits, never one past the bitmask: every bit set is a
+ * start below n. Until 0.2's twenty-second run each thread took one segment and the lanes of a word
+ * found each other by match.any: 1153 us at 2^28 segments of 1 on an H200 (1 GB of I32 offsets; 73
  * instructions a warp per 32 segments), 319 us at 2^24 (16 runs of peers a warp, reduced one
  * after another); 16 segments a thread with every word a global atomic: 292 and 98 us, 61.5 at
  * 2^22 (the atomics' sectors, 12.6 and 6.3 million, scattered a lane apart); 8 a thread with the
- * window: 418, 40 and 34 us (286 million instructions at 2^28: bound by them). */
+ * window: 418, 40 and 34 us (286 million instructions at 2^28: bound by them). A window of 1024
+ * words (32 KB a block: six blocks an SM on 9.0) until 0.2's twenty-fourth run; 512 (16 KB: eight)
+ * took the segmented scan at segments of 1 from 917.5 to 822.3 us (H200, 2^28 f32, I32 offsets;
+ * 635 -> 609 at 4, 565.6 -> 556.9 at 16). */
 template <class Src>
 __global__ void __launch_bounds__(STARTS_THREADS)
     starts_kernel(const Src src, unsigned *bits, uint64_t *range) {
