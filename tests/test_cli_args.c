@@ -440,6 +440,57 @@ TU_TEST(test_ladder) {
   bad("ladder reduce --n 0", "--n 0");
 }
 
+/* ladder segmented: the segmented reduce over generated offsets (--segments, --segment-size),
+ * which only it takes; the other primitives' options refused. */
+TU_TEST(test_ladder_segmented) {
+  (void)state;
+  cli_args a = command_of("ladder segmented", CLI_CMD_LADDER);
+  assert_int_equal(a.primitive, CLI_PRIM_SEGMENTED);
+  assert_int_equal(a.segments, HR_SEG_UNIFORM);
+  assert_int_equal(a.segment_size, 32);
+  assert_int_equal(a.dtype, CUPRIM_F32);
+  assert_int_equal(a.op, CUPRIM_SUM);
+  assert_int_equal(a.n, (uint64_t)1 << 26);
+  assert_int_equal(a.runs, 20);
+  ok("ladder segmented --n 2^16 --segment-size 7 --dtype i64 --op max --runs 2 --seed 5", &a);
+  assert_int_equal(a.n, (uint64_t)1 << 16);
+  assert_int_equal(a.segment_size, 7);
+  assert_int_equal(a.dtype, CUPRIM_I64);
+  assert_int_equal(a.op, CUPRIM_MAX);
+  assert_int_equal(a.runs, 2);
+  assert_int_equal(a.seed, 5);
+  ok("ladder segmented --segments random --segment-size=1000", &a);
+  assert_int_equal(a.segments, HR_SEG_RANDOM);
+  assert_int_equal(a.segment_size, 1000);
+  ok("ladder segmented --segments=Power-Law --dtype bf16 --n 100", &a);
+  assert_int_equal(a.segments, HR_SEG_POWER_LAW);
+  ok("ladder segmented --n 100 --segment-size 100", &a); /* one segment */
+  assert_int_equal(a.segment_size, 100);
+  bad("ladder segmented --n 100 --segment-size 101", "--segment-size 101: more than the --n 100");
+  bad("ladder segmented --segment-size 0", "--segment-size 0: too small (at least 1)");
+  bad("ladder segmented --segment-size", "--segment-size needs a value");
+  bad("ladder segmented --segments power_law --segment-size 4",
+      "--segments power_law takes no --segment-size");
+  bad("ladder segmented --segments empty", "--segments empty: not a distribution (uniform random "
+                                           "power_law)");
+  bad("ladder segmented --segments", "--segments needs a value");
+  bad("ladder segmented --bins 4", "ladder segmented takes no --bins");
+  bad("ladder segmented --exclusive", "ladder segmented takes no --exclusive");
+  bad("ladder segmented --op argmax", "only reduce takes it");
+  bad("ladder segmented --alg merge_path", "ladder does not take --alg");
+  bad("ladder segmented --offsets o.npy", "ladder does not take --offsets");
+  bad("ladder reduce --segment-size 4", "ladder reduce takes no --segment-size");
+  bad("ladder scan --segments random", "ladder scan takes no --segments");
+  bad("ladder histogram --segment-size 4 --segments uniform",
+      "ladder histogram takes no --segments");
+  bad("reduce --segments uniform f", "reduce does not take --segments");
+  /* The host holds a segment's offsets and reference beside each element: a size that the other
+   * ladders take may be too large here. */
+  ok("ladder reduce --dtype f64 --n 2^59", &a);
+  bad("ladder segmented --dtype f64 --n 2^59", "too large for this host");
+  bad("ladder sort", "(reduce, scan, histogram or segmented)");
+}
+
 TU_TEST(test_value_parsers) {
   (void)state;
   uint64_t u = 77;
@@ -493,6 +544,8 @@ TU_TEST(test_value_parsers) {
   assert_int_equal(cli_parse_alg(CLI_PRIM_SCAN, "Decoupled-Lookback", &alg), 0);
   assert_int_equal(alg, CUPRIM_SCAN_DECOUPLED_LOOKBACK);
   assert_int_equal(cli_parse_alg(CLI_PRIM_SCAN, "decoupled", &alg), 1);
+  assert_int_equal(cli_parse_alg(CLI_PRIM_SEGMENTED, "Merge-Path", &alg), 0);
+  assert_int_equal(alg, CUPRIM_SEGMENTED_MERGE_PATH);
 }
 
 /* ---------------------------------------------------------------- support */
@@ -502,7 +555,7 @@ TU_TEST(test_supported) {
   char err[256];
   /* The headers' contract, as the host references state it independently of the library that
    * the program asks (hr_reduce_supported: I32 U32 I64 U64 F32 F64 F16 BF16, AND/OR/XOR
-   * integers only), and histogram all the dtypes. */
+   * integers only; the segmented reduce the same), and histogram all the dtypes. */
   for (int d = 0; d < HR_NUM_DTYPES; ++d) {
     const cuprim_dtype t = hr_all_dtypes[d];
     for (int op = 0; op <= CUPRIM_XOR; ++op) {
@@ -510,6 +563,8 @@ TU_TEST(test_supported) {
       assert_int_equal(cli_check_supported(CLI_PRIM_REDUCE, t, (cuprim_op)op, err, sizeof err),
                        want);
       assert_int_equal(cli_check_supported(CLI_PRIM_SCAN, t, (cuprim_op)op, err, sizeof err), want);
+      assert_int_equal(cli_check_supported(CLI_PRIM_SEGMENTED, t, (cuprim_op)op, err, sizeof err),
+                       want);
       assert_int_equal(cli_check_supported(CLI_PRIM_HISTOGRAM, t, (cuprim_op)op, err, sizeof err),
                        CLI_EXIT_OK);
     }
@@ -520,6 +575,9 @@ TU_TEST(test_supported) {
   assert_int_equal(cli_check_supported(CLI_PRIM_SCAN, CUPRIM_I8, CUPRIM_SUM, err, sizeof err),
                    CLI_EXIT_UNSUPPORTED);
   assert_non_null(strstr(err, "i8"));
+  assert_int_equal(cli_check_supported(CLI_PRIM_SEGMENTED, CUPRIM_F64, CUPRIM_OR, err, sizeof err),
+                   CLI_EXIT_UNSUPPORTED);
+  assert_non_null(strstr(err, "segmented --op or takes integer data only"));
   assert_int_equal(cli_check_supported(CLI_PRIM_REDUCE, CUPRIM_BF16, CUPRIM_XOR, err, sizeof err),
                    CLI_EXIT_UNSUPPORTED);
   assert_non_null(strstr(err, "integer"));

@@ -755,10 +755,10 @@ TU_TEST(test_devices_several) {
 /* The ladder checks each algorithm's result itself (exit 1 on a wrong one); here: it succeeds,
  * lists every algorithm, and every row says ok. */
 static void check_ladder(tc_run *r, cli_primitive p, const char *args) {
-  static const char *const names[] = {"reduce", "scan", "histogram"};
-  tc_cli(r, "ladder %s %s", names[p], args);
+  const char *const name = cli_primitive_name(p);
+  tc_cli(r, "ladder %s %s", name, args);
   if (r->status != 0)
-    fail_msg("ladder %s %s: status %d\n%s", names[p], args, r->status, r->out);
+    fail_msg("ladder %s %s: status %d\n%s%s", name, args, r->status, r->out, r->err);
   print_message("%s", r->out);
   int rows = 0;
   for (int alg = 0; alg < hr_alg_count((hr_primitive)p); ++alg) {
@@ -767,12 +767,12 @@ static void check_ladder(tc_run *r, cli_primitive p, const char *args) {
              hr_alg_name((hr_primitive)p, alg)); /* the row's name column */
     const char *row = strstr(r->out, want);
     if (!row)
-      fail_msg("ladder %s: no row for %s", names[p], hr_alg_name((hr_primitive)p, alg));
+      fail_msg("ladder %s: no row for %s", name, hr_alg_name((hr_primitive)p, alg));
     const char *end = strchr(row, '\n');
     assert_non_null(end);
     const char *ok = strstr(row, " ok ");
     if (!ok || ok > end)
-      fail_msg("ladder %s: the row of %s is not ok", names[p], hr_alg_name((hr_primitive)p, alg));
+      fail_msg("ladder %s: the row of %s is not ok", name, hr_alg_name((hr_primitive)p, alg));
     ++rows;
   }
   assert_int_equal(rows, hr_alg_count((hr_primitive)p));
@@ -787,6 +787,16 @@ TU_TEST(test_ladder) {
   check_ladder(r, CLI_PRIM_SCAN, "--n 100003 --runs 2 --dtype u32 --op max --exclusive");
   check_ladder(r, CLI_PRIM_HISTOGRAM, "--n 2^20 --runs 3");
   check_ladder(r, CLI_PRIM_HISTOGRAM, "--n 100003 --runs 2 --dtype u8 --bins 256");
+  /* The segmented reduce: uniform segments with a cut last one, power-law sizes (one segment of
+   * n/4, which the per-segment rungs walk alone), random sizes with empty segments among them. */
+  check_ladder(r, CLI_PRIM_SEGMENTED, "--n 2^16 --runs 2 --segment-size 7");
+  assert_non_null(strstr(r->out, "n = 2^16 in 9363 uniform segments of 7, i32 offsets"));
+  check_ladder(r, CLI_PRIM_SEGMENTED, "--n 2^16 --runs 2 --segments power_law");
+  check_ladder(r, CLI_PRIM_SEGMENTED,
+               "--n 100003 --runs 2 --segments power_law --dtype i32 --op xor");
+  check_ladder(r, CLI_PRIM_SEGMENTED,
+               "--n 100003 --runs 2 --segments random --segment-size 3 --dtype f64 --op max");
+  check_ladder(r, CLI_PRIM_SEGMENTED, "--n 2^16 --runs 2 --segment-size 100 --dtype bf16");
 }
 
 /* The line `cuprim info` prints for the code a device runs, from a context of the test's own. */

@@ -141,6 +141,8 @@ TU_TEST(test_unsupported) {
         tc_path("data.bin"));
   fails(r, CLI_EXIT_UNSUPPORTED, "does not take i16", "ladder scan --dtype i16");
   fails(r, CLI_EXIT_UNSUPPORTED, "integer data only", "ladder reduce --op or --dtype f64");
+  fails(r, CLI_EXIT_UNSUPPORTED, "segmented does not take u8", "ladder segmented --dtype u8");
+  fails(r, CLI_EXIT_UNSUPPORTED, "integer data only", "ladder segmented --op xor --dtype f16");
   /* F16 and BF16 are read (a .npy of '<f2', raw bytes with --dtype) and taken by reduce, scan
    * and histogram from 0.2, but not with the bitwise ops: the library's answer, asked before any
    * device. */
@@ -209,6 +211,7 @@ TU_TEST(test_usage) {
   tc_cli(r, "--help");
   assert_int_equal(r->status, 0);
   assert_non_null(strstr(r->out, "ladder"));
+  assert_non_null(strstr(r->out, "segmented reduce"));
   assert_non_null(strstr(r->out, "77 no CUDA device"));
   static const char *const cmds[] = {"demo", "info", "reduce", "scan", "histogram", "ladder"};
   for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; ++i) {
@@ -222,6 +225,10 @@ TU_TEST(test_usage) {
   tc_cli(r, "help histogram");
   assert_int_equal(r->status, 0);
   assert_non_null(strstr(r->out, "--edges"));
+  tc_cli(r, "help ladder");
+  assert_int_equal(r->status, 0);
+  assert_non_null(strstr(r->out, "reduce|scan|histogram|segmented"));
+  assert_non_null(strstr(r->out, "--segment-size L"));
 }
 
 /* What a new user ran into (issue 12), each refused at once with its exit code, or written where
@@ -443,6 +450,18 @@ TU_TEST(test_segments) {
   assert_true(r->status == CLI_EXIT_NO_DEVICE || r->status == 0);
   tc_cli(r, "scan --segment-size 1 -o %s %s", tc_path("x.npy"), tc_path("f32.npy"));
   assert_true(r->status == CLI_EXIT_NO_DEVICE || r->status == 0);
+  /* ladder segmented: its options refused with exit 2, a valid line 77 without a device. */
+  fails(r, CLI_EXIT_USAGE, "ladder segmented takes no --bins", "ladder segmented --bins 8");
+  fails(r, CLI_EXIT_USAGE, "ladder scan takes no --segment-size", "ladder scan --segment-size 8");
+  fails(r, CLI_EXIT_USAGE, "--segment-size 0: too small", "ladder segmented --segment-size 0");
+  fails(r, CLI_EXIT_USAGE, "takes no --segment-size",
+        "ladder segmented --segments power_law --segment-size 8");
+  assert_non_null(strstr(r->err, "'cuprim ladder --help' lists the options"));
+  tc_cli(r, "ladder segmented --n 1000 --segment-size 7 --runs 1");
+  if (r->status == CLI_EXIT_NO_DEVICE)
+    assert_non_null(strstr(r->err, "no CUDA device"));
+  else
+    assert_int_equal(r->status, 0);
 }
 
 TU_MAIN(tc_setup, tc_teardown)

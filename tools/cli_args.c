@@ -37,8 +37,15 @@ enum {
   MAX_DTYPES = 64 /* past the last dtype the library names: the scans below stop at NULL */
 };
 
+/* The ladder's operands, by value: the one table of the primitives' names. */
+static const char *const primitive_names[] = {[CLI_PRIM_REDUCE] = "reduce",
+                                              [CLI_PRIM_SCAN] = "scan",
+                                              [CLI_PRIM_HISTOGRAM] = "histogram",
+                                              [CLI_PRIM_SEGMENTED] = "segmented"};
+enum { NUM_PRIMITIVES = sizeof primitive_names / sizeof primitive_names[0] };
+
 const char *cli_primitive_name(cli_primitive p) {
-  return p == CLI_PRIM_REDUCE ? "reduce" : p == CLI_PRIM_SCAN ? "scan" : "histogram";
+  return (unsigned)p < NUM_PRIMITIVES ? primitive_names[p] : "primitive(?)";
 }
 
 /* 1 if primitive p takes (t, op), as the library answers. */
@@ -50,6 +57,8 @@ static int takes(cli_primitive p, cuprim_dtype t, cuprim_op op) {
     return cuprim_scan_supported(t, op);
   case CLI_PRIM_HISTOGRAM:
     return cuprim_histogram_supported(t);
+  case CLI_PRIM_SEGMENTED: /* the pairs are the same for every offset dtype */
+    return cuprim_segmented_supported(CUPRIM_I64, t, op);
   }
   return 0;
 }
@@ -207,7 +216,8 @@ static const char usage_main[] =
     "  scan       prefix-scan a .npy or raw file into a .npy file; or each segment of it\n"
     "  histogram  histogram of a .npy or raw file: equal-width bins, or bins given by edges;\n"
     "             of interleaved channels (--channels), or of weights (--weights)\n"
-    "  ladder     time every algorithm of reduce, scan or histogram on this GPU (Harris table)\n"
+    "  ladder     time every algorithm of reduce, scan, histogram or the segmented reduce on\n"
+    "             this GPU (Harris table)\n"
     "\n"
     "'cuprim <command> --help' describes a command's options.\n" EXIT_CODES_TEXT;
 
@@ -317,19 +327,25 @@ static const char usage_demo[] =
     "  --device D CUDA device ordinal (default 0)\n" EXIT_CODES_TEXT;
 
 static const char usage_ladder[] =
-    "usage: cuprim ladder reduce|scan|histogram [--n N] [--dtype T] [--op OP] [--exclusive]\n"
-    "                     [--bins B] [--runs R] [--seed S] [--device D]\n"
+    "usage: cuprim ladder reduce|scan|histogram|segmented [--n N] [--dtype T] [--op OP]\n"
+    "                     [--exclusive] [--bins B] [--segments D] [--segment-size L]\n"
+    "                     [--runs R] [--seed S] [--device D]\n"
     "  Times every algorithm of the primitive on N generated elements (each one's *_ex entry "
     "point)\n"
     "  and prints a table: median microseconds (CUDA events, cold L2), GB/s, % of the measured\n"
     "  device-to-device copy bandwidth, speedup over the previous step and over the first, "
     "whether\n"
     "  the result is right, and what each step changes. Exit status 1 if any result is wrong.\n"
+    "  segmented is the segmented reduce (cuprim_segmented_reduce_ex) over generated offsets, I32\n"
+    "  where N fits, else I64; its GB/s counts input + offsets + output, each moved once.\n"
     "  --n N      elements, decimal or 2^K (default 2^26)\n"
     "  --dtype T  element type (default f32)\n"
-    "  --op OP    reduce and scan: the op (default sum)\n"
+    "  --op OP    reduce, scan and segmented: the op (default sum)\n"
     "  --exclusive  scan: exclusive instead of inclusive\n"
     "  --bins B   histogram: equal-width bins over the data's range (default 256)\n"
+    "  --segments D  segmented: the segments' sizes: uniform (default: all L), random (uniform\n"
+    "             in 0 .. 2L) or power_law (1 + a Pareto tail, and one segment of N/4; no L)\n"
+    "  --segment-size L  segmented: L above, 1 .. N (default 32)\n"
     "  --runs R   timed runs per algorithm, after one warm-up call (default 20)\n"
     "  --seed S   seed of the generator (default 1)\n"
     "  --device D CUDA device ordinal (default 0)\n" EXIT_CODES_TEXT;
@@ -374,7 +390,8 @@ enum {
   MAX_RUNS = 1000,   /* timed runs: enough for any median, bounded so a typo does not hang */
   DEFAULT_DEMO_RUNS = 5,
   DEFAULT_LADDER_RUNS = 20,
-  DEFAULT_LADDER_BINS = 256
+  DEFAULT_LADDER_BINS = 256,
+  DEFAULT_LADDER_SEGMENT_SIZE = 32 /* ladder segmented: segments of a warp's width */
 };
 
 typedef enum opt_id {
@@ -391,6 +408,7 @@ typedef enum opt_id {
   OPT_CHUNK,
   OPT_OFFSETS,
   OPT_SEGMENT_SIZE,
+  OPT_SEGMENTS,
   OPT_N,
   OPT_RUNS,
   OPT_SEED,
@@ -424,8 +442,9 @@ static const struct option_def {
     {OPT_EDGES, "--edges", NULL, 1, CMD(CLI_CMD_HISTOGRAM), 0, 0},
     {OPT_CHUNK, "--chunk", NULL, 1, ON_FILE, 1, UINT64_MAX},
     {OPT_OFFSETS, "--offsets", NULL, 1, CMD(CLI_CMD_REDUCE) | CMD(CLI_CMD_SCAN), 0, 0},
-    {OPT_SEGMENT_SIZE, "--segment-size", NULL, 1, CMD(CLI_CMD_REDUCE) | CMD(CLI_CMD_SCAN), 1,
-     UINT64_MAX},
+    {OPT_SEGMENT_SIZE, "--segment-size", NULL, 1,
+     CMD(CLI_CMD_REDUCE) | CMD(CLI_CMD_SCAN) | CMD(CLI_CMD_LADDER), 1, UINT64_MAX},
+    {OPT_SEGMENTS, "--segments", NULL, 1, CMD(CLI_CMD_LADDER), 0, 0},
     {OPT_N, "--n", NULL, 1, CMD(CLI_CMD_DEMO) | CMD(CLI_CMD_LADDER), 1, UINT64_MAX},
     {OPT_RUNS, "--runs", NULL, 1, CMD(CLI_CMD_DEMO) | CMD(CLI_CMD_LADDER) | CMD(CLI_CMD_INFO), 1,
      MAX_RUNS},
@@ -626,6 +645,16 @@ static int apply(cli_args *a, const struct option_def *o, char **v, char *err, s
     a->segment_size = u;
     a->have_segment_size = 1;
     return 0;
+  case OPT_SEGMENTS: /* the distributions of hostref_segmented.h but EMPTY */
+    for (int d = HR_SEG_UNIFORM; d < HR_SEG_DISTS; ++d)
+      if (name_equal(v[0], hr_seg_dist_name((hr_seg_dist)d))) {
+        a->segments = (hr_seg_dist)d;
+        a->have_segments = 1;
+        return 0;
+      }
+    return usage_error(err, len, "--segments %s: not a distribution (%s %s %s)", v[0],
+                       hr_seg_dist_name(HR_SEG_UNIFORM), hr_seg_dist_name(HR_SEG_RANDOM),
+                       hr_seg_dist_name(HR_SEG_POWER_LAW));
   case OPT_N:
     a->n = u;
     return 0;
@@ -740,21 +769,28 @@ static int check_combination(cli_args *a, int positionals, char **positional, ch
                          positional[1]);
     a->input = positional[0];
     break;
-  case CLI_CMD_LADDER:
+  case CLI_CMD_LADDER: {
+    char names[96] = "";
+    int found = 0;
+    for (int p = 0; p < NUM_PRIMITIVES; ++p) {
+      snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+               p == 0                    ? ""
+               : p == NUM_PRIMITIVES - 1 ? " or "
+                                         : ", ",
+               primitive_names[p]);
+      if (positionals && strcmp(positional[0], primitive_names[p]) == 0) {
+        a->primitive = (cli_primitive)p;
+        found = 1;
+      }
+    }
     if (positionals == 0)
-      return usage_error(err, len, "missing the primitive: reduce, scan or histogram");
-    if (strcmp(positional[0], "reduce") == 0)
-      a->primitive = CLI_PRIM_REDUCE;
-    else if (strcmp(positional[0], "scan") == 0)
-      a->primitive = CLI_PRIM_SCAN;
-    else if (strcmp(positional[0], "histogram") == 0)
-      a->primitive = CLI_PRIM_HISTOGRAM;
-    else
-      return usage_error(err, len, "'%s' is not a primitive (reduce, scan or histogram)",
-                         positional[0]);
+      return usage_error(err, len, "missing the primitive: %s", names);
+    if (!found)
+      return usage_error(err, len, "'%s' is not a primitive (%s)", positional[0], names);
     if (positionals > 1)
       return usage_error(err, len, "unexpected argument '%s'", positional[1]);
     break;
+  }
   case CLI_CMD_DEMO:
   case CLI_CMD_INFO:
   case CLI_CMD_NONE:
@@ -794,8 +830,8 @@ static int check_combination(cli_args *a, int positionals, char **positional, ch
   if (a->command == CLI_CMD_SCAN && !a->output)
     return usage_error(err, len, "scan needs -o OUT.npy, the file to write");
 
-  /* Segments: one call of the library over the whole input on one device. */
-  if (a->offsets || a->have_segment_size) {
+  /* Segments of a file: one call of the library over the whole input on one device. */
+  if (a->command != CLI_CMD_LADDER && (a->offsets || a->have_segment_size)) {
     const char *seg = a->offsets ? "--offsets" : "--segment-size";
     if (a->offsets && a->have_segment_size)
       return usage_error(err, len, "--offsets and --segment-size exclude each other");
@@ -839,22 +875,36 @@ static int check_combination(cli_args *a, int positionals, char **positional, ch
       return usage_error(err, len, "ladder %s takes no --exclusive or --inclusive", p);
     if (a->primitive != CLI_PRIM_HISTOGRAM && a->have_bins)
       return usage_error(err, len, "ladder %s takes no --bins", p);
+    if (a->primitive != CLI_PRIM_SEGMENTED && (a->have_segments || a->have_segment_size))
+      return usage_error(err, len, "ladder %s takes no %s (ladder segmented does)", p,
+                         a->have_segments ? "--segments" : "--segment-size");
+    if (a->segments == HR_SEG_POWER_LAW && a->have_segment_size)
+      return usage_error(err, len,
+                         "--segments power_law takes no --segment-size (its sizes are 1 + a "
+                         "Pareto tail, and one segment of n/4)");
+    if (a->have_segment_size && a->segment_size > a->n)
+      return usage_error(err, len, "--segment-size %llu: more than the --n %llu elements",
+                         (unsigned long long)a->segment_size, (unsigned long long)a->n);
+    if (!a->have_segment_size)
+      a->segment_size = DEFAULT_LADDER_SEGMENT_SIZE;
     if (!a->have_bins)
       a->bins = DEFAULT_LADDER_BINS;
     if (!a->have_runs)
       a->runs = DEFAULT_LADDER_RUNS;
   }
-  /* The host holds a few arrays of n elements (demo: four of f32; ladder: three of the dtype);
-   * an n whose bytes do not fit size_t is a usage error here, with the hint, not a failure
-   * later. */
+  /* The host holds a few arrays of n elements (demo: four of f32; ladder: three of the dtype;
+   * ladder segmented: the data, and for as many segments as elements the result, the offsets (as
+   * generated and as uploaded) and the reference); an n whose bytes do not fit size_t is a usage
+   * error here, with the hint, not a failure later. */
   if (a->command == CLI_CMD_DEMO || a->command == CLI_CMD_LADDER) {
-    const size_t arrays = a->command == CLI_CMD_DEMO ? 4 : 3;
     const size_t esize = a->command == CLI_CMD_DEMO ? sizeof(float) : cuprim_dtype_size(a->dtype);
-    if (esize && a->n > SIZE_MAX / (arrays * esize))
-      return usage_error(err, len,
-                         "--n %llu: too large for this host (%zu arrays of %zu-byte "
-                         "elements)",
-                         (unsigned long long)a->n, arrays, esize);
+    const size_t per = a->command == CLI_CMD_DEMO ? 4 * esize
+                       : a->primitive == CLI_PRIM_SEGMENTED
+                           ? 2 * esize + 2 * sizeof(uint64_t) + sizeof(hr_reduce_ref)
+                           : 3 * esize;
+    if (esize && a->n > SIZE_MAX / per)
+      return usage_error(err, len, "--n %llu: too large for this host (%zu bytes an element)",
+                         (unsigned long long)a->n, per);
   }
   if (a->command == CLI_CMD_DEMO && !a->have_runs)
     a->runs = DEFAULT_DEMO_RUNS;
@@ -878,6 +928,7 @@ int cli_parse(int argc, char **argv, cli_args *a, char *err, size_t len) {
   a->op = CUPRIM_SUM;
   a->kind = CUPRIM_INCLUSIVE;
   a->n = (uint64_t)1 << 26; /* the default size of demo and ladder: 256 MB of f32 */
+  a->segments = HR_SEG_UNIFORM;
   a->seed = 1;
   if (err && len)
     err[0] = '\0';

@@ -12,6 +12,7 @@
 #include <cuprim/cuprim.h>
 
 #include "hostref.h"
+#include "hostref_segmented.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -49,7 +50,8 @@ typedef enum cli_command {
 typedef enum cli_primitive {
   CLI_PRIM_REDUCE = HR_REDUCE,
   CLI_PRIM_SCAN = HR_SCAN,
-  CLI_PRIM_HISTOGRAM = HR_HISTOGRAM
+  CLI_PRIM_HISTOGRAM = HR_HISTOGRAM,
+  CLI_PRIM_SEGMENTED = HR_SEGMENTED /* the segmented reduce (ladder only) */
 } cli_primitive;
 
 /* Devices --devices takes at most: more than one host holds. Channels of --channels: as
@@ -97,12 +99,17 @@ typedef struct cli_args {
    * _scan) or by --segment-size L (rows of L elements: cuprim_batched_reduce and _scan). One
    * device, the whole input at once: no --chunk, --devices of several, --alg or argmin/argmax. */
   const char *offsets;
-  uint64_t segment_size; /* 1 .. 2^64 - 1 */
+  uint64_t segment_size; /* 1 .. 2^64 - 1; also ladder segmented's (1 .. --n, default 32) */
   int have_segment_size;
 
   /* demo, ladder, info */
   cli_primitive primitive; /* ladder's first operand */
-  uint64_t n;              /* --n N, default 2^26 */
+  /* ladder segmented: generated offsets of a distribution of harness/hostref_segmented.h
+   * (--segments uniform|random|power_law, default uniform) with parameter segment_size
+   * (--segment-size L: uniform segments of L, random ones of 0 .. 2L; power_law takes none) */
+  hr_seg_dist segments;
+  int have_segments;
+  uint64_t n;    /* --n N, default 2^26 */
   uint64_t runs; /* --runs R, 1..1000 timed runs; default 5 (demo), 20 (ladder), 20 (info) */
   int have_runs;
   uint64_t seed; /* --seed S, default 1 */
@@ -135,13 +142,14 @@ const char *cli_usage(cli_command c);
 /* "demo", "reduce", ...; NULL for CLI_CMD_NONE. */
 const char *cli_command_name(cli_command c);
 
-/* "reduce", "scan", "histogram". */
+/* "reduce", "scan", "histogram", "segmented". */
 const char *cli_primitive_name(cli_primitive p);
 
 /* CLI_EXIT_OK if primitive p takes dtype t with op (histogram: op ignored), else
  * CLI_EXIT_UNSUPPORTED with one line in err naming what it takes. The answer is the library's
- * (cuprim_reduce_supported, cuprim_scan_supported, cuprim_histogram_supported), asked before any
- * device, so that it does not depend on having one and grows with the library. */
+ * (cuprim_reduce_supported, cuprim_scan_supported, cuprim_histogram_supported,
+ * cuprim_segmented_supported), asked before any device, so that it does not depend on having one
+ * and grows with the library. */
 int cli_check_supported(cli_primitive p, cuprim_dtype t, cuprim_op op, char *err, size_t len);
 
 /* Parsers of single values, for the options and for files (exposed for the tests).

@@ -3,7 +3,9 @@
  *
  * Timing (cli_gpu_time): one warm-up call, then R samples of [flush L2, event, call, event]; the
  * median is reported. GB/s counts the bytes a primitive must move: reduce and histogram read n
- * elements, scan reads and writes n; the device-to-device copy reads and writes its buffer.
+ * elements, scan reads and writes n, the segmented reduce reads n elements and num_segments + 1
+ * offsets and writes num_segments results (cuprim-bench's byte limit, bench/bench_segmented.cu);
+ * the device-to-device copy reads and writes its buffer.
  * Every result is checked against the host references that the tests use (harness/hostref*.h):
  * data is chosen so that the check can be exact wherever the primitive's result is (integers,
  * float MIN/MAX, and float sums and products whose every partial result is exact), and within
@@ -19,6 +21,7 @@
 #include "hostref_histogram.h"
 #include "hostref_reduce.h"
 #include "hostref_scan.h"
+#include "hostref_segmented.h"
 
 #ifdef CUPRIM_CLI_NCCL
 #include <cuprim/nccl.h>
@@ -106,6 +109,10 @@ typedef struct call {
   uint32_t bins;
   double lo, hi;
   int plain; /* the plain entry point (AUTO) rather than _ex with alg */
+  /* the segmented reduce: segment s is d_in[off[s] .. off[s+1]), off being d_offsets */
+  const void *d_offsets;
+  cuprim_dtype offset_dtype;
+  uint64_t num_segments;
 } call;
 
 /* One timed call: the _ex entry point with c->alg (the ladder), or with `plain` the plain entry
@@ -136,6 +143,15 @@ static int run_call(void *user, cudaStream_t stream) {
     what = c->plain ? "cuprim_histogram_even" : "cuprim_histogram_even_ex";
     break;
   }
+  case CLI_PRIM_SEGMENTED:
+    s = c->plain
+            ? cuprim_segmented_reduce(c->ctx, c->d_in, c->d_out, c->n, c->d_offsets,
+                                      c->offset_dtype, c->num_segments, c->dtype, c->op, stream)
+            : cuprim_segmented_reduce_ex(c->ctx, (cuprim_segmented_alg)c->alg, c->d_in, c->d_out,
+                                         c->n, c->d_offsets, c->offset_dtype, c->num_segments,
+                                         c->dtype, c->op, stream);
+    what = c->plain ? "cuprim_segmented_reduce" : "cuprim_segmented_reduce_ex";
+    break;
   }
   return cli_cuprim(s, c->cmd, what);
 }
@@ -197,13 +213,27 @@ int cmd_demo(const cli_args *a) {
   if (!rc)
     rc = copy_sync(&g, d_s, h_s, bytes, cudaMemcpyHostToDevice);
 
-  /* The plain entry points (AUTO), as a user calls them. */
-  call c_reduce = {cmd, CLI_PRIM_REDUCE, 0, g.ctx, CUPRIM_F32, CUPRIM_SUM, CUPRIM_INCLUSIVE,
-                   d_x, d_sum,           n, 0,     0.0,        0.0,        1};
-  call c_scan = {cmd, CLI_PRIM_SCAN, 0, g.ctx, CUPRIM_F32, CUPRIM_SUM, CUPRIM_INCLUSIVE,
-                 d_s, d_out,         n, 0,     0.0,        0.0,        1};
-  call c_hist = {cmd, CLI_PRIM_HISTOGRAM, 0, g.ctx,     CUPRIM_F32, CUPRIM_SUM, CUPRIM_INCLUSIVE,
-                 d_x, d_counts,           n, DEMO_BINS, 0.0,        1.0,        1};
+  /* The plain entry points (AUTO), as a user calls them: f32 sums of n elements. */
+  const call plain = {.cmd = cmd,
+                      .ctx = g.ctx,
+                      .dtype = CUPRIM_F32,
+                      .op = CUPRIM_SUM,
+                      .kind = CUPRIM_INCLUSIVE,
+                      .n = n,
+                      .plain = 1};
+  call c_reduce = plain, c_scan = plain, c_hist = plain;
+  c_reduce.primitive = CLI_PRIM_REDUCE;
+  c_reduce.d_in = d_x;
+  c_reduce.d_out = d_sum;
+  c_scan.primitive = CLI_PRIM_SCAN;
+  c_scan.d_in = d_s;
+  c_scan.d_out = d_out;
+  c_hist.primitive = CLI_PRIM_HISTOGRAM;
+  c_hist.d_in = d_x;
+  c_hist.d_out = d_counts;
+  c_hist.bins = DEMO_BINS;
+  c_hist.lo = 0.0;
+  c_hist.hi = 1.0;
   double us_reduce = 0, us_scan = 0, us_hist = 0, us_copy = 0;
   const unsigned runs = (unsigned)a->runs;
   if (!rc)
@@ -314,7 +344,8 @@ done:
 /* ---------------------------------------------------------------- ladder */
 
 /* What each step changes, from the algorithms' comments in src/ (reduce_ladder.cu,
- * reduce_auto.cu, scan_ladder.cu, scan_lookback.cu, histogram_count.cu, histogram_sort.cu). */
+ * reduce_auto.cu, scan_ladder.cu, scan_lookback.cu, histogram_count.cu, histogram_sort.cu,
+ * segmented_ladder.cu, segmented_merge.cu). */
 static const char *const reduce_notes[] = {
     "tuned default: vector loads, persistent grid, fixed chunk tree (same bits on every GPU)",
     "baseline: stride-halving tree in global memory on a scratch copy; a round trip per step",
@@ -340,6 +371,13 @@ static const char *const histogram_notes[] = {
     "per-block copies in shared memory, runs of one bin added once, copies summed after",
     "no atomics on counts: bin indices radix-sorted (on cuprim's scan), counted by run",
 };
+static const char *const segmented_notes[] = {
+    "tuned default: merge-path tiles, 16-byte loads; a thread a segment, a block a part, or flags",
+    "baseline: thread s walks segment s; uncoalesced past a few elements, long segments idle",
+    "32 lanes a segment: coalesced loads, shuffle tree; lanes idle on segments shorter than 32",
+    "256 threads a segment (CUB's choice): long segments fast, each tiny one a whole block",
+    "equal shares of elements and segment ends per thread: none idle; searches, branchy walk",
+};
 
 static const char *note(cli_primitive p, int alg) {
   switch (p) {
@@ -349,8 +387,52 @@ static const char *note(cli_primitive p, int alg) {
     return scan_notes[alg];
   case CLI_PRIM_HISTOGRAM:
     return histogram_notes[alg];
+  case CLI_PRIM_SEGMENTED:
+    return segmented_notes[alg];
   }
   return "";
+}
+
+/* ladder segmented: the offsets, laid out on the host as the tests and cuprim-bench lay them out
+ * (hr_seg_layout), as I32 where n fits, else I64. */
+typedef struct segments {
+  void *h_off;        /* count + 1 offsets of dtype */
+  cuprim_dtype dtype; /* CUPRIM_I32 or CUPRIM_I64 */
+  uint64_t count;
+} segments;
+
+/* The offsets of a->segments (parameter a->segment_size) over a->n elements into sg; returns an
+ * exit code. */
+static int make_segments(segments *sg, const cli_args *a) {
+  const uint64_t n = a->n, len = a->segment_size;
+  /* Uniform: ceil(n / len) segments, which the first guess holds; random (mean len) and power law
+   * (mean about 2.5): the guess is doubled until the layout fits. */
+  uint64_t cap = a->segments == HR_SEG_POWER_LAW ? n / 2 + 1 : n / len + 1;
+  uint64_t *off = NULL;
+  for (;;) {
+    if (cap >= SIZE_MAX / sizeof *off) {
+      fprintf(stderr, "cuprim ladder: too many segments for this host\n");
+      return CLI_EXIT_FAILED;
+    }
+    uint64_t *grown = (uint64_t *)realloc(off, (size_t)(cap + 1) * sizeof *off);
+    if (!grown) {
+      fprintf(stderr, "cuprim ladder: cannot allocate %llu offsets in host memory\n",
+              (unsigned long long)cap + 1);
+      free(off);
+      return CLI_EXIT_FAILED;
+    }
+    off = grown;
+    sg->count = hr_seg_layout(a->segments, len, n, a->seed, off, cap);
+    if (sg->count != UINT64_MAX)
+      break;
+    cap *= 2;
+  }
+  /* Narrowed in place: offset k is read before its bytes are written, at or below where it was. */
+  sg->dtype = n <= INT32_MAX ? CUPRIM_I32 : CUPRIM_I64;
+  for (uint64_t k = 0; k <= sg->count; ++k)
+    hr_seg_store_offset(sg->dtype, off, k, (int64_t)off[k]);
+  sg->h_off = off;
+  return CLI_EXIT_OK;
 }
 
 /* The ladder's references, the tests' own (harness/hostref_*.h), computed once for all rungs. */
@@ -359,17 +441,26 @@ typedef struct ladder_ref {
   int have; /* 0: the host references have none for this dtype and op (the check shows "-") */
   hr_reduce_ref reduce;
   hr_scan_ref scan;
+  hr_seg_reduce_ref seg;
   uint64_t *counts; /* histogram: one per bin */
   uint32_t bins;
   uint64_t n;
   hr_gpu_shape shape; /* for the float SUM bound of COARSENED and ATOMIC */
 } ladder_ref;
 
-/* Builds the reference of h_in[0..n); returns an exit code. */
+/* Builds the reference of h_in[0..n) (segmented: of each of its segments, by sg); returns
+ * an exit code. */
 static int ladder_reference(ladder_ref *r, const cli_args *a, const void *h_in, double lo,
-                            double hi) {
+                            double hi, const segments *sg) {
   const cuprim_dtype t = a->dtype;
-  if (r->p == CLI_PRIM_REDUCE) {
+  if (r->p == CLI_PRIM_SEGMENTED) {
+    r->have = hr_reduce_supported(t, a->op);
+    if (r->have && hr_seg_reduce_reference(&r->seg, t, a->op, h_in, r->n, sg->dtype, sg->h_off,
+                                           sg->count, 0) != 0) {
+      fprintf(stderr, "cuprim ladder: out of host memory for the segments' references\n");
+      return CLI_EXIT_FAILED;
+    }
+  } else if (r->p == CLI_PRIM_REDUCE) {
     r->have = hr_reduce_supported(t, a->op);
     if (r->have)
       hr_reduce_reference(t, a->op, h_in, r->n, &r->reduce);
@@ -397,6 +488,8 @@ static const char *ladder_check(const ladder_ref *r, int alg, const void *h_out,
     return "-";
   if (r->p == CLI_PRIM_REDUCE)
     ok = hr_reduce_check(&r->reduce, (cuprim_reduce_alg)alg, &r->shape, h_out, why, len);
+  else if (r->p == CLI_PRIM_SEGMENTED)
+    ok = hr_seg_reduce_check(&r->seg, h_out, -1, &first, why, len) == 0;
   else if (r->p == CLI_PRIM_SCAN)
     ok = hr_scan_check(&r->scan, h_out, -1, &first, &last, why, len) == 0;
   else
@@ -416,18 +509,31 @@ int cmd_ladder(const cli_args *a) {
     return rc;
   }
   const size_t esize = cuprim_dtype_size(t);
-  const uint64_t n = a->n; /* three arrays of n elements fit size_t: checked by the parser */
+  /* Three arrays of n elements fit size_t, and for segmented as many segments as elements (with
+   * their offsets and references): checked by the parser. */
+  const uint64_t n = a->n;
   rc = cli_require_device(cmd, a->device);
   if (rc)
     return rc;
+  segments sg;
+  memset(&sg, 0, sizeof sg);
+  if (p == CLI_PRIM_SEGMENTED) {
+    rc = make_segments(&sg, a);
+    if (rc)
+      return rc;
+  }
+  const size_t off_bytes =
+      p == CLI_PRIM_SEGMENTED ? (size_t)(sg.count + 1) * cuprim_dtype_size(sg.dtype) : 0;
 
   const size_t bytes = (size_t)n * esize;
   const uint32_t bins = a->bins;
   double lo = 0.0, hi = 0.0;
   histogram_range(t, &lo, &hi);
-  /* Host: the data, the result (scan: n elements; reduce: one; histogram: bins), the reference. */
+  /* Host: the data, the result (scan: n elements; reduce: one; histogram: bins; segmented: one a
+   * segment), the reference. */
   const size_t out_bytes = p == CLI_PRIM_SCAN        ? bytes
                            : p == CLI_PRIM_HISTOGRAM ? (size_t)bins * sizeof(uint64_t)
+                           : p == CLI_PRIM_SEGMENTED ? (size_t)sg.count * esize
                                                      : esize;
   void *h_in = NULL, *h_out = NULL;
   ladder_ref ref;
@@ -436,6 +542,7 @@ int cmd_ladder(const cli_args *a) {
   ref.bins = bins;
   ref.n = n;
   hr_scan_ref_init(&ref.scan);
+  hr_seg_reduce_ref_init(&ref.seg);
   rc = host_alloc(cmd, &h_in, bytes);
   if (!rc)
     rc = host_alloc(cmd, &h_out, out_bytes);
@@ -449,28 +556,49 @@ int cmd_ladder(const cli_args *a) {
   size_t copy_bytes = 0;
   if (!rc)
     rc = cli_gpu_copy_bandwidth(&g, (unsigned)a->runs, &copy_gbps, &copy_bytes);
-  void *d_in = NULL, *d_out = NULL;
+  void *d_in = NULL, *d_out = NULL, *d_off = NULL;
   if (!rc)
     rc = cli_cuda(cudaMalloc(&d_in, bytes ? bytes : 1), cmd, "cudaMalloc");
   if (!rc)
     rc = cli_cuda(cudaMalloc(&d_out, out_bytes), cmd, "cudaMalloc");
+  if (!rc && p == CLI_PRIM_SEGMENTED)
+    rc = cli_cuda(cudaMalloc(&d_off, off_bytes), cmd, "cudaMalloc");
   if (rc)
     goto done;
 
   fill(p, t, a->op, h_in, n, a->seed);
   rc = copy_sync(&g, d_in, h_in, bytes, cudaMemcpyHostToDevice);
+  if (!rc && p == CLI_PRIM_SEGMENTED)
+    rc = copy_sync(&g, d_off, sg.h_off, off_bytes, cudaMemcpyHostToDevice);
   if (rc)
     goto done;
   ref.shape.sm_count = (unsigned)g.prop.multiProcessorCount;
   ref.shape.max_blocks_per_sm = (unsigned)g.prop.maxBlocksPerMultiProcessor;
-  rc = ladder_reference(&ref, a, h_in, lo, hi);
+  rc = ladder_reference(&ref, a, h_in, lo, hi, &sg);
   if (rc)
     goto done;
 
   char ns[32];
   hr_format_count(n, ns, sizeof ns);
-  const double moved = (p == CLI_PRIM_SCAN ? 2.0 : 1.0) * (double)bytes;
-  if (p == CLI_PRIM_HISTOGRAM)
+  /* The bytes each call must move once (the file's opening comment). */
+  const double moved = p == CLI_PRIM_SCAN ? 2.0 * (double)bytes
+                       : p == CLI_PRIM_SEGMENTED
+                           ? (double)bytes + (double)off_bytes + (double)out_bytes
+                           : (double)bytes;
+  if (p == CLI_PRIM_SEGMENTED) {
+    char sizes[96];
+    const unsigned long long len = (unsigned long long)a->segment_size;
+    if (a->segments == HR_SEG_UNIFORM)
+      snprintf(sizes, sizeof sizes, "uniform segments of %llu", len);
+    else if (a->segments == HR_SEG_RANDOM)
+      snprintf(sizes, sizeof sizes, "random segments of 0..%llu (mean %llu)", 2 * len, len);
+    else
+      snprintf(sizes, sizeof sizes, "power_law segments (1 + a Pareto tail, one of n/4)");
+    printf("cuprim ladder segmented: %s %s, n = %s in %llu %s, %s offsets (%.1f MB: input + "
+           "offsets + output, each moved once)\n",
+           hr_op_name(a->op), hr_dtype_name(t), ns, (unsigned long long)sg.count, sizes,
+           hr_dtype_name(sg.dtype), moved * 1e-6);
+  } else if (p == CLI_PRIM_HISTOGRAM)
     printf("cuprim ladder histogram: %u bins over [%g, %g), %s, n = %s (%.1f MB read)\n", bins, lo,
            hi, hr_dtype_name(t), ns, moved * 1e-6);
   else
@@ -493,7 +621,22 @@ int cmd_ladder(const cli_args *a) {
   /* The ladder in enum order (1, 2, ...), then the tuned default (0). */
   for (int k = 1; k <= count; ++k) {
     const int alg = k % count;
-    call c = {cmd, p, alg, g.ctx, t, a->op, a->kind, d_in, d_out, n, bins, lo, hi, 0};
+    call c = {.cmd = cmd,
+              .primitive = p,
+              .alg = alg,
+              .ctx = g.ctx,
+              .dtype = t,
+              .op = a->op,
+              .kind = a->kind,
+              .d_in = d_in,
+              .d_out = d_out,
+              .n = n,
+              .bins = bins,
+              .lo = lo,
+              .hi = hi,
+              .d_offsets = d_off,
+              .offset_dtype = sg.dtype,
+              .num_segments = sg.count};
     double us = 0.0;
     rc = cli_gpu_time(&g, run_call, &c, (unsigned)a->runs, &us);
     char label[16];
@@ -532,6 +675,8 @@ int cmd_ladder(const cli_args *a) {
          !ref.have ? "none for this dtype and op: not checked"
          : p == CLI_PRIM_REDUCE && a->op == CUPRIM_SUM && hr_is_float(t)
              ? "float sum within harness/hostref_reduce.c's bound for each algorithm"
+         : p == CLI_PRIM_SEGMENTED && a->op == CUPRIM_SUM && hr_is_float(t)
+             ? "every segment's float sum within harness/hostref_segmented.h's bound for any order"
              : "exact");
   if (first_why[0])
     printf("first wrong result: %s\n", first_why);
@@ -541,10 +686,13 @@ done:
     (void)cudaStreamSynchronize(g.stream);
   (void)cudaFree(d_in);
   (void)cudaFree(d_out);
+  (void)cudaFree(d_off);
   cli_gpu_close(&g);
   free(h_in);
   free(ref.counts);
   hr_scan_ref_free(&ref.scan);
+  hr_seg_reduce_ref_free(&ref.seg);
+  free(sg.h_off);
   free(h_out);
   return rc;
 }
