@@ -479,6 +479,10 @@ static int ladder_reference(ladder_ref *r, const cli_args *a, const void *h_in, 
   return CLI_EXIT_OK;
 }
 
+/* What the output holds before each rung runs, so that a rung that leaves part of it unwritten is
+ * not judged by the previous rung's result (the checks that know it say "never written"). */
+enum { LADDER_POISON = 0xA5 };
+
 /* "ok", "WRONG" (with why), or "-" (no reference) for the result of `alg` in h_out. */
 static const char *ladder_check(const ladder_ref *r, int alg, const void *h_out, char *why,
                                 size_t len) {
@@ -489,12 +493,12 @@ static const char *ladder_check(const ladder_ref *r, int alg, const void *h_out,
   if (r->p == CLI_PRIM_REDUCE)
     ok = hr_reduce_check(&r->reduce, (cuprim_reduce_alg)alg, &r->shape, h_out, why, len);
   else if (r->p == CLI_PRIM_SEGMENTED)
-    ok = hr_seg_reduce_check(&r->seg, h_out, -1, &first, why, len) == 0;
+    ok = hr_seg_reduce_check(&r->seg, h_out, LADDER_POISON, &first, why, len) == 0;
   else if (r->p == CLI_PRIM_SCAN)
-    ok = hr_scan_check(&r->scan, h_out, -1, &first, &last, why, len) == 0;
+    ok = hr_scan_check(&r->scan, h_out, LADDER_POISON, &first, &last, why, len) == 0;
   else
-    ok =
-        hr_hist_check(r->counts, (const uint64_t *)h_out, r->bins, r->n, -1, &first, why, len) == 0;
+    ok = hr_hist_check(r->counts, (const uint64_t *)h_out, r->bins, r->n, LADDER_POISON, &first,
+                       why, len) == 0;
   return ok ? "ok" : "WRONG";
 }
 
@@ -638,6 +642,10 @@ int cmd_ladder(const cli_args *a) {
               .offset_dtype = sg.dtype,
               .num_segments = sg.count};
     double us = 0.0;
+    rc = cli_cuda(cudaMemsetAsync(d_out, LADDER_POISON, out_bytes, g.stream), cmd,
+                  "cudaMemsetAsync");
+    if (rc)
+      break;
     rc = cli_gpu_time(&g, run_call, &c, (unsigned)a->runs, &us);
     char label[16];
     snprintf(label, sizeof label, "%d", alg);
