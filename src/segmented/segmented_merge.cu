@@ -342,14 +342,15 @@ __global__ void __launch_bounds__(flag_tile<T>::G::THREADS, flag_tile<T>::MIN_BL
     return;
   }
   const A *el = sm.elems();
-  if (!has_long) { /* the short path */
+  T *const out = a.out + s.i0; /* end x's segment's result: out[x] */
+  if (!has_long) {             /* the short path */
     for (uint32_t x = t; x < s.n_ends; x += G::THREADS) {
       const uint32_t e = sm.end(x), from = x == 0 ? 0u : sm.end(x - 1);
       const A v = part_value<Op>(el, from, e, (uint32_t)t % 32);
       if (x == 0)
         a.head[b] = v; /* end 0's part; the join completes it */
       else
-        a.out[s.i0 + x] = from_acc<T>(v);
+        out[x] = from_acc<T>(v);
     }
     if (t == G::THREADS - 1) { /* what follows the last end: the identity if it closes the tile */
       const uint32_t from = s.n_ends > 0 ? sm.end(s.n_ends - 1) : 0u;
@@ -385,7 +386,7 @@ __global__ void __launch_bounds__(flag_tile<T>::G::THREADS, flag_tile<T>::MIN_BL
     if (x == 0)
       a.head[b] = v;
     else
-      a.out[s.i0 + x] = from_acc<T>(v);
+      out[x] = from_acc<T>(v);
   }
   if (t == 0) { /* what follows the tile's last end: nothing if that end closes the tile */
     const bool closed = s.n_ends > 0 && sm.end(s.n_ends - 1) == s.n_elems;

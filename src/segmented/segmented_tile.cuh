@@ -99,6 +99,17 @@ template <class O> struct offsets_of : offsets_source {
   __device__ __forceinline__ O raw(uint64_t k) const { return raw_offset<O>(offsets, k); }
   /* ... and the clamp. */
   __device__ __forceinline__ uint64_t clamp(O v) const { return clamp_offset<O>(v, is_signed, n); }
+  /* The clamp in O itself (clamp_offset_narrow), with n_o = narrow_n(). */
+  __device__ __forceinline__ O narrow_n() const { return n < (uint64_t)(O)~O(0) ? (O)n : (O)~O(0); }
+  __device__ __forceinline__ O clamp_narrow(O v, O n_o) const {
+    return clamp_offset_narrow<O>(v, is_signed, n_o);
+  }
+  /* Offset k's address, and the raw offset `d` past such an address (d known at compile time
+   * where it can be: one address for a thread's loads instead of one each). */
+  __device__ __forceinline__ const O *raw_ptr(uint64_t k) const {
+    return static_cast<const O *>(offsets) + k;
+  }
+  __device__ __forceinline__ O raw_from(const O *p, int d) const { return raw_offset<O>(p, d); }
 };
 
 /* Rows of one length: offset k is k * len (never past n = num_segments * len). The batched scan's
@@ -597,9 +608,13 @@ template <int THREADS, int SLOT, class S, class Src>
 __device__ __forceinline__ bool load_ends(const Src &src, const tile_share &s,
                                           const tile_smem<SLOT, S> &sm, unsigned *bits,
                                           uint32_t *longest, int t) {
+  /* Positions in the offsets' own width R: every clamped offset fits it, and so do the tile's
+   * first element and its last (points of the merge lie between the first and the last offset),
+   * so that 4-byte offsets take 32-bit arithmetic and one shuffle a step. */
   typedef typename Src::raw_t R;
   constexpr int BATCH = 32 / (int)sizeof(R); /* 32 bytes in flight a lane */
   const int lane = t % 32, warp = t / 32;
+  const R n_r = src.narrow_n(), lo = (R)s.lo, ne = (R)s.n_elems;
   bool bad = false;
   for (uint32_t x0 = 0; x0 < s.n_ends;) {
     /* This round: up to BATCH runs of 32 ends per warp, as few as cover the ends left when every
@@ -612,35 +627,35 @@ __device__ __forceinline__ bool load_ends(const Src &src, const tile_share &s,
     x0 += runs * THREADS;
     if (xw >= xend)
       continue; /* none for this warp (uniform over it): no loads to set up */
+    /* End x is offset i0 + x + 1; the lane's first of this round, one address for all its loads. */
+    const R *mine = src.raw_ptr(s.i0 + xw + 1 + (uint32_t)lane);
     R raw[BATCH], raw_before = 0;
 #pragma unroll
-    for (int u = 0; u < BATCH; ++u) {
-      const uint32_t x = xw + u * 32 + lane;
-      raw[u] = x < xend ? src.raw(s.i0 + x + 1) : R();
-    }
+    for (int u = 0; u < BATCH; ++u)
+      raw[u] = xw + u * 32 + lane < xend ? src.raw_from(mine, u * 32) : R();
     if (lane == 0 && xw < s.n_ends)
       raw_before = src.raw(s.i0 + xw); /* A(xw - 1) */
-    uint64_t before = src.clamp(raw_before);
+    R before = src.clamp_narrow(raw_before, n_r);
 #pragma unroll
     for (int u = 0; u < BATCH; ++u) {
       if (xw + u * 32 >= xend)
         break; /* uniform over the warp */
       const uint32_t x = xw + u * 32 + lane;
       const bool in = x < xend;
-      const uint64_t a = in ? src.clamp(raw[u]) : 0;        /* A(x) */
-      uint64_t prev = __shfl_up_sync(cta::full_mask, a, 1); /* A(x - 1) */
+      const R a = in ? src.clamp_narrow(raw[u], n_r) : R(); /* A(x) */
+      R prev = __shfl_up_sync(cta::full_mask, a, 1);        /* A(x - 1) */
       if (lane == 0)
         prev = before;
       before = __shfl_sync(cta::full_mask, a, 31);
-      bad |= in && (prev > a || a < s.lo || a - s.lo > s.n_elems);
-      const uint64_t rel = a < s.lo ? 0 : a - s.lo;
-      const uint32_t r = (uint32_t)(rel < s.n_elems ? rel : s.n_elems);
+      bad |= in && (prev > a || a < lo || a - lo > ne);
+      const R rel = a < lo ? R() : a - lo;
+      const uint32_t r = (uint32_t)(rel < ne ? rel : ne);
       if (in)
         sm.set_end(x, r);
       if (bits != nullptr)
         set_flags_warp(bits, r, in);
       if (longest != nullptr && in) {
-        const uint64_t prel = prev < s.lo ? 0 : prev - s.lo;
+        const R prel = prev < lo ? R() : prev - lo;
         const uint32_t from = (uint32_t)(prel < r ? prel : r);
         uint32_t part = r - from;
         if (x == s.n_ends - 1 && s.n_elems - r > part)
