@@ -10,10 +10,11 @@
  *  2. one block per tile of 23 four-byte (15 eight-byte) merge items per thread: the tile's ends
  *     and elements staged in shared memory; AUTO (flag_reduce_kernel) adds each segment with one
  *     thread where no part of the tile is longer than SHORT_PART elements, each part with the
- *     whole block where the tile holds at most FEW_ENDS ends, and otherwise marks each end's
- *     position with a flag and lets every thread scan ITEMS consecutive elements, restarting at
- *     the flags, then every end reads its segment's value (each tile decides from its offsets
- *     alone, on the device); MERGE_PATH (merge_reduce_kernel) lets each thread
+ *     whole block where the tile holds at most FEW_ENDS ends, each part with a warp where it
+ *     holds at most WARP_PARTS_ENDS, and otherwise marks each end's position with a flag and lets
+ *     every thread scan ITEMS consecutive elements, restarting at the flags, then every end reads
+ *     its segment's value (each tile decides from its offsets alone, on the device); MERGE_PATH
+ *     (merge_reduce_kernel) lets each thread
  *     walk its ITEMS merge items in order, writing a segment's value into the slot of its end, and
  *     joins the threads' open segments by a block scan of (segment-start, value) pairs. The
  *     tile's segments are written out coalesced. A tile leaves three things for the segments that
@@ -31,12 +32,12 @@
  * Determinism (AUTO's promise, docs/determinism.md): which items a thread combines and in which
  * order follows from the tile size, the thread's rank and the offsets alone; threads are joined by
  * a fixed shuffle tree, tiles by fixed trees over tile indices and runs; which way a tile goes
- * (the short path, the few-ends path or the flag tile), and the order in which the first two add a
- * part, follow from the offsets, the tile and the elements' indices alone. Nothing depends on the
- * grid, the GPU, the input's alignment (vector loads and asynchronous copies only fill shared
- * memory), or timing (the atomics are ORs, of a flag or of the tile's has-a-long-part bit, whose
- * order cannot show): the same input gives the same bits everywhere. AUTO and MERGE_PATH combine in
- * different orders: each has its own bits.
+ * (the short path, the few-ends path, the warp-parts path or the flag tile), and the order in which
+ * the first three add a part, follow from the offsets, the tile and the elements' indices alone.
+ * Nothing depends on the grid, the GPU, the input's alignment (vector loads and asynchronous copies
+ * only fill shared memory), or timing (the atomics are ORs, of a flag or of the tile's
+ * has-a-long-part bit, whose order cannot show): the same input gives the same bits everywhere.
+ * AUTO and MERGE_PATH combine in different orders: each has its own bits.
  *
  * MERGE_PATH is the decomposition done the classic way (moderngpu's segreduce): every thread an
  * equal share of merge items, elements loaded one by one, launches in plain stream order. AUTO
@@ -163,8 +164,12 @@ constexpr uint32_t SHORT_PART = 64;
 /* The most ends a tile may hold for AUTO's tile to take the few-ends path (few_ends_tile).
  * Measured on the H200 (2^28 f32, 0.2's eighteenth run, before the staging was made cheaper): 8
  * made segments of 700 and 1024 6% and 2% slower than as flag tiles (a shuffle tree per part);
- * 4 and 2 were alike at 700, 1024 and from 3072 up, 4 3-4% faster at 1536 and 2048. */
-constexpr uint32_t FEW_ENDS = 4;
+ * 4 and 2 were alike at 700, 1024 and from 3072 up, 4 3-4% faster at 1536 and 2048. Since the
+ * warp-parts path (0.2's twenty-fourth run, I32 offsets): 2 instead of 4 took segments of 1500
+ * from 296.8 to 279.8 us and of 2048 from 286.6 to 280.0 (the warps take those tiles' 4-5 parts),
+ * the same elsewhere from 100 to 2^20; 0 made every length from 256 up 6-12% slower (at 256 and
+ * 1024 too, where no tile takes either path: not profiled). */
+constexpr uint32_t FEW_ENDS = 2;
 
 /* The VEC staged values of a group (at gp, whole 16-byte words of shared memory) into x. */
 template <int VEC, class A>
@@ -192,6 +197,39 @@ __device__ __forceinline__ void few_ends_edge(const uint4 *gp, uint32_t g, uint3
       acc = op(acc, x[j]);
 }
 
+/* The partial of rank `me` of RANKS threads (a block, or a warp) over the part [from, to) of a
+ * staged tile (tile-relative positions; g0: the tile's groups, as few_ends_tile says): the groups
+ * g = me (mod RANKS) that meet the part, in index order, a group wholly in the part as a pairwise
+ * tree (tree_reduce), one at the part's edge element by element in index order. The order
+ * depends on the part's bounds, the shift and RANKS only. */
+template <int RANKS, class Op, int VEC, int WORDS, class A>
+__device__ __forceinline__ A part_partial(const uint4 *g0, uint32_t shift, uint32_t from,
+                                          uint32_t to, uint32_t me) {
+  const Op op;
+  A acc = Op::identity();
+  if (to <= from)
+    return acc;
+  const uint32_t lo = from + shift, hi = to + shift; /* the part, from g0 */
+  /* The groups that meet it: [g_lo, g_hi); those wholly in it: [in_lo, in_hi). A partial group at
+   * its start (g_lo < in_lo) has the smallest index, one at its end (in_hi < g_hi, another group
+   * where in_hi >= in_lo) the largest: taken in that order, a thread's groups go in index order. */
+  const uint32_t g_lo = lo / VEC, g_hi = (hi + VEC - 1) / VEC;
+  const uint32_t in_lo = (lo + VEC - 1) / VEC, in_hi = hi / VEC;
+  if (g_lo < in_lo && g_lo % RANKS == me)
+    few_ends_edge<Op, VEC>(g0 + (size_t)g_lo * WORDS, g_lo, lo, hi, acc);
+  uint32_t g = in_lo + ((me - in_lo) % RANKS);
+  const uint4 *gp = g0 + (size_t)g * WORDS;
+#pragma unroll 2
+  for (; g < in_hi; g += RANKS, gp += RANKS * WORDS) {
+    A x[VEC];
+    load_group(gp, x);
+    acc = op(acc, tree_reduce<Op>(x));
+  }
+  if (in_hi < g_hi && in_hi >= in_lo && in_hi % RANKS == me)
+    few_ends_edge<Op, VEC>(g0 + (size_t)in_hi * WORDS, in_hi, lo, hi, acc);
+  return acc;
+}
+
 /* AUTO's few-ends path: a staged tile of at most FEW_ENDS ends, whose parts (end x's segment, and
  * what follows the last end) are therefore long, added part by part by the whole block. The tile's
  * elements fall into groups of VEC = 16 / sizeof(T): group g holds the input's elements whose index
@@ -205,10 +243,10 @@ __device__ __forceinline__ void few_ends_edge(const uint4 *gp, uint32_t g, uint3
  * about 1200 elements a segment on average): no flags, no select per element, no block scan and
  * no pass of the ends over the carries; a whole group costs one read of shared memory and VEC
  * ops. Wastes: the staging round trip through shared memory, as the flag tile, and a shuffle tree
- * per part, which is why tiles of more ends stay flag tiles; the setup of each part (about 90
- * SASS instructions a warp with its shuffle tree, ncu at segments of 4096 on the H200).
- * Measured there (2^28 f32, I32 offsets, a timing program of the session's): segments of 4096
- * 330 -> 302 us with the flag tile's staging, 286 with the cheaper staging of the same run
+ * per part, which is why tiles of more ends go to the warps or stay flag tiles; the setup of each
+ * part (about 90 SASS instructions a warp with its shuffle tree, ncu at segments of 4096 on the
+ * H200). Measured there (2^28 f32, I32 offsets, a timing program of the session's): segments of
+ * 4096 330 -> 302 us with the flag tile's staging, 286 with the cheaper staging of the same run
  * (CUB 242-247), 65536 287 -> 276, 2^20 303 -> 279. Slower, not kept (0.2's nineteenth run, at
  * 4096): the groups loaded straight into registers instead of staged (285 -> 304 us, branch
  * exp/seg-direct; likely because 32 registers a thread cannot hold a tile's six 16-byte loads in
@@ -229,28 +267,7 @@ __device__ __forceinline__ void few_ends_tile(const A *el, const tile_smem<4, A>
   uint32_t from = 0;
   for (uint32_t p = 0; p <= s.n_ends; ++p) { /* uniform over the block */
     const uint32_t to = p < s.n_ends ? sm.end(p) : s.n_elems;
-    A acc = Op::identity();
-    if (to > from) {
-      const uint32_t lo = from + sm.shift, hi = to + sm.shift; /* the part, from g0 */
-      /* The groups that meet it: [g_lo, g_hi); those wholly in it: [in_lo, in_hi). A partial
-       * group at its start (g_lo < in_lo) has the smallest index, one at its end (in_hi < g_hi,
-       * another group where in_hi >= in_lo) the largest: taken in that order, a thread's groups
-       * go in index order. */
-      const uint32_t g_lo = lo / VEC, g_hi = (hi + VEC - 1) / VEC;
-      const uint32_t in_lo = (lo + VEC - 1) / VEC, in_hi = hi / VEC;
-      if (g_lo < in_lo && g_lo % G::THREADS == me)
-        few_ends_edge<Op, VEC>(g0 + (size_t)g_lo * WORDS, g_lo, lo, hi, acc);
-      uint32_t g = in_lo + ((me - in_lo) % G::THREADS);
-      const uint4 *gp = g0 + (size_t)g * WORDS;
-#pragma unroll 2
-      for (; g < in_hi; g += G::THREADS, gp += G::THREADS * WORDS) {
-        A x[VEC];
-        load_group(gp, x);
-        acc = op(acc, tree_reduce<Op>(x));
-      }
-      if (in_hi < g_hi && in_hi >= in_lo && in_hi % G::THREADS == me)
-        few_ends_edge<Op, VEC>(g0 + (size_t)in_hi * WORDS, in_hi, lo, hi, acc);
-    }
+    A acc = part_partial<G::THREADS, Op, VEC, WORDS, A>(g0, sm.shift, from, to, me);
     acc = cta::warp_reduce(acc, op);
     if (lane == 0)
       warp_part[p * WARPS + warp] = acc;
@@ -273,12 +290,60 @@ __device__ __forceinline__ void few_ends_tile(const A *el, const tile_smem<4, A>
   }
 }
 
-/* AUTO: the same tiles of the merge, staged in shared memory as
- * MERGE_PATH's, then worked one of three ways, chosen per tile from its offsets alone: where every
- * part of the tile is at most SHORT_PART elements, one thread per segment (the short path); where
- * it holds at most FEW_ENDS ends, part by part with the whole block (the few-ends path,
- * few_ends_tile); otherwise element by element with the segment ends as flags (the flag tile,
- * segmented_tile.cuh, flag_words).
+/* The most ends a tile may hold for AUTO's tile to take the warp-parts path (warp_parts_tile),
+ * where some part is longer than SHORT_PART and it holds more than FEW_ENDS. Measured on the H200
+ * (2^28 f32, I32 offsets, 0.2's twenty-fourth run): with 64, segments of 100 (about 58 ends a
+ * tile, 7 parts a warp) took 380 us where the flag tile took 362, and of 128 (46 ends) 342 where
+ * it took 363; so 48. */
+constexpr uint32_t WARP_PARTS_ENDS = 48;
+
+/* AUTO's warp-parts path: a staged tile of FEW_ENDS + 1 to WARP_PARTS_ENDS ends, some part of which
+ * is longer than SHORT_PART. Its parts (end p's segment within the tile, p < n_ends, and what
+ * follows the last end, p = n_ends) go to the warps in turn: warp w takes parts w, w + WARPS, ...,
+ * each with its 32 lanes in part_partial's order of groups, then a shuffle tree; lane 0 writes it.
+ * Improves on the flag tile, for tiles of a few dozen parts: a group of VEC elements costs one read
+ * of shared memory and VEC ops instead of about twenty instructions an element, no flags and no
+ * block scan; and on the few-ends path, the setup and the shuffle tree of a part are one warp's,
+ * not the block's, and no barrier. Wastes: a warp with a long part keeps its lanes on it while
+ * the others may idle (at most a tile's worth), and a short part leaves lanes idle, which is why
+ * tiles of more ends stay flag tiles. Measured on the H200 (2^28 f32, I32 offsets, 0.2's
+ * twenty-fourth run, against the flag tile and the few-ends path of four ends): segments of 128
+ * 363 -> 342 us, 256 345 -> 295, 512 316 -> 290, 1024 304 -> 284, 1500 299 -> 280, 2048 288 ->
+ * 280; 2048's tiles (2-3 ends) went the few-ends way before. */
+template <class T, class Op, class A>
+__device__ __forceinline__ void warp_parts_tile(const A *el, const tile_smem<4, A> &sm,
+                                                const tile_share &s, const reduce_args<T> &a,
+                                                uint64_t b, int t) {
+  typedef merge_geometry<A> G;
+  constexpr int VEC = 16 / (int)sizeof(T), WARPS = G::THREADS / 32;
+  constexpr int WORDS = VEC * (int)sizeof(A) / 16; /* 16-byte words a group */
+  const Op op;
+  const uint32_t lane = (uint32_t)t % 32;
+  /* group g: words g0[g * WORDS ..], 16-byte aligned (stage_tile's shift) */
+  const uint4 *g0 = reinterpret_cast<const uint4 *>(el - sm.shift);
+  for (uint32_t p = (uint32_t)t / 32; p <= s.n_ends; p += WARPS) {
+    const uint32_t from = p == 0 ? 0u : sm.end(p - 1), to = p < s.n_ends ? sm.end(p) : s.n_elems;
+    A v = part_partial<32, Op, VEC, WORDS, A>(g0, sm.shift, from, to, lane);
+    v = cta::warp_reduce(v, op);
+    if (lane != 0)
+      continue;
+    if (p == s.n_ends) { /* what follows the last end: the identity if it closes the tile */
+      a.carry[b] = v;
+      a.has_end[b] = s.n_ends > 0 ? 1 : 0;
+    } else if (p == 0) {
+      a.head[b] = v; /* end 0's part; the join completes it */
+    } else {
+      a.out[s.i0 + p] = from_acc<T>(v);
+    }
+  }
+}
+
+/* AUTO: the same tiles of the merge, staged in shared memory as MERGE_PATH's, then worked one of
+ * four ways, chosen per tile from its offsets alone: where every part of the tile is at most
+ * SHORT_PART elements, one thread per segment (the short path); where it holds at most FEW_ENDS
+ * ends, part by part with the whole block (the few-ends path, few_ends_tile); where it holds at
+ * most WARP_PARTS_ENDS, each part with one warp (warp_parts_tile); otherwise element by element
+ * with the segment ends as flags (the flag tile, segmented_tile.cuh, flag_words).
  * Improves on MERGE_PATH: no search and no branch per item. The flag tile: the tile's ends set
  * their flags in shared memory (one atomic per word a warp touches); thread t then scans its ITEMS
  * consecutive elements, restarting at each flag, with a select instead of a branch, and leaves the
@@ -297,8 +362,11 @@ __device__ __forceinline__ void few_ends_tile(const A *el, const tile_smem<4, A>
  * (docs/ladder.md, "The sixth run") took them to about 85%, 88% and 92%. On the H200 the flag tile
  * was bound by its instructions (ncu: 91% of the issue slots at segments of 4096, about 600 SASS
  * instructions a warp per tile); the eighteenth run's few-ends path and cheaper staging took 4096
- * from 330 to 286 us (0.75 to 0.85 of CUB) and 463 instructions a warp. Wastes: segments of one
- * or two elements (the ends cost more than the elements: 65-74%), the elements' round trip
+ * from 330 to 286 us (0.75 to 0.85 of CUB) and 463 instructions a warp. The twenty-fourth run's
+ * ends in the offsets' width (load_ends) took segments of 1 from 1357 to 963 us (1.105e9 -> 0.812e9
+ * warp instructions) and 4 from 508 to 433, and its warp-parts path 256 from 345 to 295 (both
+ * H200). Wastes: segments of one or two elements (the ends cost more than the elements), the
+ * elements' round trip
  * through shared memory, a chain of dependent phases per tile (partitions, ends, elements, the
  * work, the results), and the partitions' and the join's launches, as MERGE_PATH. */
 template <class T, class Op, class Src>
@@ -362,6 +430,10 @@ __global__ void __launch_bounds__(flag_tile<T>::G::THREADS, flag_tile<T>::MIN_BL
   if (s.n_ends <= FEW_ENDS) {
     static_assert((FEW_ENDS + 1) * (G::THREADS / 32) <= G::THREADS, "the parts' warp values fit");
     few_ends_tile<T, Op>(el, sm, s, carry, a, b, t);
+    return;
+  }
+  if (s.n_ends <= WARP_PARTS_ENDS) {
+    warp_parts_tile<T, Op>(el, sm, s, a, b, t);
     return;
   }
   set_flags_of_ends<G::THREADS>(sm, s.n_ends, sh.bits, t);
