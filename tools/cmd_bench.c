@@ -372,7 +372,7 @@ static const char *const histogram_notes[] = {
     "no atomics on counts: bin indices radix-sorted (on cuprim's scan), counted by run",
 };
 static const char *const segmented_notes[] = {
-    "tuned default: merge-path tiles, 16-byte loads; a thread a segment, a block a part, or flags",
+    "tuned default: merge-path tiles, 16-byte loads; a part by a thread, warp or block, or flags",
     "baseline: thread s walks segment s; uncoalesced past a few elements, long segments idle",
     "32 lanes a segment: coalesced loads, shuffle tree; lanes idle on segments shorter than 32",
     "256 threads a segment (CUB's choice): long segments fast, each tiny one a whole block",
