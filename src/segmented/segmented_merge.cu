@@ -171,6 +171,22 @@ constexpr uint32_t SHORT_PART = 64;
  * 1024 too, where no tile takes either path: not profiled). */
 constexpr uint32_t FEW_ENDS = 2;
 
+/* Part p's value v where it goes: p == n_ends is what follows the tile's last end (the identity
+ * if that end closes the tile), p == 0 end 0's part, which the join completes (the tile's head),
+ * any other p end p's segment. */
+template <class T, class A>
+__device__ __forceinline__ void put_part(const reduce_args<T> &a, uint64_t b, const tile_share &s,
+                                         uint32_t p, A v) {
+  if (p == s.n_ends) {
+    a.carry[b] = v;
+    a.has_end[b] = s.n_ends > 0 ? 1 : 0;
+  } else if (p == 0) {
+    a.head[b] = v;
+  } else {
+    a.out[s.i0 + p] = from_acc<T>(v);
+  }
+}
+
 /* The VEC staged values of a group (at gp, whole 16-byte words of shared memory) into x. */
 template <int VEC, class A>
 __device__ __forceinline__ void load_group(const uint4 *gp, A (&x)[VEC]) {
@@ -279,14 +295,7 @@ __device__ __forceinline__ void few_ends_tile(const A *el, const tile_smem<4, A>
 #pragma unroll
     for (int w = 1; w < WARPS; ++w)
       v = op(v, warp_part[p * WARPS + w]);
-    if (p == s.n_ends) { /* what follows the last end: the identity if it closes the tile */
-      a.carry[b] = v;
-      a.has_end[b] = s.n_ends > 0 ? 1 : 0;
-    } else if (p == 0) {
-      a.head[b] = v; /* end 0's part; the join completes it */
-    } else {
-      a.out[s.i0 + p] = from_acc<T>(v);
-    }
+    put_part<T>(a, b, s, p, v);
   }
 }
 
@@ -325,16 +334,8 @@ __device__ __forceinline__ void warp_parts_tile(const A *el, const tile_smem<4, 
     const uint32_t from = p == 0 ? 0u : sm.end(p - 1), to = p < s.n_ends ? sm.end(p) : s.n_elems;
     A v = part_partial<32, Op, VEC, WORDS, A>(g0, sm.shift, from, to, lane);
     v = cta::warp_reduce(v, op);
-    if (lane != 0)
-      continue;
-    if (p == s.n_ends) { /* what follows the last end: the identity if it closes the tile */
-      a.carry[b] = v;
-      a.has_end[b] = s.n_ends > 0 ? 1 : 0;
-    } else if (p == 0) {
-      a.head[b] = v; /* end 0's part; the join completes it */
-    } else {
-      a.out[s.i0 + p] = from_acc<T>(v);
-    }
+    if (lane == 0)
+      put_part<T>(a, b, s, p, v);
   }
 }
 
