@@ -167,7 +167,7 @@ constexpr uint32_t SHORT_PART = 64;
  * 4 and 2 were alike at 700, 1024 and from 3072 up, 4 3-4% faster at 1536 and 2048. Since the
  * warp-parts path (0.2's twenty-fourth run, I32 offsets): 2 instead of 4 took segments of 1500
  * from 296.8 to 279.8 us and of 2048 from 286.6 to 280.0 (the warps take those tiles' 4-5 parts),
- * the same elsewhere from 100 to 2^20; 0 made every length from 256 up 6-12% slower (at 256 and
+ * the same elsewhere from 100 to 2^20; 0 made every length from 256 up 6-14% slower (at 256 and
  * 1024 too, where no tile takes either path: not profiled). */
 constexpr uint32_t FEW_ENDS = 2;
 
