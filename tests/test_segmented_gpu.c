@@ -336,7 +336,9 @@ typedef enum mutation {
   M_PAST_N,     /* laid out over n + n/3 elements: the last offsets are past n */
   M_DECREASING, /* the offsets shuffled, a few past n */
   M_NEGATIVE,   /* signed offsets: the first three negative (clamped to 0) */
-  M_GAPS        /* the segments cover [n/10, n/10 + 8n/10): elements before and after none */
+  M_GAPS,       /* the segments cover [n/10, n/10 + 8n/10): elements before and after none */
+  M_SPIKES      /* not a mutation: segments of 1 to 3 elements, each one instead of 65 to 264
+                   with probability 1 / size (spikes_layout) */
 } mutation;
 
 typedef struct layout {
@@ -364,13 +366,31 @@ static const layout layouts[] = {
     /* AUTO's short path takes tiles whose parts are at most 64 elements: both sides of the line */
     {"uniform 64", HR_SEG_UNIFORM, 64, 64000, 12800, M_NONE},
     {"uniform 65", HR_SEG_UNIFORM, 65, 65000, 13000, M_NONE},
-    /* AUTO's few-ends path takes tiles of at most 4 ends: segments of 1300 give 4-byte tiles of
-     * 5888 items 4 or 5 ends, both sides of the line (and every tile of 8-byte values few ends) */
+    /* AUTO's warp-parts path takes tiles of 3 to 48 ends with a part longer than 64: segments of
+     * 1300 give 4-byte tiles of 5888 items 4 or 5 ends (8-byte tiles of 3840 items 2 or 3: both
+     * sides of the few-ends path's line) */
     {"uniform 1300", HR_SEG_UNIFORM, 1300, 130000, 26000, M_NONE},
+    /* AUTO's flag tiles as the power law makes them, at a size the sweep can check: more than 48
+     * ends, a few parts longer than 64 among parts of 1 to 3 (one segment in 80 of 65 to 264
+     * elements: about 15 long parts a 4-byte tile, each thread's run of ends several words) */
+    {"tiny with long spikes", HR_SEG_UNIFORM, 80, 200000, 40000, M_SPIKES},
 };
 #define NUM_LAYOUTS (sizeof layouts / sizeof layouts[0])
 
 static int signed_offsets(cuprim_dtype ot) { return ot == CUPRIM_I32 || ot == CUPRIM_I64; }
+
+/* M_SPIKES's segments over n elements into g_off (the last one cut to fit): 1 to 3 elements, or
+ * with probability 1 / every 65 to 264. Returns the number of segments. */
+static uint64_t spikes_layout(uint64_t every, uint64_t n, uint64_t seed) {
+  uint64_t s = hr_mix(seed, 0x5B1), k = 0, at = 0;
+  g_off[0] = 0;
+  while (at < n && k < OFF_CAP) {
+    const uint64_t len = hr_below(&s, every) == 0 ? 65 + hr_below(&s, 200) : 1 + hr_below(&s, 3);
+    at = len < n - at ? at + len : n;
+    g_off[++k] = at;
+  }
+  return at == n ? k : UINT64_MAX;
+}
 
 /* Lays out L over n elements into g_off, mutates it, and stores it as offsets of `ot` into
  * tf.h_in2 and tf.d_in2. Returns the number of segments. */
@@ -383,6 +403,9 @@ static uint64_t make_offsets(const layout *L, uint64_t n, cuprim_dtype ot, uint6
     break;
   case M_GAPS:
     segs = hr_seg_layout(L->dist, size, n - n / 5, seed, g_off, OFF_CAP);
+    break;
+  case M_SPIKES:
+    segs = spikes_layout(size, n, seed);
     break;
   default:
     segs = hr_seg_layout(L->dist, size, n, seed, g_off, OFF_CAP);
