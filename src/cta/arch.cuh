@@ -124,20 +124,6 @@ __device__ __forceinline__ void prefetch_l2_range(const void *p, size_t bytes, i
     prefetch_l2_block(reinterpret_cast<const void *>(from), (uint32_t)(to - from), t, threads);
 }
 
-/* The OR of `v` over the lanes in `peers` (which must include the calling lane, and every lane in
- * it must call with the same mask): one redux.sync on 8.0 and later; older GPUs: one shuffle per
- * lane of the mask. */
-__device__ __forceinline__ unsigned or_over_peers(unsigned peers, unsigned v) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  return __reduce_or_sync(peers, v);
-#else
-  unsigned r = 0;
-  for (unsigned m = peers; m != 0; m &= m - 1)
-    r |= __shfl_sync(peers, v, __ffs(m) - 1);
-  return r;
-#endif
-}
-
 /* A read-only 16-byte load that skips L1 and asks L2 to fetch the surrounding 256 bytes (the
  * prefetch-size hint needs 8.0; 7.5 gets the load without the hint). */
 __device__ __forceinline__ uint4 load_stream_l2_256(const void *p) {

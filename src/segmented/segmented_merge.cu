@@ -103,7 +103,7 @@ __global__ void __launch_bounds__(merge_geometry<acc_t<T>>::THREADS)
   tile_share s;
   Smem sm;
   const bool bad = stage_tile<G::THREADS, cta::LOAD_LDG>(src, a.part, b, (uint64_t)G::TILE, a.in,
-                                                         false, sh.raw, sm, s, nullptr, t);
+                                                         false, sh.raw, sm, s, t);
   if (__syncthreads_or(bad || !s.valid)) {
     if (t == 0)
       *a.bad = 1; /* the joining kernel recomputes every segment */
@@ -346,7 +346,8 @@ __device__ __forceinline__ void warp_parts_tile(const A *el, const tile_smem<4, 
  * most WARP_PARTS_ENDS, each part with one warp (warp_parts_tile); otherwise element by element
  * with the segment ends as flags (the flag tile, segmented_tile.cuh, flag_words).
  * Improves on MERGE_PATH: no search and no branch per item. The flag tile: the tile's ends set
- * their flags in shared memory (one atomic per word a warp touches); thread t then scans its ITEMS
+ * their flags in shared memory (a thread's run of consecutive ends gathers its bits word by word,
+ * one atomic per word it touches: set_flags_of_ends); thread t then scans its ITEMS
  * consecutive elements, restarting at each flag, with a select instead of a branch, and leaves the
  * value of each segment that ends in its range where that segment's last element was; the block's
  * segmented scan of the threads' (flag, value) pairs gives each thread what came before it, and
@@ -365,11 +366,14 @@ __device__ __forceinline__ void warp_parts_tile(const A *el, const tile_smem<4, 
  * instructions a warp per tile); the eighteenth run's few-ends path and cheaper staging took 4096
  * from 330 to 286 us (0.75 to 0.85 of CUB) and 463 instructions a warp. The twenty-fourth run's
  * ends in the offsets' width (load_ends) took segments of 1 from 1357 to 963 us (1.105e9 -> 0.812e9
- * warp instructions) and 4 from 508 to 433, and its warp-parts path 256 from 345 to 295 (both
- * H200). Wastes: segments of one or two elements (the ends cost more than the elements), the
- * elements' round trip
- * through shared memory, a chain of dependent phases per tile (partitions, ends, elements, the
- * work, the results), and the partitions' and the join's launches, as MERGE_PATH. */
+ * warp instructions) and 4 from 508 to 433, and its warp-parts path 256 from 345 to 295; the
+ * twenty-fifth run's flags without match.any took the power law from 681.5 to 623.8 us and
+ * segments of 65 from 371.2 to 317.7 (all H200). Wastes: segments of one or two elements (the ends
+ * cost more than the elements), the elements' round trip through shared memory, a chain of
+ * dependent phases per tile (partitions, ends, elements, the work, the results: ncu's samples at
+ * the power law put a fifth of the stalls on the partition's load at the block's start, and a
+ * twelfth on the barrier after the staging), and the partitions' and the join's launches, as
+ * MERGE_PATH. */
 template <class T, class Op, class Src>
 __global__ void __launch_bounds__(flag_tile<T>::G::THREADS, flag_tile<T>::MIN_BLOCKS)
     flag_reduce_kernel(const Src src, const reduce_args<T> a) {
@@ -396,9 +400,8 @@ __global__ void __launch_bounds__(flag_tile<T>::G::THREADS, flag_tile<T>::MIN_BL
   tile_share s;
   typename K::Smem sm;
   uint32_t longest = 0;
-  const bool bad = stage_tile<G::THREADS, cta::LOAD_LDG>(src, a.part, b, (uint64_t)G::TILE, a.in,
-                                                         cta::aligned16(a.in), sh.raw, sm, s,
-                                                         nullptr, t, &longest);
+  const bool bad = stage_tile<G::THREADS, cta::LOAD_LDG>(
+      src, a.part, b, (uint64_t)G::TILE, a.in, cta::aligned16(a.in), sh.raw, sm, s, t, &longest);
   if (s.n_ends > FEW_ENDS) /* a flag tile, perhaps: its flags zeroed before the barrier below */
     sh.clear_flags(t);
   if (t == 0 && s.n_ends == 0)

@@ -572,19 +572,6 @@ __device__ __forceinline__ void stage_elements(const T *in, uint64_t lo, uint32_
  * the word after its last. */
 __host__ __device__ constexpr int flag_words(int tile) { return tile / 32 + 2; }
 
-/* Sets bit rel of `bits` for every lane with `valid`, one shared atomic per word a warp touches
- * instead of one per end: the lanes that fall into one word find each other (match.any), OR their
- * bits (cta::or_over_peers) and the highest of them writes. Must be called by the whole warp. */
-__device__ __forceinline__ void set_flags_warp(unsigned *bits, uint32_t rel, bool valid) {
-  /* Every lane takes part (no early exit, so the warp stays converged): the lanes without an end
-   * form a group of their own, which writes nothing. */
-  const uint32_t w = valid ? rel / 32 : 0xffffffffu;
-  const unsigned peers = __match_any_sync(cta::full_mask, w);
-  const unsigned run = cta::or_over_peers(peers, valid ? 1u << (rel % 32) : 0u);
-  if (valid && (int)(threadIdx.x % 32) == 31 - __clz(peers))
-    atomicOr(bits + w, run);
-}
-
 /* The flags of elements k0 .. k0 + 31 (bit j: element k0 + j): two words of the bitmask. */
 __device__ __forceinline__ uint32_t flags_at(const unsigned *bits, uint32_t k0) {
   const uint64_t two = (uint64_t)bits[k0 / 32] | (uint64_t)bits[k0 / 32 + 1] << 32;
@@ -600,14 +587,12 @@ __device__ __forceinline__ uint32_t flags_at(const unsigned *bits, uint32_t k0) 
  * offsets in flight per lane (the loads issued first, clamped where they are used), the ends
  * spread evenly over the warps; A(x - 1) comes from the previous lane (a shuffle), or the previous
  * run's last lane, or, for the warp's first end, a load of lane 0's issued with the others. With
- * `bits` (zeroed, flag_words words), each end also sets its flag (set_flags_warp). With `longest`,
- * *longest becomes at least the length of every part of the tile this thread's ends close (the
- * part of end x's segment inside the tile) and, for the thread of the last end, of the part after
- * it. */
+ * `longest`, *longest becomes at least the length of every part of the tile this thread's ends
+ * close (the part of end x's segment inside the tile) and, for the thread of the last end, of the
+ * part after it. */
 template <int THREADS, int SLOT, class S, class Src>
 __device__ __forceinline__ bool load_ends(const Src &src, const tile_share &s,
-                                          const tile_smem<SLOT, S> &sm, unsigned *bits,
-                                          uint32_t *longest, int t) {
+                                          const tile_smem<SLOT, S> &sm, uint32_t *longest, int t) {
   /* Positions in the offsets' own width R: every clamped offset fits it, and so do the tile's
    * first element and its last (points of the merge lie between the first and the last offset),
    * so that 4-byte offsets take 32-bit arithmetic and one shuffle a step. */
@@ -652,8 +637,6 @@ __device__ __forceinline__ bool load_ends(const Src &src, const tile_share &s,
       const uint32_t r = (uint32_t)(rel < ne ? rel : ne);
       if (in)
         sm.set_end(x, r);
-      if (bits != nullptr)
-        set_flags_warp(bits, r, in);
       if (longest != nullptr && in) {
         const R prel = prev < lo ? R() : prev - lo;
         const uint32_t from = (uint32_t)(prel < r ? prel : r);
@@ -668,20 +651,43 @@ __device__ __forceinline__ bool load_ends(const Src &src, const tile_share &s,
   return bad;
 }
 
-/* The flags of a tile staged without them (stage_tile with no `bits`): end x's flag from its slot
- * in sm, whole warps at a time (set_flags_warp). A barrier must come before they are read. */
+/* The flags of a valid tile's ends (sorted: end x <= end x + 1) from their slots in sm. Thread t
+ * takes `per` consecutive ends, t * per on (per: the fewest that cover the ends, made odd, so
+ * that the lanes of a warp read slots in different banks), and gathers their bits word by word in
+ * a register, ORing each word into the bitmask (a shared atomic: a neighbouring thread may share
+ * it) when the next end leaves it: as many atomics as words its ends touch, and nothing across
+ * lanes. Until 0.2's twenty-fifth run thread t took ends t, t + THREADS, ..., and the lanes of a
+ * word found each other by match.any and ORed their bits with a reduction over each group of
+ * peers, which the compiler made a loop of one warp-synchronous reduction per group: ncu's
+ * samples put 14% of the tile kernel's stalls there at 2^28 f32 in power-law segments (H200),
+ * where the tiles hold about 1600 ends, and without the flags it took 572.5 us instead of 684.0
+ * (segments of 65: 312.8 instead of 372.1). Runs of lanes found by a ballot and ORed by a scan of
+ * five shuffles instead took segments of 65 to 318.3 us but the power law to 712.9 (not kept).
+ * Unsorted ends (decreasing offsets) would set wrong bits, never one outside the bitmask; the
+ * tiles that hold them never get here. A barrier must come before the flags are read. */
 template <int THREADS, int SLOT, class S>
 __device__ __forceinline__ void set_flags_of_ends(const tile_smem<SLOT, S> &sm, uint32_t n_ends,
                                                   unsigned *bits, int t) {
-  for (uint32_t x0 = 0; x0 < n_ends; x0 += THREADS) {
-    const uint32_t x = x0 + (uint32_t)t;
-    const bool in = x < n_ends;
-    set_flags_warp(bits, in ? sm.end(x) : 0u, in);
+  const uint32_t per = (n_ends + THREADS - 1) / THREADS | 1u;
+  const uint32_t x0 = (uint32_t)t * per, x1 = x0 + per < n_ends ? x0 + per : n_ends;
+  uint32_t w = 0;
+  unsigned v = 0; /* the bits of word w gathered so far */
+  for (uint32_t x = x0; x < x1; ++x) {
+    const uint32_t r = sm.end(x);
+    if (r / 32 != w) {
+      if (v != 0)
+        atomicOr(bits + w, v);
+      w = r / 32;
+      v = 0;
+    }
+    v |= 1u << (r % 32);
   }
+  if (v != 0)
+    atomicOr(bits + w, v);
 }
 
-/* Tile b into shared memory: its share of the merge (s), its ends (and, with `bits`, their flags;
- * with `longest`, the longest part as load_ends finds it) and its elements (16-byte loads where
+/* Tile b into shared memory: its share of the merge (s), its ends (with `longest`, the longest
+ * part as load_ends finds it) and its elements (16-byte loads where
  * `vec`; in every case the 16-byte boundary below the first element at sm.shift, shift = lo mod
  * VEC, VEC = 16 / sizeof(T)). Returns true where this thread found the offsets decreasing; the
  * caller joins the answer with a barrier. The ends' loads are issued before the copies: the other
@@ -693,15 +699,15 @@ __device__ __forceinline__ void set_flags_of_ends(const tile_smem<SLOT, S> &sm, 
 template <int THREADS, cta::load_mode M, int SLOT, class S, class Src, class T>
 __device__ __forceinline__ bool stage_tile(const Src &src, const merge_point *part, uint64_t b,
                                            uint64_t tile, const T *in, bool vec, unsigned char *raw,
-                                           tile_smem<SLOT, S> &sm, tile_share &s, unsigned *bits,
-                                           int t, uint32_t *longest = nullptr) {
+                                           tile_smem<SLOT, S> &sm, tile_share &s, int t,
+                                           uint32_t *longest = nullptr) {
   constexpr int VEC = 16 / (int)sizeof(T);
   s = share_of(part, b, tile);
   /* The shift whatever `vec`: a 16-byte vector's worth of elements of the input (VEC of them, from
    * an index that is a multiple of VEC) lies at an aligned place in sm, 16 or 32 bytes, so that a
    * pass over the staged tile can read it as such however the input pointer is aligned. */
   sm.init(raw, s.n_ends, (uint32_t)(s.lo % VEC));
-  const bool bad = load_ends<THREADS>(src, s, sm, bits, longest, t);
+  const bool bad = load_ends<THREADS>(src, s, sm, longest, t);
   stage_elements<THREADS, M>(in, s.lo, s.n_elems, sm.shift, vec, sm.elems(), t);
   return bad;
 }
