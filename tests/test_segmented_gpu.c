@@ -372,7 +372,8 @@ static const layout layouts[] = {
     {"uniform 1300", HR_SEG_UNIFORM, 1300, 130000, 26000, M_NONE},
     /* AUTO's flag tiles as the power law makes them, at a size the sweep can check: more than 48
      * ends, a few parts longer than 64 among parts of 1 to 3 (one segment in 80 of 65 to 264
-     * elements: about 15 long parts a 4-byte tile, each thread's run of ends several words) */
+     * elements: a 4-byte tile about 1170 ends and 15 long parts, so that each thread's run of 5
+     * ends in set_flags_of_ends touches one or two words) */
     {"tiny with long spikes", HR_SEG_UNIFORM, 80, 200000, 40000, M_SPIKES},
 };
 #define NUM_LAYOUTS (sizeof layouts / sizeof layouts[0])
