@@ -527,7 +527,7 @@ __global__ void __launch_bounds__(STARTS_THREADS)
     range[1] = src.at(segs);
   }
   const O *offsets = static_cast<const O *>(src.offsets);
-  const O n_o = src.n < (uint64_t)(O) ~(O)0 ? (O)src.n : (O) ~(O)0;
+  const O n_o = src.narrow_n();
   const bool vec = cta::aligned16(offsets); /* then so is every thread's first (K * 4 bytes on) */
   for (uint64_t c = (uint64_t)blockIdx.x * chunk; c < segs; c += (uint64_t)gridDim.x * chunk) {
     const uint64_t s0 = c + (uint64_t)t * K;
@@ -546,7 +546,7 @@ __global__ void __launch_bounds__(STARTS_THREADS)
       }
 #pragma unroll
       for (int j = 0; j < K; ++j)
-        p[j] = clamp_offset_narrow<O>(raw[j / PER_VEC][j % PER_VEC], src.is_signed, n_o);
+        p[j] = src.clamp_narrow(raw[j / PER_VEC][j % PER_VEC], n_o);
       p[K] = (O)src.at(s0 + K);
     } else {
 #pragma unroll
