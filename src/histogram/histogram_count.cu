@@ -265,9 +265,6 @@ __device__ __forceinline__ void count_word(uint32_t *lane_col, uint32_t w) {
   count_byte(lane_col, w >> 24);
 }
 
-/* Bins up to which the grid-synchronized bytes kernel zeroes the output itself (block 0). */
-constexpr uint32_t BYTE_SYNC_ZERO_MAX = 65536;
-
 /* GRID_SYNC: launched cooperatively; block 0 zeroes the output while every block counts, and a
  * grid barrier orders the zeros before the fold's adds: one launch in place of the zeroing
  * kernel and the counting kernel where programmatic dependent launch cannot overlap them. */
@@ -437,7 +434,7 @@ cuprim_status count_bytes(const cuprim_ctx *ctx, const T *in, uint64_t n, uint64
    * 80-virtual build on an H100, u8/256: two launches 9.06 us at 2^18 and 9.50 at 2^20 against
    * CUB's 8.10 and 8.83; the reduce's cooperative grid there was 1.3 us faster than its two
    * launches. One cooperative launch, 2026-11-24 01:59 UTC: 7.97 and 8.19 us.) */
-  const bool sync = !cuprim__pdl_supported(ctx) && bins.num_bins <= BYTE_SYNC_ZERO_MAX;
+  const bool sync = !cuprim__pdl_supported(ctx) && bins.num_bins <= SYNC_ZERO_MAX_BINS;
   auto *kernel = sync ? bytes_kernel<T, true> : bytes_kernel<T, false>;
   uint64_t resident = 0;
   CUPRIM__FORWARD(resident_blocks(ctx, kernel, 0, &resident, BYTE_THREADS));

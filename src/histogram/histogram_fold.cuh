@@ -134,6 +134,11 @@ cuprim_status launch_sum(const cuprim_ctx *ctx, const P *partials, uint32_t copi
   return CUPRIM_SUCCESS;
 }
 
+/* Bins up to which a grid-synchronized counting kernel (a cooperative launch in place of the
+ * zeroing kernel and the counting kernel, in code without programmatic dependent launch) zeroes its
+ * outputs itself, in block 0, all channels' bins together. */
+constexpr uint32_t SYNC_ZERO_MAX_BINS = 65536;
+
 /* Launches zero_counts_kernel over the targets, for a kernel chained after it by programmatic
  * dependent launch (or for nothing after it: the zeros are then the result). */
 inline cuprim_status launch_zero(const cuprim_ctx *ctx, const zero_targets &z,

@@ -19,11 +19,18 @@
  *     memory (interleaved copies, as BLOCK_PRIVATE's), and each block adds its non-zero bins into
  *     the output; past shared memory, one global atomic per sample into the zeroed output.
  * Blocks that add into the output are chained by programmatic dependent launch to one kernel that
- * zeroes every channel's counts; a one-block grid writes the counts itself (one launch). */
+ * zeroes every channel's counts (8-bit samples in code without that launch: one cooperative launch
+ * whose block 0 zeroes them, then a grid barrier); a one-block grid writes the counts itself (one
+ * launch). The grid walks the pixel groups in cta::for_each_round's rounds: whole tiles dealt to
+ * the blocks in turn, then what is left in even shares, over at most one block per SM where the
+ * input is fewer tiles than that (cap_grid). */
+#include <cooperative_groups.h>
+
 #include "common/check.h"
 #include "common/dispatch.cuh"
 #include "common/launch_config.cuh"
 #include "cta/arch.cuh"
+#include "cta/for_each.cuh"
 #include "cta/load.cuh"
 #include "histogram_bin.cuh"
 #include "histogram_fold.cuh"
@@ -47,6 +54,7 @@ struct multi_args {
   uint32_t total_bins; /* of the active channels */
   int active;
   uint64_t head;
+  cta::round_walk walk; /* of the pixel groups over the launch's grid (walked) */
 };
 
 /* The channel of bin i of the active channels' bins laid end to end. */
@@ -81,12 +89,12 @@ template <class T, int C> uint64_t first_group_pixel(const T *in) {
 }
 
 /* Calls f.group(w) for each pixel group from `head` on (w: its WORDS 32-bit words, the raw bytes
- * of its elements; VECS loads each, IN_FLIGHT groups in flight per thread, groups warp-striped),
- * and f.pixel(in, p) for each pixel p before `head` and after the last whole group; with
- * head == NO_HEAD, f.pixel for every pixel. Spread over the whole grid. */
+ * of its elements; VECS loads each, IN_FLIGHT groups in flight per thread, in
+ * cta::for_each_round's rounds), and f.pixel(in, p) for each pixel p before `head` and after the
+ * last whole group; with head == NO_HEAD, f.pixel for every pixel. Spread over the whole grid. */
 template <class T, int C, class F>
 __device__ __forceinline__ void for_each_pixel(const T *in, uint64_t num_pixels, uint64_t head,
-                                               F &f) {
+                                               const cta::round_walk &walk, F &f) {
   using G = pixel_group<T, C>;
   const uint64_t threads = (uint64_t)gridDim.x * blockDim.x;
   const uint64_t gtid = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -104,38 +112,28 @@ __device__ __forceinline__ void for_each_pixel(const T *in, uint64_t num_pixels,
     f.pixel(in, tail_at + gtid);
 
   const uint4 *v = reinterpret_cast<const uint4 *>(in + head * C);
-  const uint64_t tile = (uint64_t)blockDim.x * G::IN_FLIGHT;
-  const uint64_t full_tiles = groups / tile;
-  for (uint64_t t = blockIdx.x; t < full_tiles; t += gridDim.x) {
-    uint32_t w[G::IN_FLIGHT][G::WORDS];
+  cta::for_each_round<G::IN_FLIGHT>(
+      groups, walk, [=, &f](uint64_t first, uint64_t stride, uint64_t limit, auto whole) {
+        uint32_t w[G::IN_FLIGHT][G::WORDS];
 #pragma unroll
-    for (int k = 0; k < G::IN_FLIGHT; ++k) {
-      const uint4 *at = v + (t * tile + (uint64_t)k * blockDim.x + threadIdx.x) * G::VECS;
+        for (int i = 0; i < G::IN_FLIGHT; ++i) {
+          if (decltype(whole)::value || first + i * stride < limit) {
+            const uint4 *at = v + (first + i * stride) * G::VECS;
 #pragma unroll
-      for (int j = 0; j < G::VECS; ++j) {
-        uint32_t q[4];
-        cta::load_vec16<cta::LOAD_STREAM_PF>(reinterpret_cast<const uint32_t *>(at + j), q);
+            for (int j = 0; j < G::VECS; ++j) {
+              uint32_t q[4];
+              cta::load_vec16<cta::LOAD_STREAM_PF>(reinterpret_cast<const uint32_t *>(at + j), q);
 #pragma unroll
-        for (int i = 0; i < 4; ++i)
-          w[k][4 * j + i] = q[i];
-      }
-    }
+              for (int e = 0; e < 4; ++e)
+                w[i][4 * j + e] = q[e];
+            }
+          }
+        }
 #pragma unroll
-    for (int k = 0; k < G::IN_FLIGHT; ++k)
-      f.group(w[k]);
-  }
-  for (uint64_t g = full_tiles * tile + gtid; g < groups; g += threads) {
-    uint32_t w[G::WORDS];
-#pragma unroll
-    for (int j = 0; j < G::VECS; ++j) {
-      uint32_t q[4];
-      cta::load_vec16<cta::LOAD_LDG>(reinterpret_cast<const uint32_t *>(v + g * G::VECS + j), q);
-#pragma unroll
-      for (int i = 0; i < 4; ++i)
-        w[4 * j + i] = q[i];
-    }
-    f.group(w);
-  }
+        for (int i = 0; i < G::IN_FLIGHT; ++i)
+          if (decltype(whole)::value || first + i * stride < limit)
+            f.group(w[i]);
+      });
 }
 
 /* Element e (of type T) of a group's words. */
@@ -149,9 +147,16 @@ __device__ __forceinline__ T element(const uint32_t (&w)[WORDS], int e) {
 /* ---------------------------------------------------------------- 8-bit samples */
 
 constexpr int BYTE_THREADS = 1024;
-/* Byte values a one-block grid counts (one launch, no zeroing kernel); as single-channel AUTO's
- * BYTE_ONE_BLOCK_MAX_N (histogram_count.cu): provisional for several channels. */
-constexpr uint64_t BYTE_ONE_BLOCK_MAX_BYTES = 65536;
+/* Bytes up to which the bytes kernel, in code without programmatic dependent launch, zeroes the
+ * outputs itself in one cooperative launch rather than after a zeroing kernel. Past it the grid
+ * barrier costs more than the launch it saves, every block then adding its bins into the outputs
+ * at the same moment (as the wider samples' GRID_ZERO_MAX_N in histogram_count.cu). 80-virtual
+ * build on an H200, RGBA bytes, four and three of four channels active, against two launches and
+ * the walk before cta::for_each_round (0.2's twenty-sixth run): with the cooperative launch at
+ * every size, 2^18 bytes 10.53 -> 8.19 and 9.82 -> 7.68 us, 2^22 12.06 -> 10.37 and 11.01 ->
+ * 9.89, but 2^24 15.17 -> 16.00 and 14.30 -> 16.29; with it up to this limit, 2^24 three of four
+ * 14.35 -> 14.16. */
+constexpr uint64_t SYNC_MAX_BYTES = (uint64_t)1 << 22;
 /* Four active channels of bytes: 32 counter columns from this many bytes on, 16 below
  * (count_bytes_cols). */
 constexpr uint64_t COLS32_MIN_BYTES = (uint64_t)1 << 23;
@@ -183,19 +188,25 @@ template <class T, int C, int COLS> struct byte_counter {
 
 /* 8-bit samples of C channels, `active` of them counted into active * 256 * COLS shared counters
  * (dynamic shared memory), then folded into each channel's bins: added into the zeroed outputs
- * (programmatic dependent launch), or for a one-block grid written directly. */
-template <class T, int C, int COLS>
+ * (programmatic dependent launch; GRID_SYNC, launched cooperatively: block 0 zeroes them while
+ * every block counts, and a grid barrier orders the zeros before the adds), or for a one-block
+ * grid written directly. */
+template <class T, int C, int COLS, bool GRID_SYNC>
 __global__ void __launch_bounds__(BYTE_THREADS, cta::sm_threads / BYTE_THREADS)
     multi_bytes_kernel(const T *in, uint64_t num_pixels, const __grid_constant__ multi_args a) {
   static_assert(sizeof(T) == 1, "8-bit samples");
   extern __shared__ __align__(16) unsigned char smem[];
   uint32_t *counts = reinterpret_cast<uint32_t *>(smem);
+  if (GRID_SYNC && blockIdx.x == 0)
+    for (int ch = 0; ch < a.active; ++ch)
+      for (uint32_t i = threadIdx.x; i < a.bins[ch].num_bins; i += BYTE_THREADS)
+        a.out[ch][i] = 0;
   const uint32_t slots = (uint32_t)a.active * 256 * COLS;
   for (uint32_t i = threadIdx.x; i < slots; i += BYTE_THREADS)
     counts[i] = 0;
   __syncthreads();
   const byte_counter<T, C, COLS> f{counts + threadIdx.x % COLS, a.active};
-  for_each_pixel<T, C>(in, num_pixels, a.head, f);
+  for_each_pixel<T, C>(in, num_pixels, a.head, a.walk, f);
   __syncthreads();
   /* Thread (r, v) = (threadIdx.x / 256, threadIdx.x % 256): channel r's count of value v in this
    * block, its columns summed (rotated: consecutive values read different banks). */
@@ -207,6 +218,8 @@ __global__ void __launch_bounds__(BYTE_THREADS, cta::sm_threads / BYTE_THREADS)
     c = sum_interleaved<uint64_t>(counts + ((uint32_t)r * 256 + v) * COLS, COLS, v);
     b = byte_bin<T>(v, a.bins[r]);
   }
+  if constexpr (GRID_SYNC)
+    cooperative_groups::this_grid().sync(); /* block 0's zeros written and visible */
   /* Into the zeroed outputs, or for one block (a.total_bins <= slots) through the channels' bins
    * laid end to end in shared memory, every bin written. */
   fold_byte_values<BYTE_THREADS>(counts, c, b, a.out[r], a.first[r], a.total_bins,
@@ -271,7 +284,7 @@ __global__ void __launch_bounds__(THREADS)
   }
   const wide_counter<T, KIND, C, SMEM> f{
       a, (uint32_t)__cvta_generic_to_shared(counts + (threadIdx.x % 32) % copies), 4 * copies};
-  for_each_pixel<T, C>(in, num_pixels, a.head, f);
+  for_each_pixel<T, C>(in, num_pixels, a.head, a.walk, f);
   if constexpr (SMEM) {
     wait_copies_done();
     /* Thread i sums bin i's copies from copy i % copies on (different banks across a warp);
@@ -289,6 +302,33 @@ __global__ void __launch_bounds__(THREADS)
 }
 
 /* ---------------------------------------------------------------- dispatch */
+
+/* a, with the walk of its pixel groups (for_each_pixel's, which starts them at a.head) over `grid`
+ * blocks of `threads`. */
+template <class T, int C>
+multi_args walked(const multi_args &a, uint64_t num_pixels, uint64_t grid, unsigned threads) {
+  using G = pixel_group<T, C>;
+  multi_args w = a;
+  const uint64_t head = a.head < num_pixels ? a.head : num_pixels;
+  w.walk = cta::walk_of<G::IN_FLIGHT>((num_pixels - head) / G::PIXELS, grid, threads);
+  return w;
+}
+
+/* A counting grid of `grid` blocks of `threads` (count_grid's) held to at most the larger of the
+ * SM count and the input's whole tiles (for_each_round's, in pixel groups): below a tile a block,
+ * one block per SM at most, since more blocks on an SM count no faster and add their bins into
+ * the outputs, where the adds to one counter queue one after another. H200, four channels of
+ * RGBA bytes at 2^22 bytes (64 tiles, all of them in the walk's last round): 256 blocks 10.62
+ * us, 132 blocks 10.14, and the tiles dealt whole to 64 of 256 blocks (until 0.2's twenty-sixth
+ * run) 10.53. */
+template <class T, int C>
+uint64_t cap_grid(const cuprim_ctx *ctx, uint64_t grid, uint64_t num_pixels, unsigned threads) {
+  using G = pixel_group<T, C>;
+  const uint64_t tiles = num_pixels / G::PIXELS / ((uint64_t)threads * G::IN_FLIGHT);
+  const uint64_t most =
+      tiles > (uint64_t)ctx->attrs.sm_count ? tiles : (uint64_t)ctx->attrs.sm_count;
+  return grid < most ? grid : most;
+}
 
 /* Zeroes every active channel's counts (one launch). */
 cuprim_status zero_all(const cuprim_ctx *ctx, const multi_args &a, cudaStream_t stream) {
@@ -314,24 +354,44 @@ cuprim_status launch_after_zero(const cuprim_ctx *ctx, const multi_args &a, K *k
 template <class T, int C, int COLS>
 cuprim_status count_bytes(const cuprim_ctx *ctx, const T *in, uint64_t num_pixels,
                           const multi_args &a, cudaStream_t stream) {
-  auto *kernel = multi_bytes_kernel<T, C, COLS>;
+  /* Without programmatic dependent launch (code before 9.0) the zeroing kernel and the counting
+   * kernel run one after the other: one cooperative launch instead, as single-channel AUTO's
+   * bytes_kernel (histogram_count.cu). */
+  const bool sync = !cuprim__pdl_supported(ctx) && a.total_bins <= SYNC_ZERO_MAX_BINS &&
+                    num_pixels * C <= SYNC_MAX_BYTES;
+  auto *kernel = multi_bytes_kernel<T, C, COLS, false>;
+  auto *sync_kernel = multi_bytes_kernel<T, C, COLS, true>;
   const size_t smem = (size_t)a.active * 256 * COLS * sizeof(uint32_t);
   CUPRIM__FORWARD(allow_smem(kernel, smem));
+  if (sync)
+    CUPRIM__FORWARD(allow_smem(sync_kernel, smem));
   uint64_t resident = 0;
-  CUPRIM__FORWARD(resident_blocks(ctx, kernel, smem, &resident, BYTE_THREADS));
+  CUPRIM__FORWARD(resident_blocks(ctx, sync ? sync_kernel : kernel, smem, &resident, BYTE_THREADS));
   const uint64_t bytes = num_pixels * C;
-  /* A vector per thread at least: each block's fold stays small beside its counting. */
-  uint64_t grid = count_grid(bytes, resident, (uint64_t)BYTE_THREADS * 16);
-  if (bytes <= BYTE_ONE_BLOCK_MAX_BYTES)
-    grid = 1;
+  /* A vector per thread at least: each block's fold stays small beside its counting. One block (one
+   * launch, no zeroing kernel) only where that is the whole grid: until 0.2's twenty-sixth run one
+   * block counted up to 65536 bytes (as single-channel AUTO's BYTE_ONE_BLOCK_MAX_N), which on an
+   * H200 took 9.25 us for four channels against 7.10 for four blocks. */
+  uint64_t grid = cap_grid<T, C>(ctx, count_grid(bytes, resident, (uint64_t)BYTE_THREADS * 16),
+                                 num_pixels, BYTE_THREADS);
   if (grid == 1 && (size_t)a.total_bins * sizeof(uint32_t) <= smem) {
-    kernel<<<1, BYTE_THREADS, smem, stream>>>(in, num_pixels, a);
+    kernel<<<1, BYTE_THREADS, smem, stream>>>(in, num_pixels,
+                                              walked<T, C>(a, num_pixels, 1, BYTE_THREADS));
     CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
     return CUPRIM_SUCCESS;
   }
   if (grid == 1)
-    grid = 2; /* the fold through the zeroed outputs */
-  return launch_after_zero(ctx, a, kernel, grid, BYTE_THREADS, smem, stream, in, num_pixels, a);
+    grid = 2;                     /* the fold through the zeroed outputs */
+  if (sync && grid <= resident) { /* the grid barrier needs every block resident at once */
+    multi_args args_a = walked<T, C>(a, num_pixels, grid, BYTE_THREADS);
+    void *args[] = {&in, &num_pixels, &args_a};
+    CUPRIM__CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void *>(sync_kernel),
+                                                   dim3((unsigned)grid), dim3(BYTE_THREADS), args,
+                                                   smem, stream));
+    return CUPRIM_SUCCESS;
+  }
+  return launch_after_zero(ctx, a, kernel, grid, BYTE_THREADS, smem, stream, in, num_pixels,
+                           walked<T, C>(a, num_pixels, grid, BYTE_THREADS));
 }
 
 template <class T, int C>
@@ -363,7 +423,8 @@ cuprim_status count_wide(const cuprim_ctx *ctx, const T *in, uint64_t num_pixels
     uint64_t resident = 0;
     CUPRIM__FORWARD(resident_blocks(ctx, kernel, 0, &resident, THREADS));
     const uint64_t grid = count_grid(elems, resident, (uint64_t)THREADS * 16);
-    return launch_after_zero(ctx, a, kernel, grid, THREADS, 0, stream, in, num_pixels, a, 1u);
+    return launch_after_zero(ctx, a, kernel, grid, THREADS, 0, stream, in, num_pixels,
+                             walked<T, C>(a, num_pixels, grid, THREADS), 1u);
   }
   auto *kernel = multi_private_kernel<T, KIND, C, true>;
   const uint32_t copies = smem_copies(0, a.total_bins, sizeof(uint32_t));
@@ -377,13 +438,17 @@ cuprim_status count_wide(const cuprim_ctx *ctx, const T *in, uint64_t num_pixels
   if (resident > 2 * (uint64_t)ctx->attrs.sm_count)
     resident = 2 * (uint64_t)ctx->attrs.sm_count;
   const uint64_t tile = (uint64_t)THREADS * (16 / sizeof(T));
-  const uint64_t grid = count_grid(elems, resident, tile > a.total_bins ? tile : a.total_bins);
+  const uint64_t grid =
+      cap_grid<T, C>(ctx, count_grid(elems, resident, tile > a.total_bins ? tile : a.total_bins),
+                     num_pixels, THREADS);
   if (grid == 1) {
-    kernel<<<1, THREADS, smem, stream>>>(in, num_pixels, a, copies);
+    kernel<<<1, THREADS, smem, stream>>>(in, num_pixels, walked<T, C>(a, num_pixels, 1, THREADS),
+                                         copies);
     CUPRIM__CUDA_CHECK(cudaPeekAtLastError());
     return CUPRIM_SUCCESS;
   }
-  return launch_after_zero(ctx, a, kernel, grid, THREADS, smem, stream, in, num_pixels, a, copies);
+  return launch_after_zero(ctx, a, kernel, grid, THREADS, smem, stream, in, num_pixels,
+                           walked<T, C>(a, num_pixels, grid, THREADS), copies);
 }
 
 /* BIN_SHIFT where every active channel's bins allow it (histogram_count.cu's rule), else the
