@@ -357,8 +357,9 @@ cuprim_status count_bytes(const cuprim_ctx *ctx, const T *in, uint64_t num_pixel
   /* Without programmatic dependent launch (code before 9.0) the zeroing kernel and the counting
    * kernel run one after the other: one cooperative launch instead, as single-channel AUTO's
    * bytes_kernel (histogram_count.cu). */
-  const bool sync = !cuprim__pdl_supported(ctx) && a.total_bins <= SYNC_ZERO_MAX_BINS &&
-                    num_pixels * C <= SYNC_MAX_BYTES;
+  const uint64_t bytes = num_pixels * C;
+  const bool sync =
+      !cuprim__pdl_supported(ctx) && a.total_bins <= SYNC_ZERO_MAX_BINS && bytes <= SYNC_MAX_BYTES;
   auto *kernel = multi_bytes_kernel<T, C, COLS, false>;
   auto *sync_kernel = multi_bytes_kernel<T, C, COLS, true>;
   const size_t smem = (size_t)a.active * 256 * COLS * sizeof(uint32_t);
@@ -367,7 +368,6 @@ cuprim_status count_bytes(const cuprim_ctx *ctx, const T *in, uint64_t num_pixel
     CUPRIM__FORWARD(allow_smem(sync_kernel, smem));
   uint64_t resident = 0;
   CUPRIM__FORWARD(resident_blocks(ctx, sync ? sync_kernel : kernel, smem, &resident, BYTE_THREADS));
-  const uint64_t bytes = num_pixels * C;
   /* A vector per thread at least: each block's fold stays small beside its counting. One block (one
    * launch, no zeroing kernel) only where that is the whole grid: until 0.2's twenty-sixth run one
    * block counted up to 65536 bytes (as single-channel AUTO's BYTE_ONE_BLOCK_MAX_N), which on an
