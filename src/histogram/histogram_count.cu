@@ -68,9 +68,11 @@ enum count_mode {
 /* Counts samples into `base`: bin b's counter is base[b * copies + slot] (copies > 1: several
  * interleaved copies in shared memory, lane l of a warp using copy l % copies, so that the lanes'
  * adds fall in different banks; with 32 copies no two lanes of a warp ever touch one counter or
- * one bank). A vector whose samples all fall in one bin is not added at once: it extends the
- * thread's pending run, added when the run's bin changes (and at the end, once per warp when the
- * whole warp ends on one bin). Other vectors add each sample. GLOBAL_ONE adds every sample. */
+ * one bank). In shared memory base has SPARE_ROWS rows of copies before it, where the samples of
+ * no bin are added (shared_add_one). A vector whose samples all fall in one bin is not added at
+ * once: it extends the thread's pending run, added when the run's bin changes (and at the end, once
+ * per warp when the whole warp ends on one bin). Other vectors add each sample. GLOBAL_ONE adds
+ * every sample. */
 template <class T, int KIND, int MODE> struct counter {
   static constexpr int VEC = 16 / (int)sizeof(T);
   const binner<T, KIND> &bin;
@@ -93,10 +95,10 @@ template <class T, int KIND, int MODE> struct counter {
     else
       atomicAdd(reinterpret_cast<unsigned long long *>(base) + b, (unsigned long long)c);
   }
-  /* Adds 1 to bin b unless b is NO_BIN (in shared memory without a branch). */
+  /* Adds 1 to bin b unless b is NO_BIN (in shared memory: to the spare row, without a test). */
   __device__ __forceinline__ void add_one(uint32_t b) const {
     if constexpr (MODE == COUNT_SMEM)
-      shared_add_one_unless_no_bin(at0 + b * stride, b);
+      shared_add_one(at0 + b * stride);
     else if (b != NO_BIN)
       add(b, 1);
   }
@@ -180,14 +182,16 @@ __global__ void __launch_bounds__(THREADS)
                    uint32_t *partials, uint64_t *out, bool grid_zeroes) {
   extern __shared__ __align__(16) unsigned char smem[];
   const size_t table = round16(binner<T, KIND>::smem_bytes(bins));
-  uint32_t *counts = reinterpret_cast<uint32_t *>(smem + table);
+  /* The spare row (the samples of no bin), then the bins' counters. */
+  uint32_t *const spare = reinterpret_cast<uint32_t *>(smem + table);
+  uint32_t *const counts = spare + SPARE_ROWS * copies;
   const uint32_t slots = bins.num_bins * copies;
   const bool zero_in_grid = !cta::has_pdl && grid_zeroes;
   if (zero_in_grid && blockIdx.x == 0)
     for (uint32_t b = threadIdx.x; b < bins.num_bins; b += THREADS)
       out[b] = 0;
-  for (uint32_t i = threadIdx.x; i < slots; i += THREADS)
-    counts[i] = 0;
+  for (uint32_t i = threadIdx.x; i < slots + SPARE_ROWS * copies; i += THREADS)
+    spare[i] = 0;
   const binner<T, KIND> bin(bins, smem);
   __syncthreads();
   counter<T, KIND, COUNT_SMEM> f(bin, counts, copies, (threadIdx.x % 32) % copies);
@@ -333,12 +337,17 @@ __global__ void __launch_bounds__(BYTE_THREADS, cta::sm_threads / BYTE_THREADS)
 
 /* ---------------------------------------------------------------- dispatch */
 
+/* private_kernel's counter rows in shared memory: the bins' and the spare ones. */
+inline uint64_t private_rows(const cuprim__bins &bins) {
+  return (uint64_t)bins.num_bins + SPARE_ROWS;
+}
+
 template <class T, int KIND>
 cuprim_status count_private(const cuprim_ctx *ctx, const T *in, uint64_t n, uint64_t *out,
                             const cuprim__bins &bins, size_t table, bool fold,
                             cudaStream_t stream) {
-  const uint32_t copies = smem_copies(table, bins.num_bins, sizeof(uint32_t));
-  const size_t smem = table + (size_t)bins.num_bins * copies * sizeof(uint32_t);
+  const uint32_t copies = smem_copies(table, private_rows(bins), sizeof(uint32_t));
+  const size_t smem = table + (size_t)private_rows(bins) * copies * sizeof(uint32_t);
   /* At least a vector per thread, and 8 samples per bin where the copies go through memory
    * (8 bytes a bin to write and read back), 1 where the blocks add into the output (a block adds
    * only its non-zero bins, but zeroes and reads all of its shared counters): mid sizes get
@@ -474,7 +483,8 @@ cuprim_status count_with(const cuprim_ctx *ctx, cuprim_histogram_alg alg, const 
     if (alg == CUPRIM_HISTOGRAM_AUTO)
       return count_bytes<T>(ctx, in, n, out, bins, stream);
   const size_t table = round16(binner<T, KIND>::smem_bytes(bins));
-  if (table + (size_t)bins.num_bins * sizeof(uint32_t) <= (size_t)ctx->attrs.smem_per_block_optin)
+  if (table + (size_t)private_rows(bins) * sizeof(uint32_t) <=
+      (size_t)ctx->attrs.smem_per_block_optin)
     return count_private<T, KIND>(ctx, in, n, out, bins, table, alg == CUPRIM_HISTOGRAM_AUTO,
                                   stream);
   if (alg == CUPRIM_HISTOGRAM_AUTO)
