@@ -35,6 +35,7 @@ mkdir -p "$work/here" "$work/there" "$work/other/$name"
 archive=$work/here/.gpu-pack/$name.tar.xz
 [[ -f $archive ]] || fail "pack wrote no $archive"
 (cd "$work/there" && bash "$pack" unpack "$archive") || fail "unpack"
+[[ -d $build && ! -L $build ]] || fail "unpack replaced the build tree's own path with a link"
 
 tree=$work/there/$name
 listed=$(ctest --test-dir "$tree" -N -V -R '^core$')

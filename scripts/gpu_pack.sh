@@ -17,7 +17,10 @@
 #   scripts/gpu_suite.sh --no-build --build-dir NAME --only racecheck --sanitize-jobs 16 ...
 #
 # runs as on a tree built there (the tests link cmocka dynamically: gpu_suite.sh unpacks it from
-# .deps/, so carry that too). Only the shipped programs exist there: a test whose program was
+# .deps/, so carry that too). Where nothing is at the build tree's own path there, unpack links
+# that path to the unpacked tree, for the programs that have it compiled in (test_cli_gpu runs
+# the cuprim program by its absolute path: without the link, every one of its tests failed with
+# "not found", 2026-11-29). Only the shipped programs exist there: a test whose program was
 # not shipped has an empty command, so pick jobs with --sanitize-match, and give the ctest step
 # --ctest-args "-L '^gpu$' -R ...". The GPU machine's paths need not be this machine's.
 # Exit status: 0 done; 1 a step failed; 2 bad usage.
@@ -66,6 +69,7 @@ pack() {
     mkdir -p "$stage/$name/$(dirname "$rel")"
     cp -p "$build/$rel" "$stage/$name/$rel"
   done
+  printf '%s\n' "$build" >"$stage/$name/.gpu-pack-origin"
   mkdir -p .gpu-pack
   local out=.gpu-pack/$name.tar.xz
   tar -C "$stage" -cf - "$name" | xz -T0 -6 >"$out" || die "could not write $out"
@@ -93,6 +97,16 @@ unpack() {
     : >"$root/$name/.gpu-pack-unpacked"
     find "$root/$name" -name CTestTestfile.cmake -exec \
       sed -i -e "s|$BUILD_MARK|$root/$name|g" -e "s|$SOURCE_MARK|$root|g" {} +
+    # A program with the build tree's path compiled in (test_cli_gpu runs CUPRIM_CLI_PATH, the
+    # cuprim program's absolute path in the tree it was built in) finds it through a link from
+    # that path to the unpacked tree: made where nothing is at that path, or where a link is.
+    local origin
+    origin=$(cat "$root/$name/.gpu-pack-origin" 2>/dev/null)
+    if [[ $origin == /* && $origin != "$root/$name" ]] && { [[ -L $origin ]] || [[ ! -e $origin ]]; }; then
+      if mkdir -p "$(dirname "$origin")" && ln -sfn "$root/$name" "$origin"; then
+        echo "gpu_pack: $origin -> $root/$name (the path the programs were built in)"
+      fi
+    fi
     echo "gpu_pack: $archive -> $root/$name ($(find "$root/$name" -type f -perm -u+x | wc -l) programs)"
   done
 }

@@ -77,9 +77,10 @@ template <class T> __device__ __forceinline__ uint32_t byte_bin(uint32_t v, cons
   return b.by_edges ? edges_bin<true>((double)x, b.d_edges, b.num_bins) : even_bin((double)x, b);
 }
 
-/* Adds 1 to the shared-memory counter at `addr` (a shared-window address) unless b is NO_BIN,
- * without a branch: the add is predicated (a branch around each sample's add, with its
- * convergence barrier, cost the SM as many issue slots as the bin arithmetic). */
+/* Adds 1 to the shared-memory counter at `addr` (a shared-window address) unless b is NO_BIN. The
+ * add is predicated in PTX, but ptxas (CUDA 13.0, sm_90) compiles it into a branch around the
+ * add with its convergence barrier (see shared_add_one, which the single-channel counting kernel
+ * takes instead); the multi-channel kernel of wider samples still uses this one. */
 __device__ __forceinline__ void shared_add_one_unless_no_bin(uint32_t addr, uint32_t b) {
   asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %0, %1;\n\t"
                "@p red.shared.add.u32 [%2], 1;\n\t}" ::"r"(b),
