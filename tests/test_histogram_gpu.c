@@ -511,6 +511,10 @@ TF_TEST(test_misaligned) {
     const unsigned offsets[] = {1, 3, 7, 15};
     const size_t noffsets = esize <= 2 ? 4 : 2;
     for (size_t k = 0; k < nsizes; ++k) {
+      /* A case a (dtype, size): racecheck in shards (CUPRIM_TEST_SHARD) splits this test, whose
+       * whole quick run under racecheck took more than 260 s on an H200. */
+      if (!tf_shard_case())
+        continue;
       const uint64_t n = sizes[k];
       const uint32_t nb = k % 3 == 0 ? 256 : k % 3 == 1 ? 257 : 4096;
       double lo, hi;
