@@ -16,7 +16,9 @@
  * with samples and weights at other alignments; n == 0 (zeros over garbage); misaligned samples,
  * weights and sums; the legacy, per-thread and non-blocking streams and two streams at once; CUDA
  * graph capture and replay; FIXED_ORDER's temporary memory through a counting and a failing
- * allocator; argument errors with a real context. Quick mode: fewer sizes, no 2^20 bins.
+ * allocator; argument errors with a real context; AUTO's fixed-point sums of F32 weights at their
+ * window's edges (exact sums bit for bit, sums near the window's limit, zeros, subnormals and the
+ * extremes of float, a window that the later weights miss). Quick mode: fewer sizes, no 2^20 bins.
  * Environment and skipping as test_histogram_gpu.c. */
 #include <inttypes.h>
 #include <math.h>
@@ -531,6 +533,10 @@ TF_TEST(test_misaligned) {
   for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; ++d)
     for (size_t k = 0; k < ns; ++k)
       for (int wi = 0; wi < 2; ++wi) {
+        /* A case a (dtype, size, weight dtype): racecheck in shards (CUPRIM_TEST_SHARD) splits
+         * this test, whose whole run under racecheck was cut at its time limit on an H100. */
+        if (!tf_shard_case())
+          continue;
         const cuprim_dtype t = dtypes[d], wt = wi ? CUPRIM_F64 : CUPRIM_F32;
         const uint64_t n = sizes[k];
         const uint32_t nb = k % 2 ? 256 : 4096;
@@ -564,6 +570,109 @@ TF_TEST(test_misaligned) {
           run_and_check(calls, count, tf.stream, "misaligned", seed, res, 0);
         }
       }
+}
+
+/* ---------------------------------------------------------------- AUTO's fixed-point sums */
+
+/* Weight i of window_case's data kinds (f32). */
+enum { WIN_GRID, WIN_TOP, WIN_EXTREMES, WIN_RISING, WIN_KINDS };
+
+static float window_weight(int kind, uint64_t i, uint64_t *state) {
+  const uint64_t r = hr_splitmix64(state);
+  switch (kind) {
+  case WIN_GRID: /* k * 2^-24, k < 2^24, either sign: every partial sum exact in double */
+    return (r & 1 ? -1.0f : 1.0f) * (float)((r >> 8) & 0xFFFFFF) * 0x1p-24f;
+  case WIN_TOP: /* 1.0 where a block samples its weights (i % 4 == 0), else the largest float
+                 * below 8: 2^2 times the sample's exponent, the top of the window */
+    return i % 4 == 0 ? 1.0f : 0x1.fffffep2f;
+  case WIN_EXTREMES: { /* zeros of both signs, subnormals, the smallest and largest floats, and
+                        * magnitudes over the whole range, either sign */
+    static const float special[] = {0.0f,      -0.0f,           0x1p-149f,      -0x1.8p-140f,
+                                    0x1p-126f, 0x1.fffffep127f, -0x1.5p100f,    0x1p-60f,
+                                    1.0f,      -3.0f,           0x1.234566p20f, 0x1.fffffep-1f};
+    if (r % 3 == 0)
+      return special[(r >> 8) % (sizeof special / sizeof special[0])];
+    const float mant = 1.0f + (float)((r >> 11) & 0x7FFFFF) * 0x1p-23f;
+    return ldexpf(r & 1 ? -mant : mant, (int)((r >> 40) % 250) - 125);
+  }
+  default: /* WIN_RISING: tiny first, large later (the first blocks' samples see only tiny ones) */
+    return i < 65536 ? 0x1p-100f : (float)(1 + r % 1000);
+  }
+}
+
+/* AUTO adds F32 weights as 64-bit integers of a unit each block picks from a sample of its
+ * weights, those outside its window as doubles (histogram_weighted.cu, fixed_window). Samples f32
+ * (4096 or 256 bins over [0, 1)) or u8 (256 bins); the kinds of weights: a grid of 2^-24 whose
+ * every order of addition is exact (AUTO must match the exact sums bit for bit), weights at the
+ * top of a window whose sums come nearest to its 2^63 limit (three samples of every four in one
+ * bin, the fourth out of range), weights over every exponent with zeros and subnormals, and a
+ * window picked from tiny weights that the later, large ones all miss. The shorthand and
+ * FIXED_ORDER on the same data, against the bound. */
+TF_TEST(test_fixed_point_window) {
+  const uint64_t n = tf.quick ? 65537 * 4 : MAX_N;
+  for (int kind = 0; kind < WIN_KINDS; ++kind)
+    for (int u8 = 0; u8 < 2; ++u8) {
+      if (!tf_shard_case())
+        continue;
+      const cuprim_dtype t = u8 ? CUPRIM_U8 : CUPRIM_F32;
+      const uint32_t nb = u8 || kind == WIN_TOP ? 256 : 4096;
+      const hr_hist_bins b =
+          u8 ? hr_hist_bins_even(nb, 0.0, 256.0) : hr_hist_bins_even(nb, 0.0, 1.0);
+      const uint64_t seed = tf_case_seed(0xF1C5, (uint64_t)kind, (uint64_t)u8, n);
+      uint64_t st = seed;
+      for (uint64_t i = 0; i < n; ++i) {
+        const uint64_t r = hr_splitmix64(&st);
+        int out = 0;
+        if (u8) {
+          uint8_t v = (uint8_t)(r >> 56);
+          if (kind == WIN_TOP)
+            v = i % 4 == 3 ? 7 : 200;
+          tf.h_in[i] = v;
+        } else {
+          float v = (float)(r >> 40) * 0x1p-24f;
+          if (kind == WIN_TOP) {
+            v = 0.5f;
+            out = i % 4 == 3;
+          }
+          if (out)
+            v = -1.0f;
+          memcpy(tf.h_in + i * 4, &v, 4);
+        }
+        float w = window_weight(kind, i, &st);
+        if (hr_hist_bin(&b, hr_to_double(t, tf.h_in, i)) == HR_HIST_NO_BIN)
+          w = (float)NAN; /* must add nothing */
+        memcpy(g.h_w + i * 4, &w, 4);
+      }
+      make_reference(&b, t, CUPRIM_F32, n, &g.ref[0]);
+      upload(tf.d_in, tf.d_in2, t, CUPRIM_F32, n, tf.stream);
+      w_call calls[MAX_CALLS];
+      tf_result res[MAX_CALLS];
+      const int count = all_calls(calls, tf.d_in, tf.d_in2, n, t, CUPRIM_F32, &b, &g.ref[0]);
+      static const char *names[] = {"grid of 2^-24", "at the window's top", "extremes",
+                                    "tiny, then large"};
+      char data[96];
+      snprintf(data, sizeof data, "%s samples, weights %s", hr_dtype_name(t), names[kind]);
+      if (run_and_check(calls, count, tf.stream, data, seed, res, 0) != count || kind != WIN_GRID)
+        continue;
+      /* The grid's sums are exact: AUTO's (and every order's) must be the reference itself. */
+      double *got = (double *)malloc(nb * sizeof(double));
+      TF_CUDA(cudaMemsetAsync(tf.out.d, 0xff, nb * sizeof(double), tf.stream));
+      TF_CUDA(cudaStreamSynchronize(tf.stream));
+      const cuprim_status st2 = cuprim_histogram_even_weighted_ex(
+          tf.ctx, AUTO, tf.d_in, tf.d_in2, n, t, CUPRIM_F32, (double *)(void *)tf.out.d, nb,
+          b.lower, b.upper, tf.stream);
+      TF_CUDA(
+          cudaMemcpyAsync(got, tf.out.d, nb * sizeof(double), cudaMemcpyDeviceToHost, tf.stream));
+      TF_CUDA(cudaStreamSynchronize(tf.stream));
+      if (st2 != CUPRIM_SUCCESS)
+        tf_failure("%s: AUTO returned %s", data, cuprim_status_string(st2));
+      uint32_t wrong = 0;
+      for (uint32_t k = 0; k < nb && st2 == CUPRIM_SUCCESS; ++k)
+        if (got[k] != (double)g.ref[0].sum[k] && wrong++ < 3)
+          tf_failure("%s: AUTO bin %" PRIu32 " %.17g, exact %.17Lg", data, k, got[k],
+                     g.ref[0].sum[k]);
+      free(got);
+    }
 }
 
 /* ---------------------------------------------------------------- streams and graphs */

@@ -160,7 +160,9 @@ cuprim_status cuprim_histogram_even_multi(cuprim_ctx *ctx, const void *d_samples
 typedef enum cuprim_histogram_weighted_alg {
   /** The tuned default: per-block sums in shared memory (global atomics past it) added into the
    *  output with double atomics, whose order varies: the last bits of a sum can differ between
-   *  runs. */
+   *  runs. A block adds F32 weights exactly, as 64-bit fixed-point integers, where they fall in a
+   *  window of magnitudes it picks from a sample of them (the others in double), and converts
+   *  each sum to double once (docs/determinism.md). */
   CUPRIM_HISTOGRAM_WEIGHTED_AUTO = 0,
   /** The same bits on every run on one GPU: each warp adds into its own copy of the sums in a
    *  fixed order, the copies and blocks are summed in a fixed order (docs/determinism.md says

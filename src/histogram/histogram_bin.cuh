@@ -99,6 +99,31 @@ __device__ __forceinline__ void shared_add_one(uint32_t addr) {
   asm volatile("red.shared.add.u32 [%0], 1;" ::"r"(addr) : "memory");
 }
 
+/* A 64-bit add, modulo 2^64, into the 8-byte aligned word at the shared-memory address `addr`, as
+ * two native 32-bit adds: shared_add_low adds v's low word and returns the word it found there,
+ * shared_add_high then adds v's high word plus the carry out of that add. Each add's carry is
+ * counted once whatever the order of the threads' adds, so the word holds the sum once all adds
+ * are done (nothing may read it meanwhile). In two calls so that a thread can have several low
+ * adds in flight before it awaits their returns. sm_90 has no one-instruction 64-bit add in
+ * shared memory: red.shared.add.u64, like .f64, is a compare-and-swap loop (ATOMS.CAST.SPIN.64).
+ * H200, 512 threads a block, random bins, 2026-11-29 (`docs/data/h200-2026-11-29-s28-mb64.txt`):
+ * 3.3 to 4.0 of these adds a clock an SM, against 1.1 to 2.8 for red.shared.add.u64 and .f64. */
+__device__ __forceinline__ uint32_t shared_add_low(uint32_t addr, uint64_t v) {
+  uint32_t old;
+  asm volatile("atom.shared.add.u32 %0, [%1], %2;"
+               : "=r"(old)
+               : "r"(addr), "r"((uint32_t)v)
+               : "memory");
+  return old;
+}
+__device__ __forceinline__ void shared_add_high(uint32_t addr, uint32_t old, uint64_t v) {
+  uint32_t hi;
+  asm("{\n\t.reg .u32 t;\n\tadd.cc.u32 t, %1, %2;\n\taddc.u32 %0, %3, 0;\n\t}"
+      : "=r"(hi)
+      : "r"(old), "r"((uint32_t)v), "r"((uint32_t)(v >> 32)));
+  asm volatile("red.shared.add.u32 [%0], %1;" ::"r"(addr + 4), "r"(hi) : "memory");
+}
+
 /* Rows of counters before bin 0 that take the adds of NO_BIN (shared_add_one). */
 constexpr uint32_t SPARE_ROWS = 1;
 

@@ -337,11 +337,6 @@ __global__ void __launch_bounds__(BYTE_THREADS, cta::sm_threads / BYTE_THREADS)
 
 /* ---------------------------------------------------------------- dispatch */
 
-/* private_kernel's counter rows in shared memory: the bins' and the spare ones. */
-inline uint64_t private_rows(const cuprim__bins &bins) {
-  return (uint64_t)bins.num_bins + SPARE_ROWS;
-}
-
 template <class T, int KIND>
 cuprim_status count_private(const cuprim_ctx *ctx, const T *in, uint64_t n, uint64_t *out,
                             const cuprim__bins &bins, size_t table, bool fold,

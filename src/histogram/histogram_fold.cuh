@@ -197,6 +197,12 @@ inline uint64_t count_grid(uint64_t n, uint64_t resident, uint64_t min_per_block
   return g ? g : 1;
 }
 
+/* The rows of a block's shared-memory counters (or sums) with a spare row before bin 0 for the
+ * samples of no bin (SPARE_ROWS): the bins' and the spare ones. */
+inline uint64_t private_rows(const cuprim__bins &bins) {
+  return (uint64_t)bins.num_bins + SPARE_ROWS;
+}
+
 /* The interleaved copies of a block's shared-memory counters (`counters` of `counter_bytes`
  * each, after `table` bytes of the binner's): the most (a power of two, up to one per lane) that
  * keep a block within `most` bytes (by default 48 KB, so that four blocks of 512 threads still
