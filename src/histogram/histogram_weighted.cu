@@ -138,24 +138,19 @@ __device__ __forceinline__ void for_each_weighted(const T *in, const W *wt, uint
     T x[G::IN_FLIGHT][G::VEC] = {};
     W w[G::IN_FLIGHT][G::VEC] = {};
     int count[G::IN_FLIGHT];
-    if constexpr (G::WEIGHT_BYTES % 16 == 0) {
-      if (base + tile <= whole_end) {
+    if (G::WEIGHT_BYTES % 16 == 0 && base + tile <= whole_end) {
 #pragma unroll
-        for (int k = 0; k < G::IN_FLIGHT; ++k) {
-          load_whole_group<cta::LOAD_STREAM_PF>(
-              in, wt, base + (uint64_t)k * blockDim.x + threadIdx.x, x[k], w[k]);
-          count[k] = G::VEC;
-        }
-#pragma unroll
-        for (int k = 0; k < G::IN_FLIGHT; ++k)
-          f.group(x[k], w[k], count[k]);
-        continue;
+      for (int k = 0; k < G::IN_FLIGHT; ++k) {
+        load_whole_group<cta::LOAD_STREAM_PF>(in, wt, base + (uint64_t)k * blockDim.x + threadIdx.x,
+                                              x[k], w[k]);
+        count[k] = G::VEC;
       }
-    }
+    } else {
 #pragma unroll
-    for (int k = 0; k < G::IN_FLIGHT; ++k)
-      count[k] = load_group<cta::LOAD_STREAM_PF>(
-          in, wt, n, base + (uint64_t)k * blockDim.x + threadIdx.x, vx, vw, x[k], w[k]);
+      for (int k = 0; k < G::IN_FLIGHT; ++k)
+        count[k] = load_group<cta::LOAD_STREAM_PF>(
+            in, wt, n, base + (uint64_t)k * blockDim.x + threadIdx.x, vx, vw, x[k], w[k]);
+    }
 #pragma unroll
     for (int k = 0; k < G::IN_FLIGHT; ++k)
       f.group(x[k], w[k], count[k]);
