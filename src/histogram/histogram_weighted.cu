@@ -166,19 +166,19 @@ __device__ __forceinline__ void for_each_weighted(const T *in, const W *wt, uint
 enum sums_at { SUMS_GLOBAL, SUMS_DOUBLE, SUMS_FIXED };
 
 /* SUMS_FIXED's window. A block adds each F32 weight w that is an integer number t of units 2^U
- * with |t| < 2^(24 + span) as that integer, exactly, into 64-bit words (shared_add_u64: two
- * native 32-bit adds, where a double add in shared memory is a compare-and-swap loop); every
- * weight whose exponent lies in [U + 23, U + 23 + span] is one (a float is its 24-bit significand
- * times a power of two), and so is zero. t = w * 2^-U is exact (U <= 0: a scaling up, never
- * rounded to zero; an overflow gives infinity, outside), the test two compares of t with its
- * truncation and the limit, and t's integer one conversion. span keeps a block's sum below 2^63
- * units whatever its weights: at most N of them (N <= 2^h), each below 2^(24 + span), so span =
- * 39 - h (no window past h = 39). The window's top is 2^WINDOW_HEADROOM times the largest of a
- * sample of the block's weights (one a thread, the first of its first group, before the block
- * starts); U is kept in [-127, 0] (2^-U a float). The weights outside the window, infinities and
- * NaNs are added as doubles. At the end a bin's integer sum is converted to double (exact below
- * 2^53 units, else one rounding) and added to its double sum, so every sum keeps histogram.h's
- * bound (docs/determinism.md). */
+ * with |t| < 2^(24 + span) as that integer, exactly, into 64-bit words (shared_add_low and
+ * shared_add_high: two native 32-bit adds, where a double add in shared memory is a
+ * compare-and-swap loop); every weight whose exponent lies in [U + 23, U + 23 + span] is one (a
+ * float is its 24-bit significand times a power of two), and so is zero. t = w * 2^-U is exact
+ * (U <= 0: a scaling up, never rounded to zero; an overflow gives infinity, outside), the test two
+ * compares of t with its truncation and the limit, and t's integer one conversion. span keeps a
+ * block's sum below 2^63 units whatever its weights: at most N of them (N <= 2^h), each below
+ * 2^(24 + span), so span = 39 - h (no window past h = 39). The window's top is 2^WINDOW_HEADROOM
+ * times the largest of a sample of the block's weights (one a thread, the first of its first
+ * group, before the block starts); U is kept in [-127, 0] (2^-U a float). The weights outside the
+ * window, infinities and NaNs are added as doubles. At the end a bin's integer sum is converted to
+ * double (exact below 2^53 units, else one rounding) and added to its double sum, so every sum
+ * keeps histogram.h's bound (docs/determinism.md). */
 constexpr uint32_t WINDOW_HEADROOM = 2;
 
 struct fixed_window {
