@@ -107,7 +107,7 @@ __device__ __forceinline__ void shared_add_one(uint32_t addr) {
  * adds in flight before it awaits their returns. sm_90 has no one-instruction 64-bit add in
  * shared memory: red.shared.add.u64, like .f64, is a compare-and-swap loop (ATOMS.CAST.SPIN.64).
  * H200, 512 threads a block, random bins, 2026-11-29 (`docs/data/h200-2026-11-29-s28-mb64.txt`):
- * 3.3 to 4.0 of these adds a clock an SM, against 1.1 to 2.8 for red.shared.add.u64 and .f64. */
+ * 3.3 to 4.0 of these adds a clock an SM, against 0.9 to 2.8 for red.shared.add.u64 and .f64. */
 __device__ __forceinline__ uint32_t shared_add_low(uint32_t addr, uint64_t v) {
   uint32_t old;
   asm volatile("atom.shared.add.u32 %0, [%1], %2;"
