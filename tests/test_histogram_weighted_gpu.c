@@ -18,7 +18,8 @@
  * graph capture and replay; FIXED_ORDER's temporary memory through a counting and a failing
  * allocator; argument errors with a real context; AUTO's fixed-point sums of F32 weights at their
  * window's edges (exact sums bit for bit, sums near the window's limit, zeros, subnormals and the
- * extremes of float, a window that the later weights miss). Quick mode: fewer sizes, no 2^20 bins.
+ * extremes of float, a window that the later weights miss, uncounted samples with finite weights).
+ * Quick mode: fewer sizes, no 2^20 bins.
  * Environment and skipping as test_histogram_gpu.c. */
 #include <inttypes.h>
 #include <math.h>
@@ -574,7 +575,7 @@ TF_TEST(test_misaligned) {
 
 /* ---------------------------------------------------------------- AUTO's fixed-point sums */
 
-/* Weight i of window_case's data kinds (f32). */
+/* Weight i of test_fixed_point_window's kinds of data (f32). */
 enum { WIN_GRID, WIN_TOP, WIN_EXTREMES, WIN_RISING, WIN_KINDS };
 
 static float window_weight(int kind, uint64_t i, uint64_t *state) {
