@@ -35,6 +35,7 @@
 #include "common/launch_config.cuh"
 #include "cta/arch.cuh"
 #include "cta/load.cuh"
+#include "cta/ops.cuh"
 #include "cta/warp_reduce.cuh"
 #include "histogram_bin.cuh"
 #include "histogram_fold.cuh"
@@ -215,22 +216,16 @@ struct fixed_window {
   }
 };
 
-struct max_u32 {
-  __device__ __forceinline__ uint32_t operator()(uint32_t a, uint32_t b) const {
-    return a > b ? a : b;
-  }
-};
-
 /* Adds weights into the block's shared copies (SUMS_DOUBLE: sums[b * copies + slot], at0 the
  * shared address of this lane's sum of bin 0; SUMS_FIXED: at0 that of its integer sum of bin 0,
  * and its double sum `doubles` bytes after it, after a spare row where the double adds of samples
- * of no bin go, without a test) or into the output (SUMS_GLOBAL). SUMS_FIXED's integer adds of
- * samples of no bin go to a word of the lane's own (lane_spare): into a spare row shared by the
- * lanes of a copy, the adds of one warp's uncounted samples queued on one word (4096 bins, one
- * copy, f32 samples at 2^28 of which 30% and 70% are out of range: 781 and 1073 us, against 536
- * with none; with a word a lane 535 and 537; H200, 2026-11-29). A group whose samples
- * all fall in one bin extends the thread's pending run instead (a double sum), added when the
- * run's bin changes and at the end. */
+ * of no bin go, without a test; the integer sums keep a spare row too, unused, so that both arrays
+ * index alike) or into the output (SUMS_GLOBAL). SUMS_FIXED's integer adds of samples of no bin go
+ * to a word of the lane's own (lane_spare): into a spare row shared by the lanes of a copy, the
+ * adds of one warp's uncounted samples queued on one word (4096 bins, one copy, f32 samples at
+ * 2^28 of which 30% and 70% are out of range: 781 and 1073 us, against 536 with none; with a word
+ * a lane 535 and 537; H200, 2026-11-29). A group whose samples all fall in one bin extends the
+ * thread's pending run instead (a double sum), added when the run's bin changes and at the end. */
 template <class T, class W, int KIND, int AT> struct atomic_adder {
   static constexpr int VEC = weighted_group<T, W>::VEC;
   const binner<T, KIND> &bin;
@@ -331,7 +326,7 @@ __global__ void __launch_bounds__(THREADS)
   const size_t table = round16(binner<T, KIND>::smem_bytes(bins));
   const uint32_t spare = SPARE_ROWS * copies, slots = (bins.num_bins + SPARE_ROWS) * copies;
   /* SUMS_DOUBLE: the double sums; SUMS_FIXED: the integer sums, the double ones after them, the
-   * warps' largest exponent fields and the lanes' spare words (fixed_smem). */
+   * warps' largest exponent fields and the lanes' spare words (FIXED_EXTRA). */
   uint64_t *const sums = reinterpret_cast<uint64_t *>(smem + table);
   double *const dsums = reinterpret_cast<double *>(sums + (AT == SUMS_FIXED ? slots : 0));
   uint32_t *const warp_top = reinterpret_cast<uint32_t *>(dsums + slots);
@@ -343,7 +338,7 @@ __global__ void __launch_bounds__(THREADS)
       e = (__float_as_uint((float)wt[first]) >> 23) & 0xffu;
       e = e == 0xffu ? 0u : e;
     }
-    e = cta::warp_reduce(e, max_u32());
+    e = cta::warp_reduce(e, op<uint32_t, CUPRIM_MAX>());
     if (threadIdx.x % 32 == 0)
       warp_top[threadIdx.x / 32] = e;
   }
@@ -498,12 +493,9 @@ cuprim_status launch_private(const cuprim_ctx *ctx, const T *in, const W *wt, ui
   return CUPRIM_SUCCESS;
 }
 
-/* SUMS_FIXED's shared memory past the binner's table: `copies` copies of the integer and the double
- * sums (a spare row each), the warps' largest exponent fields and a spare word for each lane. */
-inline size_t fixed_smem(const cuprim__bins &bins, uint32_t copies) {
-  return (size_t)private_rows(bins) * copies * 2 * sizeof(uint64_t) +
-         THREADS / 32 * sizeof(uint32_t) + 32 * sizeof(uint64_t);
-}
+/* SUMS_FIXED's shared memory after its copies of the integer and the double sums: the warps'
+ * largest exponent fields and a spare word for each lane. */
+constexpr size_t FIXED_EXTRA = THREADS / 32 * sizeof(uint32_t) + 32 * sizeof(uint64_t);
 
 template <class T, class W, int KIND>
 cuprim_status weighted_auto(const cuprim_ctx *ctx, const T *in, const W *wt, uint64_t n,
@@ -521,19 +513,23 @@ cuprim_status weighted_auto(const cuprim_ctx *ctx, const T *in, const W *wt, uin
    * two runs each), 998.0 and 1000.2 us with one copy (48 KB), 949.2 and 949.6 with two (64 KB),
    * where the read takes 697 us. */
   const size_t most = optin < WEIGHTED_SMEM_MAX ? optin : WEIGHTED_SMEM_MAX;
-  if constexpr (std::is_same<W, float>::value) {
-    uint32_t copies = 16;
-    while (copies > 1 && table + fixed_smem(bins, copies) > most)
-      copies /= 2;
-    if (table + fixed_smem(bins, copies) <= optin)
-      return launch_private<T, W, KIND, SUMS_FIXED>(ctx, in, wt, n, out, bins, copies,
-                                                    table + fixed_smem(bins, copies), stream);
-  }
   const uint64_t rows = private_rows(bins);
+  /* The copies of rows of `bytes` each after `before` bytes: as many as fit in `most`, up to 16. */
+  const auto copies_of = [&](size_t before, size_t bytes) {
+    const uint32_t c = smem_copies(before, rows, bytes, most);
+    return c > 16 ? 16u : c;
+  };
+  if constexpr (std::is_same<W, float>::value) {
+    const size_t bytes = 2 * sizeof(uint64_t); /* an integer and a double sum */
+    const uint32_t copies = copies_of(table + FIXED_EXTRA, bytes);
+    const size_t smem = table + FIXED_EXTRA + (size_t)rows * copies * bytes;
+    if (smem <= optin)
+      return launch_private<T, W, KIND, SUMS_FIXED>(ctx, in, wt, n, out, bins, copies, smem,
+                                                    stream);
+  }
   if (table + (size_t)rows * sizeof(double) > optin) /* past shared memory */
     return launch_private<T, W, KIND, SUMS_GLOBAL>(ctx, in, wt, n, out, bins, 1u, table, stream);
-  uint32_t copies = smem_copies(table, rows, sizeof(double), most);
-  copies = copies > 16 ? 16 : copies;
+  const uint32_t copies = copies_of(table, sizeof(double));
   return launch_private<T, W, KIND, SUMS_DOUBLE>(
       ctx, in, wt, n, out, bins, copies, table + (size_t)rows * copies * sizeof(double), stream);
 }
