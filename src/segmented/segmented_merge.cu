@@ -3,10 +3,10 @@
  * it and of the segmented scan. (cuprim_batched_reduce ran these tiles with computed ends until
  * 0.2's twenty-third run; it has kernels of its own now, segmented_rows.cu.)
  *
- * Four launches:
+ * Three launches:
  *  1. prepare: the merge's partition at every tile boundary, one search over the
  *     offsets each (from where segments of one length would put it: merge_search_near), and the
- *     flag for decreasing offsets zeroed;
+ *     flag for decreasing offsets and the join's status words zeroed;
  *  2. one block per tile of 23 four-byte (15 eight-byte) merge items per thread: the tile's ends
  *     and elements staged in shared memory; AUTO (flag_reduce_kernel) adds each segment with one
  *     thread where no part of the tile is longer than SHORT_PART elements, each part with the
@@ -21,13 +21,14 @@
  *     cross its edges: its trailing value C (what follows its last end), its head value H (what
  *     precedes its first end, whose segment may have started in earlier tiles), and whether it
  *     holds an end at all;
- *  3. and 4. the join, spread over the GPU: the tiles' (has-end, C) pairs are taken in runs of
- *     1024 tiles (512 for 8-byte values); one launch sums each run in a fixed tree, the next lets
- *     block g combine the sums of runs 0 .. g-1 and scan its own run after them, and write each
- *     of its tiles' first segment: op(the C's since the last tile with an end, H). Where a tile
- *     found the offsets decreasing, the last launch instead recomputes every segment, one warp
- *     each. (Until 0.2's fifth run one block did the whole join: 100 to 110 us of the H100's time
- *     at segments of 16 to 256, 2^28 floats, with one SM busy.)
+ *  3. the join, spread over the GPU: the tiles' (has-end, C) pairs are taken in runs of 1024
+ *     tiles (512 for 8-byte values); block g sums its run in a fixed tree and publishes the sum,
+ *     looks back over the sums of the runs before it for the value since the last end
+ *     (decoupled look-back over published sums only), and writes each of its tiles' first
+ *     segment: op(the C's since the last tile with an end, H). Where a tile found the offsets
+ *     decreasing, it instead recomputes every segment, one warp each. (Until 0.2's fifth run one
+ *     block did the whole join: 100 to 110 us of the H100's time at segments of 16 to 256, 2^28
+ *     floats, with one SM busy; until the twenty-ninth the sums were a launch of their own.)
  *
  * Determinism (AUTO's promise, docs/determinism.md): which items a thread combines and in which
  * order follows from the tile size, the thread's rank and the offsets alone; threads are joined by
@@ -36,7 +37,9 @@
  * the first three add a part, follow from the offsets, the tile and the elements' indices alone.
  * Nothing depends on the grid, the GPU, the input's alignment (vector loads and asynchronous copies
  * only fill shared memory), or timing (the atomics are ORs, of a flag or of the tile's
- * has-a-long-part bit, whose order cannot show): the same input gives the same bits everywhere.
+ * has-a-long-part bit, whose order cannot show; the join's look-back combines each run's own sum,
+ * never a prefix that another run may or may not have published yet): the same input gives the
+ * same bits everywhere.
  * AUTO and MERGE_PATH combine in different orders: each has its own bits.
  *
  * MERGE_PATH is the decomposition done the classic way (moderngpu's segreduce): every thread an
@@ -73,7 +76,9 @@ template <class T> struct reduce_args : merge_io<T> {
   acc_t<T> *carry, *head;  /* per tile: C and H (see the file comment) */
   unsigned char *has_end;  /* per tile: 1 if it holds a segment end */
   unsigned *bad;           /* set by a tile that finds the offsets decreasing */
-  flagged<acc_t<T>> *sums; /* per run of the join (join_geometry): its records' sum */
+  /* per run of the join (join_geometry): its records' sum, published with status P where the run
+   * holds an end (the value since its last end), A where it does not (zeroed by prepare_kernel) */
+  cta::tile_status<acc_t<T>> runs;
   uint64_t tiles;
 };
 
@@ -535,40 +540,33 @@ __device__ __forceinline__ flagged<A> thread_records(const reduce_args<T> &a, ui
   return mine;
 }
 
-/* The join, first launch: block g sums run g's (has-end, C) records in a fixed tree into
- * a.sums[g]: the value since the run's last end, and whether it has one. Both launches' work done
- * instead by the last tile of each run to finish (a counter per run, the same trees) made the
- * tiles' kernel 283 -> 384 us at segments of 4096 (H200, 2^28 f32, branch exp/seg-join-in-tiles,
- * 0.2's twentieth run): each tile's block then ends with a fence and an atomic round trip,
+/* The join, one launch chained to the tiles' kernel: block g takes run g of the tiles'
+ * (has-end, C) records, sums them in a fixed tree (block_seg_exclusive) and publishes the sum at
+ * once (cta::tile_status: status P where the run holds an end, A where it does not), then warp 0
+ * looks back over the runs before it (cta::look_back, 32 runs a step from g - 1 down, until a run
+ * with an end) for the value since the last end before the run, and the block writes the first
+ * segment of each of its tiles that holds an end: op(the C's of the tiles since the last one with
+ * an end, H). Only published sums are combined, never a prefix, so the order follows from the
+ * offsets alone; a run waits only for runs before it, whose blocks were dispatched first (the
+ * scans' look-back rests on the same), and at most a few hundred runs at 2^28 elements are all
+ * resident at once. With offsets that a tile found decreasing, every block instead recomputes
+ * every segment, one warp each (grid-stride).
+ * Until 0.2's twenty-ninth run the sums came from a launch of their own (join_sums_kernel) and
+ * block g combined runs 0 .. g-1 in a fixed tree; its loop over the tiles read each head and end
+ * after the previous tile's write, eight dependent trips a thread (H200, 2^28 f32 in segments of
+ * 4096, ncu: 3.7 and 7.1 us one after the other). A join in the tiles' kernel itself, by the last
+ * tile of each run to finish (a counter per run), made that kernel 283 -> 384 us at segments of
+ * 4096 (0.2's twentieth run): each tile's block then ended with a fence and an atomic round trip,
  * holding its slot of the SM about 2 us longer with nothing to load. */
-template <class T, class Op>
-__global__ void __launch_bounds__(JOIN_THREADS) join_sums_kernel(const reduce_args<T> a) {
-  typedef acc_t<T> A;
-  __shared__ flagged<A> scan_smem[JOIN_THREADS / 32 + 1];
-  cta::pdl_launch_dependents(); /* the second launch waits for this grid in pdl_wait */
-  cta::pdl_wait();              /* the tiles have finished and their writes are visible */
-  if (a.bad != NULL && *a.bad)
-    return; /* the second launch recomputes every segment */
-  flagged<A> rec[join_geometry<A>::RECORDS], agg;
-  block_seg_exclusive<JOIN_THREADS, Op>(thread_records<T, Op>(a, blockIdx.x, rec), scan_smem, agg);
-  if (threadIdx.x == 0)
-    a.sums[blockIdx.x] = agg;
-}
-
-/* The join, second launch: block g combines the sums of runs 0 .. g-1, 32 at a time in a fixed
- * tree (the same for every grid and GPU), scans its run's records in a fixed tree after them, and
- * writes the first segment of each tile of the run that holds an end: op(the C's of the tiles
- * since the last one with an end, H). With offsets that a tile found decreasing, every block
- * instead recomputes every segment, one warp each (grid-stride). */
 template <class T, class Op, class Src>
 __global__ void __launch_bounds__(JOIN_THREADS) join_kernel(const Src src, const reduce_args<T> a) {
   typedef acc_t<T> A;
   typedef join_geometry<A> J;
   __shared__ flagged<A> scan_smem[JOIN_THREADS / 32 + 1];
-  __shared__ flagged<A> s_prefix;
+  __shared__ A s_prefix;
   const Op op;
   const int t = threadIdx.x;
-  cta::pdl_wait(); /* the sums (and, through them, the tiles) are written and visible */
+  cta::pdl_wait(); /* the tiles have finished and their writes are visible */
   if (*a.bad) {
     const uint64_t warps = (uint64_t)gridDim.x * (JOIN_THREADS / 32);
     warp_per_segment<T, Op>(a.in, a.out, src, (uint64_t)blockIdx.x * (JOIN_THREADS / 32) + t / 32,
@@ -578,33 +576,36 @@ __global__ void __launch_bounds__(JOIN_THREADS) join_kernel(const Src src, const
   const uint64_t g = blockIdx.x;
   if (g * J::RUN >= a.tiles)
     return; /* a block of the fallback's grid past the runs */
-  if (t < 32) {
-    flagged<A> run = seg_identity<Op, A>(); /* runs 0 .. g-1 */
-    for (uint64_t base = 0; base < g; base += 32) {
-      const flagged<A> x = base + t < g ? a.sums[base + t] : seg_identity<Op, A>();
-      const flagged<A> inc = warp_seg_scan<Op>(x, t);
-      flagged<A> w;
-      w.v = __shfl_sync(0xffffffffu, inc.v, 31);
-      w.f = __shfl_sync(0xffffffffu, inc.f, 31);
-      run = seg_combine<Op>(run, w);
-    }
-    if (t == 0)
-      s_prefix = run;
-  }
   flagged<A> rec[J::RECORDS], agg;
   const flagged<A> ex =
       block_seg_exclusive<JOIN_THREADS, Op>(thread_records<T, Op>(a, g, rec), scan_smem, agg);
-  /* block_seg_exclusive's barriers order s_prefix's write before this read */
-  flagged<A> pre = seg_combine<Op>(s_prefix, ex); /* everything before the thread's first tile */
+  if (t == 0)
+    a.runs.publish(g, agg.f ? cta::STATUS_P : cta::STATUS_A, agg.v);
+  /* The heads and ends of the thread's tiles with an end, all loads in flight together. */
   const uint64_t e0 = g * J::RUN + (uint64_t)t * J::RECORDS;
+  A h[J::RECORDS];
+  uint64_t at[J::RECORDS];
+#pragma unroll
+  for (int k = 0; k < J::RECORDS; ++k) {
+    const bool mine = e0 + k < a.tiles && rec[k].f;
+    h[k] = mine ? a.head[e0 + k] : A();
+    at[k] = mine ? a.part[e0 + k].ends : 0; /* the end of tile e's first segment */
+  }
+  if (t < 32) {
+    const A p = g == 0 ? Op::identity() : cta::look_back<A, Op>(a.runs, g, t);
+    if (t == 0)
+      s_prefix = p;
+  }
+  __syncthreads();
+  flagged<A> pre; /* everything before the thread's first tile */
+  pre.v = s_prefix;
+  pre.f = false;
+  pre = seg_combine<Op>(pre, ex);
 #pragma unroll
   for (int k = 0; k < J::RECORDS; ++k) {
     const uint64_t e = e0 + k;
-    if (e < a.tiles && rec[k].f) {
-      const A h = a.head[e];
-      /* the end of tile e's first segment: the ends before the tile */
-      a.out[a.part[e].ends] = from_acc<T>(e == 0 ? h : op(pre.v, h));
-    }
+    if (e < a.tiles && rec[k].f)
+      a.out[at[k]] = from_acc<T>(e == 0 ? h[k] : op(pre.v, h[k]));
     pre = seg_combine<Op>(pre, rec[k]);
   }
 }
@@ -618,13 +619,15 @@ cuprim_status merge_reduce(typed_op<T, Op>, const cuprim_ctx *ctx, bool tuned, c
   uint64_t tiles = 0;
   CUPRIM__FORWARD(merge_tiles(ctx, src.num_segments, n, G::TILE, &tiles));
   temp_layout lay;
+  /* First the words prepare_kernel zeroes: the flag for decreasing offsets and the runs' status
+   * words (status.zero_words counts both). */
+  const size_t bad_at = lay.take(16);
+  const uint64_t runs = (tiles + join_geometry<A>::RUN - 1) / join_geometry<A>::RUN;
+  const status_pieces<A> status(lay, runs);
   const size_t part_at = lay.take((size_t)(tiles + 1) * sizeof(merge_point));
   const size_t carry_at = lay.take((size_t)tiles * sizeof(A));
   const size_t head_at = lay.take((size_t)tiles * sizeof(A));
   const size_t flags_at = lay.take((size_t)tiles);
-  const uint64_t runs = (tiles + join_geometry<A>::RUN - 1) / join_geometry<A>::RUN;
-  const size_t sums_at = lay.take((size_t)runs * sizeof(flagged<A>));
-  const size_t bad_at = lay.take(16);
   return with_temp(ctx, lay, stream, [&] {
     reduce_args<T> a;
     point_merge_io(lay, part_at, static_cast<const T *>(d_in), static_cast<T *>(d_out), a);
@@ -632,11 +635,11 @@ cuprim_status merge_reduce(typed_op<T, Op>, const cuprim_ctx *ctx, bool tuned, c
     a.head = lay.at<A>(head_at);
     a.has_end = lay.at<unsigned char>(flags_at);
     a.bad = lay.at<unsigned>(bad_at);
-    a.sums = lay.at<flagged<A>>(sums_at);
+    status.place(lay, a.runs);
     a.tiles = tiles;
-    /* the partitions, and the flag for decreasing offsets zeroed */
+    /* the partitions, and the flag and the runs' statuses zeroed */
     CUPRIM__FORWARD(prepare(ctx, src, lay.at<merge_point>(part_at), tiles, G::TILE,
-                            lay.at<void>(bad_at), 2, stream));
+                            lay.at<void>(bad_at), status.zero_words, stream));
     void (*tile_kernel)(const Src, const reduce_args<T>) =
         tuned ? flag_reduce_kernel<T, Op, Src> : merge_reduce_kernel<T, Op, Src>;
     cudaLaunchAttribute attr;
@@ -647,13 +650,11 @@ cuprim_status merge_reduce(typed_op<T, Op>, const cuprim_ctx *ctx, bool tuned, c
     /* The join: a block per run; the fallback for decreasing offsets wants the whole GPU. */
     const unsigned join_grid =
         runs < (uint64_t)ctx->attrs.sm_count ? (unsigned)ctx->attrs.sm_count : (unsigned)runs;
-    cudaLaunchAttribute attr2, attr3;
-    cudaLaunchConfig_t cfg2 = pdl_config(ctx, (unsigned)runs, JOIN_THREADS, stream, &attr2);
-    cudaLaunchConfig_t cfg3 = pdl_config(ctx, join_grid, JOIN_THREADS, stream, &attr3);
+    cudaLaunchAttribute attr2;
+    cudaLaunchConfig_t cfg2 = pdl_config(ctx, join_grid, JOIN_THREADS, stream, &attr2);
     if (!tuned)
-      cfg2.numAttrs = cfg3.numAttrs = 0;
-    CUPRIM__CUDA_CHECK(cudaLaunchKernelEx(&cfg2, join_sums_kernel<T, Op>, a));
-    return cuprim__cuda_status(cudaLaunchKernelEx(&cfg3, join_kernel<T, Op, Src>, src, a));
+      cfg2.numAttrs = 0;
+    return cuprim__cuda_status(cudaLaunchKernelEx(&cfg2, join_kernel<T, Op, Src>, src, a));
   });
 }
 

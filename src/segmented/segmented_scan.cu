@@ -30,24 +30,6 @@
 namespace cuprim::segmented {
 namespace {
 
-/* The look-back tiles' status in temporary memory, taken next from `lay`: [status words |
- * (8-byte values) aggregates | inclusive prefixes]. zero_words: the 8-byte words from the start
- * of `lay` through the status words, what must be zero before the tiles run. */
-template <class A> struct status_pieces {
-  typedef cta::tile_status<A> TS;
-  size_t status_at, zero_words, aggregate_at, inclusive_at;
-  status_pieces(temp_layout &lay, uint64_t tiles) {
-    status_at = lay.take((size_t)tiles * TS::STATUS_BYTES);
-    zero_words = lay.bytes / 8;
-    aggregate_at = TS::HAS_VALUES ? lay.take((size_t)tiles * sizeof(A)) : 0;
-    inclusive_at = TS::HAS_VALUES ? lay.take((size_t)tiles * sizeof(A)) : 0;
-  }
-  void *words(const temp_layout &lay) const { return lay.at<void>(status_at); }
-  void place(const temp_layout &lay, TS &ts) const {
-    ts.place(words(lay), lay.at<A>(aggregate_at), lay.at<A>(inclusive_at));
-  }
-};
-
 /* The tiles: warp-striped as cuprim_scan's look-back tiles (cta/warp_striped.cuh), 256 threads,
  * four blocks an SM (64 registers); 24 items a thread for 4-byte elements, 10 for 8-byte ones,
  * and 24 (three vectors) for 16-bit floats, which the thread holds as floats. With 32 items (the

@@ -27,6 +27,7 @@
 #include "common/temp_memory.cuh"
 #include "cta/arch.cuh"
 #include "cta/load.cuh"
+#include "cta/lookback.cuh"
 #include "cta/ops.cuh"
 #include "cta/warp_reduce.cuh"
 #include "segmented_internal.h"
@@ -352,6 +353,25 @@ cuprim_status prepare(const cuprim_ctx *ctx, const Src &src, merge_point *part, 
   p.zero_words = zero_words;
   return launch_prepare(ctx, p, stream);
 }
+
+/* Look-back statuses in temporary memory (the segmented scan's tiles, the merge reduce's join
+ * runs), taken next from `lay`: [status words |
+ * (8-byte values) aggregates | inclusive prefixes]. zero_words: the 8-byte words from the start
+ * of `lay` through the status words, what must be zero before the tiles run. */
+template <class A> struct status_pieces {
+  typedef cta::tile_status<A> TS;
+  size_t status_at, zero_words, aggregate_at, inclusive_at;
+  status_pieces(temp_layout &lay, uint64_t tiles) {
+    status_at = lay.take((size_t)tiles * TS::STATUS_BYTES);
+    zero_words = lay.bytes / 8;
+    aggregate_at = TS::HAS_VALUES ? lay.take((size_t)tiles * sizeof(A)) : 0;
+    inclusive_at = TS::HAS_VALUES ? lay.take((size_t)tiles * sizeof(A)) : 0;
+  }
+  void *words(const temp_layout &lay) const { return lay.at<void>(status_at); }
+  void place(const temp_layout &lay, TS &ts) const {
+    ts.place(words(lay), lay.at<A>(aggregate_at), lay.at<A>(inclusive_at));
+  }
+};
 
 /* *tiles: the tiles of `tile` items that a merge of num_segments ends with at most n elements
  * needs. Returns UNSUPPORTED when a grid could not launch them (past 2^31 - 1 tiles: beyond any
