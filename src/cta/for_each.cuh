@@ -69,8 +69,10 @@ __device__ __forceinline__ void for_each_round(uint64_t count, const round_walk 
  * indices are 64-bit, any n. Each thread visits its elements in increasing index order (head,
  * body, tail), so a caller that keeps the first of equal candidates may compare with < alone.
  * BODY: the load of the body's whole tiles (the streaming load with the L2::256B hint, or
- * LOAD_LDG where the caller's tuning leaves the hint out). */
-template <class T, int VPT, load_mode BODY = LOAD_STREAM_PF, class F>
+ * LOAD_LDG where the caller's tuning leaves the hint out). AHEAD: a thread's next tile is loaded
+ * before it hands over the current one, so that two tiles' loads are in flight where it has two
+ * or more (twice the registers for the tiles). */
+template <class T, int VPT, load_mode BODY = LOAD_STREAM_PF, bool AHEAD = false, class F>
 __device__ __forceinline__ void for_each_vec16(const T *in, uint64_t n, F &f) {
   constexpr int VEC = 16 / (int)sizeof(T);
   const uint64_t threads = (uint64_t)gridDim.x * blockDim.x;
@@ -85,15 +87,45 @@ __device__ __forceinline__ void for_each_vec16(const T *in, uint64_t n, F &f) {
   const uint4 *v = reinterpret_cast<const uint4 *>(in + head);
   const uint64_t tile = (uint64_t)blockDim.x * VPT;
   const uint64_t full_tiles = nvec / tile;
-  for (uint64_t t = blockIdx.x; t < full_tiles; t += gridDim.x) {
-    T x[VPT][VEC];
+  /* Tile t's vectors: the thread's k-th at v[t * tile + k * blockDim.x + threadIdx.x]. */
+  auto load_tile = [&](uint64_t t, T (&x)[VPT][VEC]) {
 #pragma unroll
     for (int k = 0; k < VPT; ++k)
       load_vec16<BODY>(
           reinterpret_cast<const T *>(v + t * tile + (uint64_t)k * blockDim.x + threadIdx.x), x[k]);
+  };
+  auto hand_over = [&](uint64_t t, const T (&x)[VPT][VEC]) {
 #pragma unroll
     for (int k = 0; k < VPT; ++k)
       f.vec(x[k], head + (t * tile + (uint64_t)k * blockDim.x + threadIdx.x) * VEC);
+  };
+  if constexpr (AHEAD) {
+    uint64_t t = blockIdx.x;
+    if (t < full_tiles) {
+      T x[VPT][VEC];
+      load_tile(t, x);
+      for (;;) {
+        const uint64_t next = t + gridDim.x;
+        T y[VPT][VEC];
+        if (next < full_tiles)
+          load_tile(next, y);
+        hand_over(t, x);
+        if (next >= full_tiles)
+          break;
+#pragma unroll
+        for (int k = 0; k < VPT; ++k)
+#pragma unroll
+          for (int j = 0; j < VEC; ++j)
+            x[k][j] = y[k][j];
+        t = next;
+      }
+    }
+  } else {
+    for (uint64_t t = blockIdx.x; t < full_tiles; t += gridDim.x) {
+      T x[VPT][VEC];
+      load_tile(t, x);
+      hand_over(t, x);
+    }
   }
   for (uint64_t i = full_tiles * tile + gtid; i < nvec; i += threads) {
     T x[VEC];

@@ -241,7 +241,9 @@ __global__ void __launch_bounds__(THREADS, THREADS == GRID_THREADS ? GRID_BLOCKS
   cta::pdl_launch_dependents(); /* finish_kernel may launch now; it waits in pdl_wait */
   typedef arg_best<T, OP> Best;
   Best b;
-  cta::for_each_vec16<T, VPT, M>(a.in, a.n, b);
+  /* The grid's blocks load their next tile before they compare the current one; the one block
+   * of small inputs has one tile at most. */
+  cta::for_each_vec16<T, VPT, M, THREADS == GRID_THREADS>(a.in, a.n, b);
   b.template block_merge<THREADS>();
   if (gridDim.x == 1) {
     if (threadIdx.x == 0)
