@@ -88,13 +88,13 @@ __device__ __forceinline__ void for_each_vec16(const T *in, uint64_t n, F &f) {
   const uint64_t tile = (uint64_t)blockDim.x * VPT;
   const uint64_t full_tiles = nvec / tile;
   /* Tile t's vectors: the thread's k-th at v[t * tile + k * blockDim.x + threadIdx.x]. */
-  auto load_tile = [&](uint64_t t, T (&x)[VPT][VEC]) {
+  auto load_tile = [&](uint64_t t, T(&x)[VPT][VEC]) {
 #pragma unroll
     for (int k = 0; k < VPT; ++k)
       load_vec16<BODY>(
           reinterpret_cast<const T *>(v + t * tile + (uint64_t)k * blockDim.x + threadIdx.x), x[k]);
   };
-  auto hand_over = [&](uint64_t t, const T (&x)[VPT][VEC]) {
+  auto hand_over = [&](uint64_t t, const T(&x)[VPT][VEC]) {
 #pragma unroll
     for (int k = 0; k < VPT; ++k)
       f.vec(x[k], head + (t * tile + (uint64_t)k * blockDim.x + threadIdx.x) * VEC);

@@ -73,9 +73,9 @@ __global__ void __launch_bounds__(PREPARE_THREADS) prepare_kernel(const prepare_
 }
 
 template <class T> struct reduce_args : merge_io<T> {
-  acc_t<T> *carry, *head;  /* per tile: C and H (see the file comment) */
-  unsigned char *has_end;  /* per tile: 1 if it holds a segment end */
-  unsigned *bad;           /* set by a tile that finds the offsets decreasing */
+  acc_t<T> *carry, *head; /* per tile: C and H (see the file comment) */
+  unsigned char *has_end; /* per tile: 1 if it holds a segment end */
+  unsigned *bad;          /* set by a tile that finds the offsets decreasing */
   /* per run of the join (join_geometry): its records' sum, published with status P where the run
    * holds an end (the value since its last end), A where it does not (zeroed by prepare_kernel) */
   cta::tile_status<acc_t<T>> runs;
