@@ -556,10 +556,10 @@ __device__ __forceinline__ flagged<A> thread_records(const reduce_args<T> &a, ui
  * after the previous tile's write, eight dependent trips a thread (H200, 2^28 f32 in segments of
  * 4096, ncu: 3.3-3.5 and 7.2-7.6 us one after the other; this kernel 6.8-7.5). A call of AUTO
  * took 4.3-6.9 us less from 1 to 65536 elements a segment (4096: 281.1 -> 274.4 us), the same
- * bits. A join in the tiles' kernel itself, by the last
- * tile of each run to finish (a counter per run), made that kernel 283 -> 384 us at segments of
- * 4096 (0.2's twentieth run): each tile's block then ended with a fence and an atomic round trip,
- * holding its slot of the SM about 2 us longer with nothing to load. */
+ * bits. A join in the tiles' kernel itself, by the last tile of each run to finish (a counter per
+ * run), made that kernel 283 -> 384 us at segments of 4096 (0.2's twentieth run): each tile's
+ * block then ended with a fence and an atomic round trip, holding its slot of the SM about 2 us
+ * longer with nothing to load. */
 template <class T, class Op, class Src>
 __global__ void __launch_bounds__(JOIN_THREADS) join_kernel(const Src src, const reduce_args<T> a) {
   typedef acc_t<T> A;

@@ -355,9 +355,9 @@ cuprim_status prepare(const cuprim_ctx *ctx, const Src &src, merge_point *part, 
 }
 
 /* Look-back statuses in temporary memory (the segmented scan's tiles, the merge reduce's join
- * runs), taken next from `lay`: [status words |
- * (8-byte values) aggregates | inclusive prefixes]. zero_words: the 8-byte words from the start
- * of `lay` through the status words, what must be zero before the tiles run. */
+ * runs), taken next from `lay`: [status words | (8-byte values) aggregates | inclusive
+ * prefixes]. zero_words: the 8-byte words from the start of `lay` through the status words, what
+ * must be zero before the tiles run. */
 template <class A> struct status_pieces {
   typedef cta::tile_status<A> TS;
   size_t status_at, zero_words, aggregate_at, inclusive_at;
