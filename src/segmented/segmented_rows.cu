@@ -61,7 +61,8 @@ template <class T, class Op>
 __global__ void __launch_bounds__(ROWS_THREADS, small_rows<T>::MIN_BLOCKS)
     small_rows_kernel(const T *in, T *out, uint64_t rows, uint32_t len, uint64_t tiles) {
   typedef small_rows<T> G;
-  __shared__ alignas(16) T sh[G::CAP + G::VEC]; /* the tile, from `shift` on */
+  /* the tile, from `line` bytes and `shift` elements on */
+  __shared__ alignas(128) T sh[G::CAP + G::VEC + 128 / sizeof(T)];
   const int t = threadIdx.x;
   const uint32_t per = G::per_tile(len);
   const bool vec = cta::aligned16(in);
@@ -70,7 +71,11 @@ __global__ void __launch_bounds__(ROWS_THREADS, small_rows<T>::MIN_BLOCKS)
     const uint32_t nr = left < per ? (uint32_t)left : per;
     const uint64_t lo = r0 * len;
     const uint32_t shift = (uint32_t)(lo % G::VEC);
-    T *el = sh + shift; /* element lo + k at el[k]; aligned input vectors on aligned words */
+    /* Element lo + k at el[k]: aligned input vectors on aligned words, as far into a 128-byte
+     * line of shared memory as into one of the input, so that the copies of a warp write whole
+     * lines (tile_smem's comment in segmented_tile.cuh says why). */
+    const uint32_t line = (uint32_t) reinterpret_cast<uintptr_t>(in + lo) & 0x70u;
+    T *el = sh + line / sizeof(T) + shift;
     stage_elements<ROWS_THREADS, cta::LOAD_LDG>(in, lo, nr * len, shift, vec, el, t);
     __syncthreads();
     for (uint32_t x = (uint32_t)t; x < nr; x += ROWS_THREADS)

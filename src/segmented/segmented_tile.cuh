@@ -413,17 +413,34 @@ void point_merge_io(const temp_layout &lay, size_t part_at, const T *in, T *out,
 
 /* ---------------------------------------------------------------- a tile in shared memory */
 
-/* A tile's ends and elements in shared memory: first the ends, one SLOT-byte slot each (their
- * positions relative to the tile's first element, as uint32; the reduce overwrites a slot with the
- * value of its segment once the end is consumed), then, 16-byte aligned, the elements as S. With
- * 16-byte loads, element lo + k sits at elems()[k + shift], shift = lo mod VEC, so that aligned
- * vectors of the input land on aligned vectors of shared memory. */
+/* A tile's ends and elements in shared memory (base: 128-byte aligned): first the ends, one
+ * SLOT-byte slot each (their positions relative to the tile's first element, as uint32; the
+ * reduce overwrites a slot with the value of its segment once the end is consumed), then, 16-byte
+ * aligned, the elements as S. Element lo + k sits at elems()[k], shift = lo mod VEC places past
+ * the 16-byte word at base + elem_off, so that aligned vectors of the input land on aligned
+ * vectors of shared memory; and that word lies `line` bytes into a 128-byte line of shared
+ * memory, as far as the input's vector lies into its own line (stage_tile), so that every
+ * 16-byte copy of copy_tile_async lands at the same place of a line as it comes from.
+ * Until 0.2's thirtieth run the elements began at the first 16-byte word after the ends, wherever
+ * the input's vector lay in its line. With the copies congruent, at 2^28 f32 in segments of 4096
+ * (H200, ncu, the tile kernel) the sectors read from L2 went from 50.8e6 to 33.9e6 (the bytes
+ * need 33.5e6; one segment over everything, whose tiles are all congruent by their size, read
+ * 35.1e6), the excess shared-memory wavefronts from 16.1e6 of 35.1e6 to 0.4e6 of 19.4e6; and the
+ * call (segments of 64 to 2^20) took 4-9% less: 4096 274.4 -> 258.9 us, 2^20 276.3 -> 252.8
+ * (the same bits; a timing program of the session's, two runs a side). Segments of 1 and 4, one
+ * segment and the power law, whose tiles are bound by other things, within 0.6%. Starting each
+ * warp's copies on a 128-byte line of the input as well gained nothing more and cost 1.5% at
+ * segments of 1 (954.3 -> 968.8 us); on a line without the congruence, 1-3% (variants cl and f,
+ * not kept). */
 template <int SLOT, class S> struct tile_smem {
   unsigned char *base;
   uint32_t elem_off, shift;
-  __device__ __forceinline__ void init(unsigned char *b, uint32_t n_ends, uint32_t sh) {
+  /* `line`: a multiple of 16 below 128. */
+  __device__ __forceinline__ void init(unsigned char *b, uint32_t n_ends, uint32_t sh,
+                                       uint32_t line) {
     base = b;
-    elem_off = round16(n_ends * SLOT);
+    const uint32_t after_ends = round16(n_ends * SLOT);
+    elem_off = after_ends + ((line - after_ends) & 127u);
     shift = sh;
   }
   __device__ __forceinline__ uint32_t end(uint32_t x) const {
@@ -444,10 +461,11 @@ template <int SLOT, class S> struct tile_smem {
   __device__ __forceinline__ S *elems() const {
     return reinterpret_cast<S *>(base + elem_off) + shift;
   }
-  /* The bytes a tile of `tile` items needs, with VEC elements of slack for the shift and VEC more
-   * for a pass that reads the last vector's worth whole (AUTO's few-ends path). */
+  /* The bytes a tile of `tile` items needs, with 128 bytes of slack for the line (and the round
+   * to 16 after the ends), VEC elements for the shift and VEC more for a pass that reads the last
+   * vector's worth whole (AUTO's few-ends path). */
   __host__ __device__ static constexpr size_t bytes(int tile, int vec) {
-    return (size_t)tile * ((size_t)SLOT > sizeof(S) ? (size_t)SLOT : sizeof(S)) + 16 +
+    return (size_t)tile * ((size_t)SLOT > sizeof(S) ? (size_t)SLOT : sizeof(S)) + 128 +
            2 * (size_t)vec * sizeof(S);
   }
 };
@@ -707,14 +725,15 @@ __device__ __forceinline__ void set_flags_of_ends(const tile_smem<SLOT, S> &sm, 
 }
 
 /* Tile b into shared memory: its share of the merge (s), its ends (with `longest`, the longest
- * part as load_ends finds it) and its elements (16-byte loads where
- * `vec`; in every case the 16-byte boundary below the first element at sm.shift, shift = lo mod
- * VEC, VEC = 16 / sizeof(T)). Returns true where this thread found the offsets decreasing; the
- * caller joins the answer with a barrier. The ends' loads are issued before the copies: the other
- * order was slower on the H100 for tiles of many ends (12-25%, 0.2's sixth run) and on the H200
- * for tiles of at most FEW_ENDS ends too (segments of 4096, 2^28 f32: 285 -> 294.5 us; branch
- * exp/seg-copies-first, 0.2's nineteenth run). So was issuing the ends' first loads, then the
- * copies, then using the loads (282.6 -> 289.3 us at 4096, 329 -> 401 at 16; branch
+ * part as load_ends finds it) and its elements (16-byte loads where `vec`; in every case the
+ * 16-byte boundary below the first element at sm.shift, shift = lo mod VEC, VEC = 16 /
+ * sizeof(T), and that boundary as far into a 128-byte line of shared memory as the input's is
+ * into its line, to a multiple of 16 bytes: tile_smem). Returns true where this thread found the
+ * offsets decreasing; the caller joins the answer with a barrier. The ends' loads are issued before
+ * the copies: the other order was slower on the H100 for tiles of many ends (12-25%, 0.2's sixth
+ * run) and on the H200 for tiles of at most FEW_ENDS ends too (segments of 4096, 2^28 f32: 285 ->
+ * 294.5 us; branch exp/seg-copies-first, 0.2's nineteenth run). So was issuing the ends' first
+ * loads, then the copies, then using the loads (282.6 -> 289.3 us at 4096, 329 -> 401 at 16; branch
  * exp/seg-ends-in-flight, 0.2's twentieth run: the held loads made the f32 kernel spill). */
 template <int THREADS, cta::load_mode M, int SLOT, class S, class Src, class T>
 __device__ __forceinline__ bool stage_tile(const Src &src, const merge_point *part, uint64_t b,
@@ -726,7 +745,8 @@ __device__ __forceinline__ bool stage_tile(const Src &src, const merge_point *pa
   /* The shift whatever `vec`: a 16-byte vector's worth of elements of the input (VEC of them, from
    * an index that is a multiple of VEC) lies at an aligned place in sm, 16 or 32 bytes, so that a
    * pass over the staged tile can read it as such however the input pointer is aligned. */
-  sm.init(raw, s.n_ends, (uint32_t)(s.lo % VEC));
+  const uint32_t shift = (uint32_t)(s.lo % VEC);
+  sm.init(raw, s.n_ends, shift, (uint32_t) reinterpret_cast<uintptr_t>(in + s.lo) & 0x70u);
   const bool bad = load_ends<THREADS>(src, s, sm, longest, t);
   stage_elements<THREADS, M>(in, s.lo, s.n_elems, sm.shift, vec, sm.elems(), t);
   return bad;
@@ -873,7 +893,7 @@ __device__ __forceinline__ flagged<A> block_seg_exclusive(flagged<A> x, flagged<
  * lays them out in `raw`), the flag tile's bitmask, and the block scan's words. */
 template <class A, int SLOT, class S, int VEC> struct tile_block_smem {
   typedef merge_geometry<A> G;
-  alignas(16) unsigned char raw[tile_smem<SLOT, S>::bytes(G::TILE, VEC)];
+  alignas(128) unsigned char raw[tile_smem<SLOT, S>::bytes(G::TILE, VEC)];
   unsigned bits[flag_words(G::TILE)];
   flagged<A> scan[G::THREADS / 32 + 1];
   /* Thread t's part of zeroing the flags; a barrier must come before any end sets one. */
