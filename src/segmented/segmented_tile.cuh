@@ -423,15 +423,16 @@ void point_merge_io(const temp_layout &lay, size_t part_at, const T *in, T *out,
  * 16-byte copy of copy_tile_async lands at the same place of a line as it comes from.
  * Until 0.2's thirtieth run the elements began at the first 16-byte word after the ends, wherever
  * the input's vector lay in its line. With the copies congruent, at 2^28 f32 in segments of 4096
- * (H200, ncu, the tile kernel) the sectors read from L2 went from 50.8e6 to 33.9e6 (the bytes
- * need 33.5e6; one segment over everything, whose tiles are all congruent by their size, read
- * 35.1e6), the excess shared-memory wavefronts from 16.1e6 of 35.1e6 to 0.4e6 of 19.4e6; and the
- * call (segments of 64 to 2^20) took 4-9% less: 4096 274.4 -> 258.9 us, 2^20 276.3 -> 252.8
- * (the same bits; a timing program of the session's, two runs a side). Segments of 1 and 4, one
- * segment and the power law, whose tiles are bound by other things, within 0.6%. Starting each
- * warp's copies on a 128-byte line of the input as well gained nothing more and cost 1.5% at
- * segments of 1 (954.3 -> 968.8 us); on a line without the congruence, 1-3% (variants cl and f,
- * not kept). */
+ * (H200, ncu, the tile kernel) the sectors read from L2 went from 50.8e6 to 34.9e6 (the bytes
+ * need 33.5e6; one segment over everything, whose tiles are congruent by their size, read
+ * 35.1e6) and the excess shared-memory wavefronts from 16.1e6 of 35.1e6 to 3.6e6 of 22.6e6; the
+ * call took 4-9% less from segments of 16 to 2^20 and in random ones (cuprim-bench, two runs a
+ * side: 4096 269.9 -> 253.3 us, 65536 261.6 -> 246.2, 2^20 269.1 -> 245.3), with the same bits.
+ * Segments of 1 and 4, one segment and the power law, whose tiles are bound by other things,
+ * within 0.4%. Not kept (0.2's thirtieth run, a timing program): each warp's copies started on a
+ * 128-byte line of the input as well (excess sectors and wavefronts near 0, no faster, and 1.5%
+ * slower at segments of 1); started on a line without the congruence (1-2% faster than before
+ * from 64 to 2^20, 1% slower at segments of 1). */
 template <int SLOT, class S> struct tile_smem {
   unsigned char *base;
   uint32_t elem_off, shift;
