@@ -436,13 +436,15 @@ void point_merge_io(const temp_layout &lay, size_t part_at, const T *in, T *out,
 template <int SLOT, class S> struct tile_smem {
   unsigned char *base;
   uint32_t elem_off, shift;
-  /* `line`: a multiple of 16 below 128. */
-  __device__ __forceinline__ void init(unsigned char *b, uint32_t n_ends, uint32_t sh,
-                                       uint32_t line) {
+  /* The ends' place and the shift; elems() needs place_elements too. */
+  __device__ __forceinline__ void init(unsigned char *b, uint32_t sh) {
     base = b;
+    shift = sh;
+  }
+  /* The elements after n_ends ends, `line` (a multiple of 16 below 128) into a 128-byte line. */
+  __device__ __forceinline__ void place_elements(uint32_t n_ends, uint32_t line) {
     const uint32_t after_ends = round16(n_ends * SLOT);
     elem_off = after_ends + ((line - after_ends) & 127u);
-    shift = sh;
   }
   __device__ __forceinline__ uint32_t end(uint32_t x) const {
     return *reinterpret_cast<const uint32_t *>(base + (size_t)x * SLOT);
@@ -747,8 +749,10 @@ __device__ __forceinline__ bool stage_tile(const Src &src, const merge_point *pa
    * an index that is a multiple of VEC) lies at an aligned place in sm, 16 or 32 bytes, so that a
    * pass over the staged tile can read it as such however the input pointer is aligned. */
   const uint32_t shift = (uint32_t)(s.lo % VEC);
-  sm.init(raw, s.n_ends, shift, (uint32_t) reinterpret_cast<uintptr_t>(in + s.lo) & 0x70u);
+  sm.init(raw, shift);
   const bool bad = load_ends<THREADS>(src, s, sm, longest, t);
+  /* placed after the ends' loads, so that nothing of it is live through them */
+  sm.place_elements(s.n_ends, (uint32_t) reinterpret_cast<uintptr_t>(in + s.lo) & 0x70u);
   stage_elements<THREADS, M>(in, s.lo, s.n_elems, sm.shift, vec, sm.elems(), t);
   return bad;
 }
