@@ -427,12 +427,15 @@ void point_merge_io(const temp_layout &lay, size_t part_at, const T *in, T *out,
  * need 33.5e6; one segment over everything, whose tiles are congruent by their size, read
  * 35.1e6) and the excess shared-memory wavefronts from 16.1e6 of 35.1e6 to 3.6e6 of 22.6e6; the
  * call took 4-9% less from segments of 16 to 2^20 and in random ones (cuprim-bench, two runs a
- * side: 4096 269.9 -> 253.3 us, 65536 261.6 -> 246.2, 2^20 269.1 -> 245.3), with the same bits.
- * Segments of 1 and 4, one segment and the power law, whose tiles are bound by other things,
- * within 0.4%. Not kept (0.2's thirtieth run, a timing program): each warp's copies started on a
- * 128-byte line of the input as well (excess sectors and wavefronts near 0, no faster, and 1.5%
- * slower at segments of 1); started on a line without the congruence (1-2% faster than before
- * from 64 to 2^20, 1% slower at segments of 1). */
+ * side: 4096 270.3 -> 253.4 us, 65536 261.8 -> 246.2, 2^20 269.9 -> 245.5), with the same bits.
+ * Segments of 1 and 4 and the power law, whose tiles are bound by other things, within 0.8%
+ * (segments of 1 955.2 -> 955.8 us). place_elements comes after the ends' loads: computed before
+ * them, the place made ptxas spill in 78 of the 88 AUTO tile kernels (1320 bytes of spill stores
+ * in all, against 856 in 34 kernels before the congruence; after them 888 in 46, none for f32),
+ * and segments of 1 took 0.3% longer. Not kept (0.2's thirtieth run, a timing program): each warp's
+ * copies started on a 128-byte line of the input as well (excess sectors and wavefronts near 0, no
+ * faster, and 1.5% slower at segments of 1); started on a line without the congruence (1-2% faster
+ * than before from 64 to 2^20, 1% slower at segments of 1). */
 template <int SLOT, class S> struct tile_smem {
   unsigned char *base;
   uint32_t elem_off, shift;
