@@ -72,9 +72,10 @@ __global__ void __launch_bounds__(ROWS_THREADS, small_rows<T>::MIN_BLOCKS)
     const uint64_t lo = r0 * len;
     const uint32_t shift = (uint32_t)(lo % G::VEC);
     /* Element lo + k at el[k]: aligned input vectors on aligned words, as far into a 128-byte
-     * line of shared memory as into one of the input, so that the copies of a warp write whole
-     * lines (tile_smem's comment in segmented_tile.cuh says why; here rows of 1 at 2^28 f32 took
-     * 525.8 -> 520.4 us, H200, and every other length within 0.3%). */
+     * line of shared memory as into one of the input, so that each 16-byte copy lands at the
+     * same place of a line as it comes from (tile_smem's comment in segmented_tile.cuh says why;
+     * here rows of 1 at 2^28 f32 took 525.8 -> 520.4 us, H200, and every other length within
+     * 0.3%). */
     const uint32_t line = (uint32_t) reinterpret_cast<uintptr_t>(in + lo) & 0x70u;
     T *el = sh + line / sizeof(T) + shift;
     stage_elements<ROWS_THREADS, cta::LOAD_LDG>(in, lo, nr * len, shift, vec, el, t);
