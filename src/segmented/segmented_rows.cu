@@ -76,7 +76,7 @@ __global__ void __launch_bounds__(ROWS_THREADS, small_rows<T>::MIN_BLOCKS)
      * same place of a line as it comes from (tile_smem's comment in segmented_tile.cuh says why;
      * here rows of 1 at 2^28 f32 took 525.8 -> 520.4 us, H200, and every other length within
      * 0.3%). */
-    const uint32_t line = (uint32_t) reinterpret_cast<uintptr_t>(in + lo) & 0x70u;
+    const uint32_t line = line_of(in + lo);
     T *el = sh + line / sizeof(T) + shift;
     stage_elements<ROWS_THREADS, cta::LOAD_LDG>(in, lo, nr * len, shift, vec, el, t);
     __syncthreads();

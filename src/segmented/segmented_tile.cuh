@@ -436,6 +436,12 @@ void point_merge_io(const temp_layout &lay, size_t part_at, const T *in, T *out,
  * copies started on a 128-byte line of the input as well (excess sectors and wavefronts near 0, no
  * faster, and 1.5% slower at segments of 1); started on a line without the congruence (1-2% faster
  * than before from 64 to 2^20, 1% slower at segments of 1). */
+/* Where the 16-byte word that holds *p lies in its 128-byte line: a multiple of 16 below 128 (the
+ * `line` of tile_smem::place_elements and of the batched reduce's small rows). */
+template <class T> __device__ __forceinline__ uint32_t line_of(const T *p) {
+  return (uint32_t) reinterpret_cast<uintptr_t>(p) & 0x70u;
+}
+
 template <int SLOT, class S> struct tile_smem {
   unsigned char *base;
   uint32_t elem_off, shift;
@@ -755,7 +761,7 @@ __device__ __forceinline__ bool stage_tile(const Src &src, const merge_point *pa
   sm.init(raw, shift);
   const bool bad = load_ends<THREADS>(src, s, sm, longest, t);
   /* placed after the ends' loads, so that nothing of it is live through them */
-  sm.place_elements(s.n_ends, (uint32_t) reinterpret_cast<uintptr_t>(in + s.lo) & 0x70u);
+  sm.place_elements(s.n_ends, line_of(in + s.lo));
   stage_elements<THREADS, M>(in, s.lo, s.n_elems, sm.shift, vec, sm.elems(), t);
   return bad;
 }
