@@ -972,15 +972,16 @@ static void scan_four_ways(const tile_scan_type *ty, uint64_t n, const void *h_o
 
 /* cuprim_batched_scan finds each element's row start from its index (tiles_scan_kernel,
  * row_starts): row lengths on both sides of a vector (4 four-byte elements, 8 two-byte ones as
- * floats' vectors of 8, 2 eight-byte ones), of a warp's vectors (128, 256, 64), of the rows whose
- * tiles read their first row's head themselves (1024) and of a tile (6144, 2560), rows over
- * several tiles, a partial last tile; inclusive and exclusive, in place (the look-back for every
- * length), and the input or the output one element off its alignment (scan_four_ways). Quick
- * mode: every third length, in turn. */
+ * floats' vectors of 8, 2 eight-byte ones), of a warp's vectors (128, 256, 64; 1024 four-byte
+ * elements in the wide tiles), of the rows whose tiles read their first row's head themselves
+ * (1024) and of a tile (6144, 2560; the wide tiles of four-byte elements, which rows longer than
+ * 1024 and scans in place take, 8192), rows over several tiles, a partial last tile; inclusive
+ * and exclusive, in place (the look-back for every length), and the input or the output one
+ * element off its alignment (scan_four_ways). Quick mode: every third length, in turn. */
 TF_TEST(test_batched_scan_rows) {
-  static const uint64_t lens[] = {1,    2,    3,    5,    7,    8,    9,    31,
-                                  33,   127,  128,  129,  383,  385,  1023, 1024,
-                                  1025, 2559, 2561, 6143, 6144, 6145, 8193, 20011};
+  static const uint64_t lens[] = {1,    2,    3,    5,    7,    8,    9,    31,   33,
+                                  127,  128,  129,  383,  385,  1023, 1024, 1025, 2559,
+                                  2561, 6143, 6144, 6145, 8191, 8192, 8193, 20011};
   const size_t num_lens = sizeof lens / sizeof lens[0];
   for (size_t ti = 0; ti < NUM_TILE_SCAN_TYPES; ++ti)
     for (size_t li = 0; li < num_lens; ++li) {
@@ -1055,13 +1056,13 @@ TF_TEST(test_batched_reduce_rows) {
 
 /* ---------------------------------------------------------------- the segmented scan's starts */
 
-/* Offsets placed around the tiles of cuprim_segmented_scan (tiles_scan_kernel: 6144 elements of
- * 4 and 2 bytes, 2560 of 8), over n elements: no segment covers the first `lead` elements or the
- * last `tail`; before each tile boundary B a segment starts at B - d, d cycling through values on
- * both sides of the head reads' limit (1024: the tile reads the head itself; 1025: it looks back),
- * at B itself and just past it, and farther back than a tile; between those starts, short
- * segments (1 to 7 elements, some empty) and every so often a run of 3000 empty ones. Into g_off;
- * returns the number of segments. */
+/* Offsets placed around the tiles of cuprim_segmented_scan (tiles_scan_kernel: 8192 elements of
+ * 4 bytes (its wide tiles), 6144 of 2, 2560 of 8), over n elements: no segment covers the first
+ * `lead` elements or the last `tail`; before each tile boundary B a segment starts at B - d, d
+ * cycling through values on both sides of the head reads' limit (1024: the tile reads the head
+ * itself; 1025: it looks back), at B itself and just past it, and farther back than a tile; between
+ * those starts, short segments (1 to 7 elements, some empty) and every so often a run of 3000 empty
+ * ones. Into g_off; returns the number of segments. */
 static uint64_t starts_offsets(uint64_t tile, uint64_t n, uint64_t lead, uint64_t tail) {
   static const int64_t back[] = {1024, 1025, 1, 0, -1, 1023, 700, 3000, 9000};
   static const uint64_t shorts[] = {1, 3, 0, 7, 2, 0, 0, 5};
@@ -1098,7 +1099,8 @@ TF_TEST(test_segmented_scan_starts) {
       if (tf.quick && (ti + (size_t)gaps) % 2)
         continue;
       const tile_scan_type *ty = &tile_scan_types[ti];
-      const uint64_t tile = cuprim_dtype_size(ty->t) == 8 ? 2560 : 6144, n = 13 * tile + 555;
+      const size_t size = cuprim_dtype_size(ty->t);
+      const uint64_t tile = size == 8 ? 2560 : (size == 4 ? 8192 : 6144), n = 13 * tile + 555;
       const uint64_t lead = gaps ? 2 * tile + 17 : 0, tail = gaps ? tile + 300 : 0;
       const uint64_t segs = starts_offsets(tile, n, lead, tail);
       const cuprim_dtype ot = gaps ? CUPRIM_I32 : CUPRIM_U64;

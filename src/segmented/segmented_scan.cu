@@ -31,16 +31,32 @@ namespace cuprim::segmented {
 namespace {
 
 /* The tiles: warp-striped as cuprim_scan's look-back tiles (cta/warp_striped.cuh), 256 threads,
- * four blocks an SM (64 registers); 24 items a thread for 4-byte elements, 10 for 8-byte ones,
- * and 24 (three vectors) for 16-bit floats, which the thread holds as floats. With 32 items (the
- * look-back kernel's), ptxas (CUDA 13.0, 9.0) spilled 16-80 bytes in most 4-byte kernels, and
- * rows of 1 to 1024 took 559-580 us at 2^28 f32 on an H200, where 24 items (and 3 blocks an SM
- * with 32) took 506-537, the copy's time (0.2's twenty-first run; with 3 blocks an SM, rows of
- * 65536 and 2^20 were 2-3% slower than with 4). HEAD_MAX: a tile whose first segment began at
- * most this many elements before it reads that segment's head itself (below), at most
- * HEAD_MAX / THREADS elements a thread. */
-template <class T>
-struct tiles_geometry : cta::geometry<T, sizeof(T) == 8 ? 5 : (sizeof(T) == 2 ? 3 : 6)> {
+ * four blocks an SM (64 registers); 24 items a thread for 4-byte elements (32 in WIDE tiles,
+ * below), 10 for 8-byte ones, and 24 (three vectors) for 16-bit floats, which the thread holds
+ * as floats. HEAD_MAX: a tile whose first segment began at most this many elements before it
+ * reads that segment's head itself (below), at most HEAD_MAX / THREADS elements a thread.
+ *
+ * WIDE (4-byte elements only): 32 items a thread, the look-back kernel's 32 KB tiles. Where tiles
+ * wait on the look-back (segments longer than a tile, or scans in place) a tile's time is mostly
+ * that wait, whatever its size, so larger tiles move more bytes a wait; where they read their
+ * heads instead (rows of at most HEAD_MAX, not in place) they do not wait, and 24 items are
+ * faster. Measured (H200, 2^28 f32 inclusive SUM, I32 offsets, a timing program of 0.2's
+ * thirty-first run, us, 24 -> 32 items): offsets, segments of 4096 597.8 -> 528.2, 65536 664.4
+ * -> 604.1, 2^20 689.4 -> 638.0, and 1 to 1024 the same (824, 555, 531); rows of 4096 555.0 ->
+ * 528.5, 65536 615.7 -> 588.7, 2^20 640.7 -> 621.4, but rows of 1 to 1024 with head reads 503.5 ->
+ * 516.0; exclusive, offsets 4096 608.1 -> 560.9, 65536 667.7 -> 627.9, 2^20 691.4 -> 655.8,
+ * rows 575.2 -> 532.5, 628.6 -> 586.6, 654.1 -> 612.0; in place alike. So offsets always take WIDE
+ * tiles, rows where they do not read heads. With 32 items ptxas (CUDA 13.0, 9.0) spills in most
+ * 4-byte kernels, up to 52 bytes in the inclusive ones (none in the f32 ones with offsets) and
+ * 36-168 in the f32 exclusive ones, which are faster all the same. Until 0.2's thirty-first run
+ * every tile had 24 items: the twenty-first run had found 32 items slower for rows of 1 to 1024
+ * (559-580 us against 506-537, head reads) and, at three blocks an SM, 2-3% slower than at four
+ * for rows of 65536 and 2^20. */
+template <class T> constexpr bool has_wide_tiles = sizeof(T) == 4;
+template <class T, bool WIDE = false>
+struct tiles_geometry
+    : cta::geometry<T, sizeof(T) == 8 ? 5 : (sizeof(T) == 2 ? 3 : (WIDE ? 8 : 6))> {
+  static_assert(!WIDE || has_wide_tiles<T>, "WIDE: 4-byte elements");
   static constexpr int THREADS = 256;
   static constexpr int TILE = THREADS * tiles_geometry::ITEMS;
   static constexpr int HEAD_MAX = 1024;
@@ -199,14 +215,14 @@ template <class T, class S> struct tiles_scan_args {
  * (700), 65536 and 2^20 670-699 (695-713). Wastes: a tile whose first segment began more than
  * HEAD_MAX elements earlier, in an earlier tile, waits for its predecessor's prefix (rows of 1000
  * with head reads 510 us, without 634: a block that waits holds its slot of the SM), the flags'
- * selects (a few instructions an element; the exclusive kernels for 9.0 spill 16-48 bytes);
- * offsets: a pass over them before the tiles, and the bitmask (a memset of n / 8 bytes, as much
- * written and read again). In place allowed: a tile reads its own elements before it writes them,
- * and nothing of other tiles' (in place, no head reads). */
-template <class T, class Op, cuprim_scan_kind KIND, class S>
-__global__ void __launch_bounds__(tiles_geometry<T>::THREADS, 4)
+ * selects (a few instructions an element; the exclusive kernels for 9.0 spill 16-48 bytes, the
+ * f32 ones in WIDE tiles 36-168); offsets: a pass over them before the tiles, and the bitmask (a
+ * memset of n / 8 bytes, as much written and read again). In place allowed: a tile reads its own
+ * elements before it writes them, and nothing of other tiles' (in place, no head reads). */
+template <class T, class Op, cuprim_scan_kind KIND, class S, bool WIDE>
+__global__ void __launch_bounds__(tiles_geometry<T, WIDE>::THREADS, 4)
     tiles_scan_kernel(const tiles_scan_args<T, S> a) {
-  typedef tiles_geometry<T> G;
+  typedef tiles_geometry<T, WIDE> G;
   typedef acc_t<T> A;
   typedef flagged<A> F;
   constexpr bool BITS = std::is_same<S, bit_starts>::value;
@@ -420,21 +436,20 @@ void tiles_common(const cuprim_ctx *ctx, const void *d_in, void *d_out, uint64_t
   a.evict_first_stores = tune.evict_first_stores != 0;
 }
 
-template <class T, class Op, class S> auto tiles_kernel(cuprim_scan_kind kind) {
-  return kind == CUPRIM_EXCLUSIVE ? tiles_scan_kernel<T, Op, CUPRIM_EXCLUSIVE, S>
-                                  : tiles_scan_kernel<T, Op, CUPRIM_INCLUSIVE, S>;
+template <class T, class Op, class S, bool WIDE> auto tiles_kernel(cuprim_scan_kind kind) {
+  return kind == CUPRIM_EXCLUSIVE ? tiles_scan_kernel<T, Op, CUPRIM_EXCLUSIVE, S, WIDE>
+                                  : tiles_scan_kernel<T, Op, CUPRIM_INCLUSIVE, S, WIDE>;
 }
 
 /* cuprim_batched_scan: rows of at most HEAD_MAX, not in place, take one launch (head reads, no
- * tile status); others the prepare kernel (the status zeroed) and the tiles chained to it. */
-template <class T, class Op>
-cuprim_status rows_scan(typed_op<T, Op>, const cuprim_ctx *ctx, const void *d_in, void *d_out,
-                        const rows_source &src, uint64_t n, cuprim_scan_kind kind,
-                        cudaStream_t stream) {
+ * tile status); others the prepare kernel (the status zeroed) and the tiles chained to it, in WIDE
+ * tiles where the elements take them (tiles_geometry). */
+template <class T, class Op, bool WIDE>
+cuprim_status rows_tiles(const cuprim_ctx *ctx, const void *d_in, void *d_out,
+                         const rows_source &src, uint64_t n, bool heads, cuprim_scan_kind kind,
+                         cudaStream_t stream) {
   typedef acc_t<T> A;
-  typedef tiles_geometry<T> G;
-  if (n == 0)
-    return CUPRIM_SUCCESS;
+  typedef tiles_geometry<T, WIDE> G;
   uint64_t tiles = 0;
   CUPRIM__FORWARD(merge_tiles(ctx, 0, n, G::TILE, &tiles)); /* a merge of elements alone */
   tiles_scan_args<T, row_starts> a;
@@ -446,8 +461,9 @@ cuprim_status rows_scan(typed_op<T, Op>, const cuprim_ctx *ctx, const void *d_in
   a.starts.pattern = 0;
   for (uint64_t j = 0; j < (uint64_t)G::VEC; j += period)
     a.starts.pattern |= 1u << j;
-  a.heads = src.len <= (uint64_t)G::HEAD_MAX && d_in != d_out;
-  void (*kernel)(const tiles_scan_args<T, row_starts>) = tiles_kernel<T, Op, row_starts>(kind);
+  a.heads = heads;
+  void (*kernel)(const tiles_scan_args<T, row_starts>) =
+      tiles_kernel<T, Op, row_starts, WIDE>(kind);
   if (a.heads) { /* one launch: no tile status */
     a.ts.place(NULL, NULL, NULL);
     kernel<<<(unsigned)tiles, G::THREADS, 0, stream>>>(a);
@@ -462,6 +478,20 @@ cuprim_status rows_scan(typed_op<T, Op>, const cuprim_ctx *ctx, const void *d_in
     return cuprim__cuda_status(
         launch_chained(ctx, (unsigned)tiles, G::THREADS, 0, stream, kernel, a));
   });
+}
+
+template <class T, class Op>
+cuprim_status rows_scan(typed_op<T, Op>, const cuprim_ctx *ctx, const void *d_in, void *d_out,
+                        const rows_source &src, uint64_t n, cuprim_scan_kind kind,
+                        cudaStream_t stream) {
+  if (n == 0)
+    return CUPRIM_SUCCESS;
+  const bool heads = src.len <= (uint64_t)tiles_geometry<T>::HEAD_MAX && d_in != d_out;
+  if constexpr (has_wide_tiles<T>) {
+    if (!heads)
+      return rows_tiles<T, Op, true>(ctx, d_in, d_out, src, n, heads, kind, stream);
+  }
+  return rows_tiles<T, Op, false>(ctx, d_in, d_out, src, n, heads, kind, stream);
 }
 
 /* ---------------------------------------------------------------- offsets */
@@ -581,12 +611,12 @@ __global__ void __launch_bounds__(STARTS_THREADS)
 }
 
 /* cuprim_segmented_scan: [bitmask | tile status] zeroed by one memset, starts_kernel, then the
- * tiles chained to it. */
+ * tiles chained to it (WIDE tiles where the elements take them: tiles_geometry). */
 template <class T, class Op, class Src>
 cuprim_status offsets_scan(typed_op<T, Op>, const cuprim_ctx *ctx, const void *d_in, void *d_out,
                            const Src &src, uint64_t n, cuprim_scan_kind kind, cudaStream_t stream) {
   typedef acc_t<T> A;
-  typedef tiles_geometry<T> G;
+  typedef tiles_geometry<T, has_wide_tiles<T>> G; /* WIDE where the elements take it */
   uint64_t tiles = 0;
   CUPRIM__FORWARD(merge_tiles(ctx, 0, n, G::TILE, &tiles)); /* a merge of elements alone */
   const uint64_t words = n / 32 + (n % 32 != 0);
@@ -612,8 +642,9 @@ cuprim_status offsets_scan(typed_op<T, Op>, const cuprim_ctx *ctx, const void *d
     starts_kernel<<<(unsigned)(want < most ? want : most), STARTS_THREADS, 0, stream>>>(
         src, lay.at<unsigned>(bits_at), lay.at<uint64_t>(range_at));
     CUPRIM__FORWARD(cuprim__cuda_status(cudaPeekAtLastError()));
-    return cuprim__cuda_status(launch_chained(ctx, (unsigned)tiles, G::THREADS, 0, stream,
-                                              tiles_kernel<T, Op, bit_starts>(kind), a));
+    return cuprim__cuda_status(
+        launch_chained(ctx, (unsigned)tiles, G::THREADS, 0, stream,
+                       tiles_kernel<T, Op, bit_starts, has_wide_tiles<T>>(kind), a));
   });
 }
 
