@@ -60,7 +60,9 @@ took=$((SECONDS - began))
 ((took < 60)) || fail "--deadline 8 took $took s"
 jobs=$(cat "$work/late/jobs.txt")
 grep -qE '^memcheck-fake_a CUT rc=124 [0-9]+s $' <<<"$jobs" || fail "fake_a not CUT: $jobs"
-grep -qE '^memcheck-fake_b NOTRUN rc=124 0s $' <<<"$jobs" || fail "fake_b not NOTRUN: $jobs"
+# (0 s, or 1 where the machine is busy: a job not started still forks and writes its log; CI on
+# a fresh clone beside a second build recorded 1 s, 2026-11-30)
+grep -qE '^memcheck-fake_b NOTRUN rc=124 [01]s $' <<<"$jobs" || fail "fake_b not NOTRUN: $jobs"
 grep -qE '^memcheck +FAIL 2/2 programs' "$work/late/summary.txt" ||
   fail "no memcheck FAIL line in summary.txt: $(cat "$work/late/summary.txt")"
 bad=$(PATH="$work/bin:$PATH" "$root/scripts/gpu_suite.sh" --deadline soon 2>&1) &&
