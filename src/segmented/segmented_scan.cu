@@ -616,7 +616,8 @@ template <class T, class Op, class Src>
 cuprim_status offsets_scan(typed_op<T, Op>, const cuprim_ctx *ctx, const void *d_in, void *d_out,
                            const Src &src, uint64_t n, cuprim_scan_kind kind, cudaStream_t stream) {
   typedef acc_t<T> A;
-  typedef tiles_geometry<T, has_wide_tiles<T>> G; /* WIDE where the elements take it */
+  constexpr bool WIDE = has_wide_tiles<T>; /* WIDE tiles where the elements take them */
+  typedef tiles_geometry<T, WIDE> G;
   uint64_t tiles = 0;
   CUPRIM__FORWARD(merge_tiles(ctx, 0, n, G::TILE, &tiles)); /* a merge of elements alone */
   const uint64_t words = n / 32 + (n % 32 != 0);
@@ -642,9 +643,8 @@ cuprim_status offsets_scan(typed_op<T, Op>, const cuprim_ctx *ctx, const void *d
     starts_kernel<<<(unsigned)(want < most ? want : most), STARTS_THREADS, 0, stream>>>(
         src, lay.at<unsigned>(bits_at), lay.at<uint64_t>(range_at));
     CUPRIM__FORWARD(cuprim__cuda_status(cudaPeekAtLastError()));
-    return cuprim__cuda_status(
-        launch_chained(ctx, (unsigned)tiles, G::THREADS, 0, stream,
-                       tiles_kernel<T, Op, bit_starts, has_wide_tiles<T>>(kind), a));
+    return cuprim__cuda_status(launch_chained(ctx, (unsigned)tiles, G::THREADS, 0, stream,
+                                              tiles_kernel<T, Op, bit_starts, WIDE>(kind), a));
   });
 }
 
