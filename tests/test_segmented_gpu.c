@@ -7,7 +7,8 @@
  * 0..2000, a power law with one giant segment among many tiny ones, one segment of everything,
  * offsets past n (clamped), decreasing offsets (the reduce is still defined per segment; the scan
  * must only stay inside d_out), negative signed offsets, and offsets that leave elements uncovered
- * at both ends (the scan must leave them alone). Every algorithm x dtype (F16 and BF16 too) x op,
+ * at both ends (the scan must leave them alone), few segments placed around the scan's tiles
+ * (its sparse starts). Every algorithm x dtype (F16 and BF16 too) x op,
  * offsets of all four dtypes, inclusive and exclusive, in place and out of place, the batched
  * forms; num_segments 0, n 0, rows of 0; misaligned pointers; the legacy, per-thread and
  * non-blocking streams; CUDA graph capture; determinism (AUTO's bits on every run and equal to a
@@ -1113,6 +1114,67 @@ TF_TEST(test_segmented_scan_starts) {
     }
 }
 
+/* Few segments over n elements, at most n / (4 * tile) of them, so that cuprim_segmented_scan
+ * writes only the bitmask words of tiles that hold a start (sparse starts, segmented_scan.cu),
+ * placed around the tiles (tile elements each; T below) as starts_offsets places them: starts
+ * 1024 and 1025 elements before a tile (its head read from the words of the tile before, or its
+ * look-back), at a tile's first element and the one after, at its last; a run of empty segments
+ * and a cluster of short ones in one tile; segments over many tiles; no segment over the first
+ * `lead` elements or the last `tail`. Into g_off; returns the number of segments. */
+static uint64_t sparse_offsets(uint64_t tile, uint64_t n, uint64_t lead, uint64_t tail) {
+  const uint64_t T = tile;
+  const uint64_t starts[] = {
+      3 * T - 1024, 5 * T - 1025,  7 * T,       7 * T + 1,     9 * T + 100,   9 * T + 100,
+      9 * T + 100,  9 * T + 100,   9 * T + 100, 9 * T + 101,   9 * T + 103,   9 * T + 106,
+      9 * T + 110,  12 * T - 1,    12 * T,      20 * T + 5000, 30 * T - 3000, 31 * T + T / 2,
+      45 * T,       45 * T + 1024, 60 * T - 1};
+  uint64_t segs = 0;
+  g_off[0] = lead;
+  for (size_t k = 0; k < sizeof starts / sizeof starts[0]; ++k)
+    if (starts[k] > lead && starts[k] < n - tail)
+      g_off[++segs] = starts[k];
+  g_off[++segs] = n - tail;
+  if (segs > n / (4 * tile))
+    fail_msg("test bug: %" PRIu64 " segments are not sparse over %" PRIu64 " elements", segs, n);
+  return segs;
+}
+
+/* cuprim_segmented_scan over few segments (sparse_offsets: the bitmask written only for tiles
+ * that hold a start, and read only there): six dtypes, inclusive and exclusive, out of place,
+ * in place, the input or the output one element off its alignment, with uncovered elements at
+ * both ends or none; and the same offsets shuffled, two of them past n (the guards around d_out
+ * untouched). Quick mode: fewer. */
+TF_TEST(test_segmented_scan_sparse_starts) {
+  for (size_t ti = 0; ti < NUM_TILE_SCAN_TYPES; ++ti)
+    for (int way = 0; way < 3; ++way) { /* sorted, sorted with gaps, shuffled */
+      if (tf.quick && (ti + (size_t)way) % 2)
+        continue;
+      const tile_scan_type *ty = &tile_scan_types[ti];
+      const size_t size = cuprim_dtype_size(ty->t);
+      const uint64_t tile = size == 8 ? 2560 : (size == 4 ? 8192 : 6144), n = 100 * tile + 555;
+      const uint64_t lead = way == 1 ? 2 * tile + 17 : 0, tail = way == 1 ? tile + 300 : 0;
+      const uint64_t segs = sparse_offsets(tile, n, lead, tail);
+      const uint64_t seed = tf_case_seed(0x5BA5, ty->t, ty->op, (uint64_t)way);
+      if (way == 2) { /* Fisher-Yates, then two past n */
+        uint64_t s = seed;
+        for (uint64_t k = segs; k > 0; --k) {
+          const uint64_t j = hr_below(&s, k + 1), x = g_off[k];
+          g_off[k] = g_off[j];
+          g_off[j] = x;
+        }
+        g_off[segs / 2] = n + 5;
+        g_off[segs] = 2 * n;
+      }
+      const cuprim_dtype ot = way == 1 ? CUPRIM_I32 : CUPRIM_U64;
+      for (uint64_t k = 0; k <= segs; ++k)
+        hr_seg_store_offset(ot, tf.h_in2, k, (int64_t)g_off[k]);
+      tf_upload(tf.d_in2, tf.h_in2, (size_t)(segs + 1) * cuprim_dtype_size(ot), tf.stream);
+      static const char *const names[] = {"sparse starts", "sparse starts, gaps",
+                                          "sparse starts, shuffled"};
+      scan_four_ways(ty, n, tf.h_in2, ot, segs, 0, names[way], seed);
+    }
+}
+
 /* ---------------------------------------------------------------- allocators */
 
 static void allocator_calls(cuprim_ctx *ctx, int failing) {
@@ -1181,7 +1243,8 @@ TF_FAILING_ALLOCATOR_TEST(failing_cases)
 /* U32 SUM of formula data (test_device_fill.h) over N = 4097 * (2^20 + 3) elements (past 2^32):
  * the batched reduce over N rows of one element (num_segments past 2^32), the segmented reduce of
  * every algorithm over about 2^20 random segments (I64 offsets), the segmented scan (inclusive,
- * then exclusive in place) over them, and the batched scan over 4097 rows of 2^20 + 3. Checked on
+ * then exclusive in place) over them, and the batched scan over 4097 rows of 2^20 + 3 and the
+ * segmented scan over the same rows as offsets (sparse starts). Checked on
  * the device against the formula, and the guards around each output. A context of its own. */
 static void report(const char *what, cuprim_status st, cudaError_t ce, uint64_t wrong,
                    uint64_t first) {
@@ -1234,10 +1297,22 @@ TU_TEST(test_large_input) {
     report(what, st, ce, wrong, first);
     tf_check_large_guards(L.d_slot, segs * 4, what);
   }
-  /* The scans: inclusive out of place, then exclusive in place (last: it overwrites the input),
-   * and the batched scan (in place on the scanned data would need the input: out of place). */
-  for (int k = 0; k < 3; ++k) {
-    const int exclusive = k == 2, in_place = k == 2, rows_form = k == 1;
+  /* The rows again as I64 offsets: few segments (the segmented scan's sparse starts). */
+  uint64_t *h_rows = (uint64_t *)malloc((rows + 1) * sizeof *h_rows);
+  assert_non_null(h_rows);
+  for (uint64_t k = 0; k <= rows; ++k)
+    h_rows[k] = k * len;
+  uint64_t *d_rows = NULL;
+  TF_CUDA(cudaMalloc((void **)&d_rows, (rows + 1) * 8));
+  TF_CUDA(cudaMemcpy(d_rows, h_rows, (rows + 1) * 8, cudaMemcpyHostToDevice));
+  const tu_segments rows_segs = {d_rows, rows, 0};
+  /* The scans: inclusive out of place over the random segments, the batched scan (in place on the
+   * scanned data would need the input: out of place), inclusive out of place over the rows as
+   * offsets, then exclusive in place over the random segments (last: it overwrites the input). */
+  for (int k = 0; k < 4; ++k) {
+    const int exclusive = k == 3, in_place = k == 3, rows_form = k == 1, sparse = k == 2;
+    const uint64_t *offs = sparse ? d_rows : d_off;
+    const tu_segments *layout = sparse ? &rows_segs : &random_segs;
     TF_CUDA(cudaMemsetAsync(L.d_slot, TF_POISON, bytes + 2 * TF_GUARD_BYTES, tf.stream));
     uint32_t *target = L.d_out;
     if (in_place) {
@@ -1252,19 +1327,22 @@ TU_TEST(test_large_input) {
       snprintf(what, sizeof what, "cuprim_batched_scan U32 SUM, %" PRIu64 " rows of %" PRIu64, rows,
                len);
     } else {
-      st = cuprim_segmented_scan(L.ctx, src, target, N, d_off, CUPRIM_I64, segs, CUPRIM_U32,
+      st = cuprim_segmented_scan(L.ctx, src, target, N, offs, CUPRIM_I64, layout->rows, CUPRIM_U32,
                                  CUPRIM_SUM, exclusive ? CUPRIM_EXCLUSIVE : CUPRIM_INCLUSIVE,
                                  tf.stream);
-      ce = tu_device_check_segmented_scan_sum_u32(target, random_segs, exclusive, &wrong, &first,
+      ce = tu_device_check_segmented_scan_sum_u32(target, *layout, exclusive, &wrong, &first,
                                                   tf.stream);
-      snprintf(what, sizeof what, "cuprim_segmented_scan U32 SUM %s%s over %" PRIu64 " elements",
-               exclusive ? "exclusive" : "inclusive", in_place ? " in place" : "", N);
+      snprintf(what, sizeof what,
+               "cuprim_segmented_scan U32 SUM %s%s, %" PRIu64 " segments over %" PRIu64 " elements",
+               exclusive ? "exclusive" : "inclusive", in_place ? " in place" : "", layout->rows, N);
     }
     report(what, st, ce, wrong, first);
     tf_check_large_guards(L.d_slot, bytes, what);
   }
   free(h_off);
+  free(h_rows);
   TF_CUDA(cudaFree(d_off));
+  TF_CUDA(cudaFree(d_rows));
   tf_end_large_u32(&L);
 }
 

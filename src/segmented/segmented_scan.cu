@@ -11,6 +11,8 @@
  *    tile status) and starts_kernel reads every offset once and sets the bit of each segment that
  *    is not empty (below). Empty segments set nothing, so however many there are, a tile's flags
  *    are one 4-byte word per 32 elements, read coalesced: no tile ever walks a run of offsets.
+ *    Where segments average two tiles or more (sparse_bit_starts), only the words of tiles that
+ *    hold a start are written and read, and a mark a tile says which (below).
  *
  * Until 0.2's twenty-first run (rows) and twenty-second (offsets) both scanned the merge of
  * segment ends and elements (segmented_tile.cuh's merge path, one block per merge tile, the tile
@@ -133,12 +135,28 @@ template <class G> struct row_cursor {
 };
 
 /* Offsets: bit i of `bits` (words = ceil(n / 32) of them) set where a non-empty segment starts
- * at element i; range[0] and range[1] the first offset and the last, clamped (starts_kernel
- * writes all of it). With non-decreasing offsets the segments cover [range[0], range[1]). */
+ * at element i; range[0] and range[1] the first offset and the last, clamped. With
+ * non-decreasing offsets the segments cover [range[0], range[1]). Every word written (the memset
+ * and starts_kernel), so every tile's words hold its starts. */
 struct bit_starts {
+  static constexpr bool HEAD_READS = true; /* tiles may read heads (tiles_scan_kernel) */
   const unsigned *bits;
   uint64_t words;
   const uint64_t *range;
+  /* Whether tile b's words hold its starts (sparse_bit_starts: where not, it has none). */
+  __device__ __forceinline__ bool holds(uint64_t) const { return true; }
+};
+
+/* Sparse starts (below): only the words of the tiles that marked[b] marks are written; the others
+ * are never read. A kind of its own, so that the kernels of every other layout test no mark. No
+ * head reads: a tile whose segment began in the tile before looks back to it (one tile, which
+ * holds a start and so publishes its prefix at once). Reading tile b - 1's mark for them made
+ * ptxas (CUDA 13.0, 9.0) spill 24 bytes in the f32 inclusive kernel, which then took 15-20 us
+ * more at 2^28 in segments of 65536 and 2^20 (H200, 0.2's thirty-second run). */
+struct sparse_bit_starts : bit_starts {
+  static constexpr bool HEAD_READS = false;
+  const unsigned char *marked;
+  __device__ __forceinline__ bool holds(uint64_t b) const { return marked[b] != 0; }
 };
 
 /* A warp segment's starts from the bitmask: its WARP_ITEMS bits are ITEMS words (warp segments
@@ -148,10 +166,10 @@ template <class G> struct bit_cursor {
   static constexpr unsigned VEC_BITS = (1u << G::VEC) - 1;
   unsigned word;
   int lane;
-  __device__ __forceinline__ bit_cursor(const bit_starts &s, uint64_t seg_base, int lane_)
-      : lane(lane_) {
+  template <class B>
+  __device__ __forceinline__ bit_cursor(const B &s, uint64_t seg_base, int lane_) : lane(lane_) {
     const uint64_t w = seg_base / 32 + (uint64_t)lane;
-    word = lane < G::ITEMS && w < s.words ? s.bits[w] : 0u;
+    word = lane < G::ITEMS && w < s.words && s.holds(seg_base / G::TILE) ? s.bits[w] : 0u;
   }
   __device__ __forceinline__ uint32_t lead() const {
     const unsigned any = __ballot_sync(cta::full_mask, word != 0);
@@ -171,6 +189,7 @@ template <class G> struct bit_cursor {
 template <class S, class G> struct cursor_of;
 template <class G> struct cursor_of<row_starts, G> { typedef row_cursor<G> type; };
 template <class G> struct cursor_of<bit_starts, G> { typedef bit_cursor<G> type; };
+template <class G> struct cursor_of<sparse_bit_starts, G> { typedef bit_cursor<G> type; };
 
 template <class T, class S> struct tiles_scan_args {
   const T *in;
@@ -217,15 +236,16 @@ template <class T, class S> struct tiles_scan_args {
  * with head reads 510 us, without 634: a block that waits holds its slot of the SM), the flags'
  * selects (a few instructions an element; the exclusive kernels for 9.0 spill 16-48 bytes, the
  * f32 ones in WIDE tiles 36-168); offsets: a pass over them before the tiles, and the bitmask (a
- * memset of n / 8 bytes, as much written and read again). In place allowed: a tile reads its own
- * elements before it writes them, and nothing of other tiles' (in place, no head reads). */
+ * memset of n / 8 bytes, as much written and read again; with sparse starts a mark a tile, and the
+ * words of the marked tiles). In place allowed: a tile reads its own elements before it writes
+ * them, and nothing of other tiles' (in place, no head reads). */
 template <class T, class Op, cuprim_scan_kind KIND, class S, bool WIDE>
 __global__ void __launch_bounds__(tiles_geometry<T, WIDE>::THREADS, 4)
     tiles_scan_kernel(const tiles_scan_args<T, S> a) {
   typedef tiles_geometry<T, WIDE> G;
   typedef acc_t<T> A;
   typedef flagged<A> F;
-  constexpr bool BITS = std::is_same<S, bit_starts>::value;
+  constexpr bool BITS = std::is_base_of<bit_starts, S>::value;
   constexpr int WARPS = G::THREADS / 32, VEC = G::VEC;
   const Op op;
   __shared__ F warp_totals[WARPS];
@@ -264,8 +284,9 @@ __global__ void __launch_bounds__(tiles_geometry<T, WIDE>::THREADS, 4)
     const uint64_t wb = base / 32;
     lo = a.starts.range[0];
     hi = a.starts.range[1];
-    const unsigned first = a.starts.bits[wb];
-    const unsigned near = a.heads && wb + (uint64_t)lane >= 32 ? a.starts.bits[wb + lane - 32] : 0u;
+    const unsigned first = a.starts.holds(b) ? a.starts.bits[wb] : 0u;
+    const unsigned near =
+        S::HEAD_READS && a.heads && wb + (uint64_t)lane >= 32 ? a.starts.bits[wb + lane - 32] : 0u;
     if (base >= hi || base + m <= lo) {
       if (t == 0)
         a.ts.publish(b, cta::STATUS_P, Op::identity());
@@ -610,41 +631,150 @@ __global__ void __launch_bounds__(STARTS_THREADS)
   }
 }
 
-/* cuprim_segmented_scan: [bitmask | tile status] zeroed by one memset, starts_kernel, then the
- * tiles chained to it (WIDE tiles where the elements take them: tiles_geometry). */
+/* Sparse starts: where segments average at least SPARSE_MIN_TILES tiles (num_segments * TILE *
+ * SPARSE_MIN_TILES <= n: the host knows both), most tiles hold no start, and the memset of the
+ * whole bitmask (n / 8 bytes), the tiles' reads of it and starts_kernel are what the starts cost
+ * (at 2^28 f32 in segments of 2^20 on an H200, 22 us of the call's 642). Then
+ * only the words of tiles that hold a segment start are written: a memset of one mark a tile (with
+ * the tile status), mark_tiles_kernel, in which the first segment starting in each tile (by
+ * index: the offset before it lies in an earlier tile) marks the tile and has its block zero the
+ * tile's words, and sparse_starts_kernel, chained to it, which sets the bit of each non-empty
+ * segment whose tile is marked (all of them where the offsets do not decrease). A tile reads its
+ * words only where its mark is set (bit_starts::holds). The work is a thread a segment and a
+ * tile's words a marked tile, however the starts cluster. Decreasing offsets may leave a start's
+ * tile unmarked (its bit is then not set) or mark a tile twice (the same zeros): every word
+ * written or read is in the bitmask. Measured (H200, 2^28 f32 inclusive SUM, I32 offsets, uniform
+ * segments, a timing program, two runs a side, us, the bitmask of every word -> sparse starts for
+ * every layout): 2^20 642 -> 620, 65536 605 -> 596, 32768 594 -> 589, 16384 575 -> 577 (so
+ * SPARSE_MIN_TILES is 4: at an average of two tiles half of the tiles are marked); exclusive 653
+ * -> 632, 626 -> 614, 617 -> 610, 600 -> 599; in place 637 -> 617, 602 -> 593, 589 -> 586, 571 ->
+ * 573. The first
+ * mark_tiles_kernel, a warp zeroing its first segments' tiles one after another, took 9.9 us
+ * under ncu at segments of 65536 (now 5.3; sparse_starts_kernel 2.9 and starts_kernel 5.4). */
+constexpr int SPARSE_THREADS = 256, MARK_SEGMENTS = 64;
+constexpr uint64_t SPARSE_MIN_TILES = 4;
+
+/* Block c looks at segments [c * MARK_SEGMENTS, (c + 1) * MARK_SEGMENTS) (grid-stride), one a
+ * thread, and its SPARSE_THREADS threads zero the tiles of the first ones among them with 16-byte
+ * stores (a tile's words are a whole number of 16-byte vectors, 16-byte aligned). */
+template <class Src>
+__global__ void __launch_bounds__(SPARSE_THREADS)
+    mark_tiles_kernel(const Src src, uint64_t tile, unsigned *bits, uint64_t words,
+                      unsigned char *marked, uint64_t *range) {
+  __shared__ uint64_t firsts[MARK_SEGMENTS]; /* the tiles to zero */
+  __shared__ int count;
+  cta::pdl_launch_dependents(); /* sparse_starts_kernel waits for this grid in pdl_wait */
+  const uint64_t segs = src.num_segments, n = src.n, tile_words = tile / 32;
+  const int t = threadIdx.x, tile_vecs = (int)(tile_words / 4);
+  if (blockIdx.x == 0 && t == 0) {
+    range[0] = src.at(0);
+    range[1] = src.at(segs);
+  }
+  for (uint64_t k0 = (uint64_t)blockIdx.x * MARK_SEGMENTS; k0 < segs;
+       k0 += (uint64_t)gridDim.x * MARK_SEGMENTS) {
+    if (t == 0)
+      count = 0;
+    __syncthreads();
+    const uint64_t k = k0 + (uint64_t)t;
+    if (t < MARK_SEGMENTS && k < segs) {
+      const uint64_t o = src.at(k), b = o / tile;
+      if (o < n && (k == 0 || src.at(k - 1) / tile < b)) {
+        firsts[atomicAdd(&count, 1)] = b;
+        marked[b] = 1;
+      }
+    }
+    __syncthreads();
+    const int vecs = count * tile_vecs;
+    for (int i = t; i < vecs; i += SPARSE_THREADS) {
+      const uint64_t w = firsts[i / tile_vecs] * tile_words + (uint64_t)(i % tile_vecs) * 4;
+      if (w + 4 <= words) {
+        *reinterpret_cast<uint4 *>(bits + w) = make_uint4(0u, 0u, 0u, 0u);
+      } else {
+        for (uint64_t j = w; j < words; ++j)
+          bits[j] = 0u;
+      }
+    }
+    __syncthreads(); /* before count is reset */
+  }
+}
+
+template <class Src>
+__global__ void __launch_bounds__(SPARSE_THREADS)
+    sparse_starts_kernel(const Src src, uint64_t tile, unsigned *bits,
+                         const unsigned char *marked) {
+  cta::pdl_launch_dependents(); /* the tiles wait for this grid in pdl_wait */
+  cta::pdl_wait();              /* the marks and the zeroed words */
+  for (uint64_t k = (uint64_t)blockIdx.x * SPARSE_THREADS + threadIdx.x; k < src.num_segments;
+       k += (uint64_t)gridDim.x * SPARSE_THREADS) {
+    const uint64_t o = src.at(k);
+    if (o < src.at(k + 1) && marked[o / tile]) /* not empty: o < n */
+      atomicOr(bits + o / 32, 1u << (o % 32));
+  }
+}
+
+/* cuprim_segmented_scan: [bitmask | tile status] zeroed by one memset and starts_kernel, or for
+ * sparse starts [marks | tile status] zeroed, mark_tiles_kernel and sparse_starts_kernel; then the
+ * tiles chained to the last (WIDE tiles where the elements take them: tiles_geometry). */
 template <class T, class Op, class Src>
 cuprim_status offsets_scan(typed_op<T, Op>, const cuprim_ctx *ctx, const void *d_in, void *d_out,
                            const Src &src, uint64_t n, cuprim_scan_kind kind, cudaStream_t stream) {
   typedef acc_t<T> A;
   constexpr bool WIDE = has_wide_tiles<T>; /* WIDE tiles where the elements take them */
   typedef tiles_geometry<T, WIDE> G;
+  static_assert(G::TILE % 128 == 0, "a tile's words: whole 16-byte vectors (mark_tiles_kernel)");
   uint64_t tiles = 0;
   CUPRIM__FORWARD(merge_tiles(ctx, 0, n, G::TILE, &tiles)); /* a merge of elements alone */
   const uint64_t words = n / 32 + (n % 32 != 0);
-  temp_layout lay;
-  const size_t bits_at = lay.take((size_t)words * sizeof(unsigned));
-  const status_pieces<A> status(lay, tiles); /* zero_words: the bitmask and the status words */
+  const bool sparse = src.num_segments <= n / (SPARSE_MIN_TILES * G::TILE);
+  temp_layout lay; /* what the memset zeroes first, then the rest */
+  const size_t zeroed_at = lay.take(sparse ? (size_t)tiles : (size_t)words * sizeof(unsigned));
+  const status_pieces<A> status(lay, tiles); /* zero_words: the above and the status words */
+  const size_t bits_at = sparse ? lay.take((size_t)words * sizeof(unsigned)) : zeroed_at;
   const size_t range_at = lay.take(2 * sizeof(uint64_t));
   return with_temp(ctx, lay, stream, [&] {
-    tiles_scan_args<T, bit_starts> a;
-    tiles_common(ctx, d_in, d_out, n, a);
-    a.starts.bits = lay.at<const unsigned>(bits_at);
-    a.starts.words = words;
-    a.starts.range = lay.at<const uint64_t>(range_at);
-    a.heads = d_in != d_out;
-    status.place(lay, a.ts);
+    bit_starts starts;
+    unsigned *bits = lay.at<unsigned>(bits_at);
+    uint64_t *range = lay.at<uint64_t>(range_at);
+    starts.bits = bits;
+    starts.words = words;
+    starts.range = range;
+    const auto launch_tiles = [&](const auto &s) { /* the tiles, chained to the last launch */
+                                                   typedef std::decay_t<decltype(s)> S;
+                                                   tiles_scan_args<T, S> a;
+                                                   tiles_common(ctx, d_in, d_out, n, a);
+                                                   a.starts = s;
+                                                   a.heads = S::HEAD_READS && d_in != d_out;
+                                                   status.place(lay, a.ts);
+                                                   return cuprim__cuda_status(launch_chained(
+                                                       ctx, (unsigned)tiles, G::THREADS, 0, stream,
+                                                       tiles_kernel<T, Op, S, WIDE>(kind), a));
+    };
     CUPRIM__FORWARD(
         cuprim__cuda_status(cudaMemsetAsync(lay.at<void>(0), 0, status.zero_words * 8, stream)));
+    if (sparse) {
+      unsigned char *marked = lay.at<unsigned char>(zeroed_at);
+      mark_tiles_kernel<Src>
+          <<<grid_for(ctx, src.num_segments + 1, MARK_SEGMENTS), SPARSE_THREADS, 0, stream>>>(
+              src, (uint64_t)G::TILE, bits, words, marked, range);
+      CUPRIM__FORWARD(cuprim__cuda_status(cudaPeekAtLastError()));
+      const unsigned grid = grid_for(ctx, src.num_segments + 1, SPARSE_THREADS);
+      CUPRIM__FORWARD(cuprim__cuda_status(
+          launch_chained(ctx, grid, SPARSE_THREADS, 0, stream, sparse_starts_kernel<Src>, src,
+                         (uint64_t)G::TILE, bits, (const unsigned char *)marked)));
+      sparse_bit_starts ss;
+      static_cast<bit_starts &>(ss) = starts;
+      ss.marked = marked;
+      return launch_tiles(ss);
+    }
     unsigned fit = 1; /* blocks an SM holds (the windows take 16 KB a block) */
     CUPRIM__FORWARD(cuprim__occupancy(ctx, reinterpret_cast<const void *>(starts_kernel<Src>),
                                       STARTS_THREADS, 0, &fit));
     const uint64_t want = src.num_segments / (STARTS_THREADS * STARTS_PER_THREAD) + 1,
                    most = (uint64_t)ctx->attrs.sm_count * fit;
-    starts_kernel<<<(unsigned)(want < most ? want : most), STARTS_THREADS, 0, stream>>>(
-        src, lay.at<unsigned>(bits_at), lay.at<uint64_t>(range_at));
+    starts_kernel<<<(unsigned)(want < most ? want : most), STARTS_THREADS, 0, stream>>>(src, bits,
+                                                                                        range);
     CUPRIM__FORWARD(cuprim__cuda_status(cudaPeekAtLastError()));
-    return cuprim__cuda_status(launch_chained(ctx, (unsigned)tiles, G::THREADS, 0, stream,
-                                              tiles_kernel<T, Op, bit_starts, WIDE>(kind), a));
+    return launch_tiles(starts);
   });
 }
 
