@@ -1117,10 +1117,10 @@ TF_TEST(test_segmented_scan_starts) {
 /* Few segments over n elements, at most n / (4 * tile) of them, so that cuprim_segmented_scan
  * writes only the bitmask words of tiles that hold a start (sparse starts, segmented_scan.cu),
  * placed around the tiles (tile elements each; T below) as starts_offsets places them: starts
- * 1024 and 1025 elements before a tile (its head read from the words of the tile before, or its
- * look-back), at a tile's first element and the one after, at its last; a run of empty segments
- * and a cluster of short ones in one tile; segments over many tiles; no segment over the first
- * `lead` elements or the last `tail`. Into g_off; returns the number of segments. */
+ * 1024 and 1025 elements before a tile (the line of the bitmask's head reads; with sparse starts
+ * the tile after looks back), at a tile's first element and the one after, at its last; a run of
+ * empty segments and a cluster of short ones in one tile; segments over many tiles; no segment
+ * over the first `lead` elements or the last `tail`. Into g_off; returns the number of segments. */
 static uint64_t sparse_offsets(uint64_t tile, uint64_t n, uint64_t lead, uint64_t tail) {
   const uint64_t T = tile;
   const uint64_t starts[] = {
