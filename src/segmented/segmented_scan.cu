@@ -11,7 +11,7 @@
  *    tile status) and starts_kernel reads every offset once and sets the bit of each segment that
  *    is not empty (below). Empty segments set nothing, so however many there are, a tile's flags
  *    are one 4-byte word per 32 elements, read coalesced: no tile ever walks a run of offsets.
- *    Where segments average two tiles or more (sparse_bit_starts), only the words of tiles that
+ *    Where segments average four tiles or more (sparse_bit_starts), only the words of tiles that
  *    hold a start are written and read, and a mark a tile says which (below).
  *
  * Until 0.2's twenty-first run (rows) and twenty-second (offsets) both scanned the merge of
@@ -151,8 +151,8 @@ struct bit_starts {
  * are never read. A kind of its own, so that the kernels of every other layout test no mark. No
  * head reads: a tile whose segment began in the tile before looks back to it (one tile, which
  * holds a start and so publishes its prefix at once). Reading tile b - 1's mark for them made
- * ptxas (CUDA 13.0, 9.0) spill 24 bytes in the f32 inclusive kernel, which then took 15-20 us
- * more at 2^28 in segments of 65536 and 2^20 (H200, 0.2's thirty-second run). */
+ * ptxas (CUDA 13.0, 9.0) spill 24 bytes in the f32 inclusive kernel, which then took 14-19 us
+ * more at 2^28 in segments of 16384 to 2^20 (H200, 0.2's thirty-second run). */
 struct sparse_bit_starts : bit_starts {
   static constexpr bool HEAD_READS = false;
   const unsigned char *marked;
@@ -215,7 +215,8 @@ template <class T, class S> struct tiles_scan_args {
  *  - Head reads (not in place): where the segment open at the tile's first element began at most
  *    HEAD_MAX elements earlier, the tile reads those elements itself, beside its own loads, and
  *    waits for no other tile. Rows: every tile (rows of at most HEAD_MAX), and there is no tile
- *    status. Offsets: the tile finds that start in the HEAD_MAX bits before it (one word a lane).
+ *    status. Offsets: the tile finds that start in the HEAD_MAX bits before it (one word a lane);
+ *    sparse starts read no heads (sparse_bit_starts).
  *  - Otherwise a tile holding a start publishes its inclusive prefix (status P) at once: the
  *    value of the segment it leaves open. Only a tile whose first element continues a segment of
  *    earlier tiles looks back (and it publishes its total as an aggregate first if it holds no
@@ -634,23 +635,23 @@ __global__ void __launch_bounds__(STARTS_THREADS)
 /* Sparse starts: where segments average at least SPARSE_MIN_TILES tiles (num_segments * TILE *
  * SPARSE_MIN_TILES <= n: the host knows both), most tiles hold no start, and the memset of the
  * whole bitmask (n / 8 bytes), the tiles' reads of it and starts_kernel are what the starts cost
- * (at 2^28 f32 in segments of 2^20 on an H200, 22 us of the call's 642). Then
- * only the words of tiles that hold a segment start are written: a memset of one mark a tile (with
- * the tile status), mark_tiles_kernel, in which the first segment starting in each tile (by
- * index: the offset before it lies in an earlier tile) marks the tile and has its block zero the
- * tile's words, and sparse_starts_kernel, chained to it, which sets the bit of each non-empty
- * segment whose tile is marked (all of them where the offsets do not decrease). A tile reads its
- * words only where its mark is set (bit_starts::holds). The work is a thread a segment and a
- * tile's words a marked tile, however the starts cluster. Decreasing offsets may leave a start's
- * tile unmarked (its bit is then not set) or mark a tile twice (the same zeros): every word
- * written or read is in the bitmask. Measured (H200, 2^28 f32 inclusive SUM, I32 offsets, uniform
- * segments, a timing program, two runs a side, us, the bitmask of every word -> sparse starts for
- * every layout): 2^20 642 -> 620, 65536 605 -> 596, 32768 594 -> 589, 16384 575 -> 577 (so
+ * (at 2^28 f32 in segments of 2^20 on an H200, 22 us of the call's 642). Then only the words of
+ * tiles that hold a segment start are written: a memset of one mark a tile (with the tile
+ * status), mark_tiles_kernel, in which the first segment starting in each tile (by index: the
+ * offset before it lies in an earlier tile) marks the tile and has its block zero the tile's
+ * words, and sparse_starts_kernel, chained to it, which sets the bit of each non-empty segment
+ * whose tile is marked (all of them where the offsets do not decrease). A tile reads its words
+ * only where its mark is set (bit_starts::holds). The work is a thread a segment and a tile's
+ * words a marked tile, however the starts cluster. Decreasing offsets may leave a start's tile
+ * unmarked (its bit is then not set) or mark a tile twice (the same zeros): every word written or
+ * read is in the bitmask. Measured (H200, 2^28 f32 inclusive SUM, I32 offsets, uniform segments,
+ * a timing program, two runs a side, us, the bitmask of every word -> sparse starts for every
+ * layout): 2^20 642 -> 620, 65536 605 -> 596, 32768 594 -> 589, 16384 575 -> 577 (so
  * SPARSE_MIN_TILES is 4: at an average of two tiles half of the tiles are marked); exclusive 653
- * -> 632, 626 -> 614, 617 -> 610, 600 -> 599; in place 637 -> 617, 602 -> 593, 589 -> 586, 571 ->
- * 573. The first
- * mark_tiles_kernel, a warp zeroing its first segments' tiles one after another, took 9.9 us
- * under ncu at segments of 65536 (now 5.3; sparse_starts_kernel 2.9 and starts_kernel 5.4). */
+ * -> 632, 626 -> 614, 617 -> 610, 600 -> 599; in place 637 -> 617, 602 -> 593, 589 -> 586, 571
+ * -> 573. The first mark_tiles_kernel, a warp zeroing its first segments' tiles one after
+ * another, took 9.9 us under ncu at segments of 65536 (now 5.3; sparse_starts_kernel 2.9 and
+ * starts_kernel 5.4). */
 constexpr int SPARSE_THREADS = 256, MARK_SEGMENTS = 64;
 constexpr uint64_t SPARSE_MIN_TILES = 4;
 
@@ -738,16 +739,16 @@ cuprim_status offsets_scan(typed_op<T, Op>, const cuprim_ctx *ctx, const void *d
     starts.bits = bits;
     starts.words = words;
     starts.range = range;
-    const auto launch_tiles = [&](const auto &s) { /* the tiles, chained to the last launch */
-                                                   typedef std::decay_t<decltype(s)> S;
-                                                   tiles_scan_args<T, S> a;
-                                                   tiles_common(ctx, d_in, d_out, n, a);
-                                                   a.starts = s;
-                                                   a.heads = S::HEAD_READS && d_in != d_out;
-                                                   status.place(lay, a.ts);
-                                                   return cuprim__cuda_status(launch_chained(
-                                                       ctx, (unsigned)tiles, G::THREADS, 0, stream,
-                                                       tiles_kernel<T, Op, S, WIDE>(kind), a));
+    /* the tiles, chained to the last launch */
+    const auto launch_tiles = [&](const auto &s) {
+      typedef std::decay_t<decltype(s)> S;
+      tiles_scan_args<T, S> a;
+      tiles_common(ctx, d_in, d_out, n, a);
+      a.starts = s;
+      a.heads = S::HEAD_READS && d_in != d_out;
+      status.place(lay, a.ts);
+      return cuprim__cuda_status(launch_chained(ctx, (unsigned)tiles, G::THREADS, 0, stream,
+                                                tiles_kernel<T, Op, S, WIDE>(kind), a));
     };
     CUPRIM__FORWARD(
         cuprim__cuda_status(cudaMemsetAsync(lay.at<void>(0), 0, status.zero_words * 8, stream)));
