@@ -520,6 +520,13 @@ cuprim_status rows_scan(typed_op<T, Op>, const cuprim_ctx *ctx, const void *d_in
 
 constexpr int STARTS_THREADS = 256, STARTS_PER_THREAD = 16, STARTS_WINDOW = 512;
 
+/* bit_starts::range: the first offset and the last, clamped (one thread of starts_kernel or
+ * mark_tiles_kernel). */
+template <class Src> __device__ __forceinline__ void put_range(const Src &src, uint64_t *range) {
+  range[0] = src.at(0);
+  range[1] = src.at(src.num_segments);
+}
+
 /* The bitmask of segment starts (bit_starts). Thread t of a block takes STARTS_PER_THREAD
  * consecutive segments of its block's chunk, grid-stride over chunks (by whole blocks: a warp's
  * lanes take consecutive runs), reads their offsets (16-byte loads where the offsets are aligned;
@@ -556,10 +563,8 @@ __global__ void __launch_bounds__(STARTS_THREADS)
     win[i] = 0;
   __syncwarp();
   const uint64_t segs = src.num_segments, chunk = (uint64_t)STARTS_THREADS * K;
-  if (blockIdx.x == 0 && t == 0) {
-    range[0] = src.at(0);
-    range[1] = src.at(segs);
-  }
+  if (blockIdx.x == 0 && t == 0)
+    put_range(src, range);
   const O *offsets = static_cast<const O *>(src.offsets);
   const O n_o = src.narrow_n();
   const bool vec = cta::aligned16(offsets); /* then so is every thread's first (K * 4 bytes on) */
@@ -667,10 +672,8 @@ __global__ void __launch_bounds__(SPARSE_THREADS)
   cta::pdl_launch_dependents(); /* sparse_starts_kernel waits for this grid in pdl_wait */
   const uint64_t segs = src.num_segments, n = src.n, tile_words = tile / 32;
   const int t = threadIdx.x, tile_vecs = (int)(tile_words / 4);
-  if (blockIdx.x == 0 && t == 0) {
-    range[0] = src.at(0);
-    range[1] = src.at(segs);
-  }
+  if (blockIdx.x == 0 && t == 0)
+    put_range(src, range);
   for (uint64_t k0 = (uint64_t)blockIdx.x * MARK_SEGMENTS; k0 < segs;
        k0 += (uint64_t)gridDim.x * MARK_SEGMENTS) {
     if (t == 0)
